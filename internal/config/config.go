@@ -1,0 +1,383 @@
+// Package config loads gencode's settings once, in a fixed order: defaults, then
+// the TOML file, then environment variables, then command-line flags. The result
+// is validated and passed down as a plain value; nothing here is global.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Config is the effective configuration.
+type Config struct {
+	Model         string `toml:"model"`
+	BaseURL       string `toml:"base_url"`
+	APIKey        string `toml:"api_key"`
+	ContextWindow int    `toml:"context_window"`
+	// MaxIterations bounds the model/tool round trips of one user turn.
+	MaxIterations int `toml:"max_iterations"`
+	// DataDir holds the session database; empty means the XDG default.
+	DataDir   string          `toml:"data_dir"`
+	Tools     ToolsConfig     `toml:"tools"`
+	Summarize SummarizeConfig `toml:"summarize"`
+
+	// Sources maps each dotted key to where its value came from:
+	// "default", the config file path, "env NAME" or "flag --name".
+	Sources map[string]string `toml:"-"`
+	// File is the config file that was read, or "" if there was none.
+	File string `toml:"-"`
+}
+
+// ToolsConfig holds the agent tools' settings.
+type ToolsConfig struct {
+	// OutputCapTokens caps what one tool result sends to the model.
+	OutputCapTokens int `toml:"output_cap_tokens"`
+	// Allow lists tools that run without asking (e.g. ["Bash"]).
+	Allow []string `toml:"allow"`
+}
+
+// SummarizeConfig holds the compaction settings. The names follow the
+// original proposal (enabled, trigger_threshold, target_compression,
+// preserve_recent, preserve_system, model); triggering is by tokens first.
+type SummarizeConfig struct {
+	Enabled              bool    `toml:"enabled"`
+	SoftRatio            float64 `toml:"soft_ratio"`
+	HardRatio            float64 `toml:"hard_ratio"`
+	TriggerThreshold     int     `toml:"trigger_threshold"`
+	TargetCompression    float64 `toml:"target_compression"`
+	PreserveRecent       int     `toml:"preserve_recent"`
+	PreserveSystem       bool    `toml:"preserve_system"`
+	MaskToolOutputsAfter int     `toml:"mask_tool_outputs_after"`
+	Model                string  `toml:"model"`
+	RedactSecrets        bool    `toml:"redact_secrets"`
+	DeleteOriginals      bool    `toml:"delete_originals"`
+	SummaryBudgetRatio   float64 `toml:"summary_budget_ratio"`
+}
+
+// Default returns the built-in defaults.
+func Default() Config {
+	return Config{
+		Model:         "gpt-4o-mini",
+		MaxIterations: 50,
+		Tools:         ToolsConfig{OutputCapTokens: 8000},
+		Summarize: SummarizeConfig{
+			Enabled:              true,
+			SoftRatio:            0.6,
+			HardRatio:            0.9,
+			TriggerThreshold:     50,
+			TargetCompression:    0.3,
+			PreserveRecent:       10,
+			PreserveSystem:       true,
+			MaskToolOutputsAfter: 10,
+			RedactSecrets:        true,
+			SummaryBudgetRatio:   0.25,
+		},
+	}
+}
+
+// Env is the environment, injected so tests never read the real one.
+type Env func(key string) string
+
+// Flags are the command-line overrides; nil pointers were not given.
+type Flags struct {
+	Model   *string
+	BaseURL *string
+	DataDir *string
+}
+
+// Error is a configuration problem with its location.
+type Error struct {
+	File string
+	Line int // 0 when unknown
+	Key  string
+	Msg  string
+	Err  error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("config")
+	if e.File != "" {
+		b.WriteString(" " + e.File)
+		if e.Line > 0 {
+			b.WriteString(":" + strconv.Itoa(e.Line))
+		}
+	}
+	if e.Key != "" {
+		b.WriteString(": " + e.Key)
+	}
+	b.WriteString(": " + e.Msg)
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// DefaultPath is where the config file lives unless --config names another.
+func DefaultPath(env Env) string {
+	base := env("XDG_CONFIG_HOME")
+	if base == "" {
+		base = filepath.Join(env("HOME"), ".config")
+	}
+	return filepath.Join(base, "gencode", "config.toml")
+}
+
+// DefaultDataDir is where sessions are stored: GENCODE_HOME, else
+// $XDG_DATA_HOME/gencode, else ~/.local/share/gencode.
+func DefaultDataDir(env Env) string {
+	if v := env("GENCODE_HOME"); v != "" {
+		return v
+	}
+	base := env("XDG_DATA_HOME")
+	if base == "" {
+		base = filepath.Join(env("HOME"), ".local", "share")
+	}
+	return filepath.Join(base, "gencode")
+}
+
+// StateDir is where logs go: $XDG_STATE_HOME/gencode.
+func StateDir(env Env) string {
+	base := env("XDG_STATE_HOME")
+	if base == "" {
+		base = filepath.Join(env("HOME"), ".local", "state")
+	}
+	return filepath.Join(base, "gencode")
+}
+
+// Load builds the effective configuration. file is the --config value
+// ("" for the default path, which may be absent; a named file must exist).
+func Load(file string, env Env, flags Flags) (Config, error) {
+	cfg := Default()
+	cfg.Sources = map[string]string{}
+	explicit := file != ""
+	if !explicit {
+		file = DefaultPath(env)
+	}
+	data, err := os.ReadFile(file)
+	switch {
+	case err == nil:
+		cfg.File = file
+		if err := decodeFile(file, data, &cfg); err != nil {
+			return Config{}, err
+		}
+	case errors.Is(err, os.ErrNotExist) && !explicit:
+	default:
+		return Config{}, &Error{File: file, Msg: "cannot read file", Err: err}
+	}
+
+	setStr := func(key, envName string, dst *string) {
+		if v := env(envName); v != "" {
+			*dst = v
+			cfg.Sources[key] = "env " + envName
+		}
+	}
+	setStr("api_key", "OPENAI_API_KEY", &cfg.APIKey)
+	setStr("base_url", "OPENAI_BASE_URL", &cfg.BaseURL)
+	setStr("model", "GENCODE_MODEL", &cfg.Model)
+	setStr("summarize.model", "GENCODE_SUMMARY_MODEL", &cfg.Summarize.Model)
+	setStr("data_dir", "GENCODE_HOME", &cfg.DataDir)
+
+	if flags.Model != nil {
+		cfg.Model = *flags.Model
+		cfg.Sources["model"] = "flag --model"
+	}
+	if flags.BaseURL != nil {
+		cfg.BaseURL = *flags.BaseURL
+		cfg.Sources["base_url"] = "flag --base-url"
+	}
+	if flags.DataDir != nil {
+		cfg.DataDir = *flags.DataDir
+		cfg.Sources["data_dir"] = "flag --data-dir"
+	}
+	if cfg.DataDir == "" {
+		cfg.DataDir = DefaultDataDir(env)
+	}
+	if err := cfg.Validate(data); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+func decodeFile(file string, data []byte, cfg *Config) error {
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(cfg); err != nil {
+		var strict *toml.StrictMissingError
+		if errors.As(err, &strict) && len(strict.Errors) > 0 {
+			de := strict.Errors[0]
+			line, _ := de.Position()
+			return &Error{File: file, Line: line, Key: strings.Join(de.Key(), "."), Msg: "unknown key", Err: err}
+		}
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			line, _ := de.Position()
+			msg := strings.TrimPrefix(de.Error(), "toml: ")
+			return &Error{File: file, Line: line, Key: strings.Join(de.Key(), "."), Msg: msg, Err: err}
+		}
+		return &Error{File: file, Msg: strings.TrimPrefix(err.Error(), "toml: "), Err: err}
+	}
+	for _, k := range fileKeys(data) {
+		cfg.Sources[k] = file
+	}
+	return nil
+}
+
+var (
+	tableRe = regexp.MustCompile(`^\s*\[([A-Za-z0-9_.\- ]+)\]\s*(#.*)?$`)
+	keyRe   = regexp.MustCompile(`^\s*([A-Za-z0-9_\-]+)\s*=`)
+)
+
+// fileKeys lists the dotted keys assigned in a TOML document, with line
+// numbers found by lineOf. It only needs the simple layout a config has.
+func fileKeys(data []byte) []string {
+	var keys []string
+	table := ""
+	for _, line := range strings.Split(string(data), "\n") {
+		if m := tableRe.FindStringSubmatch(line); m != nil {
+			table = strings.TrimSpace(m[1])
+			continue
+		}
+		if m := keyRe.FindStringSubmatch(line); m != nil {
+			k := m[1]
+			if table != "" {
+				k = table + "." + k
+			}
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// lineOf returns the 1-based line where a dotted key is assigned, or 0.
+func lineOf(data []byte, dotted string) int {
+	table := ""
+	for i, line := range strings.Split(string(data), "\n") {
+		if m := tableRe.FindStringSubmatch(line); m != nil {
+			table = strings.TrimSpace(m[1])
+			continue
+		}
+		if m := keyRe.FindStringSubmatch(line); m != nil {
+			k := m[1]
+			if table != "" {
+				k = table + "." + k
+			}
+			if k == dotted {
+				return i + 1
+			}
+		}
+	}
+	return 0
+}
+
+// Validate checks ranges and relations between values. data is the config
+// file's text (may be nil) so that an error can name the line.
+func (c *Config) Validate(data []byte) error {
+	bad := func(key, msg string) error {
+		e := &Error{Key: key, Msg: msg}
+		if src := c.Sources[key]; src == c.File && c.File != "" {
+			e.File = c.File
+			e.Line = lineOf(data, key)
+		} else if src != "" {
+			e.Msg += " (from " + src + ")"
+		}
+		return e
+	}
+	s := c.Summarize
+	switch {
+	case strings.TrimSpace(c.Model) == "":
+		return bad("model", "must not be empty")
+	case c.ContextWindow < 0:
+		return bad("context_window", "must be 0 (auto) or a positive number of tokens")
+	case c.ContextWindow > 0 && c.ContextWindow < 1024:
+		return bad("context_window", "must be at least 1024 tokens")
+	case c.MaxIterations < 1:
+		return bad("max_iterations", "must be at least 1")
+	case c.Tools.OutputCapTokens < 256:
+		return bad("tools.output_cap_tokens", "must be at least 256")
+	case s.SoftRatio <= 0 || s.SoftRatio >= 1:
+		return bad("summarize.soft_ratio", "must be between 0 and 1")
+	case s.HardRatio <= 0 || s.HardRatio > 1:
+		return bad("summarize.hard_ratio", "must be between 0 and 1")
+	case s.SoftRatio >= s.HardRatio:
+		return bad("summarize.soft_ratio", fmt.Sprintf("must be below hard_ratio (%.2f)", s.HardRatio))
+	case s.TriggerThreshold < 0:
+		return bad("summarize.trigger_threshold", "must be 0 (off) or positive")
+	case s.TargetCompression <= 0 || s.TargetCompression >= 1:
+		return bad("summarize.target_compression", "must be between 0 and 1")
+	case s.PreserveRecent < 0:
+		return bad("summarize.preserve_recent", "must not be negative")
+	case s.MaskToolOutputsAfter < 0:
+		return bad("summarize.mask_tool_outputs_after", "must not be negative")
+	case s.SummaryBudgetRatio <= 0 || s.SummaryBudgetRatio >= 1:
+		return bad("summarize.summary_budget_ratio", "must be between 0 and 1")
+	}
+	if c.BaseURL != "" && !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
+		return bad("base_url", "must start with http:// or https://")
+	}
+	return nil
+}
+
+// SummaryModel is the model the summarizer uses.
+func (c Config) SummaryModel() string {
+	if c.Summarize.Model != "" {
+		return c.Summarize.Model
+	}
+	return c.Model
+}
+
+// Setting is one effective value and where it came from, for /config.
+type Setting struct{ Key, Value, Source string }
+
+// Settings lists every key with its effective value and source, sorted.
+// The API key is never shown, only whether it is set.
+func (c Config) Settings() []Setting {
+	vals := map[string]string{
+		"model":                             c.Model,
+		"base_url":                          c.BaseURL,
+		"api_key":                           mask(c.APIKey),
+		"context_window":                    strconv.Itoa(c.ContextWindow),
+		"max_iterations":                    strconv.Itoa(c.MaxIterations),
+		"data_dir":                          c.DataDir,
+		"tools.output_cap_tokens":           strconv.Itoa(c.Tools.OutputCapTokens),
+		"tools.allow":                       strings.Join(c.Tools.Allow, ","),
+		"summarize.enabled":                 strconv.FormatBool(c.Summarize.Enabled),
+		"summarize.soft_ratio":              ftoa(c.Summarize.SoftRatio),
+		"summarize.hard_ratio":              ftoa(c.Summarize.HardRatio),
+		"summarize.trigger_threshold":       strconv.Itoa(c.Summarize.TriggerThreshold),
+		"summarize.target_compression":      ftoa(c.Summarize.TargetCompression),
+		"summarize.preserve_recent":         strconv.Itoa(c.Summarize.PreserveRecent),
+		"summarize.preserve_system":         strconv.FormatBool(c.Summarize.PreserveSystem),
+		"summarize.mask_tool_outputs_after": strconv.Itoa(c.Summarize.MaskToolOutputsAfter),
+		"summarize.model":                   c.Summarize.Model,
+		"summarize.redact_secrets":          strconv.FormatBool(c.Summarize.RedactSecrets),
+		"summarize.delete_originals":        strconv.FormatBool(c.Summarize.DeleteOriginals),
+		"summarize.summary_budget_ratio":    ftoa(c.Summarize.SummaryBudgetRatio),
+	}
+	out := make([]Setting, 0, len(vals))
+	for k, v := range vals {
+		src := c.Sources[k]
+		if src == "" {
+			src = "default"
+		}
+		out = append(out, Setting{Key: k, Value: v, Source: src})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+func mask(s string) string {
+	if s == "" {
+		return "(not set)"
+	}
+	return "(set)"
+}
