@@ -1,0 +1,616 @@
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// FileName is the database file inside the data directory.
+const FileName = "gencode.db"
+
+// Store is the SQLite-backed session log. It is safe for concurrent use.
+type Store struct {
+	db   *sql.DB
+	path string
+	now  func() time.Time
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithClock injects the clock (tests).
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// Open opens (creating if needed) the store in dir. The directory is made
+// private (0700) and the database file 0600: sessions hold code and output.
+func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir %s: %w", dir, err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("make data dir %s private: %w", dir, err)
+	}
+	path := filepath.Join(dir, FileName)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	_ = f.Close()
+	if err := os.Chmod(path, 0o600); err != nil {
+		return nil, fmt.Errorf("make database %s private: %w", path, err)
+	}
+	dsn := "file:" + path + "?_txlock=immediate" +
+		"&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path, now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	if err := s.migrate(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("migrate database %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Path is the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// DB exposes the database handle to packages that extend the store's schema
+// through migrations registered here (recall's index). Callers must not
+// write to the log tables.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// migrations are applied in order; PRAGMA user_version records how many ran.
+var migrations = []string{
+	`CREATE TABLE sessions (
+		id            TEXT PRIMARY KEY,
+		created_at    INTEGER NOT NULL,
+		updated_at    INTEGER NOT NULL,
+		cwd           TEXT NOT NULL,
+		model         TEXT NOT NULL DEFAULT '',
+		title         TEXT NOT NULL DEFAULT '',
+		message_count INTEGER NOT NULL DEFAULT 0,
+		last_seq      INTEGER NOT NULL DEFAULT 0
+	);
+	CREATE INDEX sessions_by_cwd ON sessions(cwd, updated_at);
+	CREATE TABLE messages (
+		id           INTEGER PRIMARY KEY,
+		session_id   TEXT NOT NULL REFERENCES sessions(id),
+		seq          INTEGER NOT NULL,
+		role         TEXT NOT NULL,
+		content      TEXT NOT NULL,
+		full_content TEXT,
+		tool_calls   TEXT,
+		tool_call_id TEXT NOT NULL DEFAULT '',
+		name         TEXT NOT NULL DEFAULT '',
+		tokens       INTEGER NOT NULL,
+		created_at   INTEGER NOT NULL,
+		meta         TEXT,
+		UNIQUE(session_id, seq)
+	);
+	CREATE TABLE summaries (
+		id            TEXT PRIMARY KEY,
+		session_id    TEXT NOT NULL REFERENCES sessions(id),
+		from_seq      INTEGER NOT NULL,
+		to_seq        INTEGER NOT NULL,
+		created_at    INTEGER NOT NULL,
+		superseded_by TEXT,
+		data          TEXT NOT NULL
+	);
+	CREATE INDEX summaries_by_session ON summaries(session_id, from_seq);
+	CREATE TABLE deletions (
+		session_id TEXT NOT NULL,
+		summary_id TEXT NOT NULL,
+		from_seq   INTEGER NOT NULL,
+		to_seq     INTEGER NOT NULL,
+		messages   INTEGER NOT NULL,
+		deleted_at INTEGER NOT NULL
+	);`,
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	var version int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if version > len(migrations) {
+		return fmt.Errorf("schema version %d is newer than this gencode (%d): upgrade gencode", version, len(migrations))
+	}
+	for i := version; i < len(migrations); i++ {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("begin migration %d: %w", i+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+			_ = tx.Rollback()
+			return fmt.Errorf("migration %d: %w", i+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1)); err != nil {
+			_ = tx.Rollback()
+			return fmt.Errorf("record migration %d: %w", i+1, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("commit migration %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+func newID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func unixMilli(t time.Time) int64  { return t.UnixMilli() }
+func fromMilli(ms int64) time.Time { return time.UnixMilli(ms) }
+
+// CreateSession starts a new, empty session for a working directory.
+func (s *Store) CreateSession(ctx context.Context, cwd, model string) (Session, error) {
+	now := s.now()
+	sess := Session{ID: newID(), Created: now, Updated: now, Cwd: cwd, Model: model}
+	_, err := s.db.ExecContext(ctx,
+		`INSERT INTO sessions(id, created_at, updated_at, cwd, model) VALUES(?,?,?,?,?)`,
+		sess.ID, unixMilli(now), unixMilli(now), cwd, model)
+	if err != nil {
+		return Session{}, fmt.Errorf("create session: %w", err)
+	}
+	return sess, nil
+}
+
+const sessionCols = `id, created_at, updated_at, cwd, model, title, message_count, last_seq`
+
+func scanSession(row interface{ Scan(...any) error }) (Session, error) {
+	var sess Session
+	var created, updated int64
+	err := row.Scan(&sess.ID, &created, &updated, &sess.Cwd, &sess.Model, &sess.Title, &sess.MessageCount, &sess.LastSeq)
+	sess.Created, sess.Updated = fromMilli(created), fromMilli(updated)
+	return sess, err
+}
+
+// Session finds a session by id or by a unique id prefix.
+func (s *Store) Session(ctx context.Context, id string) (Session, error) {
+	id = strings.TrimSpace(id)
+	if id == "" {
+		return Session{}, fmt.Errorf("session %q: %w", id, ErrNotFound)
+	}
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT `+sessionCols+` FROM sessions WHERE id = ? OR substr(id, 1, ?) = ? ORDER BY id = ? DESC LIMIT 2`,
+		id, len(id), id, id)
+	if err != nil {
+		return Session{}, fmt.Errorf("find session %s: %w", id, err)
+	}
+	defer rows.Close()
+	var found []Session
+	for rows.Next() {
+		sess, err := scanSession(rows)
+		if err != nil {
+			return Session{}, fmt.Errorf("find session %s: %w", id, err)
+		}
+		found = append(found, sess)
+	}
+	if err := rows.Err(); err != nil {
+		return Session{}, fmt.Errorf("find session %s: %w", id, err)
+	}
+	switch {
+	case len(found) == 0:
+		return Session{}, fmt.Errorf("session %s: %w", id, ErrNotFound)
+	case len(found) > 1 && found[0].ID != id:
+		return Session{}, fmt.Errorf("session %s: %w", id, ErrAmbiguous)
+	}
+	return found[0], nil
+}
+
+// LatestSession is the most recently updated session of a working directory.
+func (s *Store) LatestSession(ctx context.Context, cwd string) (Session, error) {
+	sess, err := scanSession(s.db.QueryRowContext(ctx,
+		`SELECT `+sessionCols+` FROM sessions WHERE cwd = ? ORDER BY updated_at DESC, rowid DESC LIMIT 1`, cwd))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, fmt.Errorf("no session in %s: %w", cwd, ErrNotFound)
+	}
+	if err != nil {
+		return Session{}, fmt.Errorf("find latest session in %s: %w", cwd, err)
+	}
+	return sess, nil
+}
+
+// Sessions lists sessions, most recently updated first.
+func (s *Store) Sessions(ctx context.Context, limit int) ([]Session, error) {
+	if limit <= 0 {
+		limit = 1 << 30
+	}
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT `+sessionCols+` FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	defer rows.Close()
+	var out []Session
+	for rows.Next() {
+		sess, err := scanSession(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
+		out = append(out, sess)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}
+
+// SetTitle names a session (the first user request, usually).
+func (s *Store) SetTitle(ctx context.Context, id, title string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE sessions SET title = ? WHERE id = ?`, title, id)
+	if err != nil {
+		return fmt.Errorf("set title of session %s: %w", id, err)
+	}
+	return nil
+}
+
+// SetModel records the model a session now uses.
+func (s *Store) SetModel(ctx context.Context, id, model string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE sessions SET model = ? WHERE id = ?`, model, id)
+	if err != nil {
+		return fmt.Errorf("set model of session %s: %w", id, err)
+	}
+	return nil
+}
+
+// Append adds messages to the end of a session's log in one transaction and
+// returns them with their sequence numbers and times set. Its cost does not
+// depend on the session's length.
+func (s *Store) Append(ctx context.Context, sessionID string, msgs ...Message) ([]Message, error) {
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	var last int64
+	if err := tx.QueryRowContext(ctx, `SELECT last_seq FROM sessions WHERE id = ?`, sessionID).Scan(&last); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("append to session %s: %w", sessionID, ErrNotFound)
+		}
+		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO messages
+		(session_id, seq, role, content, full_content, tool_calls, tool_call_id, name, tokens, created_at, meta)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
+	if err != nil {
+		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
+	}
+	defer stmt.Close()
+	now := s.now()
+	out := make([]Message, len(msgs))
+	for i, m := range msgs {
+		last++
+		m.Seq = last
+		if m.Time.IsZero() {
+			m.Time = now
+		}
+		calls, meta, err := encodeExtras(m)
+		if err != nil {
+			return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
+		}
+		var full any
+		if m.Full != "" {
+			full = m.Full
+		}
+		if _, err := stmt.ExecContext(ctx, sessionID, m.Seq, string(m.Role), m.Content, full, calls,
+			m.ToolCallID, m.Name, m.Tokens, unixMilli(m.Time), meta); err != nil {
+			return nil, fmt.Errorf("append message %d to session %s: %w", m.Seq, sessionID, err)
+		}
+		out[i] = m
+	}
+	if _, err := tx.ExecContext(ctx,
+		`UPDATE sessions SET last_seq = ?, message_count = message_count + ?, updated_at = ? WHERE id = ?`,
+		last, len(msgs), unixMilli(now), sessionID); err != nil {
+		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
+	}
+	return out, nil
+}
+
+func encodeExtras(m Message) (calls, meta any, err error) {
+	if len(m.ToolCalls) > 0 {
+		b, err := json.Marshal(m.ToolCalls)
+		if err != nil {
+			return nil, nil, fmt.Errorf("encode tool calls: %w", err)
+		}
+		calls = string(b)
+	}
+	if m.Meta != (Meta{}) {
+		b, err := json.Marshal(m.Meta)
+		if err != nil {
+			return nil, nil, fmt.Errorf("encode meta: %w", err)
+		}
+		meta = string(b)
+	}
+	return calls, meta, nil
+}
+
+const messageCols = `seq, role, content, full_content, tool_calls, tool_call_id, name, tokens, created_at, meta`
+
+func scanMessage(row interface{ Scan(...any) error }) (Message, error) {
+	var m Message
+	var role string
+	var full, calls, meta sql.NullString
+	var created int64
+	if err := row.Scan(&m.Seq, &role, &m.Content, &full, &calls, &m.ToolCallID, &m.Name, &m.Tokens, &created, &meta); err != nil {
+		return Message{}, err
+	}
+	m.Role = Role(role)
+	m.Full = full.String
+	m.Time = fromMilli(created)
+	if calls.Valid && calls.String != "" {
+		if err := json.Unmarshal([]byte(calls.String), &m.ToolCalls); err != nil {
+			return Message{}, fmt.Errorf("decode tool calls of message %d: %w", m.Seq, err)
+		}
+	}
+	if meta.Valid && meta.String != "" {
+		if err := json.Unmarshal([]byte(meta.String), &m.Meta); err != nil {
+			return Message{}, fmt.Errorf("decode meta of message %d: %w", m.Seq, err)
+		}
+	}
+	return m, nil
+}
+
+func (s *Store) queryMessages(ctx context.Context, query string, args ...any) ([]Message, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Message
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// Messages returns the log's messages with from <= seq <= to, in order;
+// to <= 0 means to the end.
+func (s *Store) Messages(ctx context.Context, sessionID string, from, to int64) ([]Message, error) {
+	if to <= 0 {
+		to = 1<<62 - 1
+	}
+	msgs, err := s.queryMessages(ctx, `SELECT `+messageCols+` FROM messages
+		WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq`, sessionID, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("load messages %d-%d of session %s: %w", from, to, sessionID, err)
+	}
+	return msgs, nil
+}
+
+// Tail returns the last n messages of the log, in order.
+func (s *Store) Tail(ctx context.Context, sessionID string, n int) ([]Message, error) {
+	msgs, err := s.queryMessages(ctx, `SELECT * FROM (SELECT `+messageCols+` FROM messages
+		WHERE session_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq`, sessionID, n)
+	if err != nil {
+		return nil, fmt.Errorf("load last %d messages of session %s: %w", n, sessionID, err)
+	}
+	return msgs, nil
+}
+
+// Summaries returns a session's summaries ordered by range. With all false
+// only the active ones (not merged into a later summary) are returned.
+func (s *Store) Summaries(ctx context.Context, sessionID string, all bool) ([]Summary, error) {
+	q := `SELECT data, superseded_by FROM summaries WHERE session_id = ?`
+	if !all {
+		q += ` AND superseded_by IS NULL`
+	}
+	q += ` ORDER BY from_seq, created_at`
+	rows, err := s.db.QueryContext(ctx, q, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("load summaries of session %s: %w", sessionID, err)
+	}
+	defer rows.Close()
+	var out []Summary
+	for rows.Next() {
+		var data string
+		var sup sql.NullString
+		if err := rows.Scan(&data, &sup); err != nil {
+			return nil, fmt.Errorf("load summaries of session %s: %w", sessionID, err)
+		}
+		var sum Summary
+		if err := json.Unmarshal([]byte(data), &sum); err != nil {
+			return nil, fmt.Errorf("decode summary of session %s: %w", sessionID, err)
+		}
+		sum.SupersededBy = sup.String
+		out = append(out, sum)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load summaries of session %s: %w", sessionID, err)
+	}
+	return out, nil
+}
+
+// ApplySummary stores a summary in one transaction. The summaries named in
+// replaces (a merge) are marked superseded by it; any other active summary
+// overlapping its range makes it fail with ErrRangeTaken, so a background
+// summary that lost a race is discarded rather than applied twice. With
+// deleteOriginals the covered messages' text is dropped from the log and the
+// deletion is recorded.
+func (s *Store) ApplySummary(ctx context.Context, sum Summary, replaces []string, deleteOriginals bool) (Summary, error) {
+	if sum.FromSeq < 1 || sum.ToSeq < sum.FromSeq {
+		return Summary{}, fmt.Errorf("apply summary: bad range %d-%d", sum.FromSeq, sum.ToSeq)
+	}
+	if sum.ID == "" {
+		sum.ID = newID()
+	}
+	if sum.GeneratedAt.IsZero() {
+		sum.GeneratedAt = s.now()
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Summary{}, fmt.Errorf("apply summary %s: %w", sum.ID, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	var lastSeq int64
+	if err := tx.QueryRowContext(ctx, `SELECT last_seq FROM sessions WHERE id = ?`, sum.SessionID).Scan(&lastSeq); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return Summary{}, fmt.Errorf("apply summary: session %s: %w", sum.SessionID, ErrNotFound)
+		}
+		return Summary{}, fmt.Errorf("apply summary %s: %w", sum.ID, err)
+	}
+	if sum.ToSeq > lastSeq {
+		return Summary{}, fmt.Errorf("apply summary: range %d-%d is past the log's end %d", sum.FromSeq, sum.ToSeq, lastSeq)
+	}
+	replaced := map[string]bool{}
+	for _, id := range replaces {
+		replaced[id] = true
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM summaries WHERE session_id = ? AND superseded_by IS NULL
+		AND from_seq <= ? AND to_seq >= ?`, sum.SessionID, sum.ToSeq, sum.FromSeq)
+	if err != nil {
+		return Summary{}, fmt.Errorf("apply summary %s: %w", sum.ID, err)
+	}
+	var overlapping []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return Summary{}, fmt.Errorf("apply summary %s: %w", sum.ID, err)
+		}
+		overlapping = append(overlapping, id)
+	}
+	rows.Close()
+	for _, id := range overlapping {
+		if !replaced[id] {
+			return Summary{}, fmt.Errorf("apply summary %d-%d: overlaps summary %s: %w", sum.FromSeq, sum.ToSeq, id, ErrRangeTaken)
+		}
+	}
+	for id := range replaced {
+		res, err := tx.ExecContext(ctx, `UPDATE summaries SET superseded_by = ? WHERE id = ? AND session_id = ? AND superseded_by IS NULL`,
+			sum.ID, id, sum.SessionID)
+		if err != nil {
+			return Summary{}, fmt.Errorf("apply summary %s: supersede %s: %w", sum.ID, id, err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return Summary{}, fmt.Errorf("apply summary %s: summary %s is not active: %w", sum.ID, id, ErrRangeTaken)
+		}
+	}
+	sum.SupersededBy = ""
+	data, err := json.Marshal(sum)
+	if err != nil {
+		return Summary{}, fmt.Errorf("encode summary %s: %w", sum.ID, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO summaries(id, session_id, from_seq, to_seq, created_at, data)
+		VALUES(?,?,?,?,?,?)`, sum.ID, sum.SessionID, sum.FromSeq, sum.ToSeq, unixMilli(sum.GeneratedAt), string(data)); err != nil {
+		return Summary{}, fmt.Errorf("store summary %s: %w", sum.ID, err)
+	}
+	if deleteOriginals {
+		meta := `json_set(coalesce(meta, '{}'), '$.deleted', json('true'))`
+		res, err := tx.ExecContext(ctx, `UPDATE messages SET content = '[deleted: summarized by `+sum.ID+`]',
+			full_content = NULL, meta = `+meta+` WHERE session_id = ? AND seq BETWEEN ? AND ?`,
+			sum.SessionID, sum.FromSeq, sum.ToSeq)
+		if err != nil {
+			return Summary{}, fmt.Errorf("delete originals of summary %s: %w", sum.ID, err)
+		}
+		n, _ := res.RowsAffected()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO deletions(session_id, summary_id, from_seq, to_seq, messages, deleted_at)
+			VALUES(?,?,?,?,?,?)`, sum.SessionID, sum.ID, sum.FromSeq, sum.ToSeq, n, unixMilli(s.now())); err != nil {
+			return Summary{}, fmt.Errorf("record deletion for summary %s: %w", sum.ID, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, unixMilli(s.now()), sum.SessionID); err != nil {
+		return Summary{}, fmt.Errorf("apply summary %s: %w", sum.ID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return Summary{}, fmt.Errorf("apply summary %s: %w", sum.ID, err)
+	}
+	return sum, nil
+}
+
+// Deletion is one recorded removal of original messages (audit trail).
+type Deletion struct {
+	SummaryID      string
+	FromSeq, ToSeq int64
+	Messages       int
+	At             time.Time
+}
+
+// Deletions lists the audit trail of deleted originals.
+func (s *Store) Deletions(ctx context.Context, sessionID string) ([]Deletion, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT summary_id, from_seq, to_seq, messages, deleted_at
+		FROM deletions WHERE session_id = ? ORDER BY deleted_at`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("load deletions of session %s: %w", sessionID, err)
+	}
+	defer rows.Close()
+	var out []Deletion
+	for rows.Next() {
+		var d Deletion
+		var at int64
+		if err := rows.Scan(&d.SummaryID, &d.FromSeq, &d.ToSeq, &d.Messages, &at); err != nil {
+			return nil, fmt.Errorf("load deletions of session %s: %w", sessionID, err)
+		}
+		d.At = fromMilli(at)
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// View is the data the context sent to the model is built from: the active
+// summaries and every message after the last summarized one.
+type View struct {
+	Session   Session
+	Summaries []Summary
+	Messages  []Message
+}
+
+// SummarizedThrough is the last seq covered by a summary (0 if none).
+func (v View) SummarizedThrough() int64 {
+	var last int64
+	for _, s := range v.Summaries {
+		last = max(last, s.ToSeq)
+	}
+	return last
+}
+
+// LoadView loads a session's view. Older messages stay on disk.
+func (s *Store) LoadView(ctx context.Context, sessionID string) (View, error) {
+	sess, err := s.Session(ctx, sessionID)
+	if err != nil {
+		return View{}, err
+	}
+	sums, err := s.Summaries(ctx, sess.ID, false)
+	if err != nil {
+		return View{}, err
+	}
+	v := View{Session: sess, Summaries: sums}
+	msgs, err := s.Messages(ctx, sess.ID, v.SummarizedThrough()+1, 0)
+	if err != nil {
+		return View{}, err
+	}
+	v.Messages = msgs
+	return v, nil
+}

@@ -1,0 +1,131 @@
+// Package session stores conversations: an append-only log of messages per
+// session, the summaries that cover ranges of it, and the context view the
+// model is sent, all in one SQLite file. The log is the truth: a message is
+// written once and never rewritten; summaries are stored beside it.
+package session
+
+import (
+	"errors"
+	"time"
+)
+
+// Role is a chat-completions message role.
+type Role string
+
+// The roles a message can have.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Sentinel errors; check them with errors.Is.
+var (
+	ErrNotFound  = errors.New("not found")
+	ErrAmbiguous = errors.New("ambiguous session id prefix")
+	// ErrRangeTaken means a summary's range overlaps one already applied.
+	ErrRangeTaken = errors.New("range already summarized")
+)
+
+// Session is one conversation's metadata.
+type Session struct {
+	ID           string
+	Created      time.Time
+	Updated      time.Time
+	Cwd          string
+	Model        string
+	Title        string
+	MessageCount int
+	LastSeq      int64
+}
+
+// ToolCall is one function call requested by the assistant.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Meta is what the log records beside a message for the summarizer and the
+// front ends: on tool results which tool ran, on what, and how it went.
+type Meta struct {
+	Tool        string `json:"tool,omitempty"`
+	FilePath    string `json:"file_path,omitempty"`
+	Command     string `json:"command,omitempty"`
+	Pattern     string `json:"pattern,omitempty"`
+	Failed      bool   `json:"failed,omitempty"`
+	Denied      bool   `json:"denied,omitempty"`
+	ExitCode    *int   `json:"exit_code,omitempty"`
+	Interrupted bool   `json:"interrupted,omitempty"`
+	// Capped is set when Content holds a head and tail of Full.
+	Capped bool `json:"capped,omitempty"`
+	// Deleted is set when the user chose delete_originals and a summary
+	// replaced this message's text.
+	Deleted bool `json:"deleted,omitempty"`
+}
+
+// Message is one entry of the log.
+type Message struct {
+	Seq        int64
+	Role       Role
+	Content    string // what the model sees (tool output capped)
+	Full       string // the whole tool output when Content was capped, else ""
+	ToolCalls  []ToolCall
+	ToolCallID string
+	Name       string // the tool's name on tool results
+	Tokens     int    // counted once, when appended
+	Time       time.Time
+	Meta       Meta
+}
+
+// Text returns the message's whole text: Full when Content was capped.
+func (m Message) Text() string {
+	if m.Full != "" {
+		return m.Full
+	}
+	return m.Content
+}
+
+// ToolUsage counts one tool's calls inside a summarized range.
+type ToolUsage struct {
+	Tool        string   `json:"tool"`
+	Count       int      `json:"count"`
+	NotableUses []string `json:"notable_uses,omitempty"`
+}
+
+// Summary covers the closed range [FromSeq, ToSeq] of a session's log.
+type Summary struct {
+	ID              string        `json:"id"`
+	SessionID       string        `json:"session_id"`
+	FromSeq         int64         `json:"from_seq"`
+	ToSeq           int64         `json:"to_seq"`
+	Content         string        `json:"content"` // narrative (markdown)
+	Goal            string        `json:"goal,omitempty"`
+	KeyDecisions    []string      `json:"key_decisions"`
+	Topics          []string      `json:"topics"`
+	CurrentState    string        `json:"current_state,omitempty"`
+	NextSteps       []string      `json:"next_steps,omitempty"`
+	FilesModified   []string      `json:"files_modified"`
+	FilesRead       []string      `json:"files_read"`
+	ToolsUsed       []ToolUsage   `json:"tools_used"`
+	Commands        []string      `json:"commands"`
+	LastUserRequest string        `json:"last_user_request,omitempty"`
+	UserConstraints []string      `json:"user_constraints,omitempty"`
+	Focus           string        `json:"focus,omitempty"`
+	GeneratedAt     time.Time     `json:"generated_at"`
+	Model           string        `json:"model"`
+	Fallback        bool          `json:"fallback"` // deterministic only, no LLM narrative
+	FallbackReason  string        `json:"fallback_reason,omitempty"`
+	TokenCount      int           `json:"token_count"`
+	MessagesBefore  int           `json:"messages_before"`
+	MessagesAfter   int           `json:"messages_after"`
+	TokensBefore    int           `json:"tokens_before"`
+	TokensAfter     int           `json:"tokens_after"`
+	Duration        time.Duration `json:"duration_ns"`
+	Merged          []string      `json:"merged,omitempty"` // ids of summaries this one replaced
+	SupersededBy    string        `json:"superseded_by,omitempty"`
+}
+
+// Messages is the number of log messages the summary covers.
+func (s Summary) Messages() int { return int(s.ToSeq - s.FromSeq + 1) }
