@@ -5,8 +5,9 @@ package tokens
 const ReplyPriming = 3
 
 // Per-message overheads of the chat format, from the OpenAI cookbook
-// ("How to count tokens with tiktoken", num_tokens_from_messages), which
-// matches the API's prompt_tokens for gpt-3.5-turbo, gpt-4 and gpt-4o.
+// ("How to count tokens with tiktoken", num_tokens_from_messages), whose
+// example matched the API's prompt_tokens for gpt-3.5-turbo, gpt-4 and
+// gpt-4o (TestCountMessageCookbook checks the same numbers).
 const (
 	// perMessage frames every message: <|start|>{role}<|message|>...<|end|>.
 	perMessage = 3
@@ -36,8 +37,8 @@ type ToolCall struct {
 // cookbook: 3 for the framing, plus the role and content, plus the name and
 // 1 when a name is set, plus for each tool call its name, its arguments and
 // 3 for its framing (an approximation). Add ReplyPriming once per request.
-// For gpt-4 and gpt-4o this matches the API exactly for messages without
-// tool calls.
+// Without tool calls this is the cookbook's formula, which OpenAI checked
+// against the API; it is still an estimate, not a guarantee.
 func (c *Counter) CountMessage(m Message) int {
 	n := perMessage + c.Count(m.Role) + c.Count(m.Content)
 	if m.Name != "" {
