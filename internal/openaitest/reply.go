@@ -77,8 +77,8 @@ type Reply struct {
 	Gate <-chan struct{} `json:"-"`
 
 	// Cut closes the connection after CutAfter streamed events (0: right after the
-	// headers), without the final chunk or "data: [DONE]". For a non-streamed answer
-	// CutAfter is ignored and half of the body is sent.
+	// headers), without the final chunk or "data: [DONE]". For a JSON answer
+	// (verbatim or generated) CutAfter counts bytes of the body.
 	Cut      bool `json:"cut,omitempty"`
 	CutAfter int  `json:"cut_after,omitempty"`
 	// Hangup closes the connection without sending anything.

@@ -97,11 +97,7 @@ func (s *Server) serveVerbatim(w http.ResponseWriter, rep Reply) {
 		w.Header().Set("Content-Type", "application/json")
 	}
 	w.WriteHeader(status)
-	if rep.Cut {
-		_, _ = w.Write([]byte(body[:len(body)/2]))
-		abort(w)
-	}
-	_, _ = w.Write([]byte(body))
+	writeBody(w, []byte(body), rep)
 }
 
 func (s *Server) serveCompletion(w http.ResponseWriter, req Request, rep Reply, seq int) {
@@ -144,8 +140,13 @@ func (s *Server) serveCompletion(w http.ResponseWriter, req Request, rep Reply, 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
+	writeBody(w, body, rep)
+}
+
+// writeBody writes a JSON body, or its first CutAfter bytes and cuts.
+func writeBody(w http.ResponseWriter, body []byte, rep Reply) {
 	if rep.Cut {
-		_, _ = w.Write(body[:len(body)/2])
+		_, _ = w.Write(body[:min(rep.CutAfter, len(body))])
 		abort(w)
 	}
 	_, _ = w.Write(body)

@@ -442,14 +442,16 @@ func TestServerBrokenConnections(t *testing.T) {
 		name       string
 		reply      openaitest.Reply
 		stream     bool
-		wantEvents int  // complete data events received
-		wantDone   bool // [DONE] received
-		wantErr    bool // the read fails
+		wantEvents int    // complete data events received
+		wantDone   bool   // [DONE] received
+		wantErr    bool   // the read fails
+		wantBody   string // for JSON answers
 	}{
 		{name: "cut after two events", reply: openaitest.Reply{Content: "a b c d", Cut: true, CutAfter: 2}, stream: true, wantEvents: 2, wantErr: true},
 		{name: "cut right after the headers", reply: openaitest.Reply{Content: "a b", Cut: true}, stream: true, wantEvents: 0, wantErr: true},
 		{name: "cut a recorded stream", reply: openaitest.Reply{SSE: "data: {\"choices\":[]}\n\ndata: {\"choices\":[]}\n\ndata: [DONE]\n\n", Cut: true, CutAfter: 1}, stream: true, wantEvents: 1, wantErr: true},
-		{name: "cut a JSON answer", reply: openaitest.Reply{Content: "abc", Cut: true}, wantErr: true},
+		{name: "cut a JSON answer", reply: openaitest.Reply{Content: "abc", Cut: true, CutAfter: 10}, wantBody: `{"id":"cha`, wantErr: true},
+		{name: "cut a verbatim body", reply: openaitest.Reply{Body: `{"choices":[]}`, Cut: true, CutAfter: 4}, wantBody: `{"ch`, wantErr: true},
 		{name: "complete", reply: openaitest.Text("a b"), stream: true, wantEvents: 4, wantDone: true},
 	}
 	for _, tt := range tests {
@@ -463,7 +465,9 @@ func TestServerBrokenConnections(t *testing.T) {
 			} else {
 				require.NoError(t, err)
 			}
-			if tt.stream {
+			if !tt.stream {
+				require.Equal(t, tt.wantBody, body)
+			} else {
 				chunks, _, done := parseSSE(t, body)
 				require.Len(t, chunks, tt.wantEvents)
 				require.Equal(t, tt.wantDone, done)
