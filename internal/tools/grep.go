@@ -71,9 +71,12 @@ func runGrep(ctx context.Context, s *Set, raw json.RawMessage) output {
 	}
 
 	g := grepper{s: s, re: re}
-	if !fi.IsDir() {
+	switch {
+	case fi.Mode().IsRegular():
 		g.file(t.abs)
-	} else {
+	case !fi.IsDir():
+		return fail("%s is not a regular file or directory", t.display)
+	default:
 		err = filepath.WalkDir(t.abs, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil // unreadable entries are skipped

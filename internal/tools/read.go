@@ -62,12 +62,8 @@ func runRead(ctx context.Context, s *Set, raw json.RawMessage) output {
 }
 
 func (s *Set) readFile(t target, offset, limit int) output {
-	f, err := os.Open(t.abs)
-	if err != nil {
-		return fileError(t.display, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
+	// Stat before Open: opening a FIFO would block.
+	fi, err := os.Stat(t.abs)
 	if err != nil {
 		return fileError(t.display, err)
 	}
@@ -79,6 +75,11 @@ func (s *Set) readFile(t target, offset, limit int) output {
 	case fi.Size() == 0:
 		return output{text: fmt.Sprintf("%s is empty (0 bytes)", t.display)}
 	}
+	f, err := os.Open(t.abs)
+	if err != nil {
+		return fileError(t.display, err)
+	}
+	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
 	head, err := br.Peek(sniffBytes)
 	if err != nil && !errors.Is(err, io.EOF) {
