@@ -63,6 +63,7 @@ func runBash(ctx context.Context, s *Set, raw json.RawMessage) output {
 	}
 
 	res := s.execBash(ctx, a.Command, timeout)
+	text := res.out.String() // final: counts what it drops
 	o := output{meta: meta, elidedLines: res.out.droppedLines, elidedBytes: res.out.droppedBytes}
 	if res.err != nil {
 		o.text, o.isError = fmt.Sprintf("Bash: cannot run the command: %v", res.err), true
@@ -73,7 +74,6 @@ func runBash(ctx context.Context, s *Set, raw json.RawMessage) output {
 	o.isError = code != 0 || res.timedOut || res.canceled
 	var b strings.Builder
 	b.WriteString(note)
-	text := res.out.String()
 	if text == "" {
 		b.WriteString("(no output)\n")
 	} else {
