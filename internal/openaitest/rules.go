@@ -1,0 +1,57 @@
+package openaitest
+
+import (
+	"fmt"
+
+	"github.com/sashabaranov/go-openai"
+)
+
+// CheckMessageRules reports the first way msgs break the chat-completions
+// message rules that gencode must respect:
+//   - at most one system message, and only as the first message (several system
+//     messages, or one mid-conversation, break some local models' chat templates);
+//   - an assistant message with tool_calls is followed immediately by exactly one
+//     tool message per call, in the calls' order (OpenAI accepts any order; we
+//     require the same one);
+//   - every tool message answers a call of the assistant message just before it;
+//   - tool call ids are non-empty and unique in the conversation.
+//
+// The error names the index of the offending message.
+func CheckMessageRules(msgs []openai.ChatCompletionMessage) error {
+	seen := make(map[string]int) // call id -> index of the assistant message
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		switch m.Role {
+		case openai.ChatMessageRoleSystem:
+			if i != 0 {
+				return fmt.Errorf("message %d: system message after the start of the conversation", i)
+			}
+		case openai.ChatMessageRoleTool:
+			return fmt.Errorf("message %d: tool message (tool_call_id %q) without a preceding assistant tool call", i, m.ToolCallID)
+		case openai.ChatMessageRoleAssistant:
+			if len(m.ToolCalls) == 0 {
+				continue
+			}
+			for _, tc := range m.ToolCalls {
+				if tc.ID == "" {
+					return fmt.Errorf("message %d: tool call %q has no id", i, tc.Function.Name)
+				}
+				if at, dup := seen[tc.ID]; dup {
+					return fmt.Errorf("message %d: duplicate tool call id %q (first used in message %d)", i, tc.ID, at)
+				}
+				seen[tc.ID] = i
+			}
+			for k, tc := range m.ToolCalls {
+				j := i + 1 + k
+				if j >= len(msgs) || msgs[j].Role != openai.ChatMessageRoleTool {
+					return fmt.Errorf("message %d: tool call %q has no tool message answering it", i, tc.ID)
+				}
+				if msgs[j].ToolCallID != tc.ID {
+					return fmt.Errorf("message %d: tool message answers %q, want %q (answers must follow the calls in order)", j, msgs[j].ToolCallID, tc.ID)
+				}
+			}
+			i += len(m.ToolCalls)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,326 @@
+// Package openaitest is a fake OpenAI-compatible chat-completions server for tests.
+//
+// It runs on httptest (loopback only) and answers POST /v1/chat/completions with
+// scripted replies, streamed as server-sent events or as plain JSON, and GET
+// /v1/models with a model list. Point any OpenAI client at URL(). Every request is
+// recorded; the server can also play a strict provider that rejects broken message
+// sequences and prompts larger than a context window, with the providers' real
+// error bodies.
+//
+//	srv := openaitest.NewServer(t)
+//	srv.Enqueue(openaitest.Text("hello"), openaitest.Calls(openaitest.ToolCall{Name: "LS", Arguments: "{}"}))
+//	client := llm.New(llm.Config{BaseURL: srv.URL()})
+//
+// The same server runs as a standalone process for end-to-end tests: see
+// cmd/fakeopenai and Script.
+package openaitest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/sashabaranov/go-openai"
+)
+
+// Request is a decoded chat-completions request received by the server.
+type Request struct {
+	Model               string                         `json:"model"`
+	Messages            []openai.ChatCompletionMessage `json:"messages"`
+	Tools               []openai.Tool                  `json:"tools,omitempty"`
+	Stream              bool                           `json:"stream"`
+	IncludeUsage        bool                           `json:"include_usage,omitempty"` // stream_options.include_usage
+	MaxTokens           int                            `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int                            `json:"max_completion_tokens,omitempty"`
+
+	// Header is the request's HTTP header (Authorization included).
+	Header http.Header `json:"-"`
+	// Body is the raw JSON body.
+	Body []byte `json:"-"`
+}
+
+// wireRequest is the part of a request body the server reads.
+type wireRequest struct {
+	Model         string                         `json:"model"`
+	Messages      []openai.ChatCompletionMessage `json:"messages"`
+	Tools         []openai.Tool                  `json:"tools"`
+	Stream        bool                           `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	MaxTokens           int `json:"max_tokens"`
+	MaxCompletionTokens int `json:"max_completion_tokens"`
+}
+
+// Server is a running fake. Create it with NewServer; it is safe for concurrent use.
+type Server struct {
+	t         testing.TB
+	hs        *httptest.Server
+	done      chan struct{}
+	closeOnce sync.Once
+
+	// set by options, read-only afterwards
+	responder func(Request) Reply
+	rules     bool
+	window    int
+	count     func(Request) int
+	models    []string
+	onRequest func(Request)
+
+	respMu sync.Mutex // serializes responder calls
+
+	mu       sync.Mutex
+	queue    []Reply
+	requests []Request
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithResponder answers every request for which no queued reply matches.
+// Calls are serialized, so f may keep unguarded state; to hold a reply open
+// use Reply.Gate or Reply.Delay rather than blocking in f.
+func WithResponder(f func(Request) Reply) Option {
+	return func(s *Server) { s.responder = f }
+}
+
+// WithMessageRules makes the server reject, with a 400 invalid_request_error
+// like a real provider, requests whose messages break CheckMessageRules.
+func WithMessageRules() Option {
+	return func(s *Server) { s.rules = true }
+}
+
+// WithContextWindow makes the server reject, with a 400 context_length_exceeded
+// body worded like OpenAI's, requests whose token count plus max tokens exceeds
+// window. count estimates a request's prompt tokens; nil: len(body)/4.
+func WithContextWindow(window int, count func(Request) int) Option {
+	return func(s *Server) {
+		s.window = window
+		if count != nil {
+			s.count = count
+		}
+	}
+}
+
+// WithModels sets the model ids listed by GET /v1/models (default: gpt-4o-mini).
+func WithModels(ids ...string) Option {
+	return func(s *Server) { s.models = ids }
+}
+
+// WithRequestHook calls f with every recorded chat request, before it is answered.
+func WithRequestHook(f func(Request)) Option {
+	return func(s *Server) { s.onRequest = f }
+}
+
+// NewServer starts a fake server. With a non-nil t, the server is closed by
+// t.Cleanup and a request that no reply answers fails the test; with a nil t
+// (standalone use) such a request gets a 400 naming the problem.
+func NewServer(t testing.TB, opts ...Option) *Server {
+	s := &Server{
+		t:      t,
+		done:   make(chan struct{}),
+		count:  estimateTokens,
+		models: []string{"gpt-4o-mini"},
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
+	mux.HandleFunc("GET /v1/models", s.handleModels)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "invalid_request_error", "", nil,
+			fmt.Sprintf("openaitest: unknown endpoint %s %s", r.Method, r.URL.Path))
+	})
+	s.hs = httptest.NewServer(mux)
+	if t != nil {
+		t.Cleanup(s.Close)
+	}
+	return s
+}
+
+// URL returns the base URL to give an OpenAI client, ending in /v1.
+func (s *Server) URL() string { return s.hs.URL + "/v1" }
+
+// Close stops the server. Replies waiting on a Delay or Gate are abandoned.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		close(s.done)
+		s.hs.Close()
+	})
+}
+
+// Enqueue appends replies to the FIFO; each chat request takes the first
+// queued reply whose ForModel matches it.
+func (s *Server) Enqueue(replies ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, replies...)
+}
+
+// Pending returns how many queued replies have not been used.
+func (s *Server) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.queue)
+}
+
+// Requests returns a copy of the chat requests received so far, in arrival
+// order, including those the server rejected.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+func estimateTokens(r Request) int { return len(r.Body) / 4 }
+
+func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	list := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list", Data: []model{}}
+	for _, id := range s.models {
+		list.Data = append(list.Data, model{ID: id, Object: "model", Created: created, OwnedBy: "openaitest"})
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return // the client went away
+	}
+	var wire wireRequest
+	if err := json.Unmarshal(body, &wire); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "", nil,
+			fmt.Sprintf("We could not parse the JSON body of your request. (%v)", err))
+		return
+	}
+	req := Request{
+		Model:               wire.Model,
+		Messages:            wire.Messages,
+		Tools:               wire.Tools,
+		Stream:              wire.Stream,
+		IncludeUsage:        wire.StreamOptions != nil && wire.StreamOptions.IncludeUsage,
+		MaxTokens:           wire.MaxTokens,
+		MaxCompletionTokens: wire.MaxCompletionTokens,
+		Header:              r.Header.Clone(),
+		Body:                body,
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	seq := len(s.requests)
+	s.mu.Unlock()
+	if s.onRequest != nil {
+		s.onRequest(req)
+	}
+
+	if s.reject(w, req, wire) {
+		return
+	}
+	rep, ok := s.pick(req)
+	if !ok {
+		msg := fmt.Sprintf("openaitest: no reply scripted for request %d (model %q)", seq, req.Model)
+		if s.t != nil {
+			s.t.Errorf("%s", msg)
+		}
+		writeError(w, http.StatusBadRequest, "openaitest_error", "", nil, msg)
+		return
+	}
+	s.serve(w, r, req, rep, seq)
+}
+
+// reject answers requests a real provider would refuse, and reports whether it did.
+func (s *Server) reject(w http.ResponseWriter, req Request, wire wireRequest) bool {
+	switch {
+	case req.Model == "":
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "model", nil,
+			"you must provide a model parameter")
+	case len(req.Messages) == 0:
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "messages", "empty_array",
+			"Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.")
+	case wire.StreamOptions != nil && !req.Stream:
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "stream_options", "invalid_value",
+			"The 'stream_options' parameter is only allowed when 'stream' is enabled.")
+	default:
+		if s.rules {
+			if err := CheckMessageRules(req.Messages); err != nil {
+				writeError(w, http.StatusBadRequest, "invalid_request_error", "messages", nil,
+					"Invalid 'messages': "+err.Error())
+				return true
+			}
+		}
+		if s.window > 0 {
+			prompt := s.count(req)
+			completion := max(req.MaxTokens, req.MaxCompletionTokens)
+			if prompt+completion > s.window {
+				msg := fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", s.window, prompt)
+				if completion > 0 {
+					msg = fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.", s.window, prompt+completion, prompt, completion)
+				}
+				writeError(w, http.StatusBadRequest, "invalid_request_error", "messages", "context_length_exceeded", msg)
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// pick takes the first queued reply for req, else asks the responder.
+func (s *Server) pick(req Request) (Reply, bool) {
+	s.mu.Lock()
+	for i, rep := range s.queue {
+		if rep.ForModel == "" || rep.ForModel == req.Model {
+			s.queue = append(s.queue[:i:i], s.queue[i+1:]...)
+			s.mu.Unlock()
+			return rep, true
+		}
+	}
+	s.mu.Unlock()
+	if s.responder == nil {
+		return Reply{}, false
+	}
+	s.respMu.Lock()
+	defer s.respMu.Unlock()
+	return s.responder(req), true
+}
+
+// writeError sends an OpenAI-style error body; code is a string or nil.
+func writeError(w http.ResponseWriter, status int, typ, param string, code any, msg string) {
+	type apiError struct {
+		Message string  `json:"message"`
+		Type    string  `json:"type"`
+		Param   *string `json:"param"`
+		Code    any     `json:"code"`
+	}
+	e := apiError{Message: msg, Type: typ, Code: code}
+	if param != "" {
+		e.Param = &param
+	}
+	writeJSON(w, status, struct {
+		Error apiError `json:"error"`
+	}{e})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}

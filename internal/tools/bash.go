@@ -1,0 +1,223 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+const (
+	bashDescription = "Run a command with bash -c in the working directory. stdout and stderr are combined and the exit code is reported; long output keeps its head and tail. No stdin and no terminal: interactive commands fail. timeout is in seconds (default 120, max 600); on timeout, and when the command ends, its whole process group (background jobs too) is killed. Needs the user's approval."
+	bashSchema      = `{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","description":"Seconds, default 120, max 600"}},"required":["command"]}`
+
+	bashDefaultTimeout = 120 * time.Second
+	bashMaxTimeout     = 600 * time.Second
+	// killGrace is how long a process group gets between SIGTERM and SIGKILL.
+	killGrace = 2 * time.Second
+	// drainWait bounds reading what is left in the pipe after the group is
+	// gone (a process that escaped the group may hold it open).
+	drainWait = time.Second
+	// bashCaptureBytes bounds the output kept in memory: this much of the
+	// head and of the tail, the middle counted and dropped.
+	bashCaptureBytes = 1 << 20
+)
+
+type bashArgs struct {
+	Command string `json:"command"`
+	Timeout intArg `json:"timeout"`
+}
+
+func runBash(ctx context.Context, s *Set, raw json.RawMessage) output {
+	var a bashArgs
+	if msg, ok := decodeArgs(ToolBash, raw, &a, "command"); !ok {
+		return failf("%s", msg)
+	}
+	meta := Meta{Command: a.Command}
+	if strings.TrimSpace(a.Command) == "" {
+		o := failf("invalid arguments for Bash: command is empty")
+		o.meta = meta
+		return o
+	}
+	timeout, note := bashDefaultTimeout, ""
+	if a.Timeout.set && a.Timeout.v != 0 {
+		d := time.Duration(a.Timeout.v) * time.Second
+		switch {
+		case a.Timeout.v < 0:
+			o := failf("invalid arguments for Bash: timeout must be 1-600 seconds, not %d", a.Timeout.v)
+			o.meta = meta
+			return o
+		case d > bashMaxTimeout:
+			timeout, note = bashMaxTimeout, fmt.Sprintf("[timeout %ds lowered to the maximum, 600s]\n", a.Timeout.v)
+		default:
+			timeout = d
+		}
+	}
+	req := Request{Tool: ToolBash, Summary: oneLine(a.Command, 200), Args: string(raw), Path: s.workDir}
+	if msg := s.authorize(ctx, req); msg != "" {
+		return denied(msg, meta)
+	}
+
+	res := s.execBash(ctx, a.Command, timeout)
+	text := res.out.String() // final: counts what it drops
+	o := output{meta: meta, elidedLines: res.out.droppedLines, elidedBytes: res.out.droppedBytes}
+	if res.err != nil {
+		o.text, o.isError = fmt.Sprintf("Bash: cannot run the command: %v", res.err), true
+		return o
+	}
+	code := res.exitCode
+	o.exitCode = &code
+	o.isError = code != 0 || res.timedOut || res.canceled
+	var b strings.Builder
+	b.WriteString(note)
+	if text == "" {
+		b.WriteString("(no output)\n")
+	} else {
+		b.WriteString(text)
+		if !strings.HasSuffix(text, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	switch {
+	case res.timedOut:
+		fmt.Fprintf(&b, "[timed out after %s; the process group was killed; exit code %d]", timeout, code)
+	case res.canceled:
+		fmt.Fprintf(&b, "[canceled; the process group was killed; exit code %d]", code)
+	case res.signal != "":
+		fmt.Fprintf(&b, "[killed by %s; exit code %d]", res.signal, code)
+	default:
+		fmt.Fprintf(&b, "[exit code %d]", code)
+	}
+	o.text = b.String()
+	return o
+}
+
+type bashResult struct {
+	out      *headTail
+	exitCode int
+	signal   string // set when the shell was killed by a signal
+	timedOut bool
+	canceled bool
+	err      error // the command could not be started
+}
+
+// execBash runs command in its own process group. The group is signaled
+// (SIGTERM, then SIGKILL after killGrace) on timeout, when ctx ends, and
+// after the shell exits, so that no background child outlives the call.
+// Output goes to a pipe the Set reads itself, so the call returns as soon as
+// the group is gone even if an escaped process keeps the pipe open.
+func (s *Set) execBash(ctx context.Context, command string, timeout time.Duration) bashResult {
+	res := bashResult{out: &headTail{limit: bashCaptureBytes}}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		res.err = err
+		return res
+	}
+	defer pr.Close()
+	cmd := exec.Command("bash", "-c", command)
+	cmd.Dir = s.workDir
+	cmd.Env = bashEnv(s.env)
+	cmd.Stdin = nil // /dev/null
+	cmd.Stdout, cmd.Stderr = pw, pw
+	setProcessGroup(cmd)
+	err = cmd.Start()
+	pw.Close() // the child has its copy
+	if err != nil {
+		res.err = err
+		return res
+	}
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		_, _ = io.Copy(res.out, pr)
+	}()
+	waitDone := make(chan error, 1)
+	go func() { waitDone <- cmd.Wait() }()
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-waitDone:
+	case <-timer.C:
+		res.timedOut = true
+		stopGroup(cmd, waitDone)
+	case <-ctx.Done():
+		res.canceled = true
+		stopGroup(cmd, waitDone)
+	}
+	// The shell is gone; end whatever it left running in its group.
+	reapGroup(cmd)
+
+	select {
+	case <-readDone:
+	case <-time.After(drainWait):
+		pr.Close() // unblocks the copy
+		<-readDone
+	}
+	res.exitCode, res.signal = exitStatus(cmd.ProcessState)
+	return res
+}
+
+// stopGroup ends a running shell's group and waits for the shell.
+func stopGroup(cmd *exec.Cmd, waitDone <-chan error) {
+	terminateGroup(cmd)
+	select {
+	case <-waitDone:
+		return
+	case <-time.After(killGrace):
+	}
+	killGroup(cmd)
+	<-waitDone
+}
+
+// reapGroup ends what the exited shell left in its group: SIGTERM, then
+// SIGKILL if members are still alive after killGrace.
+func reapGroup(cmd *exec.Cmd) {
+	if !groupAlive(cmd) {
+		return
+	}
+	terminateGroup(cmd)
+	deadline := time.Now().Add(killGrace)
+	for time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		if !groupAlive(cmd) {
+			return
+		}
+	}
+	killGroup(cmd)
+}
+
+// bashEnv is env with pagers and prompts turned off, since there is no
+// terminal and no stdin.
+func bashEnv(env []string) []string {
+	out := make([]string, 0, len(env)+3)
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "PAGER", "GIT_PAGER", "GIT_TERMINAL_PROMPT":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+}
+
+// oneLine shortens s to its first line and at most n bytes.
+func oneLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	more := false
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s, more = s[:i], true
+	}
+	if len(s) > n {
+		s, more = s[:runeStart(s, n)], true
+	}
+	if more {
+		s += " …"
+	}
+	return s
+}

@@ -1,0 +1,173 @@
+package tools
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+const (
+	grepDescription = "Search file contents with a Go (RE2) regular expression; use (?i) to ignore case. Prints file:line:text, at most 200 matches, and how many more there were. Skips binary files, symlinks, .git and node_modules. path: file or directory (default: working directory). include: glob filter, e.g. *.go or src/**/*.{ts,tsx}."
+	grepSchema      = `{"type":"object","properties":{"pattern":{"type":"string"},"path":{"type":"string"},"include":{"type":"string"}},"required":["pattern"]}`
+
+	grepMaxMatches  = 200
+	grepMaxLineText = 200 // bytes of a matching line shown
+	grepMaxLine     = 64 << 10
+)
+
+type grepArgs struct {
+	Pattern string `json:"pattern"`
+	Path    string `json:"path"`
+	Include string `json:"include"`
+}
+
+func runGrep(ctx context.Context, s *Set, raw json.RawMessage) output {
+	var a grepArgs
+	if msg, ok := decodeArgs(ToolGrep, raw, &a, "pattern"); !ok {
+		return failf("%s", msg)
+	}
+	meta := Meta{Pattern: a.Pattern}
+	fail := func(format string, args ...any) output {
+		o := failf(format, args...)
+		o.meta = meta
+		return o
+	}
+	if a.Pattern == "" {
+		return fail("invalid arguments for Grep: pattern is empty")
+	}
+	re, err := regexp.Compile(a.Pattern)
+	if err != nil {
+		return fail("invalid regular expression: %v (Go RE2 syntax: no lookaround or backreferences)", err)
+	}
+	include, err := includeMatcher(a.Include)
+	if err != nil {
+		return fail("%v", err)
+	}
+	root := a.Path
+	if root == "" {
+		root = "."
+	}
+	t, bad := s.resolveArg(ToolGrep, "path", root)
+	if bad != nil {
+		bad.meta = meta
+		return *bad
+	}
+	if msg := s.authorize(ctx, Request{Tool: ToolGrep, Summary: fmt.Sprintf("%s in %s", a.Pattern, t.display), Args: string(raw), Path: t.abs, OutsideWorkDir: t.outside}); msg != "" {
+		return denied(msg, meta)
+	}
+	fi, err := os.Stat(t.abs)
+	if err != nil {
+		o := fileError(t.display, err)
+		o.meta = meta
+		return o
+	}
+
+	g := grepper{s: s, re: re}
+	switch {
+	case fi.Mode().IsRegular():
+		g.file(t.abs)
+	case !fi.IsDir():
+		return fail("%s is not a regular file or directory", t.display)
+	default:
+		err = filepath.WalkDir(t.abs, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil // unreadable entries are skipped
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			switch {
+			case d.IsDir():
+				if p != t.abs && skippedDir(d.Name()) {
+					return fs.SkipDir
+				}
+			case d.Type().IsRegular() && include(relSlash(t.abs, p)):
+				g.file(p)
+			}
+			return nil
+		})
+		if err != nil {
+			return fail("Grep canceled: %v", err)
+		}
+	}
+	return output{text: g.report(a.Pattern, t.display), meta: meta}
+}
+
+// grepper collects matches, keeping the first grepMaxMatches lines and
+// counting the rest.
+type grepper struct {
+	s       *Set
+	re      *regexp.Regexp
+	b       strings.Builder
+	matches int
+	files   int
+	binary  int
+}
+
+func (g *grepper) file(p string) {
+	f, err := os.Open(p)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, err := br.Peek(sniffBytes)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return
+	}
+	if isBinary(head, len(head) < sniffBytes) {
+		g.binary++
+		return
+	}
+	name := g.s.displayPath(p)
+	lr := lineReader{r: br, max: grepMaxLine}
+	found := false
+	for n := 1; ; n++ {
+		line, _, err := lr.next()
+		if err != nil {
+			break
+		}
+		if !g.re.Match(line) {
+			continue
+		}
+		found = true
+		g.matches++
+		if g.matches > grepMaxMatches {
+			continue
+		}
+		text := string(line)
+		if len(text) > grepMaxLineText {
+			text = text[:runeStart(text, grepMaxLineText)] + " …"
+		}
+		fmt.Fprintf(&g.b, "%s:%d:%s\n", name, n, text)
+	}
+	if found {
+		g.files++
+	}
+}
+
+func (g *grepper) report(pattern, where string) string {
+	var tail []string
+	if g.matches > grepMaxMatches {
+		tail = append(tail, fmt.Sprintf("showing %d of %d matches in %d files; narrow the pattern, path or include", grepMaxMatches, g.matches, g.files))
+	}
+	if g.binary > 0 {
+		tail = append(tail, fmt.Sprintf("%d binary files skipped", g.binary))
+	}
+	out := g.b.String()
+	if g.matches == 0 {
+		out = fmt.Sprintf("no matches for %s in %s\n", pattern, where)
+	}
+	if len(tail) > 0 {
+		out += "[" + strings.Join(tail, "; ") + "]"
+	}
+	return strings.TrimSuffix(out, "\n")
+}

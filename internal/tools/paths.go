@@ -1,0 +1,154 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// target is a path argument after resolution.
+type target struct {
+	abs     string // absolute, cleaned, symlinks resolved along the longest existing prefix
+	display string // how results name it: relative to WorkDir when inside, else abs
+	outside bool   // abs is not WorkDir or below it
+}
+
+// resolve turns a path argument into a target: relative paths are joined to
+// WorkDir, "~" is the home directory, and every symlink along the existing
+// part of the path is followed (a dangling one too, so that a link pointing
+// out is caught even when its target does not exist yet).
+func (s *Set) resolve(p string) (target, error) {
+	if strings.TrimSpace(p) == "" {
+		return target{}, errors.New("path is empty")
+	}
+	if strings.ContainsRune(p, 0) {
+		return target{}, errors.New("path contains a NUL byte")
+	}
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return target{}, fmt.Errorf("expand ~: %w", err)
+		}
+		p = filepath.Join(home, p[1:])
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(s.workDir, p)
+	}
+	lexical := filepath.Clean(p)
+	abs, err := evalSymlinksPrefix(lexical)
+	if err != nil {
+		return target{}, err
+	}
+	t := target{abs: abs, display: abs, outside: !within(s.workDir, abs)}
+	// Name the path as the model wrote it (relative when it is lexically
+	// inside), so that results match its arguments; abs is what is touched.
+	if rel, ok := relInside(s.workDir, lexical); ok && !t.outside {
+		t.display = rel
+	}
+	return t, nil
+}
+
+// resolveArg resolves the path argument arg of tool, or returns the
+// failure to report.
+func (s *Set) resolveArg(tool, arg, p string) (target, *output) {
+	if strings.TrimSpace(p) == "" {
+		o := failf("invalid arguments for %s: %s is empty", tool, arg)
+		return target{}, &o
+	}
+	t, err := s.resolve(p)
+	if err != nil {
+		o := failf("%s %s: %v", tool, p, err)
+		return target{}, &o
+	}
+	return t, nil
+}
+
+// displayPath names an absolute path found while walking (Glob, Grep, LS).
+func (s *Set) displayPath(abs string) string {
+	if rel, ok := relInside(s.workDir, abs); ok {
+		return rel
+	}
+	return abs
+}
+
+// within reports whether p is root or below it. Both must be clean and absolute.
+func within(root, p string) bool {
+	_, ok := relInside(root, p)
+	return ok
+}
+
+func relInside(root, p string) (string, bool) {
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return rel, true
+}
+
+// maxSymlinkHops bounds symlink chains, as the kernel's ELOOP does.
+const maxSymlinkHops = 40
+
+// evalSymlinksPrefix resolves the symlinks of the longest existing prefix
+// of the clean absolute path p and appends the rest unchanged. Unlike
+// filepath.EvalSymlinks it succeeds for paths that do not exist yet, and it
+// follows a dangling symlink to where it would create the file.
+func evalSymlinksPrefix(p string) (string, error) {
+	vol := filepath.VolumeName(p)
+	resolved := vol + string(filepath.Separator)
+	rest := splitPath(p[len(vol):])
+	hops := 0
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := filepath.Join(resolved, c)
+		fi, err := os.Lstat(next)
+		missing := errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+		if err != nil && !missing {
+			return "", fmt.Errorf("resolve %s: %w", p, err)
+		}
+		if missing || !fi.IsDir() && fi.Mode()&fs.ModeSymlink == 0 {
+			if !slices.Contains(rest, "..") {
+				return filepath.Join(append([]string{next}, rest...)...), nil
+			}
+			// A later ".." leads back to existing directories whose
+			// symlinks must still be followed.
+			resolved = next
+			continue
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			hops++
+			if hops > maxSymlinkHops {
+				return "", fmt.Errorf("resolve %s: too many levels of symbolic links", p)
+			}
+			link, err := os.Readlink(next)
+			if err != nil {
+				return "", fmt.Errorf("resolve %s: %w", p, err)
+			}
+			if filepath.IsAbs(link) {
+				lv := filepath.VolumeName(link)
+				resolved = lv + string(filepath.Separator)
+				link = link[len(lv):]
+			}
+			rest = append(splitPath(link), rest...)
+			continue
+		}
+		resolved = next
+	}
+	return resolved, nil
+}
+
+func splitPath(p string) []string {
+	return strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == filepath.Separator })
+}

@@ -1,0 +1,279 @@
+// Package tools implements the agent's tools (Read, Write, Edit, Bash, Glob,
+// Grep, LS): the JSON schemas the model sees, argument validation, the
+// permission check and the actions themselves.
+//
+// A Set is the registry the agent loop talks to: Definitions lists the
+// schemas to send with each request, and Run executes one tool call. A tool's
+// failure (bad arguments, missing file, non-zero exit, permission denied) is
+// an ordinary Result with IsError set, to be sent back to the model; Run never
+// returns a Go error and never panics on model input.
+//
+// Every Result's text is sanitized (no terminal escape sequences or control
+// characters, valid UTF-8) and capped at Options.OutputCapTokens: Content
+// keeps the head and the tail, Full keeps everything for the session log.
+//
+// Paths are confined to the working directory; see [Options] and [Set.Run]
+// for the permission rules.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Tool names, exactly as the model sees them.
+const (
+	ToolRead  = "Read"
+	ToolWrite = "Write"
+	ToolEdit  = "Edit"
+	ToolBash  = "Bash"
+	ToolGlob  = "Glob"
+	ToolGrep  = "Grep"
+	ToolLS    = "LS"
+)
+
+// Names lists the tool names in the order Definitions returns them.
+func Names() []string {
+	return []string{ToolRead, ToolWrite, ToolEdit, ToolBash, ToolGlob, ToolGrep, ToolLS}
+}
+
+// DefaultOutputCapTokens is the default size limit of a Result's Content.
+const DefaultOutputCapTokens = 8000
+
+// Definition is a tool as the model sees it.
+type Definition struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage // JSON schema of the arguments object
+}
+
+// Call is one tool call requested by the model.
+type Call struct {
+	ID        string
+	Name      string
+	Arguments string // raw JSON object from the model
+}
+
+// Result is the outcome of a Call.
+type Result struct {
+	Content  string // what goes back to the model: sanitized and capped
+	Full     string // the whole sanitized output when Content was capped; "" otherwise
+	IsError  bool   // the tool failed: bad arguments, not found, non-zero exit, denied ...
+	Denied   bool   // permission was refused (IsError is set too)
+	ExitCode *int   // Bash only: the shell's exit status (128+N when killed by signal N)
+	Meta     Meta
+}
+
+// Meta describes a call for the summarizer (files touched, commands run).
+type Meta struct {
+	Tool     string
+	FilePath string // Read, Write, Edit: the file, relative to WorkDir when inside it
+	Command  string // Bash
+	Pattern  string // Glob, Grep
+	Success  bool   // !IsError
+}
+
+// Options configure a Set.
+type Options struct {
+	// WorkDir is the session's working directory (absolute). Relative paths
+	// are resolved against it, Bash runs in it, and it bounds what the tools
+	// may touch without asking.
+	WorkDir string
+
+	// Permissions holds the per-tool mode; tools it does not list get
+	// DefaultPermissions. For print mode, grant --allow with Permissions.Allow.
+	Permissions Permissions
+
+	// Asker answers "ask" decisions. nil means nobody can be asked (print
+	// mode): such calls are denied and the model is told which flag allows them.
+	Asker Asker
+
+	// Yolo allows every call without asking, outside WorkDir too; only tools
+	// set to ModeDeny in Permissions stay denied.
+	Yolo bool
+
+	// OutputCapTokens caps Content (default DefaultOutputCapTokens).
+	OutputCapTokens int
+
+	// CountTokens measures text against OutputCapTokens; nil means
+	// len(text)/4. It may be called on large outputs, so it should be fast.
+	CountTokens func(string) int
+
+	// Env is the environment of Bash commands; nil means os.Environ().
+	Env []string
+}
+
+// Set is the tool registry of one session. It is safe for concurrent use.
+type Set struct {
+	workDir   string // absolute, cleaned, symlinks resolved
+	perms     Permissions
+	asker     Asker
+	yolo      bool
+	capTokens int
+	count     func(string) int
+	env       []string
+
+	mu     sync.Mutex
+	grants map[grantKey]bool // AllowSession answers
+}
+
+// New returns a Set for opts. A relative WorkDir is made absolute against
+// the process's current directory.
+func New(opts Options) *Set {
+	wd := opts.WorkDir
+	if abs, err := filepath.Abs(wd); err == nil {
+		wd = abs
+	}
+	if real, err := filepath.EvalSymlinks(wd); err == nil {
+		wd = real
+	}
+	s := &Set{
+		workDir:   filepath.Clean(wd),
+		perms:     DefaultPermissions(),
+		asker:     opts.Asker,
+		yolo:      opts.Yolo,
+		capTokens: opts.OutputCapTokens,
+		count:     opts.CountTokens,
+		env:       opts.Env,
+		grants:    map[grantKey]bool{},
+	}
+	for name, m := range opts.Permissions {
+		s.perms[name] = m
+	}
+	if s.capTokens <= 0 {
+		s.capTokens = DefaultOutputCapTokens
+	}
+	if s.count == nil {
+		s.count = func(t string) int { return len(t) / 4 }
+	}
+	if s.env == nil {
+		s.env = os.Environ()
+	}
+	return s
+}
+
+// WorkDir returns the working directory the Set resolved at New.
+func (s *Set) WorkDir() string { return s.workDir }
+
+// Definitions returns the schemas of the tools the model may call, in a
+// stable order: Read, Write, Edit, Bash, Glob, Grep, LS. Tools set to
+// ModeDeny are left out.
+func (s *Set) Definitions() []Definition {
+	var defs []Definition
+	for _, t := range allTools() {
+		if s.perms[t.def.Name] == ModeDeny {
+			continue
+		}
+		defs = append(defs, t.def)
+	}
+	return defs
+}
+
+// output is what a tool's action returns before sanitizing and capping.
+type output struct {
+	text     string
+	isError  bool
+	denied   bool
+	exitCode *int
+	meta     Meta
+	// elided counts what the tool already dropped from the middle of text
+	// (Bash keeps a bounded head and tail), so that a cap marker can say the
+	// true amount.
+	elidedLines, elidedBytes int64
+}
+
+func failf(format string, args ...any) output {
+	return output{text: fmt.Sprintf(format, args...), isError: true}
+}
+
+// tool is one entry of the registry.
+type tool struct {
+	def Definition
+	run func(ctx context.Context, s *Set, args json.RawMessage) output
+}
+
+// allTools lists the tools in Definitions order.
+func allTools() []tool {
+	return []tool{
+		{Definition{ToolRead, readDescription, json.RawMessage(readSchema)}, runRead},
+		{Definition{ToolWrite, writeDescription, json.RawMessage(writeSchema)}, runWrite},
+		{Definition{ToolEdit, editDescription, json.RawMessage(editSchema)}, runEdit},
+		{Definition{ToolBash, bashDescription, json.RawMessage(bashSchema)}, runBash},
+		{Definition{ToolGlob, globDescription, json.RawMessage(globSchema)}, runGlob},
+		{Definition{ToolGrep, grepDescription, json.RawMessage(grepSchema)}, runGrep},
+		{Definition{ToolLS, lsDescription, json.RawMessage(lsSchema)}, runLS},
+	}
+}
+
+func lookup(name string) (tool, bool) {
+	all := allTools()
+	i := slices.IndexFunc(all, func(t tool) bool { return t.def.Name == name })
+	if i < 0 {
+		return tool{}, false
+	}
+	return all[i], true
+}
+
+// Run executes c and returns its result. It never returns a Go error: every
+// failure, including a denied permission or a canceled ctx, is a Result
+// with IsError set, whose Content tells the model what went wrong.
+//
+// Permission rules, checked after the arguments are valid:
+//   - a tool set to ModeDeny is refused;
+//   - with Yolo everything else runs without asking;
+//   - Read, Glob, Grep, LS on a path outside WorkDir ask, even when the tool
+//     is allowed; an AllowSession answer allows that tool outside WorkDir for
+//     the rest of the session;
+//   - Write and Edit outside WorkDir always ask, whatever the tool's mode or
+//     earlier answers; AllowSession counts as AllowOnce there. With no Asker
+//     (print mode) they are refused unless Yolo;
+//   - otherwise ModeAllow runs, and ModeAsk asks unless the tool was allowed
+//     for the session;
+//   - with no Asker, asking means denied, with a hint naming --allow or --yolo.
+func (s *Set) Run(ctx context.Context, c Call) Result {
+	t, ok := lookup(c.Name)
+	var out output
+	switch {
+	case !ok:
+		out = failf("unknown tool %q; available tools: %s", c.Name, strings.Join(Names(), ", "))
+	case s.perms[c.Name] == ModeDeny:
+		out = output{text: fmt.Sprintf("permission denied: %s is disabled by configuration", c.Name), isError: true, denied: true}
+	case ctx.Err() != nil:
+		out = failf("%s not run: %v", c.Name, ctx.Err())
+	default:
+		args := strings.TrimSpace(c.Arguments)
+		if args == "" {
+			args = "{}"
+		}
+		out = t.run(ctx, s, json.RawMessage(args))
+	}
+	return s.finish(c.Name, out)
+}
+
+// finish sanitizes and caps out into a Result.
+func (s *Set) finish(name string, out output) Result {
+	full := Sanitize(out.text)
+	content, capped := s.capText(full, out.elidedLines, out.elidedBytes)
+	r := Result{
+		Content:  content,
+		IsError:  out.isError || out.denied,
+		Denied:   out.denied,
+		ExitCode: out.exitCode,
+		Meta:     out.meta,
+	}
+	if capped {
+		r.Full = full
+	}
+	r.Meta.Tool = name
+	r.Meta.FilePath = Sanitize(r.Meta.FilePath)
+	r.Meta.Command = Sanitize(r.Meta.Command)
+	r.Meta.Pattern = Sanitize(r.Meta.Pattern)
+	r.Meta.Success = !r.IsError
+	return r
+}

@@ -1,0 +1,162 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+const (
+	writeDescription = "Create or overwrite a file with content (the whole new file). Creates parent directories; the write is atomic. To change part of a file use Edit. Needs the user's approval; files outside the working directory are refused."
+	writeSchema      = `{"type":"object","properties":{"file_path":{"type":"string","description":"Absolute or relative to the working directory"},"content":{"type":"string"}},"required":["file_path","content"]}`
+
+	maxDiffInput = 1 << 20 // larger files get no diff in the approval request
+)
+
+type writeArgs struct {
+	FilePath string  `json:"file_path"`
+	Content  *string `json:"content"`
+}
+
+func runWrite(ctx context.Context, s *Set, raw json.RawMessage) output {
+	var a writeArgs
+	if msg, ok := decodeArgs(ToolWrite, raw, &a, "file_path", "content"); !ok {
+		return failf("%s", msg)
+	}
+	t, bad := s.resolveArg(ToolWrite, "file_path", a.FilePath)
+	if bad != nil {
+		return *bad
+	}
+	meta := Meta{FilePath: t.display}
+	content := *a.Content
+
+	old, existed, out := readForChange(t, false)
+	if out != nil {
+		out.meta = meta
+		return *out
+	}
+	req := Request{
+		Tool:           ToolWrite,
+		Summary:        fmt.Sprintf("%s (%s)", t.display, countLines(content)),
+		Args:           string(raw),
+		Path:           t.abs,
+		OutsideWorkDir: t.outside,
+		Diff:           unifiedDiff(t.display, old, content, existed),
+	}
+	if msg := s.authorize(ctx, req); msg != "" {
+		return denied(msg, meta)
+	}
+	if err := writeFileAtomic(t.abs, []byte(content)); err != nil {
+		o := failf("Write %s: %v", t.display, err)
+		o.meta = meta
+		return o
+	}
+	verb, was := "Created", ""
+	if existed {
+		verb, was = "Overwrote", fmt.Sprintf("; was %s", countLines(old))
+	}
+	return output{text: fmt.Sprintf("%s %s (%d bytes, %s%s)", verb, t.display, len(content), countLines(content), was), meta: meta}
+}
+
+// readForChange reads the current content of a file about to be written.
+// A missing file is fine unless mustExist; a directory or special file is
+// not. out is non-nil when the change must stop.
+func readForChange(t target, mustExist bool) (content string, existed bool, out *output) {
+	fi, err := os.Stat(t.abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !mustExist:
+		return "", false, nil
+	case errors.Is(err, fs.ErrNotExist):
+		o := failf("%s does not exist; use Write to create it", t.display)
+		return "", false, &o
+	case err != nil:
+		o := fileError(t.display, err)
+		return "", false, &o
+	case fi.IsDir():
+		o := failf("%s is a directory", t.display)
+		return "", false, &o
+	case !fi.Mode().IsRegular():
+		o := failf("%s is not a regular file (%s)", t.display, fi.Mode().Type())
+		return "", false, &o
+	}
+	b, err := os.ReadFile(t.abs)
+	if err != nil {
+		o := fileError(t.display, err)
+		return "", false, &o
+	}
+	return string(b), true, nil
+}
+
+// writeFileAtomic replaces path with data: a temporary file in the same
+// directory is written, synced and renamed over path, so readers see the old
+// or the new content and never a partial file. An existing file keeps its
+// permission bits; a new one gets 0644. Missing parent directories are created.
+func writeFileAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create parent directories: %w", unwrapPath(err))
+	}
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create temporary file: %w", unwrapPath(err))
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return fmt.Errorf("write: %w", unwrapPath(err))
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		return fmt.Errorf("chmod: %w", unwrapPath(err))
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("sync: %w", unwrapPath(err))
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("close: %w", unwrapPath(err))
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("rename: %w", unwrapPath(err))
+	}
+	if d, err := os.Open(dir); err == nil { // make the rename durable
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
+
+// countLines describes the size of text in lines: "1 line", "12 lines".
+func countLines(text string) string {
+	n := strings.Count(text, "\n")
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		n++
+	}
+	if n == 1 {
+		return "1 line"
+	}
+	return fmt.Sprintf("%d lines", n)
+}
