@@ -1,0 +1,398 @@
+// Package agent runs the turn loop: it builds the context from the session
+// log, streams the model's answer, runs the tools it calls, appends every
+// message to the log and reports progress as plain Events. It knows nothing
+// of terminals.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/gencode/gencode/internal/llm"
+	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/tokens"
+	"github.com/gencode/gencode/internal/tools"
+)
+
+// ErrCanceled is returned when the user stopped the turn.
+var ErrCanceled = errors.New("turn canceled")
+
+// ErrTooManyIterations is returned when the model kept calling tools past
+// the iteration bound.
+var ErrTooManyIterations = errors.New("too many tool rounds")
+
+// streamer is the LLM as the agent uses it.
+type streamer interface {
+	Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Response, error)
+}
+
+// logStore is the session log as the agent uses it.
+type logStore interface {
+	Append(ctx context.Context, sessionID string, msgs ...session.Message) ([]session.Message, error)
+	LoadView(ctx context.Context, sessionID string) (session.View, error)
+	SetTitle(ctx context.Context, id, title string) error
+}
+
+// toolRunner runs the agent's tools.
+type toolRunner interface {
+	Definitions() []tools.Definition
+	Run(ctx context.Context, c tools.Call) tools.Result
+}
+
+// counter counts a message's tokens once, when it is appended.
+type counter interface {
+	CountMessage(m tokens.Message) int
+	Count(text string) int
+}
+
+// Options configure an Agent.
+type Options struct {
+	Model         string
+	SystemPrompt  string // "" means DefaultSystemPrompt(WorkDir)
+	WorkDir       string
+	MaxIterations int // model round trips per user turn (default 50)
+	MaxTokens     int // answer bound per request; 0: provider default
+	Window        int // the model's context window in tokens
+}
+
+// Agent runs turns of one or more sessions. It is safe for concurrent use
+// by turns of different sessions.
+type Agent struct {
+	store     logStore
+	llm       streamer
+	tools     toolRunner
+	counter   counter
+	compactor Compactor
+	opts      Options
+	toolDefs  []openai.Tool
+	fixedCost int // tokens of system prompt + tool schemas
+}
+
+// New returns an Agent. tools may be nil (no tools offered).
+func New(store logStore, client streamer, tr toolRunner, c counter, opts Options) *Agent {
+	if opts.MaxIterations <= 0 {
+		opts.MaxIterations = 50
+	}
+	if opts.SystemPrompt == "" {
+		opts.SystemPrompt = DefaultSystemPrompt(opts.WorkDir)
+	}
+	a := &Agent{store: store, llm: client, tools: tr, counter: c, opts: opts}
+	if tr != nil {
+		for _, d := range tr.Definitions() {
+			a.toolDefs = append(a.toolDefs, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+				Name: d.Name, Description: d.Description, Parameters: d.Parameters,
+			}})
+		}
+	}
+	a.fixedCost = a.countFixed()
+	return a
+}
+
+// SetCompactor installs the summarizer (nil: none). Call before any turn.
+func (a *Agent) SetCompactor(c Compactor) { a.compactor = c }
+
+// Model is the model the agent talks to.
+func (a *Agent) Model() string { return a.opts.Model }
+
+// Window is the context window the agent budgets for.
+func (a *Agent) Window() int { return a.opts.Window }
+
+// FixedCost is what the system prompt and tool schemas take of every request.
+func (a *Agent) FixedCost() int { return a.fixedCost }
+
+// SystemPrompt is the system prompt sent first in every request.
+func (a *Agent) SystemPrompt() string { return a.opts.SystemPrompt }
+
+func (a *Agent) countFixed() int {
+	n := a.counter.CountMessage(tokens.Message{Role: "system", Content: a.opts.SystemPrompt}) + tokens.ReplyPriming
+	for _, t := range a.toolDefs {
+		n += a.counter.Count(t.Function.Name) + a.counter.Count(t.Function.Description)
+		if p, ok := t.Function.Parameters.([]byte); ok {
+			n += a.counter.Count(string(p))
+		} else if p, ok := t.Function.Parameters.(interface{ MarshalJSON() ([]byte, error) }); ok {
+			if b, err := p.MarshalJSON(); err == nil {
+				n += a.counter.Count(string(b))
+			}
+		}
+	}
+	return n
+}
+
+// Start runs one user turn in a goroutine that ends with the turn (or when
+// ctx is canceled) and returns its events; the channel is closed after the
+// final EventDone or EventError.
+func (a *Agent) Start(ctx context.Context, sessionID, text string) <-chan Event {
+	ch := make(chan Event, 64)
+	go func() {
+		defer close(ch)
+		_ = a.Run(ctx, sessionID, text, ch)
+	}()
+	return ch
+}
+
+// Run runs one user turn to its end: the model answers, calls tools, sees
+// their results, until it answers without tool calls. Every message is
+// appended to the log as it is complete. The last event sent is EventDone
+// or EventError. Run does not close events.
+func (a *Agent) Run(ctx context.Context, sessionID, text string, events chan<- Event) error {
+	t := &turn{a: a, ctx: ctx, sessionID: sessionID, events: events}
+	final, err := t.run(text)
+	if err != nil {
+		t.emit(Event{Kind: EventError, Err: err})
+		return err
+	}
+	t.emit(Event{Kind: EventDone, Text: final})
+	return nil
+}
+
+// turn is the state of one Run.
+type turn struct {
+	a         *Agent
+	ctx       context.Context
+	sessionID string
+	events    chan<- Event
+	view      session.View
+}
+
+// emit sends an event unless nobody listens any more.
+func (t *turn) emit(e Event) {
+	if t.events == nil {
+		return
+	}
+	select {
+	case t.events <- e:
+	case <-t.ctx.Done():
+		// The front end gave up; still try briefly so it sees the end.
+		select {
+		case t.events <- e:
+		default:
+		}
+	}
+}
+
+// logCtx is for log writes: they must happen even after the user canceled,
+// or a partial answer and the answers to its tool calls would be lost.
+func (t *turn) logCtx() context.Context { return context.WithoutCancel(t.ctx) }
+
+func (t *turn) append(msgs ...session.Message) error {
+	for i := range msgs {
+		msgs[i].Tokens = t.a.countMessage(msgs[i])
+	}
+	out, err := t.a.store.Append(t.logCtx(), t.sessionID, msgs...)
+	if err != nil {
+		return err
+	}
+	for i := range out {
+		t.view.Messages = append(t.view.Messages, out[i])
+		m := out[i]
+		t.emit(Event{Kind: EventMessage, Message: &m})
+	}
+	return nil
+}
+
+func (a *Agent) countMessage(m session.Message) int {
+	tm := tokens.Message{Role: string(m.Role), Content: m.Content}
+	for _, c := range m.ToolCalls {
+		tm.ToolCalls = append(tm.ToolCalls, tokens.ToolCall{Name: c.Name, Arguments: c.Arguments})
+	}
+	return a.counter.CountMessage(tm)
+}
+
+func (t *turn) run(text string) (string, error) {
+	if strings.TrimSpace(text) == "" {
+		return "", errors.New("empty message")
+	}
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	v, err := t.a.store.LoadView(t.logCtx(), t.sessionID)
+	if err != nil {
+		return "", fmt.Errorf("load session %s: %w", t.sessionID, err)
+	}
+	t.view = v
+	if err := t.answerDangling(); err != nil {
+		return "", err
+	}
+	if v.Session.Title == "" {
+		_ = t.a.store.SetTitle(t.logCtx(), t.sessionID, Title(text))
+	}
+	if err := t.append(session.Message{Role: session.RoleUser, Content: text}); err != nil {
+		return "", err
+	}
+	overflowRetried := false
+	for i := 0; i < t.a.opts.MaxIterations; i++ {
+		if err := t.ctx.Err(); err != nil {
+			return "", ErrCanceled
+		}
+		if err := t.beforeRequest(); err != nil {
+			return "", err
+		}
+		resp, err := t.request()
+		if err != nil {
+			if errors.Is(err, llm.ErrContextOverflow) && !overflowRetried && t.a.compactor != nil {
+				overflowRetried = true
+				t.emit(Event{Kind: EventRetry, Text: "context window exceeded; compacting and retrying"})
+				if cerr := t.compactNow("the provider reported the context window exceeded"); cerr != nil {
+					return "", fmt.Errorf("%w (compaction: %v)", err, cerr)
+				}
+				i--
+				continue
+			}
+			return "", t.keepPartial(resp, err)
+		}
+		msg := session.Message{Role: session.RoleAssistant, Content: resp.Content}
+		for _, c := range resp.ToolCalls {
+			msg.ToolCalls = append(msg.ToolCalls, session.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
+		}
+		if err := t.append(msg); err != nil {
+			return "", err
+		}
+		if len(msg.ToolCalls) == 0 {
+			t.afterTurn()
+			return resp.Content, nil
+		}
+		if err := t.runTools(msg.ToolCalls); err != nil {
+			return "", err
+		}
+		t.afterTurn()
+	}
+	return "", fmt.Errorf("stopped after %d model requests: %w", t.a.opts.MaxIterations, ErrTooManyIterations)
+}
+
+// request streams one completion of the current view.
+func (t *turn) request() (llm.Response, error) {
+	msgs, est := t.a.buildContext(t.view)
+	resp, err := t.a.llm.Stream(t.ctx, llm.Request{
+		Model: t.a.opts.Model, Messages: msgs, Tools: t.a.toolDefs, MaxTokens: t.a.opts.MaxTokens,
+	}, func(d llm.Delta) {
+		switch {
+		case d.Content != "":
+			t.emit(Event{Kind: EventTextDelta, Text: d.Content})
+		case d.Reasoning != "":
+			t.emit(Event{Kind: EventReasoningDelta, Text: d.Reasoning})
+		case d.ToolCall != "":
+			t.emit(Event{Kind: EventToolCallStart, Text: d.ToolCall})
+		}
+	})
+	if resp.Usage != nil {
+		u := &Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
+			TotalTokens: resp.Usage.TotalTokens, ContextTokens: est, Window: t.a.opts.Window}
+		t.emit(Event{Kind: EventUsage, Usage: u})
+		if t.a.compactor != nil {
+			t.a.compactor.ObserveUsage(t.sessionID, est, resp.Usage.PromptTokens)
+		}
+	}
+	return resp, err
+}
+
+// keepPartial records what the model had said before a cancel or a broken
+// stream, marked interrupted, and maps the error for the caller.
+func (t *turn) keepPartial(resp llm.Response, err error) error {
+	canceled := errors.Is(err, context.Canceled) || t.ctx.Err() != nil
+	if strings.TrimSpace(resp.Content) != "" {
+		// Tool calls of a cut answer are dropped: they never ran and have
+		// no results, and a request holding them would be refused.
+		if aerr := t.append(session.Message{Role: session.RoleAssistant, Content: resp.Content,
+			Meta: session.Meta{Interrupted: true}}); aerr != nil {
+			return errors.Join(err, aerr)
+		}
+	}
+	if canceled {
+		return ErrCanceled
+	}
+	return err
+}
+
+// runTools runs the calls of one assistant message in order and appends
+// each result. After a cancel, the remaining calls are answered as
+// interrupted so that no call is left without its result.
+func (t *turn) runTools(calls []session.ToolCall) error {
+	for i, c := range calls {
+		if t.ctx.Err() != nil {
+			return t.interruptRest(calls[i:])
+		}
+		call := c
+		t.emit(Event{Kind: EventToolRun, Call: &call})
+		var res tools.Result
+		if t.a.tools == nil {
+			res = tools.Result{Content: fmt.Sprintf("error: no tool named %q is available", c.Name), IsError: true}
+		} else {
+			res = t.a.tools.Run(t.ctx, tools.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+		}
+		if err := t.append(toolMessage(c, res)); err != nil {
+			return err
+		}
+		if t.ctx.Err() != nil {
+			return t.interruptRest(calls[i+1:])
+		}
+	}
+	return nil
+}
+
+func (t *turn) interruptRest(calls []session.ToolCall) error {
+	var msgs []session.Message
+	for _, c := range calls {
+		msgs = append(msgs, session.Message{Role: session.RoleTool, ToolCallID: c.ID, Name: c.Name,
+			Content: "[not run: the user interrupted the turn]", Meta: session.Meta{Tool: c.Name, Interrupted: true, Failed: true}})
+	}
+	if err := t.append(msgs...); err != nil {
+		return errors.Join(ErrCanceled, err)
+	}
+	return ErrCanceled
+}
+
+// answerDangling answers tool calls left without results by a crash, so the
+// next request obeys the message rules. The answers go into the log.
+func (t *turn) answerDangling() error {
+	msgs := t.view.Messages
+	answered := map[string]bool{}
+	for _, m := range msgs {
+		if m.Role == session.RoleTool {
+			answered[m.ToolCallID] = true
+		}
+	}
+	var missing []session.ToolCall
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			if !answered[c.ID] {
+				missing = append(missing, c)
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	var fix []session.Message
+	for _, c := range missing {
+		fix = append(fix, session.Message{Role: session.RoleTool, ToolCallID: c.ID, Name: c.Name,
+			Content: "[no result: gencode stopped before this call finished]", Meta: session.Meta{Tool: c.Name, Interrupted: true, Failed: true}})
+	}
+	return t.append(fix...)
+}
+
+func toolMessage(c session.ToolCall, r tools.Result) session.Message {
+	content := r.Content
+	if content == "" {
+		content = "(no output)"
+	}
+	return session.Message{
+		Role: session.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: content, Full: r.Full,
+		Meta: session.Meta{
+			Tool: c.Name, FilePath: r.Meta.FilePath, Command: r.Meta.Command, Pattern: r.Meta.Pattern,
+			Failed: r.IsError, Denied: r.Denied, ExitCode: r.ExitCode, Capped: r.Full != "",
+		},
+	}
+}
+
+// Title makes a session title from the first request.
+func Title(text string) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if utf8.RuneCountInString(text) <= 60 {
+		return text
+	}
+	r := []rune(text)
+	return string(r[:57]) + "..."
+}

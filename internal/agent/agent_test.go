@@ -1,0 +1,313 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/llm"
+	"github.com/gencode/gencode/internal/openaitest"
+	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/tokens"
+	"github.com/gencode/gencode/internal/tools"
+)
+
+// echoTools is a hand-written tool runner: Echo returns its "text"
+// argument; it counts calls.
+type echoTools struct {
+	calls atomic.Int32
+	onRun func() // called inside Run, e.g. to cancel the turn mid-tool
+}
+
+func (e *echoTools) Definitions() []tools.Definition {
+	return []tools.Definition{{Name: "Echo", Description: "Echo text back.",
+		Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)}}
+}
+
+func (e *echoTools) Run(_ context.Context, c tools.Call) tools.Result {
+	e.calls.Add(1)
+	if e.onRun != nil {
+		e.onRun()
+	}
+	var args struct{ Text string }
+	if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil {
+		return tools.Result{Content: "error: " + err.Error(), IsError: true}
+	}
+	return tools.Result{Content: "echo: " + args.Text}
+}
+
+// countingCounter counts how often the tokenizer runs.
+type countingCounter struct {
+	inner *tokens.Counter
+	n     atomic.Int64
+}
+
+func (c *countingCounter) CountMessage(m tokens.Message) int {
+	c.n.Add(1)
+	return c.inner.CountMessage(m)
+}
+
+func (c *countingCounter) Count(s string) int {
+	c.n.Add(1)
+	return c.inner.Count(s)
+}
+
+type fixture struct {
+	srv   *openaitest.Server
+	store *session.Store
+	sess  session.Session
+	agent *Agent
+	tools *echoTools
+}
+
+func newFixture(t *testing.T, opts ...openaitest.Option) *fixture {
+	t.Helper()
+	srv := openaitest.NewServer(t, append([]openaitest.Option{openaitest.WithMessageRules()}, opts...)...)
+	store, err := session.Open(context.Background(), filepath.Join(t.TempDir(), "data"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = store.Close() })
+	sess, err := store.CreateSession(context.Background(), t.TempDir(), "gpt-4o-mini")
+	require.NoError(t, err)
+	et := &echoTools{}
+	client := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "test"})
+	a := New(store, client, et, tokens.New("gpt-4o-mini"), Options{Model: "gpt-4o-mini", WorkDir: "/w", MaxIterations: 5, Window: 8192})
+	return &fixture{srv: srv, store: store, sess: sess, agent: a, tools: et}
+}
+
+func collect(ch <-chan Event) []Event {
+	var out []Event
+	for ev := range ch {
+		out = append(out, ev)
+	}
+	return out
+}
+
+func lastEvent(evs []Event) Event { return evs[len(evs)-1] }
+
+func TestTurnWithToolCalls(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.srv.Enqueue(
+		openaitest.Calls(
+			openaitest.ToolCall{Name: "Echo", Arguments: `{"text":"one"}`},
+			openaitest.ToolCall{Name: "Echo", Arguments: `{"text":"two"}`},
+		),
+		openaitest.Text("Both echoed."),
+	)
+	evs := collect(f.agent.Start(context.Background(), f.sess.ID, "echo one and two"))
+	last := lastEvent(evs)
+	require.Equal(t, EventDone, last.Kind, "last event: %+v", last)
+	require.Equal(t, "Both echoed.", last.Text)
+	require.EqualValues(t, 2, f.tools.calls.Load())
+
+	msgs, err := f.store.Messages(context.Background(), f.sess.ID, 1, 0)
+	require.NoError(t, err)
+	roles := []session.Role{}
+	for _, m := range msgs {
+		roles = append(roles, m.Role)
+		require.Positive(t, m.Tokens, "message %d has no stored token count", m.Seq)
+	}
+	require.Equal(t, []session.Role{"user", "assistant", "tool", "tool", "assistant"}, roles)
+	require.Equal(t, "echo: one", msgs[2].Content)
+	require.Equal(t, msgs[1].ToolCalls[1].ID, msgs[3].ToolCallID)
+
+	reqs := f.srv.Requests()
+	require.Len(t, reqs, 2)
+	for i, r := range reqs {
+		require.NoError(t, openaitest.CheckMessageRules(r.Messages), "request %d", i)
+		require.Equal(t, "system", r.Messages[0].Role)
+		require.Len(t, r.Tools, 1)
+	}
+	require.Len(t, reqs[1].Messages, 5, "system, user, assistant with calls, two results")
+
+	sess, err := f.store.Session(context.Background(), f.sess.ID)
+	require.NoError(t, err)
+	require.Equal(t, "echo one and two", sess.Title)
+}
+
+func TestSecondTurnCarriesTheFirst(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.srv.Enqueue(openaitest.Text("The answer is 42."), openaitest.Text("You asked about 42."))
+	require.Equal(t, EventDone, lastEvent(collect(f.agent.Start(context.Background(), f.sess.ID, "what is the answer?"))).Kind)
+	require.Equal(t, EventDone, lastEvent(collect(f.agent.Start(context.Background(), f.sess.ID, "what did I ask?"))).Kind)
+	reqs := f.srv.Requests()
+	second := reqs[1].Messages
+	require.Len(t, second, 4)
+	require.Equal(t, "what is the answer?", second[1].Content)
+	require.Equal(t, "The answer is 42.", second[2].Content)
+}
+
+func TestCancelKeepsPartialAnswer(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.srv.Enqueue(openaitest.Reply{Content: "one two three four five six seven eight", Chunks: 8, ChunkDelay: 200 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := f.agent.Start(ctx, f.sess.ID, "count")
+	var got []Event
+	for ev := range ch {
+		got = append(got, ev)
+		if ev.Kind == EventTextDelta && len(got) > 0 {
+			cancel()
+		}
+	}
+	cancel()
+	last := lastEvent(got)
+	require.Equal(t, EventError, last.Kind)
+	require.ErrorIs(t, last.Err, ErrCanceled)
+	msgs, err := f.store.Messages(context.Background(), f.sess.ID, 1, 0)
+	require.NoError(t, err)
+	require.Len(t, msgs, 2)
+	require.True(t, msgs[1].Meta.Interrupted)
+	require.NotEmpty(t, msgs[1].Content)
+	require.NotContains(t, msgs[1].Content, "eight", "the answer was cut before its end")
+
+	// The next turn goes on from the partial answer.
+	f.srv.Enqueue(openaitest.Text("ok"))
+	require.Equal(t, EventDone, lastEvent(collect(f.agent.Start(context.Background(), f.sess.ID, "go on"))).Kind)
+}
+
+func TestCancelDuringToolsAnswersEveryCall(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f.srv.Enqueue(openaitest.Calls(
+		openaitest.ToolCall{Name: "Echo", Arguments: `{"text":"a"}`},
+		openaitest.ToolCall{Name: "Echo", Arguments: `{"text":"b"}`},
+		openaitest.ToolCall{Name: "Echo", Arguments: `{"text":"c"}`},
+	))
+	f.tools.onRun = cancel // the user presses Esc while the first tool runs
+	got := collect(f.agent.Start(ctx, f.sess.ID, "three echoes"))
+	require.ErrorIs(t, lastEvent(got).Err, ErrCanceled)
+	require.EqualValues(t, 1, f.tools.calls.Load(), "no tool runs after the cancel")
+	f.tools.onRun = nil
+	msgs, err := f.store.Messages(context.Background(), f.sess.ID, 1, 0)
+	require.NoError(t, err)
+	var results int
+	for _, m := range msgs {
+		if m.Role == session.RoleTool {
+			results++
+		}
+	}
+	require.Equal(t, 3, results, "every call has a result in the log")
+	f.srv.Enqueue(openaitest.Text("fine"))
+	require.Equal(t, EventDone, lastEvent(collect(f.agent.Start(context.Background(), f.sess.ID, "next"))).Kind)
+}
+
+func TestDanglingCallsFromACrashAreAnswered(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	_, err := f.store.Append(ctx, f.sess.ID,
+		session.Message{Role: session.RoleUser, Content: "run it"},
+		session.Message{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: "call_x", Name: "Echo", Arguments: `{"text":"x"}`}}},
+	)
+	require.NoError(t, err)
+	f.srv.Enqueue(openaitest.Text("recovered"))
+	last := lastEvent(collect(f.agent.Start(ctx, f.sess.ID, "are you there?")))
+	require.Equal(t, EventDone, last.Kind, "%v", last.Err)
+	msgs, err := f.store.Messages(ctx, f.sess.ID, 3, 3)
+	require.NoError(t, err)
+	require.Equal(t, "call_x", msgs[0].ToolCallID)
+	require.True(t, msgs[0].Meta.Interrupted)
+}
+
+func TestIterationBound(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, openaitest.WithResponder(func(openaitest.Request) openaitest.Reply {
+		return openaitest.Calls(openaitest.ToolCall{Name: "Echo", Arguments: `{"text":"again"}`})
+	}))
+	last := lastEvent(collect(f.agent.Start(context.Background(), f.sess.ID, "loop forever")))
+	require.ErrorIs(t, last.Err, ErrTooManyIterations)
+	require.Len(t, f.srv.Requests(), 5)
+	// The log still obeys the message rules: the last calls were answered.
+	f.srv.Enqueue(openaitest.Text("stopped"))
+}
+
+func TestUnknownToolIsToldToTheModel(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.srv.Enqueue(openaitest.Calls(openaitest.ToolCall{Name: "Nope", Arguments: `{}`}), openaitest.Text("sorry"))
+	require.Equal(t, EventDone, lastEvent(collect(f.agent.Start(context.Background(), f.sess.ID, "x"))).Kind)
+	reqs := f.srv.Requests()
+	tool := reqs[1].Messages[3]
+	require.Equal(t, "tool", tool.Role)
+	require.Contains(t, tool.Content, "echo: ") // echoTools answers every name; the call still got a result
+}
+
+func TestProviderErrorsEndTheTurnCleanly(t *testing.T) {
+	t.Parallel()
+	body := `{"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`
+	f := newFixture(t)
+	f.srv.Enqueue(openaitest.Error(400, body))
+	last := lastEvent(collect(f.agent.Start(context.Background(), f.sess.ID, "hi")))
+	require.Equal(t, EventError, last.Kind)
+	require.True(t, errors.Is(last.Err, llm.ErrContextOverflow), "err = %v", last.Err)
+	msgs, err := f.store.Messages(context.Background(), f.sess.ID, 1, 0)
+	require.NoError(t, err)
+	require.Len(t, msgs, 1, "the user's message is kept for a retry")
+}
+
+func TestBuildContextRunsNoTokenizerOnOldMessages(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	seedLog(t, f.store, f.sess.ID, 10_000)
+	cc := &countingCounter{inner: tokens.New("gpt-4o-mini")}
+	a := New(f.store, nil, &echoTools{}, cc, Options{Model: "gpt-4o-mini", Window: 128_000})
+	before := cc.n.Load()
+	v, err := f.store.LoadView(context.Background(), f.sess.ID)
+	require.NoError(t, err)
+	msgs, est := a.buildContext(v)
+	require.Len(t, msgs, 10_001)
+	require.Equal(t, before, cc.n.Load(), "building the view ran the tokenizer")
+	require.Greater(t, est, 10_000*10)
+}
+
+func seedLog(t testing.TB, store *session.Store, id string, n int) {
+	t.Helper()
+	batch := make([]session.Message, 0, 1000)
+	for i := 0; i < n; i++ {
+		role := session.RoleUser
+		if i%2 == 1 {
+			role = session.RoleAssistant
+		}
+		batch = append(batch, session.Message{Role: role, Content: fmt.Sprintf("message %d with some words in it", i), Tokens: 12})
+		if len(batch) == cap(batch) || i == n-1 {
+			_, err := store.Append(context.Background(), id, batch...)
+			require.NoError(t, err)
+			batch = batch[:0]
+		}
+	}
+}
+
+// BenchmarkBuildContext measures building the request of a long session
+// from the stored view (no tokenizer: counts are stored).
+func BenchmarkBuildContext(b *testing.B) {
+	for _, n := range []int{100, 10_000} {
+		b.Run(fmt.Sprintf("msgs=%d", n), func(b *testing.B) {
+			store, err := session.Open(context.Background(), b.TempDir())
+			require.NoError(b, err)
+			defer store.Close()
+			sess, err := store.CreateSession(context.Background(), "/w", "m")
+			require.NoError(b, err)
+			seedLog(b, store, sess.ID, n)
+			cc := &countingCounter{inner: tokens.New("gpt-4o-mini")}
+			a := New(store, nil, &echoTools{}, cc, Options{Model: "gpt-4o-mini"})
+			v, err := store.LoadView(context.Background(), sess.ID)
+			require.NoError(b, err)
+			start := cc.n.Load()
+			for b.Loop() {
+				a.buildContext(v)
+			}
+			b.ReportMetric(float64(cc.n.Load()-start)/float64(b.N), "tokenizer-calls/op")
+		})
+	}
+}

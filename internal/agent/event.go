@@ -1,0 +1,88 @@
+package agent
+
+import (
+	"time"
+
+	"github.com/gencode/gencode/internal/session"
+)
+
+// EventKind says what an Event reports.
+type EventKind int
+
+// The kinds of events a turn emits, in the order they usually come.
+const (
+	EventTextDelta      EventKind = iota // Text: a piece of the streamed answer
+	EventReasoningDelta                  // Text: a piece of the model's reasoning
+	EventToolCallStart                   // Text: the tool name, as soon as the model starts the call
+	EventMessage                         // Message: a message was appended to the log
+	EventToolRun                         // Call: a tool call is about to run
+	EventUsage                           // Usage: what the provider counted for one request
+	EventCompaction                      // Compaction: the summarizer's progress
+	EventRetry                           // Text: the request is being retried (compacted after overflow)
+	EventDone                            // Text: the final answer; the turn is over
+	EventError                           // Err: the turn ended with an error
+)
+
+var eventNames = [...]string{"text", "reasoning", "tool-start", "message", "tool-run", "usage", "compaction", "retry", "done", "error"}
+
+func (k EventKind) String() string {
+	if int(k) < len(eventNames) {
+		return eventNames[k]
+	}
+	return "unknown"
+}
+
+// Usage is a provider's token count for one request: the ground truth when
+// present.
+type Usage struct {
+	PromptTokens     int
+	CompletionTokens int
+	TotalTokens      int
+	// ContextTokens is the estimate gencode made for the same request.
+	ContextTokens int
+	Window        int
+}
+
+// CompactionPhase is where a compaction is.
+type CompactionPhase int
+
+// Phases of a compaction.
+const (
+	CompactionStarted CompactionPhase = iota
+	CompactionFinished
+	CompactionFailed
+)
+
+func (p CompactionPhase) String() string {
+	switch p {
+	case CompactionStarted:
+		return "started"
+	case CompactionFinished:
+		return "finished"
+	default:
+		return "failed"
+	}
+}
+
+// Compaction reports the summarizer's work to front ends.
+type Compaction struct {
+	Phase      CompactionPhase
+	Background bool // false: the turn waits for it (hard threshold)
+	Reason     string
+	Summary    *session.Summary // when finished
+	Fallback   bool             // the deterministic summary was used
+	Err        error            // when failed
+	Duration   time.Duration
+}
+
+// Event is what a turn tells its front end. The agent never knows which
+// front end listens.
+type Event struct {
+	Kind       EventKind
+	Text       string
+	Message    *session.Message
+	Call       *session.ToolCall
+	Usage      *Usage
+	Compaction *Compaction
+	Err        error
+}
