@@ -1,0 +1,271 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gencode/gencode/internal/agent"
+	"github.com/gencode/gencode/internal/config"
+	"github.com/gencode/gencode/internal/llm"
+	"github.com/gencode/gencode/internal/models"
+	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/tokens"
+	"github.com/gencode/gencode/internal/tools"
+)
+
+// defaultLocalServers are the usual loopback ports of local
+// OpenAI-compatible servers: Ollama, LM Studio, llama.cpp.
+var defaultLocalServers = []string{
+	"http://127.0.0.1:11434/v1",
+	"http://127.0.0.1:1234/v1",
+	"http://127.0.0.1:8080/v1",
+}
+
+// app is one run's wiring. It owns the store and closes it.
+type app struct {
+	env    Env
+	cfg    config.Config
+	store  *session.Store
+	cwd    string
+	tokens *tokens.Cache
+	stderr io.Writer
+}
+
+func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags) (*app, error) {
+	cfg, err := loadConfig(env, cmd, g)
+	if err != nil {
+		return nil, err
+	}
+	cwd, err := env.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("find working directory: %w", err)
+	}
+	if abs, err := filepath.Abs(cwd); err == nil {
+		cwd = abs
+	}
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = real
+	}
+	store, err := session.Open(ctx, cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	return &app{env: env, cfg: cfg, store: store, cwd: cwd, tokens: &tokens.Cache{}, stderr: env.Stderr}, nil
+}
+
+func (a *app) Close() { _ = a.store.Close() }
+
+// window is the context window for a model: config, else the known table.
+func (a *app) window(model string) int {
+	if a.cfg.ContextWindow > 0 {
+		return a.cfg.ContextWindow
+	}
+	w, _ := models.Window(model)
+	return w
+}
+
+// client resolves the endpoint and returns an LLM client. With neither an
+// API key nor a base URL it looks for a local server and says so.
+func (a *app) client(ctx context.Context) (*llm.Client, error) {
+	if a.cfg.BaseURL == "" && a.cfg.APIKey == "" {
+		url, model, ok := a.detectLocal(ctx)
+		if !ok {
+			return nil, errNoEndpoint
+		}
+		a.cfg.BaseURL = url
+		a.cfg.APIKey = "local"
+		msg := "no OPENAI_API_KEY set; using the local server at " + url
+		if model != "" && a.cfg.Sources["model"] == "" {
+			a.cfg.Model = model
+			msg += " with model " + model
+		}
+		fmt.Fprintln(a.stderr, "gencode: "+msg)
+	}
+	key := a.cfg.APIKey
+	if key == "" {
+		key = "none" // local servers ignore it; go-openai wants one
+	}
+	return llm.New(llm.Config{BaseURL: a.cfg.BaseURL, APIKey: key}), nil
+}
+
+var errNoEndpoint = errors.New("no model endpoint: set OPENAI_API_KEY (or api_key in the config file), " +
+	"or OPENAI_BASE_URL / --base-url for a local OpenAI-compatible server")
+
+// detectLocal probes the local servers' /models endpoints briefly. It
+// returns the first that answers with a valid model list, and the model to
+// use there when the configured one is not offered.
+func (a *app) detectLocal(ctx context.Context) (url, model string, ok bool) {
+	cands := a.env.LocalServers
+	if cands == nil {
+		cands = defaultLocalServers
+	}
+	hc := &http.Client{Timeout: 400 * time.Millisecond}
+	for _, base := range cands {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/models", nil)
+		if err != nil {
+			continue
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			continue
+		}
+		var list struct {
+			Data []struct {
+				ID string `json:"id"`
+			} `json:"data"`
+		}
+		err = json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&list)
+		_ = resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK || len(list.Data) == 0 {
+			continue
+		}
+		for _, m := range list.Data {
+			if m.ID == a.cfg.Model {
+				return base, "", true
+			}
+		}
+		return base, list.Data[0].ID, true
+	}
+	return "", "", false
+}
+
+// pickSession returns the session to use: -r ID, -c (latest here), or new.
+func (a *app) pickSession(ctx context.Context, cont bool, resume, model string) (session.Session, error) {
+	switch {
+	case resume != "":
+		return a.store.Session(ctx, resume)
+	case cont:
+		s, err := a.store.LatestSession(ctx, a.cwd)
+		if errors.Is(err, session.ErrNotFound) {
+			return session.Session{}, fmt.Errorf("no session to continue in %s: %w", a.cwd, err)
+		}
+		return s, err
+	default:
+		return a.store.CreateSession(ctx, a.cwd, model)
+	}
+}
+
+// newAgent wires an agent for a session's working directory.
+func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yolo bool) (*agent.Agent, *tools.Set, error) {
+	perms := tools.DefaultPermissions()
+	if err := perms.Allow(append(append([]string{}, a.cfg.Tools.Allow...), allow...)...); err != nil {
+		return nil, nil, &usageError{err}
+	}
+	counter := a.tokens.Counter(a.cfg.Model)
+	ts := tools.New(tools.Options{
+		WorkDir: a.cwd, Permissions: perms, Asker: asker, Yolo: yolo,
+		OutputCapTokens: a.cfg.Tools.OutputCapTokens, CountTokens: counter.Count,
+	})
+	ag := agent.New(a.store, client, ts, counter, agent.Options{
+		Model: a.cfg.Model, WorkDir: a.cwd, MaxIterations: a.cfg.MaxIterations, Window: a.window(a.cfg.Model),
+	})
+	return ag, ts, nil
+}
+
+// printMode runs one user turn and prints the final answer.
+func (a *app) printMode(ctx context.Context, o rootOptions) error {
+	prompt := o.prompt
+	if prompt == "-" {
+		b, err := io.ReadAll(io.LimitReader(a.env.Stdin, 64<<20))
+		if err != nil {
+			return fmt.Errorf("read prompt from stdin: %w", err)
+		}
+		prompt = string(b)
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return &usageError{errors.New("print mode needs a prompt: gencode -p \"PROMPT\"")}
+	}
+	sess, err := a.pickSession(ctx, o.cont, o.resume, a.cfg.Model)
+	if err != nil {
+		return err
+	}
+	client, err := a.client(ctx)
+	if err != nil {
+		return err
+	}
+	ag, _, err := a.newAgent(client, nil, o.allow, o.yolo)
+	if err != nil {
+		return err
+	}
+	sum := a.newSummarizer(client, ag, o.noSummary)
+	if sum != nil {
+		defer sum.Close()
+	}
+	var final string
+	var runErr error
+	for ev := range ag.Start(ctx, sess.ID, prompt) {
+		switch ev.Kind {
+		case agent.EventDone:
+			final = ev.Text
+		case agent.EventError:
+			runErr = ev.Err
+		case agent.EventCompaction:
+			a.reportCompaction(ev.Compaction)
+		}
+	}
+	if sum != nil {
+		// Print mode waits for an in-flight background summary, so that
+		// nothing is left half-done when the process exits.
+		sum.Wait()
+	}
+	if runErr != nil {
+		return runErr
+	}
+	fmt.Fprintln(a.env.Stdout, strings.TrimRight(final, "\n"))
+	return nil
+}
+
+// reportCompaction tells a print-mode user on stderr that history was
+// compacted (stdout stays the answer alone).
+func (a *app) reportCompaction(c *agent.Compaction) {
+	switch c.Phase {
+	case agent.CompactionFinished:
+		if s := c.Summary; s != nil {
+			how := "summary"
+			if c.Fallback {
+				how = "deterministic summary (the summarizer failed)"
+			}
+			fmt.Fprintf(a.stderr, "gencode: compacted messages %d-%d into a %s: %d -> %d tokens\n",
+				s.FromSeq, s.ToSeq, how, s.TokensBefore, s.TokensAfter)
+		}
+	case agent.CompactionFailed:
+		if c.Err != nil {
+			fmt.Fprintf(a.stderr, "gencode: compaction failed, originals kept: %s\n", oneLine(c.Err.Error()))
+		}
+	}
+}
+
+// userMessage is how an error is shown to the user: one line, saying what
+// to do where that is known.
+func userMessage(err error) string {
+	var apiErr *llm.APIError
+	switch {
+	case errors.Is(err, llm.ErrContextOverflow):
+		return "the conversation does not fit the model's context window, even after compaction: " + detail(err) +
+			" (try /summarize, a model with a larger window, or context_window in the config)"
+	case errors.Is(err, llm.ErrQuota):
+		return "the provider says the account's quota is used up: " + detail(err)
+	case errors.Is(err, llm.ErrRateLimited):
+		return "rate limited by the provider, still after retrying: " + detail(err)
+	case errors.Is(err, llm.ErrAuth):
+		return "the endpoint refused the credentials: " + detail(err) + " (check OPENAI_API_KEY)"
+	case errors.Is(err, llm.ErrUnreachable):
+		return "cannot reach the model endpoint: " + detail(err) + " (check OPENAI_BASE_URL or base_url)"
+	case errors.Is(err, agent.ErrCanceled), errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.As(err, &apiErr):
+		return detail(err)
+	}
+	return oneLine(err.Error())
+}
+
+func detail(err error) string { return oneLine(err.Error()) }

@@ -1,0 +1,157 @@
+// Package cli is gencode's command line: it parses flags, loads the
+// configuration, wires the store, client, tools, agent and summarizer
+// together, and runs print mode, a subcommand or the TUI. Errors become a
+// message and an exit code here, in one place.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gencode/gencode/internal/config"
+)
+
+// Exit codes.
+const (
+	ExitOK    = 0
+	ExitError = 1
+	ExitUsage = 2
+)
+
+// Env is the process's outside world, injected so tests can run the CLI
+// in-process with their own environment and streams.
+type Env struct {
+	Args   []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	Getwd  func() (string, error)
+	// IsTerminal reports whether stdout is a terminal (TUI, boxed output).
+	IsTerminal func() bool
+	// LocalServers are probed, in order, when no API key and no base URL
+	// are configured (nil: the usual Ollama, LM Studio, llama.cpp ports).
+	LocalServers []string
+}
+
+// OSEnv is the real process environment.
+func OSEnv() Env {
+	return Env{
+		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Getenv: os.Getenv, Getwd: os.Getwd,
+		IsTerminal: func() bool {
+			fi, err := os.Stdout.Stat()
+			return err == nil && fi.Mode()&os.ModeCharDevice != 0
+		},
+	}
+}
+
+// usageError marks errors in how gencode was called.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// globalFlags are the flags every command takes.
+type globalFlags struct {
+	model, baseURL, configFile, dataDir string
+}
+
+// rootOptions are the flags of the root command (TUI and print mode).
+type rootOptions struct {
+	prompt    string
+	print     bool
+	cont      bool
+	resume    string
+	allow     []string
+	yolo      bool
+	noSummary bool
+}
+
+// Run runs gencode with env and returns the exit code.
+func Run(ctx context.Context, env Env) int {
+	var g globalFlags
+	root := newRootCmd(ctx, env, &g)
+	root.SetArgs(env.Args)
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintln(env.Stderr, "gencode: "+userMessage(err))
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return ExitUsage
+	}
+	return ExitError
+}
+
+func newRootCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
+	var o rootOptions
+	root := &cobra.Command{
+		Use:   "gencode",
+		Short: "A terminal coding agent for long sessions",
+		Long: "gencode is a terminal coding agent. It compacts long sessions in the background,\n" +
+			"cheapest tier first, keeps every message, and shows what was summarized.",
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.print = cmd.Flags().Changed("print")
+			if o.cont && o.resume != "" {
+				return &usageError{errors.New("use either --continue or --resume, not both")}
+			}
+			app, err := newApp(ctx, env, cmd, g)
+			if err != nil {
+				return err
+			}
+			defer app.Close()
+			if o.print {
+				return app.printMode(ctx, o)
+			}
+			return app.interactive(ctx, o)
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	f := root.Flags()
+	f.StringVarP(&o.prompt, "print", "p", "", "print mode: run one turn with `PROMPT` and print the answer (\"-\" reads stdin)")
+	f.BoolVarP(&o.cont, "continue", "c", false, "resume the latest session of this directory")
+	f.StringVarP(&o.resume, "resume", "r", "", "resume session `ID` (a unique prefix is enough)")
+	f.StringSliceVar(&o.allow, "allow", nil, "tools allowed without asking in print mode, e.g. Write,Edit,Bash")
+	f.BoolVar(&o.yolo, "yolo", false, "allow every tool call, also outside the working directory")
+	f.BoolVar(&o.noSummary, "no-summarize", false, "turn automatic summarization off for this run")
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.model, "model", "", "model `NAME` (env GENCODE_MODEL)")
+	pf.StringVar(&g.baseURL, "base-url", "", "OpenAI-compatible endpoint `URL` (env OPENAI_BASE_URL)")
+	pf.StringVar(&g.configFile, "config", "", "config `FILE` (default $XDG_CONFIG_HOME/gencode/config.toml)")
+	pf.StringVar(&g.dataDir, "data-dir", "", "data `DIR` for sessions (env GENCODE_HOME)")
+	for _, c := range subcommands(ctx, env, g) {
+		root.AddCommand(c)
+	}
+	return root
+}
+
+// loadConfig loads the configuration with the flags that were given.
+func loadConfig(env Env, cmd *cobra.Command, g *globalFlags) (config.Config, error) {
+	var fl config.Flags
+	if cmd.Flags().Changed("model") {
+		fl.Model = &g.model
+	}
+	if cmd.Flags().Changed("base-url") {
+		fl.BaseURL = &g.baseURL
+	}
+	if cmd.Flags().Changed("data-dir") {
+		fl.DataDir = &g.dataDir
+	}
+	return config.Load(g.configFile, env.Getenv, fl)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

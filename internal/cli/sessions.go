@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+)
+
+func subcommands(ctx context.Context, env Env, g *globalFlags) []*cobra.Command {
+	return []*cobra.Command{newSessionsCmd(ctx, env, g)}
+}
+
+func newSessionsCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "sessions",
+		Short: "List sessions (id, updated, messages, title)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			a, err := newApp(ctx, env, cmd, g)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			list, err := a.store.Sessions(ctx, limit)
+			if err != nil {
+				return err
+			}
+			w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "ID\tUPDATED\tMESSAGES\tDIRECTORY\tTITLE")
+			for _, s := range list {
+				fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.Updated.Format("2006-01-02 15:04"), s.MessageCount, s.Cwd, oneLine(s.Title))
+			}
+			return w.Flush()
+		},
+	}
+	cmd.Flags().IntVarP(&limit, "limit", "n", 50, "show at most `N` sessions (0: all)")
+	return cmd
+}
