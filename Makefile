@@ -1,0 +1,45 @@
+# gencode: make run | make test | make bench
+GO        ?= go
+BIN       ?= bin/gencode
+PKGS      ?= ./...
+
+.PHONY: build run test test-short bench golden deps-check fmt vet tidy-check ci clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/gencode
+
+# run starts the TUI (or pass ARGS, e.g. make run ARGS='-p "hello"').
+run: build
+	./$(BIN) $(ARGS)
+
+# test is what CI runs: vet, the import-direction rule, every test with -race.
+test: vet deps-check
+	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+
+test-short:
+	$(GO) test -count=1 $(PKGS)
+
+vet:
+	$(GO) vet $(PKGS)
+
+# deps-check enforces the one-way imports of DESIGN.md.
+deps-check:
+	./scripts/check-deps.sh
+
+# bench runs the benchmarks behind the figures in the README and issue notes.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./internal/... | tee bench.out
+
+golden:
+	$(GO) test ./internal/tui/... -update
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+tidy-check:
+	$(GO) mod tidy && git diff --exit-code go.mod go.sum
+
+ci: test tidy-check
+
+clean:
+	rm -rf bin bench.out
