@@ -9,6 +9,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/summarize"
 )
 
 // Compactor is the summarizer as the agent drives it. Implementations must
@@ -21,9 +22,9 @@ type Compactor interface {
 	// compaction and returns at once; past the hard one it compacts before
 	// returning. When a summary was applied meanwhile it returns the
 	// reloaded view. report receives progress for the front end.
-	Prepare(ctx context.Context, v session.View, tokens int, report func(Compaction)) (session.View, error)
+	Prepare(ctx context.Context, v session.View, tokens int, report func(summarize.Report)) (session.View, error)
 	// Compact compacts now and waits (a provider overflow error).
-	Compact(ctx context.Context, v session.View, reason string, report func(Compaction)) (session.View, error)
+	Compact(ctx context.Context, v session.View, reason string, report func(summarize.Report)) (session.View, error)
 	// ObserveUsage calibrates estimates with what the provider counted.
 	ObserveUsage(sessionID string, estimated, actual int)
 }
@@ -105,7 +106,7 @@ func (t *turn) compactNow(reason string) error {
 	return nil
 }
 
-func (t *turn) reportCompaction(c Compaction) {
+func (t *turn) reportCompaction(c summarize.Report) {
 	t.emit(Event{Kind: EventCompaction, Compaction: &c})
 }
 

@@ -1,9 +1,8 @@
 package agent
 
 import (
-	"time"
-
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/summarize"
 )
 
 // EventKind says what an Event reports.
@@ -43,38 +42,6 @@ type Usage struct {
 	Window        int
 }
 
-// CompactionPhase is where a compaction is.
-type CompactionPhase int
-
-// Phases of a compaction.
-const (
-	CompactionStarted CompactionPhase = iota
-	CompactionFinished
-	CompactionFailed
-)
-
-func (p CompactionPhase) String() string {
-	switch p {
-	case CompactionStarted:
-		return "started"
-	case CompactionFinished:
-		return "finished"
-	default:
-		return "failed"
-	}
-}
-
-// Compaction reports the summarizer's work to front ends.
-type Compaction struct {
-	Phase      CompactionPhase
-	Background bool // false: the turn waits for it (hard threshold)
-	Reason     string
-	Summary    *session.Summary // when finished
-	Fallback   bool             // the deterministic summary was used
-	Err        error            // when failed
-	Duration   time.Duration
-}
-
 // Event is what a turn tells its front end. The agent never knows which
 // front end listens.
 type Event struct {
@@ -83,6 +50,6 @@ type Event struct {
 	Message    *session.Message
 	Call       *session.ToolCall
 	Usage      *Usage
-	Compaction *Compaction
+	Compaction *summarize.Report
 	Err        error
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/models"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tokens"
 	"github.com/gencode/gencode/internal/tools"
 )
@@ -226,9 +227,9 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 
 // reportCompaction tells a print-mode user on stderr that history was
 // compacted (stdout stays the answer alone).
-func (a *app) reportCompaction(c *agent.Compaction) {
+func (a *app) reportCompaction(c *summarize.Report) {
 	switch c.Phase {
-	case agent.CompactionFinished:
+	case summarize.Finished:
 		if s := c.Summary; s != nil {
 			how := "summary"
 			if c.Fallback {
@@ -237,7 +238,7 @@ func (a *app) reportCompaction(c *agent.Compaction) {
 			fmt.Fprintf(a.stderr, "gencode: compacted messages %d-%d into a %s: %d -> %d tokens\n",
 				s.FromSeq, s.ToSeq, how, s.TokensBefore, s.TokensAfter)
 		}
-	case agent.CompactionFailed:
+	case summarize.Failed:
 		if c.Err != nil {
 			fmt.Fprintf(a.stderr, "gencode: compaction failed, originals kept: %s\n", oneLine(c.Err.Error()))
 		}

@@ -1,0 +1,45 @@
+// Package summarize compacts a session's history, cheapest tier first:
+// capped and masked tool outputs in the view, then an LLM summary of the
+// oldest unsummarized range, made in the background while the user goes on.
+// It never deletes a message unless the user asked for it, and on any
+// failure it keeps the originals or falls back to a deterministic summary.
+package summarize
+
+import (
+	"time"
+
+	"github.com/gencode/gencode/internal/session"
+)
+
+// Phase is where a compaction is.
+type Phase int
+
+// Phases of a compaction.
+const (
+	Started Phase = iota
+	Finished
+	Failed
+)
+
+func (p Phase) String() string {
+	switch p {
+	case Started:
+		return "started"
+	case Finished:
+		return "finished"
+	default:
+		return "failed"
+	}
+}
+
+// Report tells front ends about one compaction.
+type Report struct {
+	SessionID  string
+	Phase      Phase
+	Background bool // false: the turn waits for it (hard threshold, overflow, /summarize)
+	Reason     string
+	Summary    *session.Summary // when Finished
+	Fallback   bool             // the deterministic summary was used (LLM failed)
+	Err        error            // when Failed, or why the fallback was used
+	Duration   time.Duration
+}
