@@ -1,0 +1,52 @@
+// Package commands parses and runs slash commands (/summarize, /history,
+// /context ...) and the reports they produce. It returns plain data; the TUI
+// draws it as boxes and the CLI prints it, boxed on a terminal and plain when
+// piped. It knows nothing of Bubble Tea.
+package commands
+
+// Action is what a command asks its front end to do besides showing output.
+type Action int
+
+// Actions a command can ask for.
+const (
+	ActionNone Action = iota
+	ActionExit
+	ActionNewSession    // /clear: start a new session
+	ActionResumeSession // /resume ID: Result.SessionID
+	ActionSetModel      // /model NAME: Result.Model
+	ActionSummarize     // /summarize: run compaction now (Result.Focus), then show its report
+)
+
+func (a Action) String() string {
+	return [...]string{"none", "exit", "new-session", "resume-session", "set-model", "summarize"}[a]
+}
+
+// Result is the outcome of one command.
+type Result struct {
+	// Text is shown as a plain note (markdown allowed); may be empty.
+	Text string
+	// Report is shown as a boxed report; may be nil.
+	Report *Report
+	// Action asks the front end to do something.
+	Action    Action
+	SessionID string
+	Model     string
+	Focus     string
+}
+
+// Report is a boxed report: a title, then sections of lines.
+type Report struct {
+	Title    string
+	Sections []Section
+	Footer   string
+}
+
+// Section is a titled group of lines inside a Report. An empty Title
+// means plain lines. Lines are single lines of text; a front end wraps or
+// truncates them to its width.
+type Section struct {
+	Title string
+	Lines []string
+	// More counts lines left out of Lines ("+N more").
+	More int
+}
