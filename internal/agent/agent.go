@@ -22,6 +22,10 @@ import (
 // ErrCanceled is returned when the user stopped the turn.
 var ErrCanceled = errors.New("turn canceled")
 
+// ErrMessageTooLarge is returned, before anything is stored, for a user
+// message that cannot fit the model's window; the front end keeps the text.
+var ErrMessageTooLarge = errors.New("message too large for the context window")
+
 // ErrTooManyIterations is returned when the model kept calling tools past
 // the iteration bound.
 var ErrTooManyIterations = errors.New("too many tool rounds")
@@ -208,6 +212,9 @@ func (t *turn) run(text string) (string, error) {
 		return "", errors.New("empty message")
 	}
 	text = strings.ToValidUTF8(text, "\uFFFD")
+	if err := t.a.checkSize(text); err != nil {
+		return "", err
+	}
 	v, err := t.a.store.LoadView(t.logCtx(), t.sessionID)
 	if err != nil {
 		return "", fmt.Errorf("load session %s: %w", t.sessionID, err)
@@ -260,6 +267,25 @@ func (t *turn) run(text string) (string, error) {
 		t.afterTurn()
 	}
 	return "", fmt.Errorf("stopped after %d model requests: %w", t.a.opts.MaxIterations, ErrTooManyIterations)
+}
+
+// checkSize refuses a user message that cannot fit the window next to the
+// system prompt and tool schemas. A cheap byte bound goes first, so a huge
+// paste is refused without tokenizing all of it.
+func (a *Agent) checkSize(text string) error {
+	if a.opts.Window <= 0 {
+		return nil
+	}
+	room := a.opts.Window*9/10 - a.fixedCost
+	n := len(text) / 6 // no tokenizer gives fewer than ~1 token per 6 bytes of text
+	if n <= room {
+		n = a.counter.Count(text)
+	}
+	if n > room {
+		return fmt.Errorf("your message is about %d tokens and the model's context window is %d (%d usable): %w; attach less, or use a model with a larger window",
+			n, a.opts.Window, room, ErrMessageTooLarge)
+	}
+	return nil
 }
 
 // request streams one completion of the current view.

@@ -261,6 +261,8 @@ func userMessage(err error) string {
 		return "the endpoint refused the credentials: " + detail(err) + " (check OPENAI_API_KEY)"
 	case errors.Is(err, llm.ErrUnreachable):
 		return "cannot reach the model endpoint: " + detail(err) + " (check OPENAI_BASE_URL or base_url)"
+	case errors.Is(err, agent.ErrMessageTooLarge):
+		return detail(err)
 	case errors.Is(err, agent.ErrCanceled), errors.Is(err, context.Canceled):
 		return "canceled"
 	case errors.As(err, &apiErr):
