@@ -105,7 +105,7 @@ type Request struct {
 	Tool           string
 	Summary        string // one line: the key argument (path, command, pattern)
 	Args           string // the raw JSON arguments
-	Path           string // Read/Write/Edit/Glob/Grep/LS: the absolute path the call touches, symlinks resolved
+	Path           string // the absolute path the call touches, symlinks resolved (Bash: the directory it runs in)
 	OutsideWorkDir bool   // Path is outside the working directory
 	Diff           string // Write/Edit: unified diff of the file, old -> new
 }
@@ -148,6 +148,8 @@ func (s *Set) authorize(ctx context.Context, r Request) string {
 			return fmt.Sprintf("permission denied: %s needs approval; the user can rerun with --allow %s or --yolo", r.Tool, r.Tool)
 		}
 	}
+	// The front end shows these: no escape sequences from the model or files.
+	r.Summary, r.Args, r.Path, r.Diff = Sanitize(r.Summary), Sanitize(r.Args), Sanitize(r.Path), Sanitize(r.Diff)
 	d, err := s.asker.Ask(ctx, r)
 	if err != nil {
 		return fmt.Sprintf("permission denied: asking the user about %s failed: %v", r.Tool, err)

@@ -353,3 +353,23 @@ func TestRunConcurrently(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// The approval dialog never receives raw escape sequences, from the
+// model's arguments or from the file being changed.
+func TestAskerSeesSanitizedRequests(t *testing.T) {
+	t.Parallel()
+	asker := &fakeAsker{decision: Deny}
+	s, dir := newTestSet(t, Options{Asker: asker})
+	writeFile(t, filepath.Join(dir, "f.txt"), "\x1b]0;evil title\x07a\n")
+	run(t, s, ToolEdit, map[string]any{"file_path": "f.txt", "old_string": "a", "new_string": "b"})
+	run(t, s, ToolBash, map[string]any{"command": "echo \x1b[2J\x1b[31mhi"})
+	reqs := asker.asked()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, "--- a/f.txt\n+++ b/f.txt\n@@ -1,1 +1,1 @@\n-a\n+b\n", reqs[0].Diff)
+	assert.Equal(t, "echo hi", reqs[1].Summary)
+	for _, r := range reqs {
+		for _, field := range []string{r.Summary, r.Args, r.Path, r.Diff} {
+			assert.NotContains(t, field, "\x1b")
+		}
+	}
+}
