@@ -111,10 +111,17 @@ type Request struct {
 }
 
 // Asker is answered by the front end (a dialog in the TUI). Ask blocks until
-// the user decides or ctx ends; an error counts as Deny.
+// the user decides or ctx ends; an error counts as Deny. When the agent runs
+// tool calls in parallel, Ask may be called from several goroutines at once.
 type Asker interface {
 	Ask(ctx context.Context, r Request) (Decision, error)
 }
+
+// AskerFunc adapts a function to the Asker interface.
+type AskerFunc func(ctx context.Context, r Request) (Decision, error)
+
+// Ask calls f(ctx, r).
+func (f AskerFunc) Ask(ctx context.Context, r Request) (Decision, error) { return f(ctx, r) }
 
 type grantKey struct {
 	tool    string
