@@ -6,6 +6,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -114,14 +115,10 @@ func (a *Agent) SystemPrompt() string { return a.opts.SystemPrompt }
 
 func (a *Agent) countFixed() int {
 	n := a.counter.CountMessage(tokens.Message{Role: "system", Content: a.opts.SystemPrompt}) + tokens.ReplyPriming
-	for _, t := range a.toolDefs {
-		n += a.counter.Count(t.Function.Name) + a.counter.Count(t.Function.Description)
-		if p, ok := t.Function.Parameters.([]byte); ok {
-			n += a.counter.Count(string(p))
-		} else if p, ok := t.Function.Parameters.(interface{ MarshalJSON() ([]byte, error) }); ok {
-			if b, err := p.MarshalJSON(); err == nil {
-				n += a.counter.Count(string(b))
-			}
+	if len(a.toolDefs) > 0 {
+		// The schemas as they go on the wire; providers count about this.
+		if b, err := json.Marshal(a.toolDefs); err == nil {
+			n += a.counter.Count(string(b))
 		}
 	}
 	return n

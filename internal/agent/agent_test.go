@@ -331,3 +331,17 @@ func TestHugeMessageIsRefusedBeforeStoring(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "small one\uFFFD", msgs[0].Content, "invalid UTF-8 is stored replaced, not raw")
 }
+
+// TestFixedCostFitsSmallWindows checks the design's budget: the system
+// prompt and every tool schema together stay within 3,000 tokens, so that
+// gencode works in the 8k windows of local models.
+func TestFixedCostFitsSmallWindows(t *testing.T) {
+	t.Parallel()
+	ts := tools.New(tools.Options{WorkDir: t.TempDir()})
+	a := New(nil, nil, ts, tokens.New("gpt-4o-mini"), Options{Model: "gpt-4o-mini", WorkDir: "/home/user/projects/some-repository"})
+	require.Len(t, a.toolDefs, 7)
+	if got := a.FixedCost(); got > 3000 || got < 500 {
+		t.Errorf("FixedCost() = %d tokens, want between 500 and 3000", got)
+	}
+	t.Logf("system prompt + 7 tool schemas = %d tokens", a.FixedCost())
+}
