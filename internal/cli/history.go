@@ -48,25 +48,22 @@ func newHistoryCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command 
 		Short: "Show a session's summaries and messages",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := newApp(ctx, env, cmd, g)
-			if err != nil {
-				return err
-			}
-			defer a.Close()
-			sess, err := a.sessionFor(ctx, o.id)
-			if err != nil {
-				return err
-			}
-			if o.asJSON {
-				return a.historyJSON(ctx, sess)
-			}
-			rep, err := commands.History(ctx, a.store, a.searchFunc(), sess.ID, commands.HistoryOptions{
-				Full: o.full, Expand: o.expand, Search: o.search, Recent: o.recent})
-			if err != nil {
-				return err
-			}
-			a.printReport(rep)
-			return nil
+			return withApp(ctx, env, cmd, g, func(a *app) error {
+				sess, err := a.sessionFor(ctx, o.id)
+				if err != nil {
+					return err
+				}
+				if o.asJSON {
+					return a.historyJSON(ctx, sess)
+				}
+				rep, err := commands.History(ctx, a.store, a.searchFunc(), sess.ID, commands.HistoryOptions{
+					Full: o.full, Expand: o.expand, Search: o.search, Recent: o.recent})
+				if err != nil {
+					return err
+				}
+				a.printReport(rep)
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()
