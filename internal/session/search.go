@@ -25,10 +25,10 @@ package session
 // so "_", "/", ".", "-" and ":" split words. "snake_case",
 // "internal/session/store.go" and "fmt.Errorf" are found by any of their
 // parts and, as phrases, whole. CamelCase words are single tokens
-// ("handlerequest"): found whole, and by a leading part because query
-// words of three or more letters also match as prefixes ("handle" finds
-// handleRequest, "test" finds TestSearch), but not by an inner part
-// ("Request"). Measured on 20,000 1 KB messages: unicode61 indexes at
+// ("handlerequest"): found whole, and by a leading part when nothing
+// matches exactly, since Search then retries words of four or more
+// letters as prefixes ("handle" finds handleRequest), but not by an inner
+// part ("Request"). Measured on 20,000 1 KB messages: unicode61 indexes at
 // ~100 us/message and adds ~0.6 KB/message; trigram (which finds any
 // substring) costs 2.7x the time, 4.6x the space and 16x the query time,
 // so it is not used. tokenchars '_' (snake_case as one token) measured the
@@ -39,6 +39,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -78,11 +79,14 @@ const maxTerms = 32
 // snippetTokens is the snippet's length in tokens (FTS5 allows 1-64).
 const snippetTokens = 16
 
-// indexBatchBytes and indexBatchRows bound one catch-up transaction. Appends
-// wait for it (one writer at a time), so it must stay short: ~1-3 ms.
+// indexBatchRows and indexBatchBytes bound one catch-up transaction. An
+// append waits for it (one writer at a time), so it must stay short.
+// Measured on the 2-core test machine (busy), with ~1 KB messages: 16 rows
+// take ~1 ms at the median and ~4 ms at p90 (64 rows: 3 and 25 ms), and
+// index at ~160 us per message (64 rows: ~150 us).
 const (
-	indexBatchBytes = 64 << 10
-	indexBatchRows  = 64
+	indexBatchRows  = 16
+	indexBatchBytes = 32 << 10
 )
 
 // docColumns is the SQL for the indexed columns (sid, body, tools) of a
@@ -172,7 +176,7 @@ func (s *Store) CatchUpIndex(ctx context.Context) (int, error) {
 		if err != nil || !behind {
 			return total, err
 		}
-		n, err := s.indexBatch(ctx)
+		n, err := s.indexBatch(ctx, indexBatchRows, indexBatchBytes)
 		total += n
 		if err != nil {
 			return total, err
@@ -192,10 +196,10 @@ func (s *Store) indexBehind(ctx context.Context) (bool, error) {
 	return behind, nil
 }
 
-// indexBatch indexes the next rows after the watermark, up to
-// indexBatchRows rows or indexBatchBytes of text (at least one row), and
-// moves the watermark in the same transaction.
-func (s *Store) indexBatch(ctx context.Context) (int, error) {
+// indexBatch indexes the next rows after the watermark, up to maxRows
+// rows or maxBytes of text (at least one row), and moves the watermark in
+// the same transaction.
+func (s *Store) indexBatch(ctx context.Context, maxRows int, maxBytes int64) (int, error) {
 	tx, err := s.db.BeginTx(ctx, nil) // BEGIN IMMEDIATE (see Open): one writer
 	if err != nil {
 		return 0, fmt.Errorf("index messages: %w", err)
@@ -206,7 +210,7 @@ func (s *Store) indexBatch(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("index messages: read watermark: %w", err)
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT id, octet_length(content) + coalesce(octet_length(full_content), 0)
-		+ coalesce(octet_length(tool_calls), 0) FROM messages WHERE id > ? ORDER BY id LIMIT ?`, from, indexBatchRows)
+		+ coalesce(octet_length(tool_calls), 0) FROM messages WHERE id > ? ORDER BY id LIMIT ?`, from, maxRows)
 	if err != nil {
 		return 0, fmt.Errorf("index messages after %d: %w", from, err)
 	}
@@ -217,7 +221,7 @@ func (s *Store) indexBatch(ctx context.Context) (int, error) {
 			rows.Close()
 			return 0, fmt.Errorf("index messages after %d: %w", from, err)
 		}
-		if n > 0 && size+bytes > indexBatchBytes {
+		if n > 0 && size+bytes > maxBytes {
 			break
 		}
 		through, size = id, size+bytes
@@ -268,11 +272,22 @@ func (s *Store) RebuildIndex(ctx context.Context) error {
 // cancel ctx (and wait for it to return) before closing the store. Errors
 // are passed to onErr (if not nil) and retried at the next interval; Search
 // catches up by itself anyway.
+//
+// After indexing it also checkpoints the WAL (PASSIVE: appends go on
+// meanwhile). The index writes most of the WAL's pages, and otherwise the
+// append that crosses SQLite's auto-checkpoint threshold would pay for
+// copying and syncing them.
 func (s *Store) RunIndexer(ctx context.Context, every time.Duration, onErr func(error)) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		if _, err := s.CatchUpIndex(ctx); err != nil && ctx.Err() == nil && onErr != nil {
+		n, err := s.CatchUpIndex(ctx)
+		if err == nil && n > 0 {
+			if _, cerr := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`); cerr != nil {
+				err = fmt.Errorf("checkpoint: %w", cerr)
+			}
+		}
+		if err != nil && ctx.Err() == nil && onErr != nil {
 			onErr(err)
 		}
 		select {
@@ -289,40 +304,78 @@ func (s *Store) RunIndexer(ctx context.Context, every time.Duration, onErr func(
 // It first indexes what is not indexed yet.
 //
 // text is plain text, never query syntax: each whitespace-separated word,
-// or "a quoted phrase", is searched literally, and words of three or more
-// letters match as prefixes too; words after the 32nd are ignored. A message matches when it has every word;
-// when none has, the messages with any of them are returned, ranked, with
-// Partial set. Text without letters or digits matches nothing.
+// or "a quoted phrase", is searched literally; words after the 32nd are
+// ignored. Search tries, until one matches:
+//  1. messages with every word;
+//  2. the same, words ending in four or more letters or digits matching
+//     as prefixes too ("handle" finds handleRequest);
+//  3. messages with any of the words, with Partial set; the words that
+//     most messages have are left out (see anyWord), so that the rare
+//     words decide.
+//
+// Text without letters or digits matches nothing. When more than
+// RankWindow messages match, the most recent RankWindow of them are
+// ranked: ranking costs time in proportion to the matches.
 func (s *Store) Search(ctx context.Context, sessionID, text string, limit int) ([]Hit, int, error) {
 	if limit <= 0 {
 		limit = 10
 	}
 	limit = min(limit, SearchLimit)
-	all, anyWord, ok := matchQuery(text)
-	if !ok {
+	terms := parseQuery(text)
+	if len(terms) == 0 {
 		return nil, 0, nil
 	}
 	if _, err := s.CatchUpIndex(ctx); err != nil {
 		return nil, 0, fmt.Errorf("search %q: %w", text, err)
 	}
-	hits, total, err := s.match(ctx, sessionID, all, limit)
-	if err == nil && total == 0 && anyWord != all {
-		hits, total, err = s.match(ctx, sessionID, anyWord, limit)
-		for i := range hits {
-			hits[i].Partial = true
+	for _, expr := range allWords(terms) {
+		hits, total, err := s.match(ctx, sessionID, expr, limit, RankWindow)
+		if err != nil || total > 0 {
+			return hits, total, wrapSearch(text, err)
 		}
 	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("search %q: %w", text, err)
+	if len(terms) < 2 {
+		return nil, 0, nil
 	}
-	return hits, total, nil
+	expr, err := s.anyWord(ctx, sessionID, terms)
+	if err != nil || expr == "" {
+		return nil, 0, wrapSearch(text, err)
+	}
+	hits, total, err := s.match(ctx, sessionID, expr, limit, RankWindow)
+	for i := range hits {
+		hits[i].Partial = true
+	}
+	return hits, total, wrapSearch(text, err)
 }
 
-// match runs one FTS5 expression restricted to a session.
-func (s *Store) match(ctx context.Context, sessionID, expr string, limit int) ([]Hit, int, error) {
+func wrapSearch(text string, err error) error {
+	if err != nil {
+		return fmt.Errorf("search %q: %w", text, err)
+	}
+	return nil
+}
+
+// RankWindow is how many matches Search ranks at most: the most recent.
+const RankWindow = 5000
+
+// match runs one FTS5 expression restricted to a session: it counts the
+// matches, then ranks (the most recent window of) them.
+func (s *Store) match(ctx context.Context, sessionID, expr string, limit, window int) ([]Hit, int, error) {
 	expr = "{body tools} : (" + expr + ")"
 	if sessionID != "" {
 		expr = "sid : " + quote(sessionID) + " AND " + expr
+	}
+	var total int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM message_search WHERE message_search MATCH ?`,
+		expr).Scan(&total); err != nil || total == 0 {
+		return nil, 0, err
+	}
+	var from int64
+	if total > window {
+		if err := s.db.QueryRowContext(ctx, `SELECT rowid FROM message_search WHERE message_search MATCH ?
+			ORDER BY rowid DESC LIMIT 1 OFFSET ?`, expr, window-1).Scan(&from); err != nil {
+			return nil, 0, err
+		}
 	}
 	// The inner query is FTS5's own ranked scan, so snippets are only made
 	// for the rows returned.
@@ -330,9 +383,9 @@ func (s *Store) match(ctx context.Context, sessionID, expr string, limit int) ([
 		FROM (SELECT rowid AS id, rank,
 				snippet(message_search, 1, ?1, ?2, '…', ?3) AS body,
 				snippet(message_search, 2, ?1, ?2, '…', ?3) AS tools
-			FROM message_search WHERE message_search MATCH ?4 ORDER BY rank LIMIT ?5) AS h
+			FROM message_search WHERE message_search MATCH ?4 AND rowid >= ?5 ORDER BY rank LIMIT ?6) AS h
 		JOIN messages AS m ON m.id = h.id ORDER BY h.rank`,
-		MatchOpen, MatchClose, snippetTokens, expr, limit)
+		MatchOpen, MatchClose, snippetTokens, expr, from, limit)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -357,17 +410,7 @@ func (s *Store) match(ctx context.Context, sessionID, expr string, limit int) ([
 		h.Snippet = strings.Join(strings.Fields(h.Snippet), " ")
 		hits = append(hits, h)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, err
-	}
-	total := len(hits)
-	if total == limit {
-		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM message_search WHERE message_search MATCH ?`,
-			expr).Scan(&total); err != nil {
-			return nil, 0, err
-		}
-	}
-	return hits, total, nil
+	return hits, total, rows.Err()
 }
 
 // callNames lists the tool names of an assistant message's calls.
@@ -383,28 +426,28 @@ func callNames(callsJSON string) string {
 	return strings.Join(names, ", ")
 }
 
-// matchQuery turns text into two FTS5 expressions: every term (all) and any
-// term (anyWord). A term is a whitespace-separated word or a double-quoted
-// phrase, always quoted as an FTS5 string, so that no character or keyword
-// of the text (", *, -, :, ^, parentheses, AND, OR, NOT, NEAR ...) is read
-// as syntax. ok is false when no term has a letter or digit to search for.
-func matchQuery(text string) (all, anyWord string, ok bool) {
-	var terms []string
+// queryTerm is a word or a quoted phrase of a search text.
+type queryTerm struct {
+	text string
+	// prefix: the term may match as a prefix, in the second step: a word
+	// ending in 4+ letters or digits. (A prefix query merges the index
+	// entries of every word it expands to; "the*" costs 100 ms at 100k
+	// messages.)
+	prefix bool
+}
+
+// parseQuery splits text into terms: whitespace-separated words, and
+// double-quoted phrases (an unbalanced quote counts as plain text). Terms
+// without a letter or digit are dropped, and terms after the maxTerms-th.
+func parseQuery(text string) []queryTerm {
+	var terms []queryTerm
 	add := func(t string, phrase bool) {
-		if !hasWordChar(t) {
+		if len(terms) == maxTerms || !hasWordChar(t) {
 			return
 		}
-		if len(terms) == maxTerms {
-			return
-		}
-		q := quote(t)
-		if last := lastWordLen(t); last >= 3 && !(phrase && strings.ContainsFunc(t, unicode.IsSpace)) {
-			q += " *"
-		}
-		terms = append(terms, q)
+		terms = append(terms, queryTerm{text: t,
+			prefix: lastWordLen(t) >= 4 && !(phrase && strings.ContainsFunc(t, unicode.IsSpace))})
 	}
-	// Segments between double quotes are phrases; an unbalanced quote
-	// counts as plain text.
 	parts := strings.Split(text, `"`)
 	for i, p := range parts {
 		if i%2 == 1 && i < len(parts)-1 {
@@ -415,10 +458,69 @@ func matchQuery(text string) (all, anyWord string, ok bool) {
 			add(w, false)
 		}
 	}
-	if len(terms) == 0 {
-		return "", "", false
+	return terms
+}
+
+// allWords are the expressions of Search's first steps: every term, then
+// every term with prefixes. Every term is an FTS5 string, so that no
+// character or keyword of the text (", *, -, :, ^, parentheses, AND, OR,
+// NOT, NEAR ...) is read as syntax.
+func allWords(terms []queryTerm) []string {
+	exact := make([]string, len(terms))
+	prefixed := make([]string, len(terms))
+	hasPrefix := false
+	for i, t := range terms {
+		exact[i] = quote(t.text)
+		prefixed[i] = exact[i]
+		if t.prefix {
+			prefixed[i] += " *"
+			hasPrefix = true
+		}
 	}
-	return strings.Join(terms, " AND "), strings.Join(terms, " OR "), true
+	out := []string{strings.Join(exact, " AND ")}
+	if hasPrefix {
+		out = append(out, strings.Join(prefixed, " AND "))
+	}
+	return out
+}
+
+// anyWord is the expression of Search's last step: any of the terms, the
+// rarest first, leaving out those whose matches would take the total past
+// RankWindow (but always keeping the rarest). Common words ("the", "what")
+// would otherwise match most of the log, and the rare words the user
+// meant would not be ranked. "" when no term matches at all.
+func (s *Store) anyWord(ctx context.Context, sessionID string, terms []queryTerm) (string, error) {
+	type counted struct {
+		expr string
+		n    int
+	}
+	var found []counted
+	for _, t := range terms {
+		expr := quote(t.text)
+		q := "{body tools} : (" + expr + ")"
+		if sessionID != "" {
+			q = "sid : " + quote(sessionID) + " AND " + q
+		}
+		var n int
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM message_search WHERE message_search MATCH ?`,
+			q).Scan(&n); err != nil {
+			return "", err
+		}
+		if n > 0 && !slices.ContainsFunc(found, func(c counted) bool { return c.expr == expr }) {
+			found = append(found, counted{expr, n})
+		}
+	}
+	slices.SortStableFunc(found, func(a, b counted) int { return a.n - b.n })
+	var parts []string
+	sum := 0
+	for i, c := range found {
+		if i > 0 && sum+c.n > RankWindow {
+			break
+		}
+		parts = append(parts, c.expr)
+		sum += c.n
+	}
+	return strings.Join(parts, " OR "), nil
 }
 
 // quote makes s an FTS5 string: in double quotes, which are doubled inside.
@@ -430,7 +532,7 @@ func quote(s string) string {
 // isWordChar approximates unicode61's token characters: letters, numbers
 // and private-use characters. Where Go's Unicode tables are newer than
 // SQLite's, a term may be all separators to the tokenizer: an empty phrase,
-// which matches nothing (the any-word search still finds the other terms).
+// which matches nothing (the any-word step still finds the other terms).
 func isWordChar(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r)
 }

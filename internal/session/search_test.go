@@ -269,6 +269,54 @@ func TestSearchScopesAndCounts(t *testing.T) {
 	require.Contains(t, hits[0].Snippet, "«gremlin»")
 }
 
+func TestRankWindowRanksTheMostRecent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openStore(t)
+	sess, err := s.CreateSession(ctx, "/w", "m")
+	require.NoError(t, err)
+	for i := 1; i <= 20; i++ {
+		body := "walrus"
+		if i == 2 {
+			body = "walrus walrus walrus walrus" // the best match, but old
+		}
+		_, err := s.Append(ctx, sess.ID, Message{Role: RoleUser, Content: body})
+		require.NoError(t, err)
+	}
+	_, err = s.CatchUpIndex(ctx)
+	require.NoError(t, err)
+	hits, total, err := s.match(ctx, sess.ID, `"walrus"`, 3, 5)
+	require.NoError(t, err)
+	require.Equal(t, 20, total, "the total counts every match")
+	for _, h := range hits {
+		require.GreaterOrEqual(t, h.Seq, int64(16), "only the 5 most recent are ranked")
+	}
+	hits, _, err = s.match(ctx, sess.ID, `"walrus"`, 3, 100)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, hits[0].Seq, "within the window, the best match first")
+}
+
+func TestSearchAnyWordLeavesOutCommonWords(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openStore(t)
+	sess, err := s.CreateSession(ctx, "/w", "m")
+	require.NoError(t, err)
+	for i := 1; i <= 30; i++ {
+		body := "the usual text of the session"
+		if i == 7 {
+			body = "the answer is ocelot"
+		}
+		_, err := s.Append(ctx, sess.ID, Message{Role: RoleUser, Content: body})
+		require.NoError(t, err)
+	}
+	_, err = s.CatchUpIndex(ctx)
+	require.NoError(t, err)
+	expr, err := s.anyWord(ctx, sess.ID, parseQuery("what was the ocelot answer"))
+	require.NoError(t, err)
+	require.Equal(t, `"ocelot" OR "answer" OR "the"`, expr, "rarest first; no term without matches")
+}
+
 func TestSearchAnyWordWhenNoneHasAll(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -457,34 +505,34 @@ func TestLegacyDatabaseGainsIndexOnOpen(t *testing.T) {
 	checkCaughtUp(t, s)
 }
 
-func TestMatchQuery(t *testing.T) {
+func TestAllWords(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		text     string
-		wantAll  string
-		wantAny  string
-		wantNone bool
+		text string
+		want []string
 	}{
-		{text: "port 5433", wantAll: `"port" * AND "5433" *`, wantAny: `"port" * OR "5433" *`},
-		{text: "go db", wantAll: `"go" AND "db"`, wantAny: `"go" OR "db"`},
-		{text: `a"b`, wantAll: `"a" AND "b"`, wantAny: `"a" OR "b"`},
-		{text: `"exact phrase here" x`, wantAll: `"exact phrase here" AND "x"`, wantAny: `"exact phrase here" OR "x"`},
-		{text: `say "hi`, wantAll: `"say" * AND "hi"`, wantAny: `"say" * OR "hi"`},
-		{text: `NEAR(a) OR`, wantAll: `"NEAR(a)" AND "OR"`, wantAny: `"NEAR(a)" OR "OR"`},
-		{text: `store.go`, wantAll: `"store.go"`, wantAny: `"store.go"`},
-		{text: `handle*`, wantAll: `"handle*" *`, wantAny: `"handle*" *`},
-		{text: `"a""b"`, wantAll: `"a" AND "b"`, wantAny: `"a" OR "b"`},
-		{text: `* - : ( ) ^ "" +`, wantNone: true},
-		{text: "", wantNone: true},
+		{text: "port 5433", want: []string{`"port" AND "5433"`, `"port" * AND "5433" *`}},
+		{text: "the port", want: []string{`"the" AND "port"`, `"the" AND "port" *`}},
+		{text: "go db", want: []string{`"go" AND "db"`}},
+		{text: "handle", want: []string{`"handle"`, `"handle" *`}},
+		{text: `a"b`, want: []string{`"a" AND "b"`}},
+		{text: `"exact phrase here" x`, want: []string{`"exact phrase here" AND "x"`}},
+		{text: `"one_phrase_here" x`, want: []string{`"one_phrase_here" AND "x"`, `"one_phrase_here" * AND "x"`}},
+		{text: `say "hi`, want: []string{`"say" AND "hi"`}},
+		{text: `NEAR(a) OR`, want: []string{`"NEAR(a)" AND "OR"`}},
+		{text: `store.go`, want: []string{`"store.go"`}},
+		{text: `handle*`, want: []string{`"handle*"`, `"handle*" *`}},
+		{text: `"a""b"`, want: []string{`"a" AND "b"`}},
+		{text: `* - : ( ) ^ "" +`},
+		{text: ""},
 	}
 	for _, tt := range tests {
-		all, anyWord, ok := matchQuery(tt.text)
-		if ok == tt.wantNone {
-			t.Errorf("matchQuery(%q) ok = %v, want %v", tt.text, ok, !tt.wantNone)
-			continue
+		var got []string
+		if terms := parseQuery(tt.text); len(terms) > 0 {
+			got = allWords(terms)
 		}
-		if all != tt.wantAll || anyWord != tt.wantAny {
-			t.Errorf("matchQuery(%q) = %q, %q, want %q, %q", tt.text, all, anyWord, tt.wantAll, tt.wantAny)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("allWords(parseQuery(%q)) = %q, want %q", tt.text, got, tt.want)
 		}
 	}
 }
