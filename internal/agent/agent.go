@@ -343,7 +343,7 @@ func (t *turn) runTools(calls []session.ToolCall) error {
 		if t.a.tools == nil {
 			res = tools.Result{Content: fmt.Sprintf("error: no tool named %q is available", c.Name), IsError: true}
 		} else {
-			res = t.a.tools.Run(t.ctx, tools.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+			res = t.a.runTool(t.ctx, t.sessionID, tools.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 		}
 		if err := t.append(toolMessage(c, res)); err != nil {
 			return err

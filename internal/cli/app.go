@@ -166,7 +166,7 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 		WorkDir: a.cwd, Permissions: perms, Asker: asker, Yolo: yolo,
 		OutputCapTokens: a.cfg.Tools.OutputCapTokens, CountTokens: counter.Count,
 	})
-	ag := agent.New(a.store, client, ts, counter, agent.Options{
+	ag := agent.New(a.store, client, a.withRecall(ts, counter.Count, a.window(a.cfg.Model)), counter, agent.Options{
 		Model: a.cfg.Model, WorkDir: a.cwd, MaxIterations: a.cfg.MaxIterations, Window: a.window(a.cfg.Model),
 	})
 	return ag, ts, nil
