@@ -39,7 +39,18 @@ type Context struct {
 // Context builds what the view sends. It reads stored token counts and
 // never runs a tokenizer over old messages.
 func (v View) Context(opts ContextOptions) Context {
-	c := Context{Block: SummaryBlock(v.Summaries)}
+	c := v.messages(opts)
+	c.Block = SummaryBlock(v.Summaries)
+	return c
+}
+
+// Tokens is Context(opts).Tokens without rendering the summary block: what
+// a compaction policy checks before every request.
+func (v View) Tokens(opts ContextOptions) int { return v.messages(opts).Tokens }
+
+// messages is Context without the block's text.
+func (v View) messages(opts ContextOptions) Context {
+	var c Context
 	c.Tokens = BlockTokens(v.Summaries)
 	toMask := maskCount(v.Messages, opts)
 	c.Messages = make([]Message, len(v.Messages))
@@ -204,7 +215,7 @@ func RenderSummary(s Summary) string {
 	var b strings.Builder
 	narrative := strings.TrimSpace(s.Content)
 	if narrative != "" {
-		b.WriteString(narrative)
+		b.WriteString(demoteHeadings(narrative))
 		b.WriteString("\n")
 	} else if s.Fallback {
 		b.WriteString("(No narrative: the summarizer was not available. The facts below come from the session log.)\n")
@@ -246,6 +257,18 @@ func RenderSummary(s Summary) string {
 		fmt.Fprintf(&b, "Tools used: %s\n", strings.Join(parts, ", "))
 	}
 	return b.String()
+}
+
+// demoteHeadings moves a narrative's markdown headings one level down, so
+// that they nest under the block's "## Summary of messages" heading.
+func demoteHeadings(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "#") && strings.HasPrefix(strings.TrimLeft(l, "#"), " ") && len(l)-len(strings.TrimLeft(l, "#")) < 6 {
+			lines[i] = "#" + l
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // joinRecent joins items with "; ". With chars > 0 it keeps the most recent

@@ -76,7 +76,7 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	}
 	opts := s.ContextOptions()
 	fixed := s.fixedCost()
-	before := fixed + v.Context(opts).Tokens
+	before := fixed + v.Tokens(opts)
 	eff := st.effective(before)
 	b := s.budgets(fixed)
 	blockNow := session.BlockTokens(v.Summaries)
@@ -122,7 +122,7 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		est := sum
 		est.Content = strings.Repeat("word ", words)
 		s.finish(&est, b)
-		after := fixed + session.View{Summaries: append(append([]session.Summary{}, v.Summaries...), est), Messages: tail}.Context(opts).Tokens
+		after := fixed + session.View{Summaries: append(append([]session.Summary{}, v.Summaries...), est), Messages: tail}.Tokens(opts)
 		byTokens := float64(before-after) >= minReduction*float64(before)
 		byCount := float64(cut) >= minReduction*float64(len(v.Messages)) && after < before
 		soft, _ := s.thresholds()
@@ -162,7 +162,7 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		sum.Model = ""
 	}
 	s.finish(&sum, b)
-	after := fixed + session.View{Summaries: append(append([]session.Summary{}, v.Summaries...), sum), Messages: tail}.Context(opts).Tokens
+	after := fixed + session.View{Summaries: append(append([]session.Summary{}, v.Summaries...), sum), Messages: tail}.Tokens(opts)
 	sum.MessagesBefore, sum.MessagesAfter = len(v.Messages), len(tail)
 	sum.TokensBefore, sum.TokensAfter = before, after
 	sum.Duration = s.cfg.Now().Sub(start)
@@ -486,8 +486,8 @@ func (s *Summarizer) mergeIfOver(ctx context.Context, st *sessState, id, focus s
 	s.finish(&merged, b)
 	opts := s.ContextOptions()
 	rest := append([]session.Summary{merged}, v.Summaries[len(pick):]...)
-	before := fixed + v.Context(opts).Tokens
-	after := fixed + session.View{Summaries: rest, Messages: v.Messages}.Context(opts).Tokens
+	before := fixed + v.Tokens(opts)
+	after := fixed + session.View{Summaries: rest, Messages: v.Messages}.Tokens(opts)
 	if after >= before {
 		return nil, nil
 	}

@@ -363,7 +363,7 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, re
 	id := v.Session.ID
 	st := s.state(id)
 	opts := s.ContextOptions()
-	s.fixed.Store(int64(max(0, tokens-v.Context(opts).Tokens)))
+	s.fixed.Store(int64(max(0, tokens-v.Tokens(opts))))
 	deliver(st, report)
 	reload := func() {
 		if st.applied() <= v.SummarizedThrough() {
@@ -371,7 +371,7 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, re
 		}
 		if nv, err := s.store.LoadView(ctx, id); err == nil {
 			v = nv
-			tokens = s.fixedCost() + v.Context(opts).Tokens
+			tokens = s.fixedCost() + v.Tokens(opts)
 		}
 	}
 	reload()
