@@ -97,7 +97,7 @@ func newLog(t testing.TB, store *session.Store) *logBuilder {
 	return &logBuilder{t: t, store: store, id: sess.ID}
 }
 
-func (l *logBuilder) add(msgs ...session.Message) {
+func (l *logBuilder) add(msgs ...session.Message) []session.Message {
 	l.t.Helper()
 	for i := range msgs {
 		if msgs[i].Tokens == 0 {
@@ -107,8 +107,9 @@ func (l *logBuilder) add(msgs ...session.Message) {
 			}
 		}
 	}
-	_, err := l.store.Append(context.Background(), l.id, msgs...)
+	out, err := l.store.Append(context.Background(), l.id, msgs...)
 	require.NoError(l.t, err)
+	return out
 }
 
 // call is one tool call of a turn and its result.
@@ -175,7 +176,7 @@ func testConfig(window int) Config {
 
 // viewTokens is what Prepare is told: fixed cost plus the view.
 func viewTokens(s *Summarizer, v session.View) int {
-	return s.fixedCost() + v.Context(s.ContextOptions()).Tokens
+	return s.fixedCost() + v.Tokens(s.ContextOptions())
 }
 
 // windowAt returns the window in which the session's view takes ratio of

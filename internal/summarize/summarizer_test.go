@@ -443,10 +443,11 @@ func TestSecretsNeverLeave(t *testing.T) {
 	t.Parallel()
 	store := openStore(t)
 	l := newLog(t, store)
+	secretCorpus, _ := corpus(t)
 	for i, sc := range secretCorpus {
-		l.turn(fmt.Sprintf("Step %d: use this: %s", i, sc.text),
-			writeCall(fmt.Sprintf("/w/conf%d.env", i), sc.text),
-			bashCall("deploy --config "+sc.text, "deployed with "+sc.text, 0))
+		l.turn(fmt.Sprintf("Step %d: use this: %s", i, sc.Text),
+			writeCall(fmt.Sprintf("/w/conf%d.env", i), sc.Text),
+			bashCall("deploy --config "+sc.Text, "deployed with "+sc.Text, 0))
 	}
 	seedTurns(l, 100, 4)
 	// The summarizer repeats whatever it is sent.
@@ -466,22 +467,22 @@ func TestSecretsNeverLeave(t *testing.T) {
 	require.NoError(t, err)
 	for _, sc := range secretCorpus {
 		for _, r := range llm.requests() {
-			require.NotContains(t, r.System+r.Prompt, sc.secret, "%s reached the summarizer", sc.name)
+			require.NotContains(t, r.System+r.Prompt, sc.Secret, "%s reached the summarizer", sc.Name)
 		}
-		require.NotContains(t, string(stored), sc.secret, "%s stored in the summary", sc.name)
-		require.NotContains(t, string(fromDB), sc.secret, "%s stored in the summary", sc.name)
+		require.NotContains(t, string(stored), sc.Secret, "%s stored in the summary", sc.Name)
+		require.NotContains(t, string(fromDB), sc.Secret, "%s stored in the summary", sc.Name)
 	}
 	require.Contains(t, string(fromDB), "[REDACTED:")
 	// Redaction is off when the user turns it off.
 	cfg.RedactSecrets = false
 	l2 := newLog(t, store)
-	l2.turn("the key is "+secretCorpus[0].text, writeCall("/w/a", "x"))
+	l2.turn("the key is "+secretCorpus[0].Text, writeCall("/w/a", "x"))
 	seedTurns(l2, 1, 3)
 	s2 := New(store, &fakeLLM{}, charCounter{}, cfg)
 	defer s2.Close()
 	rep, err = s2.SummarizeNow(context.Background(), l2.id, "")
 	require.NoError(t, err)
-	require.Contains(t, rep.Summary.UserRequests[0], secretCorpus[0].secret)
+	require.Contains(t, rep.Summary.UserRequests[0], secretCorpus[0].Secret)
 }
 
 func TestCloseStopsBackgroundWork(t *testing.T) {
