@@ -9,7 +9,7 @@ import (
 )
 
 func subcommands(ctx context.Context, env Env, g *globalFlags) []*cobra.Command {
-	return []*cobra.Command{newSessionsCmd(ctx, env, g)}
+	return []*cobra.Command{newSessionsCmd(ctx, env, g), newSummarizeCmd(ctx, env, g)}
 }
 
 func newSessionsCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
