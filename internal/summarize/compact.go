@@ -132,16 +132,24 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		}
 	}
 
+	// The summarizer's calls run under lctx: a turn waits for them at most
+	// WaitLimit, and a turn that needs the session compacted now cuts a
+	// background compaction's calls short (hurry) and gets the
+	// deterministic summary applied at once.
+	lctx, lcancel := context.WithCancel(ctx)
+	if m != modeBackground {
+		lctx, lcancel = context.WithTimeout(ctx, s.cfg.WaitLimit)
+	}
+	defer lcancel()
+	if m == modeBackground {
+		st.setHurry(lcancel)
+		defer st.setHurry(nil)
+	}
 	var llmErr error
 	if m != modeManual && s.llmHeld(st, eff) {
 		llmErr = fmt.Errorf("the summarizer failed %d times in a row; not asked again until the session grows", llmFailureLimit)
 	} else {
-		lctx, cancel := ctx, context.CancelFunc(func() {})
-		if m != modeBackground {
-			lctx, cancel = context.WithTimeout(ctx, s.cfg.WaitLimit)
-		}
 		nar, chunks, err := s.narrate(lctx, rng, focus, words, &attempts{left: s.cfg.MaxAttempts})
-		cancel()
 		if err == nil {
 			sum.Content, sum.Goal, sum.CurrentState = nar.text, nar.goal, nar.currentState
 			sum.Topics, sum.NextSteps = nar.topics, nar.nextSteps
@@ -151,7 +159,11 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 			sum.Model, sum.Chunks = s.cfg.Model, chunks
 		}
 		llmErr = err
-		s.noteLLM(st, err, eff)
+		if hurried := err != nil && errors.Is(lctx.Err(), context.Canceled) && ctx.Err() == nil; hurried {
+			llmErr = fmt.Errorf("a turn needed the session compacted before the summarizer answered: %w", err)
+		} else {
+			s.noteLLM(st, err, eff)
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return fail(fmt.Errorf("compaction of session %s stopped: %w", id, err))
@@ -191,7 +203,7 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	if llmErr != nil {
 		rep.Err = fmt.Errorf("summarizer failed, deterministic summary used: %w", llmErr)
 	}
-	if merged, err := s.mergeIfOver(ctx, st, id, focus, m, eff); err == nil && merged != nil {
+	if merged, err := s.mergeIfOver(ctx, lctx, st, id, focus, m, eff); err == nil && merged != nil {
 		rep.Merged = merged
 		after = merged.TokensAfter
 	}
@@ -416,8 +428,9 @@ func (s *Summarizer) checkAnswer(text string, inputTokens int) error {
 // mergeIfOver merges the oldest summaries into one when the block passed
 // its budget: an LLM merge of their narratives and the union of their
 // facts. If the summarizer fails, the narratives are shortened instead,
-// flagged Fallback; the merged summaries stay in the store.
-func (s *Summarizer) mergeIfOver(ctx context.Context, st *sessState, id, focus string, m mode, eff int) (*session.Summary, error) {
+// flagged Fallback; the merged summaries stay in the store. lctx bounds
+// the summarizer's calls.
+func (s *Summarizer) mergeIfOver(ctx, lctx context.Context, st *sessState, id, focus string, m mode, eff int) (*session.Summary, error) {
 	v, err := s.store.LoadView(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("load session %s: %w", id, err)
@@ -459,12 +472,7 @@ func (s *Summarizer) mergeIfOver(ctx context.Context, st *sessState, id, focus s
 		merged.Content = shortenParts(parts, labels, b.narrative*4)
 		merged.Fallback, merged.FallbackReason = true, "the summarizer is failing; narratives shortened"
 	default:
-		lctx, cancel := ctx, context.CancelFunc(func() {})
-		if m != modeBackground {
-			lctx, cancel = context.WithTimeout(ctx, s.cfg.WaitLimit)
-		}
 		text, err := s.reduce(lctx, parts, labels, focus, words, &attempts{left: s.cfg.MaxAttempts})
-		cancel()
 		s.noteLLM(st, err, eff)
 		if err != nil {
 			merged.Content = shortenParts(parts, labels, b.narrative*4)

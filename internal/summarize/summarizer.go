@@ -256,6 +256,13 @@ type sessState struct {
 	failures       int           // compactions failed in a row
 	llmFailures    int           // compactions whose summarizer failed, in a row
 	llmHoldTokens  int           // the summarizer is not asked again below this
+	hurry          func()        // cuts the background job's summarizer calls short
+}
+
+func (st *sessState) setHurry(f func()) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.hurry = f
 }
 
 func (s *Summarizer) state(id string) *sessState {
@@ -384,10 +391,8 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, re
 	switch {
 	case eff >= hard && eff >= holdTokens:
 		if job := st.running(); job != nil {
-			select {
-			case <-job:
-			case <-ctx.Done():
-				return v, ctx.Err()
+			if err := waitJob(ctx, st, s.cfg.WaitLimit); err != nil {
+				return v, err
 			}
 			deliver(st, report)
 			reload()
@@ -458,11 +463,28 @@ func (s *Summarizer) startBackground(st *sessState, id, reason string, report fu
 	}()
 }
 
-// waitJob waits for the session's background compaction, if any.
-func waitJob(ctx context.Context, st *sessState) error {
+// waitJob waits for the session's background compaction, if any. A turn
+// waits for its summarizer calls at most limit; then they are cut short and
+// the job applies its deterministic summary (which takes milliseconds).
+func waitJob(ctx context.Context, st *sessState, limit time.Duration) error {
 	job := st.running()
 	if job == nil {
 		return nil
+	}
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case <-job:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+	}
+	st.mu.Lock()
+	hurry := st.hurry
+	st.mu.Unlock()
+	if hurry != nil {
+		hurry()
 	}
 	select {
 	case <-job:
@@ -483,7 +505,7 @@ func (s *Summarizer) Compact(ctx context.Context, v session.View, reason string,
 	st.mu.Lock()
 	st.ratio = min(2, st.ratio*1.1) // our estimate was low
 	st.mu.Unlock()
-	if err := waitJob(ctx, st); err != nil {
+	if err := waitJob(ctx, st, s.cfg.WaitLimit); err != nil {
 		return v, err
 	}
 	deliver(st, report)
@@ -517,7 +539,7 @@ func (s *Summarizer) SummarizeNow(ctx context.Context, sessionID, focus string) 
 		return Report{SessionID: sessionID, Phase: Failed, Err: err}, err
 	}
 	st := s.state(v.Session.ID)
-	if err := waitJob(ctx, st); err != nil {
+	if err := waitJob(ctx, st, s.cfg.WaitLimit); err != nil {
 		return Report{SessionID: v.Session.ID, Phase: Failed, Err: err}, err
 	}
 	reason := "requested by the user"

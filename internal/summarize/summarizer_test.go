@@ -162,6 +162,40 @@ func TestPrepareNeverWaitsBelowHard(t *testing.T) {
 	require.True(t, fin[0].Background)
 }
 
+// TestHardThresholdCutsASlowSummaryShort: a background summary whose
+// summarizer hangs does not hold the turn that reaches the hard threshold
+// longer than WaitLimit: its calls are cut short and the deterministic
+// summary is applied.
+func TestHardThresholdCutsASlowSummaryShort(t *testing.T) {
+	t.Parallel()
+	store := openStore(t)
+	l := newLog(t, store)
+	seedTurns(l, 1, 14)
+	llm := &fakeLLM{gate: make(chan struct{})} // never answers
+	cfg := testConfig(windowAt(l, 0.7))
+	cfg.WaitLimit = 100 * time.Millisecond
+	s := New(store, llm, charCounter{}, cfg)
+	defer s.Close()
+	var got reports
+	v := l.view()
+	_, err := s.Prepare(context.Background(), v, viewTokens(s, v), got.add)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(llm.requests()) == 1 }, 5*time.Second, time.Millisecond)
+
+	seedTurns(l, 15, 6)
+	v = l.view()
+	_, hard := s.thresholds()
+	require.GreaterOrEqual(t, viewTokens(s, v), hard)
+	start := time.Now()
+	v2, err := s.Prepare(context.Background(), v, viewTokens(s, v), got.add)
+	require.NoError(t, err)
+	require.Less(t, time.Since(start), 3*time.Second)
+	require.NotEmpty(t, v2.Summaries)
+	require.True(t, v2.Summaries[0].Fallback)
+	require.Contains(t, v2.Summaries[0].FallbackReason, "before the summarizer answered")
+	require.Less(t, viewTokens(s, v2), hard)
+}
+
 func TestPrepareHardCompactsFirst(t *testing.T) {
 	t.Parallel()
 	store := openStore(t)
