@@ -505,3 +505,35 @@ func summaryText(s session.Summary) string {
 	}
 	return strings.Join(parts, "\n")
 }
+
+// TestSummarizeCommand runs `gencode summarize` as a user would: a report
+// the first time, "nothing to summarize" the second, and a clear error
+// where there is no session.
+func TestSummarizeCommand(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.NewServer(t, openaitest.WithResponder(summarize))
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	sb.env["GENCODE_SUMMARY_MODEL"] = summaryModel
+	id, _ := sb.seedSession(12, 3)
+
+	res := sb.run("summarize", "--focus", "the test runs")
+	require.Equal(t, 0, res.code, res.stderr)
+	for _, want := range []string{
+		"Summarized messages 1-", "of session " + id, "Messages: 48 -> ", "Tokens: ", "Commands run (",
+		"  - go test ./pkg/p1\n", "Took ", "model " + summaryModel, "## Goal", "FACT-BLUEFALCON",
+	} {
+		require.Contains(t, res.stdout, want)
+	}
+	require.Contains(t, srv.Requests()[0].Messages[1].Content, `focus on: "the test runs"`)
+
+	res = sb.run("summarize", "--session", id[:5])
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, "Nothing to summarize in session "+id+": the recent messages are kept verbatim and there is no older unsummarized range.\n", res.stdout)
+
+	empty := filepath.Join(sb.home, "elsewhere")
+	require.NoError(t, os.MkdirAll(empty, 0o755))
+	res = sb.runIn(empty, "", "summarize")
+	require.Equal(t, 1, res.code)
+	require.Contains(t, res.stderr, "no session in")
+}

@@ -252,7 +252,7 @@ func TestSummarizerFaultsDoNotStopTheTurn(t *testing.T) {
 		{name: "500", reply: openaitest.Reply{Status: 500}, wantWhy: "500"},
 		{name: "timeout", reply: openaitest.Reply{Content: "## Goal\n- late", Delay: 3 * time.Second}, wantWhy: "no answer within"},
 		{name: "empty answer", reply: openaitest.Reply{Content: ""}, wantWhy: "empty"},
-		{name: "answer larger than its input", reply: openaitest.Reply{Content: strings.Repeat("All work and no play. ", 8000)}, wantWhy: "not shorter than"},
+		{name: "answer larger than its input", reply: openaitest.Reply{Content: strings.Repeat("All work and no play. ", 2000)}, wantWhy: "not shorter than"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
