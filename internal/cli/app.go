@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -39,6 +40,9 @@ type app struct {
 	cwd    string
 	tokens *tokens.Cache
 	stderr io.Writer
+	// stderrMu serializes what the turn and the summarizer's goroutine
+	// write to stderr.
+	stderrMu sync.Mutex
 }
 
 func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags) (*app, error) {
@@ -228,6 +232,8 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 // reportCompaction tells a print-mode user on stderr that history was
 // compacted (stdout stays the answer alone).
 func (a *app) reportCompaction(c *summarize.Report) {
+	a.stderrMu.Lock()
+	defer a.stderrMu.Unlock()
 	switch c.Phase {
 	case summarize.Finished:
 		if s := c.Summary; s != nil {

@@ -14,6 +14,11 @@ type ContextOptions struct {
 	// max(1, MaskAfter/2)). Masking in batches keeps the request's prefix
 	// unchanged for several turns, so the provider's prompt cache holds.
 	MaskBatch int
+	// CapTokens cuts, in the view only, a tool output larger than this to
+	// its head and tail with a line saying what was cut (0: no cap). Tools
+	// cap outputs when they are recorded; this second cap follows the
+	// window, so that one output cannot fill a small one.
+	CapTokens int
 }
 
 // Context is what a View sends after the system prompt.
@@ -27,12 +32,25 @@ type Context struct {
 	Tokens int
 	// Masked is how many tool results were replaced by placeholders.
 	Masked int
+	// Cut is how many tool outputs were shortened by CapTokens.
+	Cut int
 }
 
 // Context builds what the view sends. It reads stored token counts and
 // never runs a tokenizer over old messages.
 func (v View) Context(opts ContextOptions) Context {
-	c := Context{Block: SummaryBlock(v.Summaries)}
+	c := v.messages(opts)
+	c.Block = SummaryBlock(v.Summaries)
+	return c
+}
+
+// Tokens is Context(opts).Tokens without rendering the summary block: what
+// a compaction policy checks before every request.
+func (v View) Tokens(opts ContextOptions) int { return v.messages(opts).Tokens }
+
+// messages is Context without the block's text.
+func (v View) messages(opts ContextOptions) Context {
+	var c Context
 	c.Tokens = BlockTokens(v.Summaries)
 	toMask := maskCount(v.Messages, opts)
 	c.Messages = make([]Message, len(v.Messages))
@@ -45,6 +63,9 @@ func (v View) Context(opts ContextOptions) Context {
 				m.Tokens = placeholderTokens(m.Content)
 				c.Masked++
 			}
+		} else if m.Role == RoleTool && opts.CapTokens > 0 && m.Tokens > opts.CapTokens && !m.Meta.Deleted {
+			m = CutOutput(m, opts.CapTokens)
+			c.Cut++
 		}
 		c.Messages[i] = m
 		c.Tokens += m.Tokens
@@ -104,6 +125,55 @@ func Placeholder(m Message) string {
 
 func placeholderTokens(s string) int { return len(s)/3 + 4 }
 
+// CutOutput shortens a tool result to about limit tokens: two thirds from
+// its head, one third from its tail, cut at line ends where possible, with a
+// line between them saying how much was left out and where the whole output
+// is. The token count is scaled from the stored one (no tokenizer runs).
+func CutOutput(m Message, limit int) Message {
+	text := m.Content
+	if m.Tokens <= limit || len(text) == 0 {
+		return m
+	}
+	keep := len(text) * limit / m.Tokens
+	headLen, tailLen := keep*2/3, keep/3
+	head := cutAtLine(text[:validCut(text, headLen)], false)
+	tail := cutAtLine(text[len(text)-len(text[validCut(text, len(text)-tailLen):]):], true)
+	elided := len(text) - len(head) - len(tail)
+	if elided <= 0 {
+		return m
+	}
+	marker := fmt.Sprintf("\n[... %d of %d characters of this output are cut from the context to fit the window; the whole output is message %d of the session log ...]\n",
+		elided, len(text), m.Seq)
+	m.Content = head + marker + tail
+	m.Full = ""
+	m.Tokens = limit + placeholderTokens(marker)
+	return m
+}
+
+// validCut moves i back to the start of a UTF-8 sequence.
+func validCut(s string, i int) int {
+	i = max(0, min(i, len(s)))
+	for i > 0 && i < len(s) && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return i
+}
+
+// cutAtLine trims a head to its last line end, or a tail to after its
+// first, when that keeps at least half of it.
+func cutAtLine(s string, tail bool) string {
+	if tail {
+		if i := strings.IndexByte(s, '\n'); i >= 0 && i < len(s)/2 {
+			return s[i+1:]
+		}
+		return s
+	}
+	if i := strings.LastIndexByte(s, '\n'); i >= len(s)/2 {
+		return s[:i+1]
+	}
+	return s
+}
+
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > n {
@@ -143,29 +213,48 @@ func BlockTokens(sums []Summary) int {
 }
 
 // RenderSummary is a summary's text as the model reads it: the narrative,
-// then the facts extracted from the log, which no LLM can drop.
+// then the facts extracted from the log, which no LLM can drop. With
+// s.RenderChars set, each list shows its most recent entries within its share
+// of that many characters and says how many earlier ones it left out; the
+// summary record itself keeps them all.
 func RenderSummary(s Summary) string {
 	var b strings.Builder
-	if t := strings.TrimSpace(s.Content); t != "" {
-		b.WriteString(t)
+	narrative := strings.TrimSpace(s.Content)
+	if narrative != "" {
+		b.WriteString(demoteHeadings(narrative))
 		b.WriteString("\n")
+	} else if s.Fallback {
+		b.WriteString("(No narrative: the summarizer was not available. The facts below come from the session log.)\n")
 	}
-	list := func(title string, items []string) {
+	limit := s.RenderChars
+	share := func(pct int) int {
+		if limit <= 0 {
+			return 0
+		}
+		return max(80, limit*pct/100)
+	}
+	if s.LastUserRequest != "" {
+		req := s.LastUserRequest
+		if n := share(25); n > 0 && len(req) > n {
+			req = req[:validCut(req, n)] + "… [cut; the whole request is in the session log]"
+		}
+		fmt.Fprintf(&b, "Last user request in this range (verbatim): %q\n", req)
+	}
+	list := func(title string, items []string, chars int) {
 		if len(items) == 0 {
 			return
 		}
-		fmt.Fprintf(&b, "%s: %s\n", title, strings.Join(items, "; "))
+		fmt.Fprintf(&b, "%s: %s\n", title, joinRecent(items, chars))
 	}
-	if s.LastUserRequest != "" {
-		fmt.Fprintf(&b, "Last user request in this range (verbatim): %q\n", s.LastUserRequest)
+	list("System instructions (verbatim)", s.SystemNotes, share(15))
+	list("User constraints (verbatim)", s.UserConstraints, share(15))
+	if narrative == "" {
+		list("User requests", s.UserRequests, share(15))
+		list("Key decisions", s.KeyDecisions, share(10))
 	}
-	list("User constraints (verbatim)", s.UserConstraints)
-	if strings.TrimSpace(s.Content) == "" {
-		list("Key decisions", s.KeyDecisions)
-	}
-	list("Files modified", s.FilesModified)
-	list("Files read", s.FilesRead)
-	list("Commands run", s.Commands)
+	list("Files modified", s.FilesModified, share(20))
+	list("Commands run", s.Commands, share(20))
+	list("Files read", s.FilesRead, share(8))
 	if len(s.ToolsUsed) > 0 {
 		parts := make([]string, 0, len(s.ToolsUsed))
 		for _, u := range s.ToolsUsed {
@@ -174,4 +263,47 @@ func RenderSummary(s Summary) string {
 		fmt.Fprintf(&b, "Tools used: %s\n", strings.Join(parts, ", "))
 	}
 	return b.String()
+}
+
+// demoteHeadings moves a narrative's markdown headings one level down, so
+// that they nest under the block's "## Summary of messages" heading.
+func demoteHeadings(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "#") && strings.HasPrefix(strings.TrimLeft(l, "#"), " ") && len(l)-len(strings.TrimLeft(l, "#")) < 6 {
+			lines[i] = "#" + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// joinRecent joins items with "; ". With chars > 0 it keeps the most recent
+// items that fit in about chars characters (each at most half of it) and
+// names how many earlier ones it left out.
+func joinRecent(items []string, chars int) string {
+	if chars <= 0 {
+		return strings.Join(items, "; ")
+	}
+	per := max(160, chars/2)
+	var kept []string
+	used := 0
+	for i := len(items) - 1; i >= 0; i-- {
+		it := items[i]
+		if len(it) > per {
+			it = it[:validCut(it, per)] + "…"
+		}
+		if used+len(it)+2 > chars && len(kept) > 0 {
+			break
+		}
+		kept = append(kept, it)
+		used += len(it) + 2
+	}
+	for i, j := 0, len(kept)-1; i < j; i, j = i+1, j-1 {
+		kept[i], kept[j] = kept[j], kept[i]
+	}
+	out := strings.Join(kept, "; ")
+	if left := len(items) - len(kept); left > 0 {
+		out = fmt.Sprintf("(%d earlier not shown; all are kept in the summary record) ", left) + out
+	}
+	return out
 }

@@ -125,6 +125,19 @@ type Summary struct {
 	Duration        time.Duration `json:"duration_ns"`
 	Merged          []string      `json:"merged,omitempty"` // ids of summaries this one replaced
 	SupersededBy    string        `json:"superseded_by,omitempty"`
+
+	// UserRequests holds the first line of each user message in the range,
+	// shown when there is no narrative (a deterministic summary).
+	UserRequests []string `json:"user_requests,omitempty"`
+	// SystemNotes keeps system messages of the range verbatim
+	// (preserve_system; imported sessions carry them in the log).
+	SystemNotes []string `json:"system_notes,omitempty"`
+	// RenderChars bounds the extracted facts shown to the model (0: all).
+	// The fields themselves always keep everything; RenderSummary shows the
+	// most recent entries that fit and says how many it left out.
+	RenderChars int `json:"render_chars,omitempty"`
+	// Chunks is how many summarizer calls the range needed (map-reduce).
+	Chunks int `json:"chunks,omitempty"`
 }
 
 // Messages is the number of log messages the summary covers.

@@ -39,7 +39,10 @@ type Report struct {
 	Background bool // false: the turn waits for it (hard threshold, overflow, /summarize)
 	Reason     string
 	Summary    *session.Summary // when Finished
-	Fallback   bool             // the deterministic summary was used (LLM failed)
-	Err        error            // when Failed, or why the fallback was used
-	Duration   time.Duration
+	// Merged is set when the summary block passed its budget and the
+	// oldest summaries were merged into this one.
+	Merged   *session.Summary
+	Fallback bool  // the deterministic summary was used (LLM failed)
+	Err      error // when Failed, or why the fallback was used
+	Duration time.Duration
 }

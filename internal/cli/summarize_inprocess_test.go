@@ -1,0 +1,302 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/agent"
+	"github.com/gencode/gencode/internal/llm"
+	"github.com/gencode/gencode/internal/openaitest"
+	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/tokens"
+	"github.com/gencode/gencode/internal/tools"
+)
+
+// These tests wire the real agent, tools, store, tokenizer and summarizer
+// in-process against the fake server, through the CLI's Completer adapter.
+
+const fakeSummaryModel = "summarizer-model"
+
+// tokenCache shares one vocabulary between these tests.
+var tokenCache = &tokens.Cache{}
+
+// harness is one session wired like print mode.
+type harness struct {
+	t     *testing.T
+	srv   *openaitest.Server
+	store *session.Store
+	sess  session.Session
+	agent *agent.Agent
+	sum   *summarize.Summarizer
+}
+
+func newHarness(t *testing.T, srv *openaitest.Server, store *session.Store, sess session.Session, window int, tune func(*summarize.Config)) *harness {
+	t.Helper()
+	counter := tokenCache.Counter("gpt-4o-mini")
+	perms := tools.DefaultPermissions()
+	require.NoError(t, perms.Allow("Write", "Bash"))
+	ts := tools.New(tools.Options{WorkDir: sess.Cwd, Permissions: perms, CountTokens: counter.Count})
+	client := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k"})
+	ag := agent.New(store, client, ts, counter, agent.Options{Model: "gpt-4o-mini", WorkDir: sess.Cwd, MaxIterations: 10, Window: window})
+	cfg := summarize.DefaultConfig()
+	cfg.Window, cfg.Model, cfg.FixedCost = window, fakeSummaryModel, ag.FixedCost()
+	if tune != nil {
+		tune(&cfg)
+	}
+	s := summarize.New(store, completer{llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", MaxRetries: -1})}, counter, cfg)
+	ag.SetCompactor(s)
+	t.Cleanup(s.Close)
+	return &harness{t: t, srv: srv, store: store, sess: sess, agent: ag, sum: s}
+}
+
+func newStoreSession(t *testing.T) (*session.Store, session.Session) {
+	t.Helper()
+	store, err := session.Open(context.Background(), filepath.Join(t.TempDir(), "data"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = store.Close() })
+	sess, err := store.CreateSession(context.Background(), t.TempDir(), "gpt-4o-mini")
+	require.NoError(t, err)
+	return store, sess
+}
+
+// turn runs one user turn and returns its events and how long it took.
+func (h *harness) turn(text string) ([]agent.Event, time.Duration) {
+	h.t.Helper()
+	start := time.Now()
+	var evs []agent.Event
+	for ev := range h.agent.Start(context.Background(), h.sess.ID, text) {
+		evs = append(evs, ev)
+	}
+	took := time.Since(start)
+	last := evs[len(evs)-1]
+	require.Equal(h.t, agent.EventDone, last.Kind, "turn %q ended with %v", text, last.Err)
+	return evs, took
+}
+
+func compactions(evs []agent.Event) []summarize.Report {
+	var out []summarize.Report
+	for _, e := range evs {
+		if e.Kind == agent.EventCompaction {
+			out = append(out, *e.Compaction)
+		}
+	}
+	return out
+}
+
+func summarizerRequests(srv *openaitest.Server) int {
+	n := 0
+	for _, r := range srv.Requests() {
+		if r.Model == fakeSummaryModel {
+			n++
+		}
+	}
+	return n
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func fakeSummary(r openaitest.Request) string {
+	return "## Goal\n- answer the user's questions\n## Key decisions\n- keep answers short\n## Topics\n- questions\n## Current state\n- all answered\n## Next steps\n- wait for the next question"
+}
+
+// TestBackgroundSummaryDoesNotDelayTurns is acceptance 2: the summarizer
+// takes 3 s; the turns made meanwhile take as long as turns made with no
+// summary running. To cancel out the machine's noise (other tests, -race)
+// the turns of a session with a running summary alternate with the turns
+// of a control session that has none, and the medians are compared.
+func TestBackgroundSummaryDoesNotDelayTurns(t *testing.T) {
+	t.Parallel()
+	const modelLatency = 40 * time.Millisecond
+	answer := "Answered: " + strings.Repeat("the quick brown fox jumps over the lazy dog ", 30)
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules(), openaitest.WithResponder(func(r openaitest.Request) openaitest.Reply {
+		if r.Model == fakeSummaryModel {
+			return openaitest.Reply{Content: fakeSummary(r), Delay: 3 * time.Second}
+		}
+		return openaitest.Reply{Content: answer, Delay: modelLatency}
+	}))
+	store, sess := newStoreSession(t)
+	h := newHarness(t, srv, store, sess, 128000, func(c *summarize.Config) {
+		c.TriggerThreshold, c.PreserveRecent = 12, 4
+	})
+	ctlSess, err := store.CreateSession(context.Background(), t.TempDir(), "gpt-4o-mini")
+	require.NoError(t, err)
+	control := newHarness(t, srv, store, ctlSess, 128000, func(c *summarize.Config) { c.TriggerThreshold = 0 })
+	control.turn("warm up the tokenizer")
+
+	started := false
+	for i := 1; !started; i++ {
+		require.Less(t, i, 10, "no background summary started")
+		evs, _ := h.turn(fmt.Sprintf("question %d", i))
+		control.turn(fmt.Sprintf("question %d", i))
+		for _, c := range compactions(evs) {
+			require.True(t, c.Background, "the turn waited for a compaction: %+v", c)
+			started = started || c.Phase == summarize.Started
+		}
+	}
+	// Pairs of turns, as long as the summary is still running at the end
+	// of the pair (nothing applied yet): those turns overlapped it whole.
+	var with, without []time.Duration
+	for i := 0; i < 12; i++ {
+		evs, took := h.turn(fmt.Sprintf("follow-up %d", i))
+		for _, c := range compactions(evs) {
+			require.True(t, c.Background, "the turn waited for a compaction: %+v", c)
+		}
+		_, ctlTook := control.turn(fmt.Sprintf("follow-up %d", i))
+		v, err := store.LoadView(context.Background(), sess.ID)
+		require.NoError(t, err)
+		if len(v.Summaries) > 0 {
+			break
+		}
+		with, without = append(with, took), append(without, ctlTook)
+	}
+	require.Equal(t, 1, summarizerRequests(srv), "one background summary, started once")
+	require.GreaterOrEqual(t, len(with), 3, "too few turns overlapped the 3 s summary to compare")
+
+	ratio := float64(median(with)) / float64(median(without))
+	t.Logf("turn latency: median %v with a summary running, %v in the control session (ratio %.2f); slowest with: %v",
+		median(with), median(without), ratio, slowest(with))
+	// A turn that waited for the summary would take about 30 times longer
+	// (3 s against 100 ms); 2 leaves room for the CPU the summary itself
+	// uses on a loaded machine.
+	require.Less(t, ratio, 2.0, "turns were slower while the summary ran")
+	for _, d := range with {
+		require.Less(t, d, time.Second, "a turn waited for the 3 s summary")
+	}
+
+	h.sum.Wait()
+	evs, _ := h.turn("one more question")
+	var fin []summarize.Report
+	for _, c := range compactions(evs) {
+		if c.Phase == summarize.Finished {
+			fin = append(fin, c)
+		}
+	}
+	require.Len(t, fin, 1, "the next turn reports the background summary")
+	var last openaitest.Request
+	for _, r := range srv.Requests() {
+		if r.Model != fakeSummaryModel {
+			last = r
+		}
+	}
+	require.Contains(t, last.Messages[0].Content, "# Earlier in this session (summarized)", "the next request uses the summary")
+}
+
+func slowest(ds []time.Duration) time.Duration {
+	m := time.Duration(0)
+	for _, d := range ds {
+		m = max(m, d)
+	}
+	return m
+}
+
+// seedTurns appends n finished turns (a user request, a Bash call and its
+// output, an answer) straight to the log, with real token counts.
+func seedTurns(t *testing.T, store *session.Store, sessID string, from, n, outputLines int) {
+	t.Helper()
+	counter := tokenCache.Counter("gpt-4o-mini")
+	var msgs []session.Message
+	for i := from; i < from+n; i++ {
+		id := fmt.Sprintf("call_seed_%d", i)
+		cmd := fmt.Sprintf("go test ./pkg/p%d", i)
+		args, _ := json.Marshal(map[string]string{"command": cmd})
+		var out strings.Builder
+		for j := 0; j < outputLines; j++ {
+			fmt.Fprintf(&out, "=== RUN TestP%d_%d\n--- PASS: TestP%d_%d (0.00s)\n", i, j, i, j)
+		}
+		exit := 0
+		msgs = append(msgs,
+			session.Message{Role: session.RoleUser, Content: fmt.Sprintf("Turn %d: run the tests of package p%d.", i, i)},
+			session.Message{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: id, Name: "Bash", Arguments: string(args)}}},
+			session.Message{Role: session.RoleTool, ToolCallID: id, Name: "Bash", Content: out.String(),
+				Meta: session.Meta{Tool: "Bash", Command: cmd, ExitCode: &exit}},
+			session.Message{Role: session.RoleAssistant, Content: fmt.Sprintf("The tests of p%d pass.", i)},
+		)
+	}
+	for i := range msgs {
+		m := msgs[i]
+		tm := tokens.Message{Role: string(m.Role), Content: m.Content}
+		for _, c := range m.ToolCalls {
+			tm.ToolCalls = append(tm.ToolCalls, tokens.ToolCall{Name: c.Name, Arguments: c.Arguments})
+		}
+		msgs[i].Tokens = counter.CountMessage(tm)
+	}
+	_, err := store.Append(context.Background(), sessID, msgs...)
+	require.NoError(t, err)
+}
+
+// TestSummarizerFaultsDoNotStopTheTurn is acceptance 4: the summarizer
+// answers 500, times out, answers nothing or more than it was given. The
+// turn needs a compaction (hard threshold) and still succeeds: at most 3
+// summarizer calls, every original kept, the deterministic summary applied
+// and reported as a fallback.
+func TestSummarizerFaultsDoNotStopTheTurn(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		reply   openaitest.Reply
+		wantWhy string
+	}{
+		{name: "500", reply: openaitest.Reply{Status: 500}, wantWhy: "500"},
+		{name: "timeout", reply: openaitest.Reply{Content: "## Goal\n- late", Delay: 3 * time.Second}, wantWhy: "no answer within"},
+		{name: "empty answer", reply: openaitest.Reply{Content: ""}, wantWhy: "empty"},
+		{name: "answer larger than its input", reply: openaitest.Reply{Content: strings.Repeat("All work and no play. ", 2000)}, wantWhy: "not shorter than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := openaitest.NewServer(t, openaitest.WithMessageRules(), openaitest.WithResponder(func(r openaitest.Request) openaitest.Reply {
+				if r.Model == fakeSummaryModel {
+					return tt.reply
+				}
+				return openaitest.Text("Here is the answer.")
+			}))
+			store, sess := newStoreSession(t)
+			seedTurns(t, store, sess.ID, 1, 24, 6)
+			before, err := store.Messages(context.Background(), sess.ID, 1, 0)
+			require.NoError(t, err)
+			// A window the seeded session fills to 93%: the next request is
+			// past the hard threshold.
+			probe := newHarness(t, srv, store, sess, 100000, nil)
+			v, err := store.LoadView(context.Background(), sess.ID)
+			require.NoError(t, err)
+			window := (probe.agent.ContextTokens(v) + 30) * 100 / 93
+			h := newHarness(t, srv, store, sess, window, func(c *summarize.Config) {
+				c.AttemptTimeout, c.RetryBackoff = 200*time.Millisecond, time.Millisecond
+			})
+
+			evs, took := h.turn("Turn 25: and now?")
+			require.Equal(t, "Here is the answer.", evs[len(evs)-1].Text)
+			require.LessOrEqual(t, summarizerRequests(srv), 3)
+			require.Less(t, took, 10*time.Second)
+			after, err := store.Messages(context.Background(), sess.ID, 1, 0)
+			require.NoError(t, err)
+			require.Equal(t, before, after[:len(before)], "originals changed")
+			require.Len(t, after, len(before)+2)
+
+			reps := compactions(evs)
+			require.Len(t, reps, 2, "%+v", reps)
+			require.Equal(t, summarize.Started, reps[0].Phase)
+			require.False(t, reps[0].Background)
+			fin := reps[1]
+			require.Equal(t, summarize.Finished, fin.Phase)
+			require.True(t, fin.Fallback)
+			require.ErrorContains(t, fin.Err, tt.wantWhy)
+			require.Empty(t, fin.Summary.Content)
+			require.Contains(t, fin.Summary.Commands, "go test ./pkg/p1")
+			require.Less(t, fin.Summary.TokensAfter, window*9/10)
+		})
+	}
+}

@@ -1,0 +1,481 @@
+package summarize
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/gencode/gencode/internal/session"
+)
+
+// Limits of the deterministic extraction. They bound single entries, never
+// how many entries are kept: every file and command stays in the record.
+const (
+	maxRequestChars    = 6000 // the last user request, verbatim up to this
+	maxLineChars       = 200  // one user request line, one constraint
+	maxCommandChars    = 2000 // one command
+	maxSystemChars     = 4000 // one preserved system message
+	maxNotableUses     = 3
+	maxKeywordDecision = 5
+)
+
+// callKind is what a tool call did, as far as the summary cares.
+type callKind int
+
+const (
+	callOther callKind = iota
+	callModify
+	callRead
+	callCommand
+)
+
+// extract fills a summary's deterministic fields from a range of the log:
+// files modified and read, commands, tool usage, the user's requests and
+// constraints, and (as a fallback for the narrative) decisions found by
+// keywords. It understands gencode's tools and the usual names other agents
+// give theirs (imported sessions): str_replace_editor, apply_patch,
+// MultiEdit, create_file, run_terminal_cmd, shell ...
+func extract(msgs []session.Message, preserveSystem bool) session.Summary {
+	var sum session.Summary
+	results := map[string]session.Message{}
+	answered := map[string]bool{}
+	for _, m := range msgs {
+		if m.Role == session.RoleTool && m.ToolCallID != "" {
+			results[m.ToolCallID] = m
+		}
+	}
+	files, reads, cmds := newOrderedSet(), newOrderedSet(), newOrderedSet()
+	usage := map[string]*toolStats{}
+	var order []string
+	use := func(name string) *toolStats {
+		u := usage[name]
+		if u == nil {
+			u = &toolStats{}
+			usage[name] = u
+			order = append(order, name)
+		}
+		return u
+	}
+	for _, m := range msgs {
+		switch m.Role {
+		case session.RoleUser:
+			text := strings.TrimSpace(m.Text())
+			if text == "" {
+				continue
+			}
+			sum.LastUserRequest = clip(text, maxRequestChars)
+			sum.UserRequests = append(sum.UserRequests, firstLine(text, maxLineChars))
+			sum.UserConstraints = appendNew(sum.UserConstraints, constraints(text)...)
+		case session.RoleSystem:
+			if preserveSystem && strings.TrimSpace(m.Content) != "" {
+				sum.SystemNotes = append(sum.SystemNotes, clip(strings.TrimSpace(m.Content), maxSystemChars))
+			}
+		case session.RoleAssistant:
+			for _, c := range m.ToolCalls {
+				res, ok := results[c.ID]
+				answered[c.ID] = true
+				kind, paths, cmd := classify(c.Name, c.Arguments)
+				if ok && res.Meta.FilePath != "" && len(paths) == 0 {
+					paths = []string{res.Meta.FilePath}
+				}
+				if ok && res.Meta.Command != "" && cmd == "" && kind == callCommand {
+					cmd = res.Meta.Command
+				}
+				failed := ok && (res.Meta.Failed || res.Meta.Denied || res.Meta.ExitCode != nil && *res.Meta.ExitCode != 0)
+				switch kind {
+				case callModify:
+					if !(ok && (res.Meta.Denied || res.Meta.Failed)) {
+						files.add(paths...)
+					}
+				case callRead:
+					reads.add(paths...)
+				case callCommand:
+					if cmd != "" && !(ok && res.Meta.Denied) {
+						cmds.add(clip(cmd, maxCommandChars))
+					}
+				}
+				use(c.Name).add(describeUse(paths, cmd, res, ok), failed)
+			}
+		}
+	}
+	// Results whose call is outside the range or was never logged (an
+	// imported session) still say what their tool did.
+	for _, m := range msgs {
+		if m.Role != session.RoleTool || answered[m.ToolCallID] {
+			continue
+		}
+		name := m.Name
+		if name == "" {
+			name = m.Meta.Tool
+		}
+		if name == "" {
+			continue
+		}
+		args, _ := json.Marshal(map[string]string{"file_path": m.Meta.FilePath, "command": m.Meta.Command})
+		kind, paths, cmd := classify(name, string(args))
+		switch {
+		case kind == callModify && !m.Meta.Failed && !m.Meta.Denied:
+			files.add(paths...)
+		case kind == callRead:
+			reads.add(paths...)
+		case kind == callCommand && cmd != "" && !m.Meta.Denied:
+			cmds.add(clip(cmd, maxCommandChars))
+		}
+		use(name).add(describeUse(paths, cmd, m, true), m.Meta.Failed)
+	}
+	sum.FilesModified = files.items
+	sum.FilesRead = reads.items
+	sum.Commands = cmds.items
+	for _, name := range order {
+		u := usage[name]
+		sum.ToolsUsed = append(sum.ToolsUsed, session.ToolUsage{Tool: name, Count: u.count, NotableUses: u.notable()})
+	}
+	sum.KeyDecisions = keywordDecisions(msgs)
+	return sum
+}
+
+// toolStats counts one tool's calls and remembers a few notable ones:
+// failures first, then the first distinct targets.
+type toolStats struct {
+	count          int
+	failed, plain  []string
+	seenF, seenPln map[string]bool
+}
+
+func (u *toolStats) add(desc string, failed bool) {
+	u.count++
+	if desc == "" {
+		return
+	}
+	if failed {
+		if u.seenF == nil {
+			u.seenF = map[string]bool{}
+		}
+		if !u.seenF[desc] && len(u.failed) < maxNotableUses {
+			u.seenF[desc] = true
+			u.failed = append(u.failed, desc)
+		}
+		return
+	}
+	if u.seenPln == nil {
+		u.seenPln = map[string]bool{}
+	}
+	if !u.seenPln[desc] && len(u.plain) < maxNotableUses {
+		u.seenPln[desc] = true
+		u.plain = append(u.plain, desc)
+	}
+}
+
+func (u *toolStats) notable() []string {
+	out := append([]string(nil), u.failed...)
+	for _, p := range u.plain {
+		if len(out) >= maxNotableUses {
+			break
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func describeUse(paths []string, cmd string, res session.Message, haveResult bool) string {
+	var what string
+	switch {
+	case cmd != "":
+		what = clip(oneLine(cmd), 120)
+	case len(paths) > 0:
+		what = strings.Join(paths, ", ")
+	case res.Meta.Pattern != "":
+		what = clip(oneLine(res.Meta.Pattern), 80)
+	}
+	if !haveResult {
+		return what
+	}
+	switch {
+	case res.Meta.Denied:
+		what += " (denied)"
+	case res.Meta.Interrupted:
+		what += " (interrupted)"
+	case res.Meta.ExitCode != nil && *res.Meta.ExitCode != 0:
+		what += fmt.Sprintf(" (exit %d)", *res.Meta.ExitCode)
+	case res.Meta.Failed:
+		what += " (failed: " + clip(oneLine(res.Content), 80) + ")"
+	}
+	return strings.TrimSpace(what)
+}
+
+// Tool names as other agents spell them, lower-cased.
+var (
+	commandTools = map[string]bool{
+		"bash": true, "shell": true, "sh": true, "run_command": true, "execute_command": true, "exec": true,
+		"terminal": true, "run_terminal_cmd": true, "execute_bash": true, "run_shell_command": true,
+		"local_shell": true, "shell_exec": true, "run": true, "command": true, "powershell": true,
+	}
+	editorTools = map[string]bool{ // one tool, the "command" argument says what it does
+		"str_replace_editor": true, "str_replace_based_edit_tool": true, "text_editor": true, "editor": true,
+	}
+	modifyWords = []string{"write", "edit", "create", "replace", "patch", "insert", "append", "delete", "remove",
+		"move", "rename", "save", "modify", "update", "overwrite"}
+	readWords = []string{"read", "view", "open", "cat", "show", "get_file", "fetch_file", "load"}
+	pathKeys  = []string{"file_path", "path", "filepath", "filename", "file", "notebook_path", "target_file",
+		"target", "file_name", "dest", "destination", "new_path"}
+	commandKeys = []string{"command", "cmd", "script", "shell_command", "commandline"}
+)
+
+// patchFileRe finds the files an apply_patch or unified diff touches.
+var patchFileRe = regexp.MustCompile(`(?m)^(?:\*\*\* (?:Update|Add|Delete) File: (.+)|\+\+\+ (?:b/)?(\S+))`)
+
+// classify says what a call did from its tool's name and arguments.
+func classify(name, arguments string) (callKind, []string, string) {
+	n := strings.ToLower(name)
+	args := parseArgs(arguments)
+	var paths []string
+	for _, k := range pathKeys {
+		if p := stringArg(args, k); p != "" {
+			paths = append(paths, p)
+			break
+		}
+	}
+	if edits, ok := args["edits"].([]any); ok && len(paths) == 0 { // MultiEdit-like tools with per-edit paths
+		for _, e := range edits {
+			if em, ok := e.(map[string]any); ok {
+				for _, k := range pathKeys {
+					if p := stringArg(em, k); p != "" {
+						paths = append(paths, p)
+						break
+					}
+				}
+			}
+		}
+	}
+	cmd := ""
+	for _, k := range commandKeys {
+		if c := stringArg(args, k); c != "" {
+			cmd = c
+			break
+		}
+	}
+	switch {
+	case editorTools[n]:
+		if strings.EqualFold(cmd, "view") {
+			return callRead, paths, ""
+		}
+		return callModify, paths, ""
+	case commandTools[n] || (cmd != "" && len(paths) == 0 && containsWord(n, "bash", "shell", "command", "exec", "terminal")):
+		if cmd == "" {
+			return callCommand, nil, ""
+		}
+		return callCommand, nil, cmd
+	case strings.Contains(n, "patch") && len(paths) == 0:
+		for _, k := range []string{"patch", "input", "diff"} {
+			if p := stringArg(args, k); p != "" {
+				for _, m := range patchFileRe.FindAllStringSubmatch(p, -1) {
+					if f := strings.TrimSpace(m[1] + m[2]); f != "" && f != "/dev/null" {
+						paths = append(paths, f)
+					}
+				}
+			}
+		}
+		return callModify, paths, ""
+	case len(paths) > 0 && containsWord(n, modifyWords...):
+		return callModify, paths, ""
+	case len(paths) > 0 && containsWord(n, readWords...):
+		return callRead, paths, ""
+	}
+	return callOther, paths, ""
+}
+
+func containsWord(s string, words ...string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathArgRe recovers "file_path": "..." from arguments that are not valid
+// JSON (a cut stream, an imported session).
+var pathArgRe = regexp.MustCompile(`"(file_path|path|command|notebook_path)"\s*:\s*"((?:[^"\\]|\\.)*)"`)
+
+func parseArgs(arguments string) map[string]any {
+	args := map[string]any{}
+	if err := json.Unmarshal([]byte(arguments), &args); err == nil {
+		return args
+	}
+	for _, m := range pathArgRe.FindAllStringSubmatch(arguments, -1) {
+		var v string
+		if err := json.Unmarshal([]byte(`"`+m[2]+`"`), &v); err == nil {
+			args[m[1]] = v
+		}
+	}
+	return args
+}
+
+func stringArg(args map[string]any, key string) string {
+	v, ok := args[key].(string)
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(v)
+}
+
+// constraintRe finds the sentences of a user message that set rules for
+// the work: they are kept verbatim (an LLM summary tends to drop them).
+var constraintRe = regexp.MustCompile(`(?i)\b(always|never|don't|do not|must not|must|make sure|only use|avoid|without|prefer|keep .* (?:verbatim|as is)|remember)\b`)
+
+func constraints(text string) []string {
+	var out []string
+	for _, s := range sentences(text) {
+		if len(s) >= 8 && constraintRe.MatchString(s) {
+			out = append(out, clip(s, maxLineChars))
+		}
+	}
+	return out
+}
+
+// decisionRe is the seed proposal's keyword scan for decisions; it is the
+// fallback when there is no LLM narrative.
+var decisionRe = regexp.MustCompile(`(?i)\b(decided to|chose to|will use|going with|went with|switched to|instead of|opted for|settled on)\b`)
+
+func keywordDecisions(msgs []session.Message) []string {
+	var out []string
+	for _, m := range msgs {
+		if m.Role != session.RoleAssistant {
+			continue
+		}
+		for _, s := range sentences(m.Content) {
+			if decisionRe.MatchString(s) {
+				out = appendNew(out, clip(s, maxLineChars))
+			}
+		}
+	}
+	if len(out) > maxKeywordDecision {
+		out = out[len(out)-maxKeywordDecision:]
+	}
+	return out
+}
+
+// sentences splits prose into sentences and lines (code blocks left out).
+func sentences(text string) []string {
+	var out []string
+	inCode := false
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") {
+			inCode = !inCode
+			continue
+		}
+		if inCode || t == "" {
+			continue
+		}
+		t = strings.TrimLeft(t, "-*•> ")
+		start := 0
+		for i := 0; i+1 < len(t); i++ {
+			if (t[i] == '.' || t[i] == '!' || t[i] == '?') && t[i+1] == ' ' {
+				out = append(out, strings.TrimSpace(t[start:i+1]))
+				start = i + 2
+			}
+		}
+		if rest := strings.TrimSpace(t[min(start, len(t)):]); rest != "" {
+			out = append(out, rest)
+		}
+	}
+	return out
+}
+
+// orderedSet keeps first-seen order without duplicates.
+type orderedSet struct {
+	items []string
+	seen  map[string]bool
+}
+
+func newOrderedSet() *orderedSet { return &orderedSet{seen: map[string]bool{}} }
+
+func (s *orderedSet) add(items ...string) {
+	for _, it := range items {
+		it = strings.TrimSpace(it)
+		if it == "" || s.seen[it] {
+			continue
+		}
+		s.seen[it] = true
+		s.items = append(s.items, it)
+	}
+}
+
+// appendNew appends the items not in list yet, keeping order.
+func appendNew(list []string, items ...string) []string {
+	have := make(map[string]bool, len(list))
+	for _, it := range list {
+		have[it] = true
+	}
+	for _, it := range items {
+		if it != "" && !have[it] {
+			have[it] = true
+			list = append(list, it)
+		}
+	}
+	return list
+}
+
+// union merges the deterministic fields of summaries, oldest first: lists
+// are unioned in order, tool counts added, the last user request is the
+// newest one. Nothing is dropped.
+func union(sums []session.Summary) session.Summary {
+	var out session.Summary
+	counts := map[string]*session.ToolUsage{}
+	var order []string
+	for _, s := range sums {
+		out.FilesModified = appendNew(out.FilesModified, s.FilesModified...)
+		out.FilesRead = appendNew(out.FilesRead, s.FilesRead...)
+		out.Commands = appendNew(out.Commands, s.Commands...)
+		out.UserConstraints = appendNew(out.UserConstraints, s.UserConstraints...)
+		out.UserRequests = appendNew(out.UserRequests, s.UserRequests...)
+		out.SystemNotes = appendNew(out.SystemNotes, s.SystemNotes...)
+		out.KeyDecisions = appendNew(out.KeyDecisions, s.KeyDecisions...)
+		out.Topics = appendNew(out.Topics, s.Topics...)
+		out.NextSteps = s.NextSteps
+		if s.LastUserRequest != "" {
+			out.LastUserRequest = s.LastUserRequest
+		}
+		for _, u := range s.ToolsUsed {
+			c := counts[u.Tool]
+			if c == nil {
+				c = &session.ToolUsage{Tool: u.Tool}
+				counts[u.Tool] = c
+				order = append(order, u.Tool)
+			}
+			c.Count += u.Count
+			for _, n := range u.NotableUses {
+				if len(c.NotableUses) < maxNotableUses {
+					c.NotableUses = appendNew(c.NotableUses, n)
+				}
+			}
+		}
+	}
+	for _, t := range order {
+		out.ToolsUsed = append(out.ToolsUsed, *counts[t])
+	}
+	return out
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… [%d more characters in the session log]", len(s)-cut)
+}
+
+func firstLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i]) + " …"
+	}
+	return clip(s, n)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

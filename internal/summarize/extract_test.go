@@ -1,0 +1,253 @@
+package summarize
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/openaitest"
+	"github.com/gencode/gencode/internal/session"
+)
+
+func msg(role session.Role, content string) session.Message {
+	return session.Message{Role: role, Content: content, Tokens: 10}
+}
+
+func toolCallMsg(ids ...string) session.Message {
+	m := msg(session.RoleAssistant, "")
+	for _, id := range ids {
+		m.ToolCalls = append(m.ToolCalls, session.ToolCall{ID: id, Name: "Bash", Arguments: `{"command":"ls"}`})
+	}
+	return m
+}
+
+func toolResult(id string) session.Message {
+	m := msg(session.RoleTool, "out")
+	m.ToolCallID = id
+	return m
+}
+
+func TestSelectRange(t *testing.T) {
+	t.Parallel()
+	U, A := session.RoleUser, session.RoleAssistant
+	// 0 U, 1 A(call a,b), 2 T a, 3 T b, 4 A, 5 U, 6 A(call c), 7 T c, 8 A, 9 U
+	log := []session.Message{
+		msg(U, "one"), toolCallMsg("a", "b"), toolResult("a"), toolResult("b"), msg(A, "ok"),
+		msg(U, "two"), toolCallMsg("c"), toolResult("c"), msg(A, "ok"), msg(U, "three"),
+	}
+	flat := func(m session.Message) int { return m.Tokens }
+	tests := []struct {
+		name string
+		msgs []session.Message
+		p    rangeParams
+		want int
+	}{
+		{name: "preserve recent", msgs: log, p: rangeParams{preserve: 4}, want: 6},
+		{name: "never inside a tool group", msgs: append([]session.Message{msg(U, "zero")}, log[:6]...), p: rangeParams{preserve: 4}, want: 2},
+		{name: "a one-message range is not worth it", msgs: log, p: rangeParams{preserve: 7}, want: 0},
+		{name: "too little left to summarize", msgs: log, p: rangeParams{preserve: 9}, want: 0},
+		{name: "latest user message stays", msgs: log, p: rangeParams{preserve: 0}, want: 9},
+		{name: "tail budget moves the cut past preserve", msgs: log, p: rangeParams{preserve: 8, tailBudget: 25}, want: 8},
+		{name: "tail budget stops at the latest user message", msgs: log[:9], p: rangeParams{preserve: 2, tailBudget: 5}, want: 5},
+		{name: "hard pressure passes the latest user message", msgs: log[:9], p: rangeParams{preserve: 2, tailBudget: 5, passUser: true}, want: 8},
+		{name: "a tool group at the end is kept whole", msgs: log[:8], p: rangeParams{preserve: 0, tailBudget: 1, passUser: true}, want: 6},
+		{name: "one message", msgs: log[:1], p: rangeParams{}, want: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := selectRange(tt.msgs, tt.p, flat)
+			if got != tt.want {
+				t.Fatalf("selectRange(%+v) = %d, want %d", tt.p, got, tt.want)
+			}
+			if got > 0 {
+				require.NotEqual(t, session.RoleTool, tt.msgs[got].Role, "the kept part starts with a tool result")
+			}
+		})
+	}
+}
+
+func TestExtract(t *testing.T) {
+	t.Parallel()
+	exit0, exit2 := 0, 2
+	calls := []struct {
+		name, args string
+		meta       session.Meta
+	}{
+		{"Write", `{"file_path":"/w/a.go","content":"package a"}`, session.Meta{}},
+		{"Edit", `{"file_path":"/w/b.go","old_string":"x","new_string":"y"}`, session.Meta{}},
+		{"Edit", `{"file_path":"/w/failed.go","old_string":"x","new_string":"y"}`, session.Meta{Failed: true}},
+		{"Write", `{"file_path":"/w/denied.go","content":"x"}`, session.Meta{Denied: true}},
+		{"Read", `{"file_path":"/w/c.go"}`, session.Meta{}},
+		{"Bash", `{"command":"go test ./..."}`, session.Meta{ExitCode: &exit2, Failed: true}},
+		{"Bash", `{"command":"go build ./..."}`, session.Meta{ExitCode: &exit0}},
+		{"Bash", `{"command":"rm -rf /"}`, session.Meta{Denied: true}},
+		// Tools of other agents, as imported sessions name them.
+		{"str_replace_editor", `{"command":"create","path":"/w/d.py","file_text":"x"}`, session.Meta{}},
+		{"str_replace_editor", `{"command":"view","path":"/w/e.py"}`, session.Meta{}},
+		{"MultiEdit", `{"file_path":"/w/f.ts","edits":[{"old_string":"a","new_string":"b"}]}`, session.Meta{}},
+		{"NotebookEdit", `{"notebook_path":"/w/g.ipynb","new_source":"x"}`, session.Meta{}},
+		{"apply_patch", `{"input":"*** Begin Patch\n*** Update File: /w/h.rs\n@@\n-a\n+b\n*** End Patch"}`, session.Meta{}},
+		{"run_terminal_cmd", `{"command":"npm test","is_background":false}`, session.Meta{}},
+		{"create_file", `{"path":"/w/i.md","content":"x"}`, session.Meta{}},
+		{"Glob", `{"pattern":"**/*.go"}`, session.Meta{}},
+		{"Write", `{"file_path":"/w/cut.go","content":"unterminated`, session.Meta{}},
+	}
+	var msgs []session.Message
+	msgs = append(msgs, msg(session.RoleUser, "Build the parser. Never touch vendor/. Please be quick."))
+	for i, c := range calls {
+		id := "c" + string(rune('a'+i))
+		msgs = append(msgs, session.Message{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: id, Name: c.name, Arguments: c.args}}})
+		msgs = append(msgs, session.Message{Role: session.RoleTool, ToolCallID: id, Name: c.name, Content: "result", Meta: c.meta})
+	}
+	msgs = append(msgs, msg(session.RoleAssistant, "I decided to use a recursive descent parser. It works."))
+	msgs = append(msgs, msg(session.RoleUser, "Now add tests for the lexer\nand the parser."))
+
+	sum := extract(msgs, true)
+	require.Equal(t, []string{"/w/a.go", "/w/b.go", "/w/d.py", "/w/f.ts", "/w/g.ipynb", "/w/h.rs", "/w/i.md", "/w/cut.go"}, sum.FilesModified)
+	require.Equal(t, []string{"/w/c.go", "/w/e.py"}, sum.FilesRead)
+	require.Equal(t, []string{"go test ./...", "go build ./...", "npm test"}, sum.Commands)
+	require.Equal(t, "Now add tests for the lexer\nand the parser.", sum.LastUserRequest)
+	require.Equal(t, []string{"Never touch vendor/."}, sum.UserConstraints)
+	require.Equal(t, []string{"I decided to use a recursive descent parser."}, sum.KeyDecisions)
+	require.Len(t, sum.UserRequests, 2)
+
+	uses := map[string]session.ToolUsage{}
+	for _, u := range sum.ToolsUsed {
+		uses[u.Tool] = u
+	}
+	require.Equal(t, 3, uses["Bash"].Count)
+	require.Equal(t, "go test ./... (exit 2)", uses["Bash"].NotableUses[0], "failures are notable first")
+	require.Contains(t, uses["Bash"].NotableUses, "rm -rf / (denied)")
+	require.Equal(t, 1, uses["Glob"].Count)
+}
+
+func TestParseNarrative(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name          string
+		answer        string
+		wantText      string
+		wantDecisions []string
+		wantTopics    []string
+		wantNext      []string
+	}{
+		{
+			name:          "all headings",
+			answer:        "## Goal\n- ship v1\n## Key decisions\n- use SQLite (one file)\n* keep WAL\n## Topics\n1. storage\n## Current state\n- tests pass\n## Next steps\n- add search",
+			wantDecisions: []string{"use SQLite (one file)", "keep WAL"},
+			wantTopics:    []string{"storage"},
+			wantNext:      []string{"add search"},
+		},
+		{
+			name:          "reasoning dropped and summary tag opened",
+			answer:        "<think>let me see</think><summary>\n**Key Decisions:**\n- go with cobra\n</summary>",
+			wantText:      "**Key Decisions:**\n- go with cobra",
+			wantDecisions: []string{"go with cobra"},
+		},
+		{
+			name:     "no headings: text kept whole",
+			answer:   "The user set up a Go module and wrote main.go.",
+			wantText: "The user set up a Go module and wrote main.go.",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			n := parseNarrative(tt.answer)
+			if tt.wantText != "" {
+				require.Equal(t, tt.wantText, n.text)
+			}
+			require.Equal(t, tt.wantDecisions, n.decisions)
+			require.Equal(t, tt.wantTopics, n.topics)
+			require.Equal(t, tt.wantNext, n.nextSteps)
+		})
+	}
+}
+
+// importSession reads a shared testdata session (OpenAI messages, one a
+// line) into the store, the way an import would.
+func importSession(t *testing.T, store *session.Store, path string) *logBuilder {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	l := newLog(t, store)
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
+	type wireCall struct {
+		ID       string `json:"id"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	}
+	var batch []session.Message
+	names := map[string]string{}
+	for sc.Scan() {
+		var w struct {
+			Role       string          `json:"role"`
+			Content    *string         `json:"content"`
+			ToolCalls  json.RawMessage `json:"tool_calls"`
+			ToolCallID string          `json:"tool_call_id"`
+		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &w))
+		m := session.Message{Role: session.Role(w.Role), ToolCallID: w.ToolCallID}
+		if w.Content != nil {
+			m.Content = *w.Content
+		}
+		if len(w.ToolCalls) > 0 && string(w.ToolCalls) != "null" {
+			var calls []wireCall
+			raw := w.ToolCalls
+			var s string
+			if json.Unmarshal(raw, &s) == nil { // some lines hold the calls as a JSON string
+				raw = json.RawMessage(s)
+			}
+			require.NoError(t, json.Unmarshal(raw, &calls), string(raw))
+			for _, c := range calls {
+				m.ToolCalls = append(m.ToolCalls, session.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
+				names[c.ID] = c.Function.Name
+			}
+		}
+		if m.Role == session.RoleTool {
+			m.Name = names[m.ToolCallID]
+		}
+		batch = append(batch, m)
+	}
+	require.NoError(t, sc.Err())
+	l.add(batch...)
+	return l
+}
+
+// TestExtractRealSessions checks the extraction against the ground truth
+// computed from the raw recordings of real sessions (Claude Code and
+// SWE-agent, with tool names gencode does not define).
+func TestExtractRealSessions(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(openaitest.SharedTestdata(t), "sessions")
+	files, err := filepath.Glob(filepath.Join(dir, "*.openai.jsonl"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".openai.jsonl")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var truth struct {
+				Files    []string `json:"files_written_or_edited"`
+				Commands []string `json:"shell_command_list"`
+			}
+			b, err := os.ReadFile(filepath.Join(dir, name+".ground_truth.json"))
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(b, &truth))
+			l := importSession(t, openStore(t), f)
+			sum := extract(l.allMessages(), true)
+			require.Subset(t, sum.FilesModified, truth.Files)
+			require.Subset(t, sum.Commands, truth.Commands)
+		})
+	}
+}

@@ -1,0 +1,569 @@
+package summarize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gencode/gencode/internal/session"
+)
+
+// Sentinel errors; check them with errors.Is.
+var (
+	// ErrNothingToSummarize means the view holds no range worth
+	// summarizing: too few messages besides the recent ones kept verbatim.
+	ErrNothingToSummarize = errors.New("nothing to summarize")
+	// ErrNoReduction means a summary would not have made the context
+	// smaller; it was not applied.
+	ErrNoReduction = errors.New("summary would not shrink the context")
+	// ErrClosed means the summarizer was closed.
+	ErrClosed = errors.New("summarizer closed")
+)
+
+// Completer is the LLM as the summarizer uses it: one plain chat
+// completion, no tools, no streaming. The CLI adapts its llm.Client.
+type Completer interface {
+	Complete(ctx context.Context, req Request) (Completion, error)
+}
+
+// Request is one summarizer call: a system prompt and one user message.
+type Request struct {
+	Model     string
+	System    string
+	Prompt    string
+	MaxTokens int
+}
+
+// Completion is a summarizer answer and what the provider counted (0 when
+// it reported nothing).
+type Completion struct {
+	Text             string
+	Model            string
+	PromptTokens     int
+	CompletionTokens int
+}
+
+// Counter counts tokens (the CLI passes its tokenizer).
+type Counter interface {
+	Count(text string) int
+}
+
+// logStore is the session store as the summarizer uses it.
+type logStore interface {
+	LoadView(ctx context.Context, sessionID string) (session.View, error)
+	ApplySummary(ctx context.Context, sum session.Summary, replaces []string, deleteOriginals bool) (session.Summary, error)
+}
+
+// Config is the summarizer's policy. Zero values get DefaultConfig's.
+type Config struct {
+	Enabled bool
+	// Window is the main model's context window in tokens.
+	Window int
+	// SummaryWindow is the summarizer model's window (0: Window); a range
+	// that does not fit in it is summarized in chunks.
+	SummaryWindow int
+	// Model is the summarizer model.
+	Model string
+	// FixedCost is what system prompt and tool schemas take of each
+	// request, until Prepare measures it.
+	FixedCost int
+
+	SoftRatio            float64 // background compaction starts here
+	HardRatio            float64 // the turn waits for a compaction here
+	TriggerThreshold     int     // also start at more messages than this in the view (0: off)
+	TargetCompression    float64 // a narrative aims at this share of its range's tokens
+	PreserveRecent       int     // messages kept verbatim after a compaction, when they fit
+	PreserveSystem       bool    // system messages of a range are kept verbatim in its summary
+	MaskToolOutputsAfter int     // tool results kept whole in the view (0: no masking)
+	RedactSecrets        bool
+	DeleteOriginals      bool
+	SummaryBudgetRatio   float64 // the summary block's share of the window; past it summaries merge
+
+	// MaxAttempts bounds the summarizer calls that may fail in one
+	// compaction before the deterministic summary is used (default 3).
+	MaxAttempts int
+	// AttemptTimeout bounds one summarizer call (default 2 minutes).
+	AttemptTimeout time.Duration
+	// WaitLimit bounds the summarizer calls of a compaction the user waits
+	// for; past it the deterministic summary is used (default 90 s).
+	WaitLimit time.Duration
+	// RetryBackoff is waited after a failed call, doubled each time
+	// (default 500 ms).
+	RetryBackoff time.Duration
+	// Notify, when set, receives the reports of background compactions as
+	// they happen, from the worker's goroutine. Without it they are
+	// handed to the report function of the session's next Prepare.
+	Notify func(Report)
+	// Now is the clock (tests).
+	Now func() time.Time
+}
+
+// DefaultConfig returns the defaults of the config file's [summarize] table.
+func DefaultConfig() Config {
+	return Config{
+		Enabled: true, Window: 8192, SoftRatio: 0.6, HardRatio: 0.9, TriggerThreshold: 50,
+		TargetCompression: 0.3, PreserveRecent: 10, PreserveSystem: true, MaskToolOutputsAfter: 10,
+		RedactSecrets: true, SummaryBudgetRatio: 0.25,
+		MaxAttempts: 3, AttemptTimeout: 2 * time.Minute, WaitLimit: 90 * time.Second, RetryBackoff: 500 * time.Millisecond,
+	}
+}
+
+func (c *Config) fill() {
+	d := DefaultConfig()
+	if c.Window <= 0 {
+		c.Window = d.Window
+	}
+	if c.SummaryWindow <= 0 {
+		c.SummaryWindow = c.Window
+	}
+	if c.SoftRatio <= 0 || c.SoftRatio >= 1 {
+		c.SoftRatio = d.SoftRatio
+	}
+	if c.HardRatio <= c.SoftRatio || c.HardRatio > 1 {
+		c.HardRatio = max(d.HardRatio, c.SoftRatio)
+	}
+	if c.TargetCompression <= 0 || c.TargetCompression >= 1 {
+		c.TargetCompression = d.TargetCompression
+	}
+	if c.SummaryBudgetRatio <= 0 || c.SummaryBudgetRatio >= 1 {
+		c.SummaryBudgetRatio = d.SummaryBudgetRatio
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = d.MaxAttempts
+	}
+	if c.AttemptTimeout <= 0 {
+		c.AttemptTimeout = d.AttemptTimeout
+	}
+	if c.WaitLimit <= 0 {
+		c.WaitLimit = d.WaitLimit
+	}
+	if c.RetryBackoff <= 0 {
+		c.RetryBackoff = d.RetryBackoff
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+// Stats counts the summarizer's own use of the LLM.
+type Stats struct {
+	Requests         int
+	Failures         int
+	PromptTokens     int
+	CompletionTokens int
+}
+
+// Summarizer compacts sessions. It implements the agent's Compactor: the
+// agent calls Prepare before each request, which never waits below the
+// hard threshold (a background goroutine per session does the work), and
+// Compact after a provider overflow. SummarizeNow serves /summarize. It is
+// safe for concurrent use; Close stops its goroutines.
+type Summarizer struct {
+	store   logStore
+	llm     Completer
+	counter Counter
+	cfg     Config
+
+	ctx    context.Context // canceled by Close; background work runs under it
+	cancel context.CancelFunc
+	fixed  atomic.Int64
+
+	mu       sync.Mutex // guards the fields below; taken before any sessState.mu
+	sessions map[string]*sessState
+	closed   bool
+	stats    Stats
+}
+
+// New returns a Summarizer. store is normally a *session.Store, llm an
+// adapter over the LLM client, counter the tokenizer.
+func New(store logStore, llm Completer, counter Counter, cfg Config) *Summarizer {
+	cfg.fill()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Summarizer{store: store, llm: llm, counter: counter, cfg: cfg, ctx: ctx, cancel: cancel,
+		sessions: map[string]*sessState{}}
+	s.fixed.Store(int64(cfg.FixedCost))
+	return s
+}
+
+// Config returns the effective configuration.
+func (s *Summarizer) Config() Config { return s.cfg }
+
+// Stats returns the summarizer's LLM use so far.
+func (s *Summarizer) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stats
+}
+
+// ContextOptions says how views are masked and cut before they are sent:
+// stale tool outputs masked in batches, and no single output over an
+// eighth of the window.
+func (s *Summarizer) ContextOptions() session.ContextOptions {
+	return session.ContextOptions{MaskAfter: s.cfg.MaskToolOutputsAfter, CapTokens: max(256, s.cfg.Window/8)}
+}
+
+// Wait blocks until no background compaction runs.
+func (s *Summarizer) Wait() {
+	for {
+		var jobs []chan struct{}
+		s.mu.Lock()
+		for _, st := range s.sessions {
+			if j := st.running(); j != nil {
+				jobs = append(jobs, j)
+			}
+		}
+		s.mu.Unlock()
+		if len(jobs) == 0 {
+			return
+		}
+		for _, j := range jobs {
+			<-j
+		}
+	}
+}
+
+// Close cancels background compactions and waits for their goroutines to
+// end. A summary is applied in one transaction, so nothing is left half
+// done. Prepare does nothing after Close.
+func (s *Summarizer) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.cancel()
+	s.Wait()
+}
+
+func (s *Summarizer) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// sessState is what the summarizer keeps per session.
+type sessState struct {
+	run sync.Mutex // held by the compaction in progress
+
+	mu             sync.Mutex    // guards the fields below
+	job            chan struct{} // closed when the background job ends; nil when none runs
+	appliedThrough int64         // last seq a summary applied here covers
+	pending        []Report      // background reports for the next Prepare
+	ratio          float64       // provider's count / our estimate
+	holdTokens     int           // no automatic compaction below this (after a failed or weak one)
+	holdMsgs       int           // nor a message-count one below this many messages
+	failures       int           // compactions failed in a row
+	llmFailures    int           // compactions whose summarizer failed, in a row
+	llmHoldTokens  int           // the summarizer is not asked again below this
+	hurry          func()        // cuts the background job's summarizer calls short
+}
+
+func (st *sessState) setHurry(f func()) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.hurry = f
+}
+
+func (s *Summarizer) state(id string) *sessState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.sessions[id]
+	if st == nil {
+		st = &sessState{ratio: 1}
+		s.sessions[id] = st
+	}
+	return st
+}
+
+func (st *sessState) running() chan struct{} {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.job
+}
+
+func (st *sessState) applied() int64 {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.appliedThrough
+}
+
+// effective scales an estimate by what the provider counted before.
+func (st *sessState) effective(tokens int) int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return int(float64(tokens) * st.ratio)
+}
+
+// ObserveUsage calibrates the session's estimates with what the provider
+// counted for the same request.
+func (s *Summarizer) ObserveUsage(sessionID string, estimated, actual int) {
+	if estimated <= 0 || actual <= 0 {
+		return
+	}
+	st := s.state(sessionID)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	r := float64(actual) / float64(estimated)
+	st.ratio = min(2, max(0.5, 0.5*st.ratio+0.5*r))
+}
+
+// takePending returns and clears the session's undelivered reports.
+func (st *sessState) takePending() []Report {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	p := st.pending
+	st.pending = nil
+	return p
+}
+
+func (s *Summarizer) publish(st *sessState, r Report) {
+	if s.cfg.Notify != nil {
+		s.cfg.Notify(r)
+		return
+	}
+	st.mu.Lock()
+	st.pending = append(st.pending, r)
+	st.mu.Unlock()
+}
+
+func deliver(st *sessState, report func(Report)) {
+	for _, r := range st.takePending() {
+		if report != nil {
+			report(r)
+		}
+	}
+}
+
+// hold stops automatic compactions until the view grows by a tenth of the
+// window (or by a tenth of the message trigger).
+func (s *Summarizer) hold(st *sessState, tokens, msgs int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.holdTokens = tokens + s.cfg.Window/10
+	st.holdMsgs = msgs + max(5, s.cfg.TriggerThreshold/10)
+}
+
+func (st *sessState) release() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.holdTokens, st.holdMsgs, st.failures = 0, 0, 0
+}
+
+// thresholds in tokens.
+func (s *Summarizer) thresholds() (soft, hard int) {
+	return int(s.cfg.SoftRatio * float64(s.cfg.Window)), int(s.cfg.HardRatio * float64(s.cfg.Window))
+}
+
+func (s *Summarizer) fixedCost() int { return int(s.fixed.Load()) }
+
+// Prepare is called before every request. Below the soft threshold it
+// returns at once; past it (or past trigger_threshold messages) it starts
+// a background compaction and returns at once; past the hard threshold it
+// compacts before returning (waiting first for a background compaction
+// already running). A summary applied in the background meanwhile is
+// picked up here: the view is reloaded.
+func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, report func(Report)) (session.View, error) {
+	if !s.cfg.Enabled || v.Session.ID == "" || s.isClosed() {
+		return v, nil
+	}
+	id := v.Session.ID
+	st := s.state(id)
+	opts := s.ContextOptions()
+	s.fixed.Store(int64(max(0, tokens-v.Tokens(opts))))
+	deliver(st, report)
+	reload := func() {
+		if st.applied() <= v.SummarizedThrough() {
+			return
+		}
+		if nv, err := s.store.LoadView(ctx, id); err == nil {
+			v = nv
+			tokens = s.fixedCost() + v.Tokens(opts)
+		}
+	}
+	reload()
+	soft, hard := s.thresholds()
+	eff := st.effective(tokens)
+	st.mu.Lock()
+	holdTokens, holdMsgs := st.holdTokens, st.holdMsgs
+	st.mu.Unlock()
+	pct := func(n int) int { return n * 100 / s.cfg.Window }
+	switch {
+	case eff >= hard && eff >= holdTokens:
+		if job := st.running(); job != nil {
+			if err := waitJob(ctx, st, s.cfg.WaitLimit); err != nil {
+				return v, err
+			}
+			deliver(st, report)
+			reload()
+			if eff = st.effective(tokens); eff < hard {
+				return v, nil
+			}
+		}
+		reason := fmt.Sprintf("context at %d%% of the %d-token window (hard threshold %d%%)", pct(eff), s.cfg.Window, pct(hard))
+		if report != nil {
+			report(Report{SessionID: id, Phase: Started, Reason: reason})
+		}
+		rep, err := s.compact(ctx, st, id, modeHard, "", reason)
+		if report != nil {
+			report(rep)
+		}
+		if err != nil {
+			// The turn goes on with the view it has: a request that no
+			// longer fits is refused by the provider and then compacted
+			// once more by Compact.
+			return v, nil
+		}
+		if nv, err := s.store.LoadView(ctx, id); err == nil {
+			v = nv
+		}
+	case eff >= soft && eff >= holdTokens:
+		s.startBackground(st, id, fmt.Sprintf("context at %d%% of the %d-token window (soft threshold %d%%)",
+			pct(eff), s.cfg.Window, pct(soft)), report)
+	case s.cfg.TriggerThreshold > 0 && len(v.Messages) > s.cfg.TriggerThreshold && len(v.Messages) >= holdMsgs:
+		s.startBackground(st, id, fmt.Sprintf("%d messages in the context (trigger_threshold %d)",
+			len(v.Messages), s.cfg.TriggerThreshold), report)
+	}
+	return v, nil
+}
+
+// startBackground starts the session's background compaction unless one
+// runs. The goroutine ends with the compaction; Close cancels it.
+func (s *Summarizer) startBackground(st *sessState, id, reason string, report func(Report)) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	st.mu.Lock()
+	if st.job != nil {
+		st.mu.Unlock()
+		s.mu.Unlock()
+		return
+	}
+	done := make(chan struct{})
+	st.job = done
+	st.mu.Unlock()
+	s.mu.Unlock()
+	start := Report{SessionID: id, Phase: Started, Background: true, Reason: reason}
+	if s.cfg.Notify != nil {
+		s.cfg.Notify(start)
+	} else if report != nil {
+		report(start)
+	}
+	go func() {
+		defer func() {
+			st.mu.Lock()
+			st.job = nil
+			st.mu.Unlock()
+			close(done)
+		}()
+		rep, _ := s.compact(s.ctx, st, id, modeBackground, "", reason)
+		s.publish(st, rep)
+	}()
+}
+
+// waitJob waits for the session's background compaction, if any. A turn
+// waits for its summarizer calls at most limit; then they are cut short and
+// the job applies its deterministic summary (which takes milliseconds).
+func waitJob(ctx context.Context, st *sessState, limit time.Duration) error {
+	job := st.running()
+	if job == nil {
+		return nil
+	}
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case <-job:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+	}
+	st.mu.Lock()
+	hurry := st.hurry
+	st.mu.Unlock()
+	if hurry != nil {
+		hurry()
+	}
+	select {
+	case <-job:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Compact compacts now, as far as needed, and waits: the provider said
+// the request did not fit. It returns the reloaded view.
+func (s *Summarizer) Compact(ctx context.Context, v session.View, reason string, report func(Report)) (session.View, error) {
+	if s.isClosed() {
+		return v, ErrClosed
+	}
+	id := v.Session.ID
+	st := s.state(id)
+	st.mu.Lock()
+	st.ratio = min(2, st.ratio*1.1) // our estimate was low
+	st.mu.Unlock()
+	if err := waitJob(ctx, st, s.cfg.WaitLimit); err != nil {
+		return v, err
+	}
+	deliver(st, report)
+	if report != nil {
+		report(Report{SessionID: id, Phase: Started, Reason: reason})
+	}
+	rep, err := s.compact(ctx, st, id, modeOverflow, "", reason)
+	if report != nil {
+		report(rep)
+	}
+	if err != nil {
+		return v, err
+	}
+	nv, err := s.store.LoadView(ctx, id)
+	if err != nil {
+		return v, fmt.Errorf("reload session %s: %w", id, err)
+	}
+	return nv, nil
+}
+
+// SummarizeNow compacts a session now, below the thresholds too (the
+// /summarize command and `gencode summarize`), and returns the report.
+// focus, if not empty, is what the summary should dwell on. It returns
+// ErrNothingToSummarize when the session has no range to summarize.
+func (s *Summarizer) SummarizeNow(ctx context.Context, sessionID, focus string) (Report, error) {
+	if s.isClosed() {
+		return Report{SessionID: sessionID, Phase: Failed, Err: ErrClosed}, ErrClosed
+	}
+	v, err := s.store.LoadView(ctx, sessionID)
+	if err != nil {
+		return Report{SessionID: sessionID, Phase: Failed, Err: err}, err
+	}
+	st := s.state(v.Session.ID)
+	if err := waitJob(ctx, st, s.cfg.WaitLimit); err != nil {
+		return Report{SessionID: v.Session.ID, Phase: Failed, Err: err}, err
+	}
+	reason := "requested by the user"
+	if focus != "" {
+		reason += fmt.Sprintf(" (focus: %s)", focus)
+	}
+	return s.compact(ctx, st, v.Session.ID, modeManual, focus, reason)
+}
+
+func (s *Summarizer) addStats(req Request, c Completion, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.Requests++
+	if err != nil {
+		s.stats.Failures++
+		return
+	}
+	p, o := c.PromptTokens, c.CompletionTokens
+	if p == 0 {
+		p = s.counter.Count(req.System) + s.counter.Count(req.Prompt) + 8
+	}
+	if o == 0 {
+		o = s.counter.Count(c.Text)
+	}
+	s.stats.PromptTokens += p
+	s.stats.CompletionTokens += o
+}
