@@ -248,6 +248,23 @@ func (m *Model) ToggleExpandAll() {
 // inner is the width of an item's text, right of the gutter.
 func (m *Model) inner() int { return max(m.width-gutter, 10) }
 
+// FlushMsg is the message the stream's throttle tick delivers; benchmarks
+// send it to redraw the tail without waiting.
+func (m Model) FlushMsg() tea.Msg {
+	if m.stream == nil {
+		return nil
+	}
+	return flushMsg{gen: m.stream.gen}
+}
+
+// TailRenders counts markdown renders of the streaming tail (for tests).
+func (m Model) TailRenders() int64 {
+	if m.stream == nil {
+		return 0
+	}
+	return int64(m.stream.tailCount)
+}
+
 // Streaming reports whether an answer is streaming.
 func (m Model) Streaming() bool { return m.stream != nil }
 

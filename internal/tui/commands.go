@@ -1,0 +1,186 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/gencode/gencode/internal/commands"
+	"github.com/gencode/gencode/internal/summarize"
+)
+
+type commandMsg struct {
+	line string
+	res  commands.Result
+	err  error
+}
+
+type summarizedMsg struct {
+	sessionID string
+	rep       summarize.Report
+	err       error
+}
+
+type modelSwitchedMsg struct {
+	model string
+	agent agentRunner
+	err   error
+}
+
+// command runs a slash command in a Cmd.
+func (m *Model) command(line string) tea.Cmd {
+	m.chat.AddUser(line)
+	if m.o.Commands == nil {
+		m.chat.AddError("slash commands are not available in this build", "")
+		return nil
+	}
+	run, setState, ctx := m.o.Commands, m.o.CommandState, m.o.Context
+	sid, model := m.sessionID, m.agent.Model()
+	return func() tea.Msg {
+		if setState != nil {
+			setState(sid, model)
+		}
+		res, err := run.Run(ctx, line)
+		return commandMsg{line: line, res: res, err: err}
+	}
+}
+
+// commandDone shows a command's output and does what it asks.
+func (m *Model) commandDone(c commandMsg) tea.Cmd {
+	if c.err != nil {
+		m.chat.AddError(m.o.ErrorText(c.err), "")
+		return nil
+	}
+	r := c.res
+	if r.Text != "" {
+		m.chat.AddNote(r.Text)
+	}
+	if r.Report != nil {
+		m.chat.AddReport(*r.Report)
+	}
+	switch r.Action {
+	case commands.ActionExit:
+		return m.quit()
+	case commands.ActionNewSession, commands.ActionResumeSession:
+		if m.turn != nil {
+			m.chat.AddError("a turn is running: press esc to cancel it first", "")
+			return nil
+		}
+		id := ""
+		if r.Action == commands.ActionResumeSession {
+			id = r.SessionID
+		}
+		return m.switchSession(id)
+	case commands.ActionSetModel:
+		if m.o.SwitchModel == nil {
+			m.chat.AddError("switching the model is not available in this build", "")
+			return nil
+		}
+		if m.turn != nil {
+			m.chat.AddError("a turn is running: press esc to cancel it first", "")
+			return nil
+		}
+		sw, name := m.o.SwitchModel, r.Model
+		return func() tea.Msg {
+			ag, err := sw(name)
+			return modelSwitchedMsg{model: name, agent: ag, err: err}
+		}
+	case commands.ActionSummarize:
+		return m.summarize(r.Focus)
+	}
+	return nil
+}
+
+func (m *Model) modelSwitched(s modelSwitchedMsg) tea.Cmd {
+	if s.err != nil {
+		m.chat.AddError(fmt.Sprintf("could not switch to %s: %s", s.model, m.o.ErrorText(s.err)), "")
+		return nil
+	}
+	m.agent = s.agent
+	m.status.SetModel(s.agent.Model(), s.agent.Window())
+	if m.sessionID != "" {
+		return m.loadContext(m.sessionID)
+	}
+	return nil
+}
+
+// summarize compacts the session now and waits for the summarizer.
+func (m *Model) summarize(focus string) tea.Cmd {
+	if m.o.Summarizer == nil {
+		m.chat.AddError("summarization is not available in this build", "")
+		return nil
+	}
+	if m.sessionID == "" {
+		m.chat.AddNote("Nothing to summarize yet.")
+		return nil
+	}
+	spin := m.status.Compaction(summarize.Report{SessionID: m.sessionID, Phase: summarize.Started})
+	sum, id, ctx := m.o.Summarizer, m.sessionID, m.o.Context
+	return tea.Batch(spin, func() tea.Msg {
+		rep, err := sum.SummarizeNow(ctx, id, focus)
+		return summarizedMsg{sessionID: id, rep: rep, err: err}
+	})
+}
+
+func (m *Model) summarized(s summarizedMsg) tea.Cmd {
+	rep := s.rep
+	if s.err != nil {
+		rep.Phase, rep.Err = summarize.Failed, s.err
+	}
+	cmd := m.status.Compaction(rep)
+	if s.sessionID != m.sessionID {
+		return cmd
+	}
+	switch {
+	case rep.Phase == summarize.Failed:
+		msg := "summarization failed; the originals are kept"
+		if rep.Err != nil {
+			msg += ": " + m.o.ErrorText(rep.Err)
+		}
+		m.chat.AddError(msg, "")
+	case rep.Summary != nil:
+		m.chat.AddReport(summaryReport(rep))
+	default:
+		m.chat.AddNote("Nothing to summarize: the history is short enough.")
+	}
+	return tea.Batch(cmd, m.loadContext(s.sessionID))
+}
+
+// summaryReport is the box /summarize shows.
+func summaryReport(r summarize.Report) commands.Report {
+	s := r.Summary
+	pct := 0.0
+	if s.TokensBefore > 0 {
+		pct = 100 * float64(s.TokensBefore-s.TokensAfter) / float64(s.TokensBefore)
+	}
+	facts := []string{
+		fmt.Sprintf("messages %d → %d", s.MessagesBefore, s.MessagesAfter),
+		fmt.Sprintf("tokens %d → %d (%.0f%% saved)", s.TokensBefore, s.TokensAfter, pct),
+		fmt.Sprintf("range: messages %d–%d", s.FromSeq, s.ToSeq),
+		fmt.Sprintf("took %s with %s", r.Duration.Round(100*time.Millisecond), s.Model),
+	}
+	if r.Fallback {
+		facts = append(facts, "deterministic summary: the summarizer failed")
+	}
+	rep := commands.Report{Title: "Summary", Sections: []commands.Section{{Lines: facts}}}
+	add := func(title string, lines []string) {
+		if len(lines) == 0 {
+			return
+		}
+		sec := commands.Section{Title: title, Lines: lines}
+		if len(sec.Lines) > 8 {
+			sec.More, sec.Lines = len(sec.Lines)-8, sec.Lines[:8]
+		}
+		rep.Sections = append(rep.Sections, sec)
+	}
+	add("Key topics", s.Topics)
+	add("Files modified", s.FilesModified)
+	add("Commands run", s.Commands)
+	add("Key decisions", s.KeyDecisions)
+	if s.Focus != "" {
+		rep.Footer = "focus: " + strings.TrimSpace(s.Focus)
+	}
+	return rep
+}
