@@ -10,6 +10,7 @@ package input
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 
@@ -19,6 +20,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
 
 	"github.com/gencode/gencode/internal/tui/sanitize"
 )
@@ -105,11 +107,23 @@ func New(r *lipgloss.Renderer, complete Completer) Model {
 	ta.FocusedStyle, ta.BlurredStyle = focused, focused
 	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("ctrl+j", "alt+enter"))
 	ta.Cursor.SetMode(cursor.CursorStatic)
-	ta.Cursor.Style = r.NewStyle().Reverse(true)
+	ta.Cursor.Style = cursorRenderer(r).NewStyle().Reverse(true)
 	ta.Cursor.TextStyle = r.NewStyle()
 	ta.Focus()
 	ta.SetHeight(1)
 	return Model{ta: ta, st: st, complete: complete, pastes: map[string]string{}}
+}
+
+// cursorRenderer draws the cursor. Without colours (NO_COLOR) on a
+// terminal it still draws it in reverse video: NO_COLOR removes colour, not
+// the cursor.
+func cursorRenderer(r *lipgloss.Renderer) *lipgloss.Renderer {
+	if r.ColorProfile() != termenv.Ascii || r.Output().TTY() == nil {
+		return r
+	}
+	c := lipgloss.NewRenderer(io.Discard)
+	c.SetColorProfile(termenv.ANSI)
+	return c
 }
 
 // SetWidth sets the editor's width.
