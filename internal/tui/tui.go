@@ -111,7 +111,8 @@ type Model struct {
 	turn       *turn
 	turnSeq    int
 	lastPrompt string
-	canRetry   bool // the last turn failed: ctrl+r sends lastPrompt again
+	lastSubmit input.SubmitMsg // as typed, to give back when it cannot be sent
+	canRetry   bool            // the last turn failed: ctrl+r sends lastPrompt again
 	quitSeq    int
 	quitArm    bool
 	quitting   bool

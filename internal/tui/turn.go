@@ -63,10 +63,11 @@ func (m *Model) submit(s input.SubmitMsg) tea.Cmd {
 		return m.command(strings.TrimSpace(s.Text))
 	}
 	if m.turn != nil {
-		// Enter is held back while a turn runs; a paste of Enter is not.
-		m.input.SetValue(s.Display)
+		// Enter is held back while a turn runs; keep what was sent.
+		m.input.Restore(s)
 		return nil
 	}
+	m.lastSubmit = s
 	return m.startTurn(s.Text, s.Display)
 }
 
@@ -195,6 +196,14 @@ func (m *Model) turnError(err error) {
 		if !m.turn.partial {
 			// A partial answer is marked on its own item.
 			m.chat.AddInfo("interrupted")
+		}
+		return
+	}
+	if errors.Is(err, agent.ErrMessageTooLarge) {
+		// Nothing was stored: give the text back to edit.
+		m.chat.AddError(m.o.ErrorText(err), "the message is back in the editor")
+		if m.input.Empty() && m.lastSubmit.Text == m.lastPrompt {
+			m.input.Restore(m.lastSubmit)
 		}
 		return
 	}

@@ -40,6 +40,8 @@ type SubmitMsg struct {
 	Text string
 	// Display is what the user saw in the editor (placeholders kept).
 	Display string
+	// Pastes maps each placeholder in Display to its text.
+	Pastes map[string]string
 }
 
 // Completer lists the slash commands a partial command line completes to
@@ -155,7 +157,7 @@ func (m *Model) SetValue(s string) {
 // Reset clears the editor and its pastes.
 func (m *Model) Reset() {
 	m.ta.Reset()
-	clear(m.pastes)
+	m.pastes = map[string]string{}
 	m.hist = len(m.history)
 	m.draft = ""
 	m.fitHeight()
@@ -229,14 +231,28 @@ func (m Model) submit() (Model, tea.Cmd) {
 		return m, nil
 	}
 	text := display
+	pastes := map[string]string{}
 	for ph, full := range m.pastes {
-		text = strings.ReplaceAll(text, ph, full)
+		if strings.Contains(text, ph) {
+			text = strings.ReplaceAll(text, ph, full)
+			pastes[ph] = full
+		}
 	}
 	if len(m.history) == 0 || m.history[len(m.history)-1] != display {
 		m.history = append(m.history, display)
 	}
 	m.Reset()
-	return m, func() tea.Msg { return SubmitMsg{Text: text, Display: display} }
+	return m, func() tea.Msg { return SubmitMsg{Text: text, Display: display, Pastes: pastes} }
+}
+
+// Restore puts a sent message back in the editor, its pastes as
+// placeholders again: the message could not be sent.
+func (m *Model) Restore(s SubmitMsg) {
+	m.Reset()
+	for ph, full := range s.Pastes {
+		m.pastes[ph] = full
+	}
+	m.SetValue(s.Display)
 }
 
 // paste inserts pasted text, or a placeholder standing for it when it is
