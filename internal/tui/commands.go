@@ -2,8 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"strings"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -141,46 +139,9 @@ func (m *Model) summarized(s summarizedMsg) tea.Cmd {
 		}
 		m.chat.AddError(msg, "")
 	case rep.Summary != nil:
-		m.chat.AddReport(summaryReport(rep))
+		m.chat.AddReport(*commands.SummaryReport(rep))
 	default:
 		m.chat.AddNote("Nothing to summarize: the history is short enough.")
 	}
 	return tea.Batch(cmd, m.loadContext(s.sessionID))
-}
-
-// summaryReport is the box /summarize shows.
-func summaryReport(r summarize.Report) commands.Report {
-	s := r.Summary
-	pct := 0.0
-	if s.TokensBefore > 0 {
-		pct = 100 * float64(s.TokensBefore-s.TokensAfter) / float64(s.TokensBefore)
-	}
-	facts := []string{
-		fmt.Sprintf("messages %d → %d", s.MessagesBefore, s.MessagesAfter),
-		fmt.Sprintf("tokens %d → %d (%.0f%% saved)", s.TokensBefore, s.TokensAfter, pct),
-		fmt.Sprintf("range: messages %d–%d", s.FromSeq, s.ToSeq),
-		fmt.Sprintf("took %s with %s", r.Duration.Round(100*time.Millisecond), s.Model),
-	}
-	if r.Fallback {
-		facts = append(facts, "deterministic summary: the summarizer failed")
-	}
-	rep := commands.Report{Title: "Summary", Sections: []commands.Section{{Lines: facts}}}
-	add := func(title string, lines []string) {
-		if len(lines) == 0 {
-			return
-		}
-		sec := commands.Section{Title: title, Lines: lines}
-		if len(sec.Lines) > 8 {
-			sec.More, sec.Lines = len(sec.Lines)-8, sec.Lines[:8]
-		}
-		rep.Sections = append(rep.Sections, sec)
-	}
-	add("Key topics", s.Topics)
-	add("Files modified", s.FilesModified)
-	add("Commands run", s.Commands)
-	add("Key decisions", s.KeyDecisions)
-	if s.Focus != "" {
-		rep.Footer = "focus: " + strings.TrimSpace(s.Focus)
-	}
-	return rep
 }

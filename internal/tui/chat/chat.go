@@ -11,7 +11,6 @@
 package chat
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -97,6 +96,9 @@ func New(r *lipgloss.Renderer, md *markdown.Renderer) Model {
 
 // Stats returns the render counters.
 func (m Model) Stats() Stats { return *m.stats }
+
+// Idle reports whether no render or page of history is in flight.
+func (m Model) Idle() bool { return len(m.pending) == 0 && !m.loadingOlder }
 
 // Len is the number of items.
 func (m Model) Len() int { return len(m.items) }
@@ -320,14 +322,7 @@ func (m *Model) HandleEvent(ev agent.Event) tea.Cmd {
 func compactionNote(r summarize.Report) string {
 	switch r.Phase {
 	case summarize.Finished:
-		if s := r.Summary; s != nil {
-			how := "summarized"
-			if r.Fallback {
-				how = "summarized (deterministic fallback: the summarizer failed)"
-			}
-			return fmt.Sprintf("History %s: messages %d–%d, %s → %s tokens", how, s.FromSeq, s.ToSeq,
-				Tokens(s.TokensBefore), Tokens(s.TokensAfter))
-		}
+		return commands.AutoNotice(r)
 	case summarize.Failed:
 		msg := "compaction failed; the originals are kept"
 		if r.Err != nil {
@@ -336,19 +331,6 @@ func compactionNote(r summarize.Report) string {
 		return msg
 	}
 	return ""
-}
-
-// Tokens formats a token count: 950, 12.3k, 1.2M.
-func Tokens(n int) string {
-	switch {
-	case n >= 1_000_000:
-		return fmt.Sprintf("%.1fM", float64(n)/1e6)
-	case n >= 10_000:
-		return fmt.Sprintf("%.0fk", float64(n)/1e3)
-	case n >= 1000:
-		return fmt.Sprintf("%.1fk", float64(n)/1e3)
-	}
-	return fmt.Sprint(n)
 }
 
 func (m *Model) ensureStream() *stream {
