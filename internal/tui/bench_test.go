@@ -32,7 +32,7 @@ func longSession(n int) []session.Message {
 
 // colourRenderer is what a terminal user gets (for timing, not goldens).
 func colourRenderer() harnessOpt {
-	return func(o *Options) {
+	return func(o *harnessSetup) {
 		r := plainRenderer()
 		r.SetColorProfile(termenv.ANSI256)
 		o.Renderer = r
@@ -47,7 +47,7 @@ func BenchmarkKeystroke(b *testing.B) {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			st := newStore(b)
 			id := seed(b, st, "bench", longSession(n)...)
-			h := newHarness(b, 120, 40, withStore(st), withSession(id), colourRenderer(), func(o *Options) { o.HistoryTail = n })
+			h := newHarness(b, 120, 40, withStore(st), withSession(id), colourRenderer(), func(o *harnessSetup) { o.HistoryTail = n })
 			require.GreaterOrEqual(b, h.m.chat.Len(), n/2)
 			var m tea.Model = h.m
 			keys := []tea.Msg{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x")}, tea.KeyMsg{Type: tea.KeyBackspace}}
@@ -68,7 +68,7 @@ func BenchmarkStreamToken(b *testing.B) {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			st := newStore(b)
 			id := seed(b, st, "bench", longSession(n)...)
-			h := newHarness(b, 120, 40, withStore(st), withSession(id), colourRenderer(), func(o *Options) { o.HistoryTail = n })
+			h := newHarness(b, 120, 40, withStore(st), withSession(id), colourRenderer(), func(o *harnessSetup) { o.HistoryTail = n })
 			m := h.m
 			m.turnSeq++
 			m.turn = &turn{id: m.turnSeq, ctx: context.Background(), cancel: func() {}}
@@ -153,7 +153,7 @@ func TestKeystrokeDoesNoChatWork(t *testing.T) {
 	t.Parallel()
 	st := newStore(t)
 	id := seed(t, st, "t", longSession(400)...)
-	h := newHarness(t, 100, 30, withStore(st), withSession(id), func(o *Options) { o.HistoryTail = 400 })
+	h := newHarness(t, 100, 30, withStore(st), withSession(id), func(o *harnessSetup) { o.HistoryTail = 400 })
 	before := h.m.chat.Stats()
 	h.typ("hello world")
 	h.key("backspace")
@@ -166,7 +166,7 @@ func TestStreamedTokenRendersNoFinishedMessage(t *testing.T) {
 	t.Parallel()
 	st := newStore(t)
 	id := seed(t, st, "t", longSession(400)...)
-	h := newHarness(t, 100, 30, withStore(st), withSession(id), func(o *Options) { o.HistoryTail = 400 })
+	h := newHarness(t, 100, 30, withStore(st), withSession(id), func(o *harnessSetup) { o.HistoryTail = 400 })
 	renders, glamour := h.m.chat.Stats().ItemRenders, h.m.md.Renders()
 	h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) {
 		for _, w := range strings.Fields("a streamed answer of several words") {

@@ -183,7 +183,17 @@ type harness struct {
 	seen     []tea.Msg
 }
 
-type harnessOpt func(*Options)
+// harnessSetup is what options change: the model's Options, and whether
+// newHarness waits for the history to load.
+type harnessSetup struct {
+	Options
+	noSettle bool
+}
+
+type harnessOpt func(*harnessSetup)
+
+// noSettle returns from newHarness without waiting for the history.
+func noSettle(o *harnessSetup) { o.noSettle = true }
 
 func newHarness(t testing.TB, width, height int, opts ...harnessOpt) *harness {
 	t.Helper()
@@ -191,7 +201,7 @@ func newHarness(t testing.TB, width, height int, opts ...harnessOpt) *harness {
 		names:   []string{"/clear", "/config", "/context", "/exit", "/help", "/history", "/model", "/resume", "/sessions", "/summarize"},
 		results: map[string]commands.Result{}, errs: map[string]error{},
 	}, quiet: 150 * time.Millisecond, msgs: make(chan tea.Msg, 1024)}
-	o := Options{Agent: h.agent, Commands: h.cmds, Cwd: "/work", SoftRatio: 0.6, Renderer: plainRenderer()}
+	o := harnessSetup{Options: Options{Agent: h.agent, Commands: h.cmds, Cwd: "/work", SoftRatio: 0.6, Renderer: plainRenderer()}}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -201,15 +211,34 @@ func newHarness(t testing.TB, width, height int, opts ...harnessOpt) *harness {
 	} else if st, ok := o.Store.(*session.Store); ok {
 		h.store = st
 	}
-	h.m = New(o)
+	h.m = New(o.Options)
 	h.start(h.m.Init())
 	h.send(tea.WindowSizeMsg{Width: width, Height: height})
+	if !o.noSettle {
+		h.settle(o.SessionID != "")
+	}
 	return h
 }
 
-func withSession(id string) harnessOpt { return func(o *Options) { o.SessionID = id } }
+// settle waits until the history (when a session was given) has loaded
+// and no render is in flight: a slow machine must not see a half-drawn
+// screen.
+func (h *harness) settle(history bool) {
+	h.t.Helper()
+	loaded := func() bool {
+		for _, m := range h.seen {
+			if _, ok := m.(historyMsg); ok {
+				return true
+			}
+		}
+		return !history
+	}
+	h.untilModel("the history and its renders", func(m Model) bool { return loaded() && m.chat.Idle() })
+}
 
-func withStore(st sessionStore) harnessOpt { return func(o *Options) { o.Store = st } }
+func withSession(id string) harnessOpt { return func(o *harnessSetup) { o.SessionID = id } }
+
+func withStore(st sessionStore) harnessOpt { return func(o *harnessSetup) { o.Store = st } }
 
 // send delivers msgs, then pumps until things settle.
 func (h *harness) send(msgs ...tea.Msg) {
@@ -300,11 +329,17 @@ func (h *harness) pump() {
 	}
 }
 
-// until pumps until cond holds on the view, or fails after 5 s.
+// until pumps until cond holds on the view, or fails after 10 s.
 func (h *harness) until(what string, cond func(view string) bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond(h.view()) {
+	h.untilModel(what, func(m Model) bool { return cond(m.View()) })
+}
+
+// untilModel pumps until cond holds on the model, or fails after 10 s.
+func (h *harness) untilModel(what string, cond func(Model) bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond(h.m) {
 		if time.Now().After(deadline) {
 			h.t.Fatalf("timed out waiting for %s; view:\n%s", what, h.view())
 		}

@@ -174,7 +174,7 @@ func TestPermissionDialogKeys(t *testing.T) {
 		t.Run(tt.key, func(t *testing.T) {
 			t.Parallel()
 			asker := NewAsker()
-			h := newHarness(t, 80, 24, func(o *Options) { o.Asker = asker })
+			h := newHarness(t, 80, 24, func(o *harnessSetup) { o.Asker = asker })
 			got := make(chan tools.Decision, 1)
 			h.agent.scripts = append(h.agent.scripts, askingAgent(asker, got))
 			h.typ("write a.txt")
@@ -200,7 +200,7 @@ func TestPermissionDialogKeys(t *testing.T) {
 func TestCancelWhileAskingClosesTheDialog(t *testing.T) {
 	t.Parallel()
 	asker := NewAsker()
-	h := newHarness(t, 80, 24, func(o *Options) { o.Asker = asker })
+	h := newHarness(t, 80, 24, func(o *harnessSetup) { o.Asker = asker })
 	got := make(chan tools.Decision, 2)
 	h.agent.scripts = append(h.agent.scripts, askingAgent(asker, got), askingAgent(asker, got))
 	h.typ("one")
@@ -223,7 +223,7 @@ func TestCancelWhileAskingClosesTheDialog(t *testing.T) {
 
 func TestErrorLineAndRetry(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, 80, 20, func(o *Options) {
+	h := newHarness(t, 80, 20, func(o *harnessSetup) {
 		o.ErrorText = func(err error) string { return "worded: " + err.Error() }
 	})
 	h.agent.scripts = append(h.agent.scripts,
@@ -305,7 +305,7 @@ func TestSlashCommands(t *testing.T) {
 	})
 	t.Run("model", func(t *testing.T) {
 		t.Parallel()
-		h := newHarness(t, 80, 24, func(o *Options) {
+		h := newHarness(t, 80, 24, func(o *harnessSetup) {
 			o.SwitchModel = func(name string) (agentRunner, error) { return &fakeAgent{model: name, window: 8192}, nil }
 		})
 		h.cmds.results["/model"] = commands.Result{Action: commands.ActionSetModel, Model: "qwen2.5-coder"}
@@ -321,19 +321,19 @@ func TestSlashCommands(t *testing.T) {
 		sum := &fakeSummarizer{rep: summarize.Report{Phase: summarize.Finished, Duration: 1500 * time.Millisecond, Summary: &session.Summary{
 			FromSeq: 1, ToSeq: 40, MessagesBefore: 52, MessagesAfter: 13, TokensBefore: 30000, TokensAfter: 6000,
 			Model: "gpt-4o-mini", Topics: []string{"store tests"}, FilesModified: []string{"store.go"}}}}
-		h := newHarness(t, 80, 30, withStore(st), withSession(id), func(o *Options) { o.Summarizer = sum })
+		h := newHarness(t, 80, 30, withStore(st), withSession(id), func(o *harnessSetup) { o.Summarizer = sum })
 		h.cmds.results["/summarize"] = commands.Result{Action: commands.ActionSummarize, Focus: "tests"}
 		h.typ("/summarize tests")
 		h.key("enter")
 		require.Equal(t, []string{id + ":tests"}, sum.calls)
 		view := h.view()
-		require.Contains(t, view, "messages 52 → 13")
-		require.Contains(t, view, "80% saved")
+		require.Contains(t, view, "╭─ Session Summary")
+		require.Contains(t, view, "Messages: 52 → 13")
 		require.Contains(t, view, "summarized 40 msgs")
 	})
 	t.Run("no registry", func(t *testing.T) {
 		t.Parallel()
-		h := newHarness(t, 80, 24, func(o *Options) { o.Commands = nil })
+		h := newHarness(t, 80, 24, func(o *harnessSetup) { o.Commands = nil })
 		h.typ("/help")
 		h.key("enter")
 		require.Contains(t, h.view(), "slash commands are not available")
@@ -373,7 +373,7 @@ func TestResumePagesOlderHistory(t *testing.T) {
 		msgs = append(msgs, session.Message{Role: session.RoleUser, Content: fmt.Sprintf("message %d", i)})
 	}
 	id := seed(t, st, "long", msgs...)
-	h := newHarness(t, 80, 20, withStore(st), withSession(id), func(o *Options) { o.HistoryTail = 50 })
+	h := newHarness(t, 80, 20, withStore(st), withSession(id), func(o *harnessSetup) { o.HistoryTail = 50 })
 	require.Equal(t, 50, h.m.chat.Len())
 	for range 40 {
 		h.key("pgup")
@@ -445,7 +445,7 @@ func TestUpdateNeverWaitsForTheStore(t *testing.T) {
 	var h *harness
 	go func() {
 		defer close(done)
-		h = newHarness(t, 80, 20, withStore(bs), withSession(id), func(o *Options) {})
+		h = newHarness(t, 80, 20, withStore(bs), withSession(id), noSettle)
 		h.quiet = 50 * time.Millisecond
 		h.typ("hello")
 		h.key("enter")

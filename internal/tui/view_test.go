@@ -171,7 +171,7 @@ func TestEscapeSequencesInert(t *testing.T) {
 	)
 	r := plainRenderer()
 	r.SetColorProfile(termenv.ANSI256)
-	h := newHarness(t, 100, 40, withStore(st), withSession(id), func(o *Options) { o.Renderer = r })
+	h := newHarness(t, 100, 40, withStore(st), withSession(id), func(o *harnessSetup) { o.Renderer = r })
 	final := &session.Message{Seq: 99, Role: session.RoleAssistant, Content: "final " + evil}
 	h.agent.scripts = append(h.agent.scripts, events(
 		agent.Event{Kind: agent.EventTextDelta, Text: "stream " + evil},
