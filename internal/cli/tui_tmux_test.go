@@ -199,6 +199,14 @@ func TestTUIInTmux(t *testing.T) {
 	s = p.waitText("⎿ interrupted")
 	require.NotContains(t, s, "esc to cancel")
 
+	// Tab completes a slash command; its report is boxed.
+	p.cmd("send-keys", "-t", "e2e", "-l", "/he")
+	p.keys("Tab")
+	p.waitText("❯ /help")
+	p.keys("Enter")
+	s = p.waitText("╭─ Commands")
+	require.Contains(t, s, "/summarize")
+
 	// Ctrl+C twice quits: the first only warns.
 	p.keys("C-c")
 	p.waitText("press ctrl+c again to quit")

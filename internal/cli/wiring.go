@@ -4,16 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
+	"golang.org/x/term"
 
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/tui"
+	"github.com/gencode/gencode/internal/tui/report"
 )
 
 // summarizer is the background compactor as the CLI owns it: started with
@@ -60,14 +64,21 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		defer sum.Close()
 	}
 	r := newRenderer(a.env)
+	reg := commands.New(commands.Deps{
+		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, FixedCost: ag.FixedCost,
+	}, commands.State{SessionID: sessionID, Model: ag.Model()})
 	soft := 0.0
 	if a.cfg.Summarize.Enabled && !o.noSummary {
 		soft = a.cfg.Summarize.SoftRatio
 	}
 	m := tui.New(tui.Options{
-		Agent:     ag,
-		Store:     a.store,
-		Asker:     asker,
+		Agent:    ag,
+		Store:    a.store,
+		Asker:    asker,
+		Commands: reg,
+		CommandState: func(id, model string) {
+			reg.SetState(commands.State{SessionID: id, Model: model})
+		},
 		SessionID: sessionID,
 		Cwd:       a.cwd,
 		SoftRatio: soft,
@@ -108,7 +119,20 @@ func (e environ) Environ() []string { return nil }
 // renderReport draws a report for the terminal: boxed on a terminal,
 // plain when piped or with NO_COLOR.
 func (a *app) renderReport(r *commands.Report) string {
-	return r.Plain()
+	if a.env.IsTerminal == nil || !a.env.IsTerminal() {
+		return r.Plain()
+	}
+	lr := newRenderer(a.env)
+	if lr.ColorProfile() == termenv.Ascii {
+		return r.Plain()
+	}
+	width := 80
+	if f, ok := a.env.Stdout.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			width = w
+		}
+	}
+	return strings.Join(report.Render(*r, width, report.NewStyles(lr)), "\n") + "\n"
 }
 
 // searchFunc is the history search (the recall index), or nil.
