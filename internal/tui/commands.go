@@ -5,6 +5,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/summarize"
 )
@@ -19,6 +20,36 @@ type summarizedMsg struct {
 	sessionID string
 	rep       summarize.Report
 	err       error
+}
+
+type compactionMsg struct{ rep summarize.Report }
+
+// waitCompaction receives the next background compaction report.
+func waitCompaction(ch <-chan summarize.Report) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		rep, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return compactionMsg{rep: rep}
+	}
+}
+
+// compaction shows a background compaction's progress: the status bar
+// always, the chat when it finished for the session shown.
+func (m *Model) compaction(rep summarize.Report) tea.Cmd {
+	cmds := []tea.Cmd{waitCompaction(m.o.Compactions)}
+	if rep.SessionID != "" && rep.SessionID != m.sessionID {
+		return cmds[0]
+	}
+	cmds = append(cmds, m.status.Compaction(rep), m.chat.HandleEvent(agent.Event{Kind: agent.EventCompaction, Compaction: &rep}))
+	if rep.Phase == summarize.Finished && m.turn == nil {
+		cmds = append(cmds, m.loadContext(m.sessionID))
+	}
+	return tea.Batch(cmds...)
 }
 
 type modelSwitchedMsg struct {

@@ -65,6 +65,10 @@ type Options struct {
 	CommandState func(sessionID, model string)
 	// Summarizer runs /summarize; nil: not available.
 	Summarizer summarizer
+	// Compactions carries the reports of background compactions, which
+	// may finish after the turn that started them (the summarizer's
+	// Notify hook should send to it without blocking); nil: none.
+	Compactions <-chan summarize.Report
 	// SwitchModel returns an agent for another model (/model NAME); nil:
 	// switching is not available.
 	SwitchModel func(model string) (agentRunner, error)
@@ -168,7 +172,7 @@ func New(o Options) Model {
 // Init loads the session's history and starts listening for permission
 // requests.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.o.Asker.wait()}
+	cmds := []tea.Cmd{m.o.Asker.wait(), waitCompaction(m.o.Compactions)}
 	if m.sessionID != "" {
 		cmds = append(cmds, m.loadHistory(m.sessionID), m.loadContext(m.sessionID))
 	}
@@ -263,6 +267,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.summarized(msg)
 	case modelSwitchedMsg:
 		return m.modelSwitched(msg)
+	case compactionMsg:
+		return m.compaction(msg.rep)
 	case quitExpiredMsg:
 		if msg.seq == m.quitSeq {
 			m.quitArm = false

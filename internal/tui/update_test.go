@@ -461,3 +461,21 @@ func TestUpdateNeverWaitsForTheStore(t *testing.T) {
 	close(bs.release)
 	h.until("the history", func(v string) bool { return strings.Contains(v, "Now add a test") })
 }
+
+// TestBackgroundCompactionAfterTheTurn: a background summary that
+// finishes when no turn runs still reaches the status bar and the chat.
+func TestBackgroundCompactionAfterTheTurn(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	id := seed(t, st, "long", session.Message{Role: session.RoleUser, Content: "q"})
+	ch := make(chan summarize.Report, 4)
+	h := newHarness(t, 100, 24, withStore(st), withSession(id), func(o *harnessSetup) { o.Compactions = ch })
+	ch <- summarize.Report{SessionID: id, Phase: summarize.Started, Background: true}
+	h.until("the spinner", func(v string) bool { return strings.Contains(v, "summarizing in the background") })
+	ch <- summarize.Report{SessionID: "another", Phase: summarize.Failed}
+	ch <- summarize.Report{SessionID: id, Phase: summarize.Finished, Background: true, Summary: &session.Summary{
+		FromSeq: 1, ToSeq: 30, TokensBefore: 20000, TokensAfter: 3000, Topics: []string{"the store"}}}
+	h.until("the notice", func(v string) bool { return strings.Contains(v, "Summarized messages 1-30") })
+	require.Contains(t, h.view(), "summarized 30 msgs")
+	require.NotContains(t, h.view(), "failed")
+}
