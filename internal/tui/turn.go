@@ -161,7 +161,8 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 				cmds = append(cmds, m.status.Compaction(*ev.Compaction))
 			}
 		case agent.EventToolRun:
-			if ev.Call != nil && !m.turn.canceling {
+			// The dialog may have opened before this event was read.
+			if ev.Call != nil && !m.turn.canceling && !m.asking {
 				m.status.SetBusy(true, "running "+ev.Call.Name)
 			}
 		case agent.EventMessage:
@@ -172,7 +173,7 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 			if ev.Message != nil && ev.Message.Meta.Interrupted && ev.Message.Role == session.RoleAssistant {
 				m.turn.partial = true
 			}
-			if !m.turn.canceling {
+			if !m.turn.canceling && !m.asking {
 				m.status.SetBusy(true, "working")
 			}
 		case agent.EventDone:

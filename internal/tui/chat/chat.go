@@ -666,6 +666,10 @@ func (m *Model) renderCmd(items []*item) tea.Cmd {
 
 // layoutEnd fills the window from the end upward.
 func (m *Model) layoutEnd(want *[]*item) {
+	if m.count() == 0 {
+		m.setFrame([]string{fit(m.r.st.Dim.Render("Type a message to start · / lists the commands · Ctrl+C twice quits"), m.width)}, []int{0})
+		return
+	}
 	var rows [][]string
 	var ids []int
 	need := m.height
