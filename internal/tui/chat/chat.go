@@ -107,6 +107,9 @@ func (m Model) Len() int { return len(m.items) }
 // only what becomes visible is rendered again).
 func (m *Model) SetSize(width, height int) {
 	if width != m.width || height != m.height {
+		if width != m.width && m.stream != nil {
+			m.stream.dirty = true // redrawn at the new width by the next flush
+		}
 		m.width, m.height = max(width, 20), max(height, 1)
 		m.dirty = true
 	}
@@ -628,6 +631,10 @@ func (m *Model) Sync() tea.Cmd {
 	if c := m.renderCmd(above); c != nil {
 		cmds = append(cmds, c)
 	}
+	if s := m.stream; s != nil && s.dirty && !m.flushPending {
+		m.flushPending = true
+		cmds = append(cmds, flushCmd(s.gen))
+	}
 	if m.hasOlder && !m.loadingOlder && top.idx <= 10 && m.oldest > 1 {
 		m.loadingOlder = true
 		before := m.oldest
@@ -727,6 +734,10 @@ func (m *Model) rowID(i int) int {
 }
 
 func (m *Model) setFrame(frame []string, ids []int) {
+	for i, l := range frame {
+		// Lines drawn at another width (the stream before its redraw).
+		frame[i] = fit(l, m.width)
+	}
 	for len(frame) < m.height {
 		frame = append(frame, "")
 		ids = append(ids, 0)

@@ -270,3 +270,16 @@ func BenchmarkScroll(b *testing.B) {
 		})
 	}
 }
+
+func TestResizeWhileStreaming(t *testing.T) {
+	t.Parallel()
+	m, _ := newChat(120, 20)
+	m.HandleEvent(agent.Event{Kind: agent.EventTextDelta, Text: strings.Repeat("wide ", 40)})
+	settle(t, &m, func() tea.Msg { return flushMsg{gen: m.stream.gen} })
+	m.SetSize(50, 20)
+	settle(t, &m, nil) // the Sync schedules the redraw at the new width
+	for _, l := range strings.Split(m.View(), "\n") {
+		require.LessOrEqual(t, ansi.StringWidth(l), 50, "%q", l)
+	}
+	require.Equal(t, 50-gutter, m.stream.width)
+}

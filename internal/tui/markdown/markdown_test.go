@@ -85,3 +85,17 @@ func TestConcurrentRenders(t *testing.T) {
 		t.Errorf("Renders() = %d, want 4", md.Renders())
 	}
 }
+
+// TestBackgroundPicksTheStyle: a light terminal gets glamour's light
+// style, a dark one the dark style.
+func TestBackgroundPicksTheStyle(t *testing.T) {
+	t.Parallel()
+	dark := strings.Join(renderer(termenv.ANSI256, true).Render(sample, 80), "\n")
+	light := strings.Join(renderer(termenv.ANSI256, false).Render(sample, 80), "\n")
+	if dark == light {
+		t.Fatal("light and dark backgrounds render the same")
+	}
+	if ansi.Strip(dark) != ansi.Strip(light) {
+		t.Error("the styles changed the text, not just its colours")
+	}
+}
