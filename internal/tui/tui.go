@@ -319,6 +319,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		return nil
 	case "enter":
 		if m.turn != nil && !isCommand(m.input.Value()) {
+			m.quitArm = false // the notice replaces the Ctrl+C hint
 			m.status.SetNotice("a turn is running: wait for it, or press esc to cancel it")
 			return m.expireNotice()
 		}
