@@ -201,7 +201,7 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	if err != nil {
 		return err
 	}
-	sum := a.newSummarizer(client, ag, o.noSummary)
+	sum := a.newSummarizer(client, ag, o.noSummary, a.notify)
 	if sum != nil {
 		defer sum.Close()
 	}
