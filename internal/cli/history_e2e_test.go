@@ -122,3 +122,21 @@ func TestHistoryDefaultsToLatestSessionHere(t *testing.T) {
 	require.Equal(t, 1, res.code)
 	require.Contains(t, res.stderr, "bad.jsonl:2: not a JSON message")
 }
+
+func TestHistorySearch(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.NewServer(t)
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	srv.Enqueue(openaitest.Text("Noted: the staging database is on port 6543."), openaitest.Text("ok"))
+	require.Equal(t, 0, sb.run("-p", "remember: staging db uses port 6543 (not 5432)").code)
+	require.Equal(t, 0, sb.run("-c", "-p", "thanks").code)
+	for _, q := range []string{"6543", `"port 6543" (not`, "staging -db:*"} {
+		res := sb.run("history", "--search", q)
+		require.Equal(t, 0, res.code, "query %q: %s", q, res.stderr)
+		require.Contains(t, res.stdout, "#1 user", "query %q:\n%s", q, res.stdout)
+	}
+	res := sb.run("history", "--search", "nothing-like-this")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "no message matches")
+}

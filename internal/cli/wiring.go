@@ -246,5 +246,18 @@ func (a *app) renderReport(r *commands.Report) string {
 	return strings.Join(report.Render(*r, width, report.NewStyles(lr)), "\n") + "\n"
 }
 
-// searchFunc is the history search (the recall index), or nil.
-func (a *app) searchFunc() commands.SearchFunc { return nil }
+// searchFunc is the history search over the recall index: the same
+// search the model's SearchHistory tool uses.
+func (a *app) searchFunc() commands.SearchFunc {
+	return func(ctx context.Context, sessionID, query string, limit int) ([]commands.SearchHit, int, error) {
+		hits, total, err := a.store.Search(ctx, sessionID, query, limit)
+		if err != nil {
+			return nil, 0, err
+		}
+		out := make([]commands.SearchHit, len(hits))
+		for i, h := range hits {
+			out[i] = commands.SearchHit{Seq: h.Seq, Role: string(h.Role), Tool: h.ToolName, Time: h.Time, Snippet: h.Snippet}
+		}
+		return out, total, nil
+	}
+}
