@@ -139,22 +139,22 @@ func History(ctx context.Context, st Store, search SearchFunc, id string, o Hist
 	for i, s := range sums {
 		through = max(through, s.ToSeq)
 		sec := Section{Title: fmt.Sprintf("[Summary %d] Messages %d-%d · %s", i+1, s.FromSeq, s.ToSeq, s.GeneratedAt.Format("2006-01-02 15:04"))}
-		sec.Lines = append(sec.Lines, "  "+oneLine(Gist(s), 300))
+		sec.Lines = append(sec.Lines, oneLine(Gist(s), 300))
 		if o.Full {
 			if len(s.FilesModified) > 0 {
-				sec.Lines = append(sec.Lines, "  Files: "+listShort(s.FilesModified, 6))
+				sec.Lines = append(sec.Lines, "Files: "+listShort(s.FilesModified, 6))
 			}
 			for _, d := range s.KeyDecisions {
-				sec.Lines = append(sec.Lines, "  Decision: "+oneLine(d, 200))
+				sec.Lines = append(sec.Lines, "Decision: "+oneLine(d, 200))
 			}
 			if len(s.Commands) > 0 {
-				sec.Lines = append(sec.Lines, fmt.Sprintf("  Commands: %d (%s)", len(s.Commands), listShort(s.Commands, 3)))
+				sec.Lines = append(sec.Lines, fmt.Sprintf("Commands: %d (%s)", len(s.Commands), listShort(s.Commands, 3)))
 			}
 			how := "by " + s.Model
 			if s.Fallback {
 				how = "deterministic"
 			}
-			sec.Lines = append(sec.Lines, fmt.Sprintf("  %d → %d tokens, %s; /history --expand %d shows the originals", s.TokensBefore, s.TokensAfter, how, i+1))
+			sec.Lines = append(sec.Lines, fmt.Sprintf("%d → %d tokens, %s; /history --expand %d shows the originals", s.TokensBefore, s.TokensAfter, how, i+1))
 		}
 		rep.Sections = append(rep.Sections, sec)
 	}
@@ -178,16 +178,20 @@ func History(ctx context.Context, st Store, search SearchFunc, id string, o Hist
 		sec.Title = "[Recent] no messages after the summaries"
 	}
 	if skipped > 0 {
-		sec.Lines = append(sec.Lines, fmt.Sprintf("  … %d earlier unsummarized messages (--full shows all)", skipped))
+		sec.Lines = append(sec.Lines, fmt.Sprintf("… %d earlier unsummarized messages (--full shows all)", skipped))
 	}
 	for _, m := range recent {
-		sec.Lines = append(sec.Lines, "  "+Brief(m, 160))
+		sec.Lines = append(sec.Lines, Brief(m, 160))
 	}
 	rep.Sections = append(rep.Sections, sec)
 	if len(sums) == 0 {
 		rep.Footer = "nothing summarized yet"
 	} else {
-		rep.Footer = fmt.Sprintf("%d summaries cover messages 1-%d; every original is kept", len(sums), through)
+		noun := "summaries cover"
+		if len(sums) == 1 {
+			noun = "summary covers"
+		}
+		rep.Footer = fmt.Sprintf("%d %s messages 1-%d; every original is kept", len(sums), noun, through)
 	}
 	return rep, nil
 }
@@ -214,7 +218,7 @@ func historyExpand(ctx context.Context, st Store, sess session.Session, sums []s
 				sec.More = len(lines) - 20
 				break
 			}
-			sec.Lines = append(sec.Lines, "  "+l)
+			sec.Lines = append(sec.Lines, l)
 		}
 		rep.Sections = append(rep.Sections, sec)
 	}
@@ -313,8 +317,12 @@ func (r *Report) Plain() string {
 		if s.Title != "" {
 			b.WriteString(s.Title + "\n")
 		}
+		indent := ""
+		if s.Title != "" {
+			indent = "  "
+		}
 		for _, l := range s.Lines {
-			b.WriteString(l + "\n")
+			b.WriteString(indent + l + "\n")
 		}
 		if s.More > 0 {
 			fmt.Fprintf(&b, "  +%d more\n", s.More)
