@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -155,6 +156,14 @@ func (m *Model) summarize(focus string) tea.Cmd {
 
 func (m *Model) summarized(s summarizedMsg) tea.Cmd {
 	rep := s.rep
+	if errors.Is(s.err, summarize.ErrNothingToSummarize) {
+		// Not a failure: the history is short enough already.
+		m.status.Compaction(summarize.Report{Phase: summarize.Finished})
+		if s.sessionID == m.sessionID {
+			m.chat.AddNote("Nothing to summarize: the history is short enough.")
+		}
+		return nil
+	}
 	if s.err != nil {
 		rep.Phase, rep.Err = summarize.Failed, s.err
 	}

@@ -90,7 +90,8 @@ type Options struct {
 	// ErrorText words an error for the user (nil: err.Error()).
 	ErrorText func(error) string
 	// HistoryTail is how many messages are loaded when a session opens
-	// (default 100); older ones are paged in on scroll.
+	// (default 30, more than a screen holds); older ones are paged in as
+	// the view nears them.
 	HistoryTail int
 	// Context is the parent of every turn's context; nil: Background.
 	Context context.Context
@@ -141,7 +142,7 @@ const quitWindow = 2 * time.Second
 // New returns the root model.
 func New(o Options) Model {
 	if o.HistoryTail <= 0 {
-		o.HistoryTail = 100
+		o.HistoryTail = 30
 	}
 	if o.Context == nil {
 		o.Context = context.Background()

@@ -331,6 +331,19 @@ func TestSlashCommands(t *testing.T) {
 		require.Contains(t, view, "Messages: 52 → 13")
 		require.Contains(t, view, "summarized 40 msgs")
 	})
+	t.Run("nothing to summarize", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		id := seed(t, st, "short", session.Message{Role: session.RoleUser, Content: "q"})
+		sum := &fakeSummarizer{err: fmt.Errorf("compact: %w", summarize.ErrNothingToSummarize)}
+		h := newHarness(t, 80, 30, withStore(st), withSession(id), func(o *harnessSetup) { o.Summarizer = sum })
+		h.cmds.results["/summarize"] = commands.Result{Action: commands.ActionSummarize}
+		h.typ("/summarize")
+		h.key("enter")
+		require.Contains(t, h.view(), "Nothing to summarize")
+		require.Contains(t, h.view(), "nothing to summarize")
+		require.NotContains(t, h.view(), "✗")
+	})
 	t.Run("no registry", func(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t, 80, 24, func(o *harnessSetup) { o.Commands = nil })

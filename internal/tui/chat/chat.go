@@ -65,6 +65,7 @@ type Model struct {
 	width, height int
 	follow        bool   // pinned to the end: new output scrolls into view
 	top           anchor // first line of the window when !follow
+	pinTop        bool   // Home was pressed: stay at the start as older pages arrive
 	frame         []string
 	frameIDs      []int // item id of each frame line
 	dirty         bool
@@ -121,7 +122,7 @@ func (m Model) Following() bool { return m.follow }
 // Reset empties the chat (a new session).
 func (m *Model) Reset() {
 	m.items, m.byCall = nil, map[string]*item{}
-	m.stream, m.follow, m.top = nil, true, anchor{}
+	m.stream, m.follow, m.top, m.pinTop = nil, true, anchor{}, false
 	m.oldest, m.hasOlder, m.loadingOlder = 0, false, false
 	m.dirty = true
 }
@@ -155,7 +156,9 @@ func (m *Model) Prepend(msgs []session.Message, hasOlder bool) {
 	merged := append(older, m.items[:head]...)
 	slices.SortStableFunc(merged, func(a, b *item) int { return cmpKey(a, b) })
 	m.items = append(merged, m.items[head:]...)
-	if !m.follow {
+	if !m.follow && m.pinTop {
+		m.top = anchor{}
+	} else if !m.follow {
 		if m.top.idx < head {
 			// A leading summary moved in among the older messages: keep
 			// the first message where it was instead.
@@ -533,6 +536,7 @@ func (m *Model) lines(i int, want *[]*item) []string {
 
 // ScrollUp moves the window n lines toward the start.
 func (m *Model) ScrollUp(n int) {
+	m.pinTop = false
 	if m.follow {
 		m.top = m.frameTop()
 		m.follow = false
@@ -558,6 +562,7 @@ func (m *Model) ScrollUp(n int) {
 // ScrollDown moves the window n lines toward the end; reaching it pins the
 // view to the end again.
 func (m *Model) ScrollDown(n int) {
+	m.pinTop = false
 	if m.follow {
 		return
 	}
@@ -576,14 +581,15 @@ func (m *Model) ScrollDown(n int) {
 	m.dirty = true
 }
 
-// ScrollTop shows the start of what is loaded (and asks for older).
+// ScrollTop shows the start of the session: what is loaded now, and the
+// older pages as they arrive.
 func (m *Model) ScrollTop() {
-	m.follow, m.top, m.dirty = false, anchor{}, true
+	m.follow, m.top, m.pinTop, m.dirty = false, anchor{}, true, true
 }
 
 // ScrollBottom pins the view to the end.
 func (m *Model) ScrollBottom() {
-	m.follow, m.dirty = true, true
+	m.follow, m.pinTop, m.dirty = true, false, true
 }
 
 // frameTop is the anchor of the window's first line in follow mode.

@@ -132,7 +132,7 @@ func (m *Model) Compaction(r summarize.Report) tea.Cmd {
 		}
 	case summarize.Finished:
 		m.sum = summarizerDone
-		m.sumText = "summarized"
+		m.sumText = "nothing to summarize"
 		if s := r.Summary; s != nil {
 			m.sumText = fmt.Sprintf("summarized %d msgs, %s→%s tokens", s.Messages(), tokens(s.TokensBefore), tokens(s.TokensAfter))
 		}
