@@ -44,7 +44,7 @@ func TestRetries(t *testing.T) {
 			wantWaits: []between{{174 * time.Millisecond, 174 * time.Millisecond}},
 		},
 		{
-			name:      "429 with Retry-After as an HTTP date",
+			name: "429 with Retry-After as an HTTP date",
 			// The date is absolute: the wait is what is left of it when the
 			// request is answered, which a loaded machine makes later.
 			// Honoured means: parsed (not the backoff default) and not past it.
