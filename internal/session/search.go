@@ -166,15 +166,26 @@ func (s *Store) IndexBacklog(ctx context.Context) (int64, error) {
 // short transactions so that appends are not held up, and returns how many
 // it indexed. It is safe to run concurrently, from several processes too:
 // each batch reads the watermark inside its write transaction.
-func (s *Store) CatchUpIndex(ctx context.Context) (int, error) {
+func (s *Store) CatchUpIndex(ctx context.Context) (int, error) { return s.catchUp(ctx, false) }
+
+// catchUp indexes batch after batch until the index is caught up. With
+// yield it stops as soon as a message is appended meanwhile: the
+// background indexer gives way to a session that is writing.
+func (s *Store) catchUp(ctx context.Context, yield bool) (int, error) {
 	total := 0
+	start := int64(-1)
 	for {
 		if err := ctx.Err(); err != nil {
 			return total, fmt.Errorf("index messages: %w", err)
 		}
-		behind, err := s.indexBehind(ctx)
-		if err != nil || !behind {
+		top, through, err := s.indexState(ctx)
+		if err != nil || top <= through {
 			return total, err
+		}
+		if start < 0 {
+			start = top
+		} else if yield && top != start {
+			return total, nil
 		}
 		n, err := s.indexBatch(ctx, indexBatchRows, indexBatchBytes)
 		total += n
@@ -184,16 +195,15 @@ func (s *Store) CatchUpIndex(ctx context.Context) (int, error) {
 	}
 }
 
-// indexBehind reads, without taking the write lock, whether any message is
-// past the watermark.
-func (s *Store) indexBehind(ctx context.Context) (bool, error) {
-	var behind bool
-	err := s.db.QueryRowContext(ctx, `SELECT (SELECT coalesce(max(id), 0) FROM messages) >
-		(SELECT indexed_through FROM message_search_state)`).Scan(&behind)
+// indexState reads, without taking the write lock, the last message's
+// rowid and the watermark.
+func (s *Store) indexState(ctx context.Context) (top, through int64, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT (SELECT coalesce(max(id), 0) FROM messages),
+		(SELECT indexed_through FROM message_search_state)`).Scan(&top, &through)
 	if err != nil {
-		return false, fmt.Errorf("read index watermark: %w", err)
+		return 0, 0, fmt.Errorf("read index watermark: %w", err)
 	}
-	return behind, nil
+	return top, through, nil
 }
 
 // indexBatch indexes the next rows after the watermark, up to maxRows
@@ -267,11 +277,23 @@ func (s *Store) RebuildIndex(ctx context.Context) error {
 	return nil
 }
 
-// RunIndexer keeps the index caught up until ctx is done: it catches up,
-// then again every interval. Its caller owns it: run it in a goroutine and
-// cancel ctx (and wait for it to return) before closing the store. Errors
-// are passed to onErr (if not nil) and retried at the next interval; Search
+// The background indexer yields to appends, but not for ever: it indexes
+// anyway once this many messages or this long behind.
+const (
+	indexerMaxLag  = 2000
+	indexerMaxWait = 10 * time.Second
+)
+
+// RunIndexer keeps the index caught up until ctx is done, checking every
+// interval (a second or two is plenty). Its caller owns it: run it in a
+// goroutine and cancel ctx (and wait for it to return) before closing the
+// store. Errors are passed to onErr (if not nil) and retried later; Search
 // catches up by itself anyway.
+//
+// It gives way to a session that is writing, so that appends do not wait
+// for its batches: it indexes when a check finds no message appended since
+// the previous one, and stops when one is appended meanwhile, unless the
+// index is more than indexerMaxLag messages or indexerMaxWait behind.
 //
 // After indexing it also checkpoints the WAL (PASSIVE: appends go on
 // meanwhile). The index writes most of the WAL's pages, and otherwise the
@@ -280,20 +302,46 @@ func (s *Store) RebuildIndex(ctx context.Context) error {
 func (s *Store) RunIndexer(ctx context.Context, every time.Duration, onErr func(error)) {
 	t := time.NewTicker(every)
 	defer t.Stop()
+	s.runIndexer(ctx, t.C, onErr, nil)
+}
+
+// runIndexer is RunIndexer checking at each tick; checked (tests) is
+// called after each check.
+func (s *Store) runIndexer(ctx context.Context, ticks <-chan time.Time, onErr func(error), checked func()) {
+	seen := int64(-1)    // the last message's rowid at the previous check
+	var behind time.Time // since when the index has been behind
 	for {
-		n, err := s.CatchUpIndex(ctx)
-		if err == nil && n > 0 {
-			if _, cerr := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`); cerr != nil {
-				err = fmt.Errorf("checkpoint: %w", cerr)
+		top, through, err := s.indexState(ctx)
+		switch {
+		case err != nil:
+		case top <= through:
+			behind = time.Time{}
+		default:
+			if behind.IsZero() {
+				behind = time.Now()
+			}
+			forced := top-through > indexerMaxLag || time.Since(behind) > indexerMaxWait
+			if top == seen || forced {
+				var n int
+				n, err = s.catchUp(ctx, !forced)
+				if err == nil && n > 0 {
+					if _, cerr := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`); cerr != nil {
+						err = fmt.Errorf("checkpoint: %w", cerr)
+					}
+				}
 			}
 		}
 		if err != nil && ctx.Err() == nil && onErr != nil {
 			onErr(err)
 		}
+		seen = top
+		if checked != nil {
+			checked()
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-ticks:
 		}
 	}
 }

@@ -449,6 +449,47 @@ func TestRebuildIndex(t *testing.T) {
 	checkCaughtUp(t, s)
 }
 
+// TestRunIndexerYieldsToAppends: while a session appends, the background
+// indexer waits; at the first check with no new message, it catches up.
+func TestRunIndexerYieldsToAppends(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openStore(t)
+	sess, err := s.CreateSession(ctx, "/w", "m")
+	require.NoError(t, err)
+	ticks, checked := make(chan time.Time), make(chan struct{})
+	ictx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.runIndexer(ictx, ticks, func(err error) { t.Errorf("indexer: %v", err) }, func() { checked <- struct{}{} })
+	}()
+	defer func() { cancel(); <-done }()
+	<-checked // the first check, of an empty log
+	check := func() int64 {
+		ticks <- time.Now()
+		<-checked
+		n, err := s.IndexBacklog(ctx)
+		require.NoError(t, err)
+		return n
+	}
+	for i := 1; i <= 5; i++ {
+		_, err := s.Append(ctx, sess.ID, Message{Role: RoleUser, Content: "busy"})
+		require.NoError(t, err)
+		require.EqualValues(t, i, check(), "nothing indexed while the session writes")
+	}
+	require.Zero(t, check(), "caught up at the first quiet check")
+
+	// Far behind, it indexes even while the session writes.
+	msgs := make([]Message, indexerMaxLag+1)
+	for i := range msgs {
+		msgs[i] = Message{Role: RoleUser, Content: "x"}
+	}
+	_, err = s.Append(ctx, sess.ID, msgs...)
+	require.NoError(t, err)
+	require.Zero(t, check(), "more than indexerMaxLag behind")
+}
+
 func TestRunIndexerStopsWithItsContext(t *testing.T) {
 	t.Parallel()
 	s := openStore(t)
