@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"context"
+	"time"
+
 	"github.com/gencode/gencode/internal/recall"
 	"github.com/gencode/gencode/internal/tools"
 )
@@ -12,12 +15,35 @@ import (
 // quarter of the context window, and at most recall.DefaultMaxReadTokens.
 //
 // The index catches up before each search, so nothing needs to run beside
-// them. A front end that lives long (the TUI) may keep it warm with
-// a.store.RunIndexer in a goroutine it owns.
+// them; a front end that lives long (the TUI) keeps it warm with
+// startIndexer.
 func (a *app) withRecall(ts *tools.Set, count func(string) int, window int) *recall.Tools {
 	maxRead := recall.DefaultMaxReadTokens
 	if window > 0 {
 		maxRead = min(maxRead, max(window/4, 500))
 	}
 	return recall.With(ts, a.store, recall.Options{MaxReadTokens: maxRead, CountTokens: count})
+}
+
+// indexEvery is how often the background indexer looks for new messages.
+const indexEvery = 2 * time.Second
+
+// startIndexer keeps the search index caught up in the background, giving
+// way while the session writes (see session.Store.RunIndexer), so that the
+// first search of a long or old session does not wait for indexing. It runs
+// until stop is called; stop waits for it to end, and must be called
+// before the store is closed:
+//
+//	defer a.startIndexer(ctx, logErr)()
+func (a *app) startIndexer(ctx context.Context, onErr func(error)) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.store.RunIndexer(ctx, indexEvery, onErr)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }

@@ -35,7 +35,7 @@ const maxSearchLimit = 50
 
 // history is the session log as the tools use it (*session.Store).
 type history interface {
-	Search(ctx context.Context, sessionID, text string, limit int) ([]session.Hit, int, error)
+	SearchWith(ctx context.Context, q session.SearchQuery) ([]session.Hit, int, error)
 	Messages(ctx context.Context, sessionID string, from, to int64) ([]session.Message, error)
 	Session(ctx context.Context, id string) (session.Session, error)
 }
@@ -179,7 +179,10 @@ func (t *Tools) search(ctx context.Context, sessionID string, raw json.RawMessag
 	if args.Limit.set {
 		limit = min(max(args.Limit.v, 1), maxSearchLimit)
 	}
-	hits, total, err := t.log.Search(ctx, sessionID, query, limit)
+	// The history tools' own calls and results repeat the log: leave them
+	// out, or each search would find the ones before it.
+	hits, total, err := t.log.SearchWith(ctx, session.SearchQuery{SessionID: sessionID, Text: query, Limit: limit,
+		SkipTools: []string{ToolSearchHistory, ToolReadHistory}})
 	if err != nil {
 		return failf(ToolSearchHistory, "search failed: %v", err)
 	}

@@ -149,6 +149,15 @@ func TestSearchHistory(t *testing.T) {
 		})
 	}
 	require.Zero(t, f.base.calls.Load())
+
+	// The searches so far, now in the log, are not found.
+	ctx := context.Background()
+	_, err := f.store.Append(ctx, f.sess.ID,
+		session.Message{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: "s1", Name: ToolSearchHistory, Arguments: `{"query":"quokka"}`}}},
+		session.Message{Role: session.RoleTool, ToolCallID: "s1", Name: ToolSearchHistory, Content: f.call(t, ToolSearchHistory, `{"query":"quokka"}`).Content})
+	require.NoError(t, err)
+	r := f.call(t, ToolSearchHistory, `{"query":"quokka"}`)
+	require.Contains(t, r.Content, `2 messages match "quokka"`, r.Content)
 }
 
 func TestReadHistory(t *testing.T) {

@@ -166,15 +166,26 @@ func (s *Store) IndexBacklog(ctx context.Context) (int64, error) {
 // short transactions so that appends are not held up, and returns how many
 // it indexed. It is safe to run concurrently, from several processes too:
 // each batch reads the watermark inside its write transaction.
-func (s *Store) CatchUpIndex(ctx context.Context) (int, error) {
+func (s *Store) CatchUpIndex(ctx context.Context) (int, error) { return s.catchUp(ctx, false) }
+
+// catchUp indexes batch after batch until the index is caught up. With
+// yield it stops as soon as a message is appended meanwhile: the
+// background indexer gives way to a session that is writing.
+func (s *Store) catchUp(ctx context.Context, yield bool) (int, error) {
 	total := 0
+	start := int64(-1)
 	for {
 		if err := ctx.Err(); err != nil {
 			return total, fmt.Errorf("index messages: %w", err)
 		}
-		behind, err := s.indexBehind(ctx)
-		if err != nil || !behind {
+		top, through, err := s.indexState(ctx)
+		if err != nil || top <= through {
 			return total, err
+		}
+		if start < 0 {
+			start = top
+		} else if yield && top != start {
+			return total, nil
 		}
 		n, err := s.indexBatch(ctx, indexBatchRows, indexBatchBytes)
 		total += n
@@ -184,16 +195,15 @@ func (s *Store) CatchUpIndex(ctx context.Context) (int, error) {
 	}
 }
 
-// indexBehind reads, without taking the write lock, whether any message is
-// past the watermark.
-func (s *Store) indexBehind(ctx context.Context) (bool, error) {
-	var behind bool
-	err := s.db.QueryRowContext(ctx, `SELECT (SELECT coalesce(max(id), 0) FROM messages) >
-		(SELECT indexed_through FROM message_search_state)`).Scan(&behind)
+// indexState reads, without taking the write lock, the last message's
+// rowid and the watermark.
+func (s *Store) indexState(ctx context.Context) (top, through int64, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT (SELECT coalesce(max(id), 0) FROM messages),
+		(SELECT indexed_through FROM message_search_state)`).Scan(&top, &through)
 	if err != nil {
-		return false, fmt.Errorf("read index watermark: %w", err)
+		return 0, 0, fmt.Errorf("read index watermark: %w", err)
 	}
-	return behind, nil
+	return top, through, nil
 }
 
 // indexBatch indexes the next rows after the watermark, up to maxRows
@@ -267,11 +277,23 @@ func (s *Store) RebuildIndex(ctx context.Context) error {
 	return nil
 }
 
-// RunIndexer keeps the index caught up until ctx is done: it catches up,
-// then again every interval. Its caller owns it: run it in a goroutine and
-// cancel ctx (and wait for it to return) before closing the store. Errors
-// are passed to onErr (if not nil) and retried at the next interval; Search
+// The background indexer yields to appends, but not for ever: it indexes
+// anyway once this many messages or this long behind.
+const (
+	indexerMaxLag  = 2000
+	indexerMaxWait = 10 * time.Second
+)
+
+// RunIndexer keeps the index caught up until ctx is done, checking every
+// interval (a second or two is plenty). Its caller owns it: run it in a
+// goroutine and cancel ctx (and wait for it to return) before closing the
+// store. Errors are passed to onErr (if not nil) and retried later; Search
 // catches up by itself anyway.
+//
+// It gives way to a session that is writing, so that appends do not wait
+// for its batches: it indexes when a check finds no message appended since
+// the previous one, and stops when one is appended meanwhile, unless the
+// index is more than indexerMaxLag messages or indexerMaxWait behind.
 //
 // After indexing it also checkpoints the WAL (PASSIVE: appends go on
 // meanwhile). The index writes most of the WAL's pages, and otherwise the
@@ -280,20 +302,46 @@ func (s *Store) RebuildIndex(ctx context.Context) error {
 func (s *Store) RunIndexer(ctx context.Context, every time.Duration, onErr func(error)) {
 	t := time.NewTicker(every)
 	defer t.Stop()
+	s.runIndexer(ctx, t.C, onErr, nil)
+}
+
+// runIndexer is RunIndexer checking at each tick; checked (tests) is
+// called after each check.
+func (s *Store) runIndexer(ctx context.Context, ticks <-chan time.Time, onErr func(error), checked func()) {
+	seen := int64(-1)    // the last message's rowid at the previous check
+	var behind time.Time // since when the index has been behind
 	for {
-		n, err := s.CatchUpIndex(ctx)
-		if err == nil && n > 0 {
-			if _, cerr := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`); cerr != nil {
-				err = fmt.Errorf("checkpoint: %w", cerr)
+		top, through, err := s.indexState(ctx)
+		switch {
+		case err != nil:
+		case top <= through:
+			behind = time.Time{}
+		default:
+			if behind.IsZero() {
+				behind = time.Now()
+			}
+			forced := top-through > indexerMaxLag || time.Since(behind) > indexerMaxWait
+			if top == seen || forced {
+				var n int
+				n, err = s.catchUp(ctx, !forced)
+				if err == nil && n > 0 {
+					if _, cerr := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`); cerr != nil {
+						err = fmt.Errorf("checkpoint: %w", cerr)
+					}
+				}
 			}
 		}
 		if err != nil && ctx.Err() == nil && onErr != nil {
 			onErr(err)
 		}
+		seen = top
+		if checked != nil {
+			checked()
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-ticks:
 		}
 	}
 }
@@ -317,35 +365,71 @@ func (s *Store) RunIndexer(ctx context.Context, every time.Duration, onErr func(
 // RankWindow messages match, the most recent RankWindow of them are
 // ranked: ranking costs time in proportion to the matches.
 func (s *Store) Search(ctx context.Context, sessionID, text string, limit int) ([]Hit, int, error) {
+	return s.SearchWith(ctx, SearchQuery{SessionID: sessionID, Text: text, Limit: limit})
+}
+
+// SearchQuery is a search with all its options; see Search.
+type SearchQuery struct {
+	SessionID string // "" searches every session
+	Text      string
+	Limit     int
+	// SkipTools leaves out the results of these tools and the assistant
+	// messages whose first call is to one of them. The history tools skip
+	// their own traffic this way: it repeats the log, and every search
+	// would find the searches before it.
+	SkipTools []string
+}
+
+// SearchWith is Search with options.
+func (s *Store) SearchWith(ctx context.Context, q SearchQuery) ([]Hit, int, error) {
+	limit := q.Limit
 	if limit <= 0 {
 		limit = 10
 	}
 	limit = min(limit, SearchLimit)
-	terms := parseQuery(text)
+	terms := parseQuery(q.Text)
 	if len(terms) == 0 {
 		return nil, 0, nil
 	}
 	if _, err := s.CatchUpIndex(ctx); err != nil {
-		return nil, 0, fmt.Errorf("search %q: %w", text, err)
+		return nil, 0, fmt.Errorf("search %q: %w", q.Text, err)
 	}
+	scope := q.scope
 	for _, expr := range allWords(terms) {
-		hits, total, err := s.match(ctx, sessionID, expr, limit, RankWindow)
+		hits, total, err := s.match(ctx, scope(expr), limit, RankWindow)
 		if err != nil || total > 0 {
-			return hits, total, wrapSearch(text, err)
+			return hits, total, wrapSearch(q.Text, err)
 		}
 	}
 	if len(terms) < 2 {
 		return nil, 0, nil
 	}
-	expr, err := s.anyWord(ctx, sessionID, terms)
+	expr, err := s.anyWord(ctx, scope, terms)
 	if err != nil || expr == "" {
-		return nil, 0, wrapSearch(text, err)
+		return nil, 0, wrapSearch(q.Text, err)
 	}
-	hits, total, err := s.match(ctx, sessionID, expr, limit, RankWindow)
+	hits, total, err := s.match(ctx, scope(expr), limit, RankWindow)
 	for i := range hits {
 		hits[i].Partial = true
 	}
-	return hits, total, wrapSearch(text, err)
+	return hits, total, wrapSearch(q.Text, err)
+}
+
+// scope restricts a match expression over the text columns to the
+// query's session and leaves out the tools it skips.
+func (q SearchQuery) scope(expr string) string {
+	expr = "{body tools} : (" + expr + ")"
+	if q.SessionID != "" {
+		expr = "sid : " + quote(q.SessionID) + " AND " + expr
+	}
+	if len(q.SkipTools) > 0 {
+		skip := make([]string, len(q.SkipTools))
+		for i, name := range q.SkipTools {
+			skip[i] = "^ " + quote(name) // the tools column starts with the tool's name
+		}
+		expr = "(" + expr + ") NOT tools : (" + strings.Join(skip, " OR ") + ")"
+	}
+	return expr
 }
 
 func wrapSearch(text string, err error) error {
@@ -358,13 +442,9 @@ func wrapSearch(text string, err error) error {
 // RankWindow is how many matches Search ranks at most: the most recent.
 const RankWindow = 5000
 
-// match runs one FTS5 expression restricted to a session: it counts the
-// matches, then ranks (the most recent window of) them.
-func (s *Store) match(ctx context.Context, sessionID, expr string, limit, window int) ([]Hit, int, error) {
-	expr = "{body tools} : (" + expr + ")"
-	if sessionID != "" {
-		expr = "sid : " + quote(sessionID) + " AND " + expr
-	}
+// match runs one scoped FTS5 expression: it counts the matches, then
+// ranks (the most recent window of) them.
+func (s *Store) match(ctx context.Context, expr string, limit, window int) ([]Hit, int, error) {
 	var total int
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM message_search WHERE message_search MATCH ?`,
 		expr).Scan(&total); err != nil || total == 0 {
@@ -439,7 +519,10 @@ type queryTerm struct {
 // parseQuery splits text into terms: whitespace-separated words, and
 // double-quoted phrases (an unbalanced quote counts as plain text). Terms
 // without a letter or digit are dropped, and terms after the maxTerms-th.
+// NUL characters separate words.
 func parseQuery(text string) []queryTerm {
+	// NUL separates words (and would end FTS5's query: found by FuzzSearch).
+	text = strings.ReplaceAll(text, "\x00", " ")
 	var terms []queryTerm
 	add := func(t string, phrase bool) {
 		if len(terms) == maxTerms || !hasWordChar(t) {
@@ -489,7 +572,7 @@ func allWords(terms []queryTerm) []string {
 // RankWindow (but always keeping the rarest). Common words ("the", "what")
 // would otherwise match most of the log, and the rare words the user
 // meant would not be ranked. "" when no term matches at all.
-func (s *Store) anyWord(ctx context.Context, sessionID string, terms []queryTerm) (string, error) {
+func (s *Store) anyWord(ctx context.Context, scope func(string) string, terms []queryTerm) (string, error) {
 	type counted struct {
 		expr string
 		n    int
@@ -497,13 +580,9 @@ func (s *Store) anyWord(ctx context.Context, sessionID string, terms []queryTerm
 	var found []counted
 	for _, t := range terms {
 		expr := quote(t.text)
-		q := "{body tools} : (" + expr + ")"
-		if sessionID != "" {
-			q = "sid : " + quote(sessionID) + " AND " + q
-		}
 		var n int
 		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM message_search WHERE message_search MATCH ?`,
-			q).Scan(&n); err != nil {
+			scope(expr)).Scan(&n); err != nil {
 			return "", err
 		}
 		if n > 0 && !slices.ContainsFunc(found, func(c counted) bool { return c.expr == expr }) {
@@ -524,9 +603,10 @@ func (s *Store) anyWord(ctx context.Context, sessionID string, terms []queryTerm
 }
 
 // quote makes s an FTS5 string: in double quotes, which are doubled inside.
-// The tokenizer then splits it; several tokens make a phrase.
+// The tokenizer then splits it; several tokens make a phrase. NUL becomes
+// a space: FTS5 reads its query as a C string.
 func quote(s string) string {
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	return `"` + strings.NewReplacer(`"`, `""`, "\x00", " ").Replace(s) + `"`
 }
 
 // isWordChar approximates unicode61's token characters: letters, numbers

@@ -201,6 +201,8 @@ func TestSearchSyntaxIsText(t *testing.T) {
 		{`+`, nil},
 		{`'; DROP TABLE messages; --`, nil}, // words; none in the log
 		{"\x00", nil},
+		{"\x000", []int64{4}},          // NUL ended FTS5's query string: found by fuzzing
+		{"cafe\x00quoted", []int64{5}}, // NUL separates words
 		{"tab\there", nil},
 		{"\u00a0nbsp\u00a0", nil},
 		{`\"`, nil},
@@ -285,15 +287,43 @@ func TestRankWindowRanksTheMostRecent(t *testing.T) {
 	}
 	_, err = s.CatchUpIndex(ctx)
 	require.NoError(t, err)
-	hits, total, err := s.match(ctx, sess.ID, `"walrus"`, 3, 5)
+	scope := SearchQuery{SessionID: sess.ID}.scope
+	hits, total, err := s.match(ctx, scope(`"walrus"`), 3, 5)
 	require.NoError(t, err)
 	require.Equal(t, 20, total, "the total counts every match")
 	for _, h := range hits {
 		require.GreaterOrEqual(t, h.Seq, int64(16), "only the 5 most recent are ranked")
 	}
-	hits, _, err = s.match(ctx, sess.ID, `"walrus"`, 3, 100)
+	hits, _, err = s.match(ctx, scope(`"walrus"`), 3, 100)
 	require.NoError(t, err)
 	require.EqualValues(t, 2, hits[0].Seq, "within the window, the best match first")
+}
+
+func TestSearchSkipsTools(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openStore(t)
+	sess, err := s.CreateSession(ctx, "/w", "m")
+	require.NoError(t, err)
+	_, err = s.Append(ctx, sess.ID,
+		Message{Role: RoleUser, Content: "the escrow code is X"}, // 1
+		Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "a", Name: "SearchHistory", Arguments: `{"query":"escrow code"}`}}},
+		Message{Role: RoleTool, Name: "SearchHistory", ToolCallID: "a", Content: "seq 1 · the «escrow» «code» is X"},
+		Message{Role: RoleAssistant, Content: "escrow code", ToolCalls: []ToolCall{{ID: "b", Name: "Bash", Arguments: `{"command":"grep SearchHistory"}`}}}, // 4
+		Message{Role: RoleAssistant, ToolCalls: []ToolCall{ // 5
+			{ID: "c", Name: "Read", Arguments: `{"file_path":"escrow_code.go"}`}, {ID: "d", Name: "SearchHistory", Arguments: `{"query":"x"}`}}},
+	)
+	require.NoError(t, err)
+	hits, total, err := s.Search(ctx, sess.ID, "escrow code", 10)
+	require.NoError(t, err)
+	require.Equal(t, 5, total)
+	hits, total, err = s.SearchWith(ctx, SearchQuery{SessionID: sess.ID, Text: "escrow code", SkipTools: []string{"SearchHistory", "ReadHistory"}})
+	require.NoError(t, err)
+	require.Equal(t, 3, total)
+	require.ElementsMatch(t, []int64{1, 4, 5}, seqs(hits), "a search's call and result are left out; other calls are not")
+	hits, _, err = s.SearchWith(ctx, SearchQuery{SessionID: sess.ID, Text: "escrow zzz", SkipTools: []string{"SearchHistory"}})
+	require.NoError(t, err)
+	require.ElementsMatch(t, []int64{1, 4, 5}, seqs(hits), "any word, skipping too")
 }
 
 func TestSearchAnyWordLeavesOutCommonWords(t *testing.T) {
@@ -312,7 +342,7 @@ func TestSearchAnyWordLeavesOutCommonWords(t *testing.T) {
 	}
 	_, err = s.CatchUpIndex(ctx)
 	require.NoError(t, err)
-	expr, err := s.anyWord(ctx, sess.ID, parseQuery("what was the ocelot answer"))
+	expr, err := s.anyWord(ctx, SearchQuery{SessionID: sess.ID}.scope, parseQuery("what was the ocelot answer"))
 	require.NoError(t, err)
 	require.Equal(t, `"ocelot" OR "answer" OR "the"`, expr, "rarest first; no term without matches")
 }
@@ -378,7 +408,7 @@ func TestCatchUpConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := 0; i < 20; i++ {
+			for i := 0; i < 10; i++ {
 				if _, err := s.CatchUpIndex(ctx); err != nil {
 					t.Errorf("CatchUpIndex: %v", err)
 					return
@@ -387,7 +417,7 @@ func TestCatchUpConcurrent(t *testing.T) {
 		}()
 	}
 	for i := 1; i <= 200; i++ {
-		_, err := s.Append(ctx, sess.ID, Message{Role: RoleUser, Content: fmt.Sprintf("note n%d %s", i, strings.Repeat("pad ", 300))})
+		_, err := s.Append(ctx, sess.ID, Message{Role: RoleUser, Content: fmt.Sprintf("note n%d %s", i, strings.Repeat("pad ", 20))})
 		require.NoError(t, err)
 	}
 	wg.Wait()
@@ -417,6 +447,47 @@ func TestRebuildIndex(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []int64{1}, seqs(hits))
 	checkCaughtUp(t, s)
+}
+
+// TestRunIndexerYieldsToAppends: while a session appends, the background
+// indexer waits; at the first check with no new message, it catches up.
+func TestRunIndexerYieldsToAppends(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openStore(t)
+	sess, err := s.CreateSession(ctx, "/w", "m")
+	require.NoError(t, err)
+	ticks, checked := make(chan time.Time), make(chan struct{})
+	ictx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.runIndexer(ictx, ticks, func(err error) { t.Errorf("indexer: %v", err) }, func() { checked <- struct{}{} })
+	}()
+	defer func() { cancel(); <-done }()
+	<-checked // the first check, of an empty log
+	check := func() int64 {
+		ticks <- time.Now()
+		<-checked
+		n, err := s.IndexBacklog(ctx)
+		require.NoError(t, err)
+		return n
+	}
+	for i := 1; i <= 5; i++ {
+		_, err := s.Append(ctx, sess.ID, Message{Role: RoleUser, Content: "busy"})
+		require.NoError(t, err)
+		require.EqualValues(t, i, check(), "nothing indexed while the session writes")
+	}
+	require.Zero(t, check(), "caught up at the first quiet check")
+
+	// Far behind, it indexes even while the session writes.
+	msgs := make([]Message, indexerMaxLag+1)
+	for i := range msgs {
+		msgs[i] = Message{Role: RoleUser, Content: "x"}
+	}
+	_, err = s.Append(ctx, sess.ID, msgs...)
+	require.NoError(t, err)
+	require.Zero(t, check(), "more than indexerMaxLag behind")
 }
 
 func TestRunIndexerStopsWithItsContext(t *testing.T) {
@@ -480,7 +551,10 @@ func TestLegacyDatabaseGainsIndexOnOpen(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
-	const n = 2000
+	n := 2000
+	if raceEnabled {
+		n = 300
+	}
 	id := createLegacyDB(t, dir, n)
 
 	start := time.Now()
@@ -496,11 +570,11 @@ func TestLegacyDatabaseGainsIndexOnOpen(t *testing.T) {
 	require.EqualValues(t, n, backlog, "Open indexed nothing")
 
 	start = time.Now()
-	hits, total, err := s.Search(ctx, id, "k1718", 5)
+	hits, total, err := s.Search(ctx, id, fmt.Sprintf("k%d", n-7), 5)
 	searchTook := time.Since(start)
 	require.NoError(t, err)
 	require.Equal(t, 1, total)
-	require.EqualValues(t, 1718, hits[0].Seq)
+	require.EqualValues(t, n-7, hits[0].Seq)
 	t.Logf("Open of a %d-message legacy database: %v; first search (indexes them all): %v", n, openTook, searchTook)
 	checkCaughtUp(t, s)
 }
@@ -555,6 +629,11 @@ func FuzzSearch(f *testing.F) {
 		}
 		if len(hits) > total {
 			t.Fatalf("Search(%q): %d hits > total %d", text, len(hits), total)
+		}
+		// The text as a tool name to skip, and every session.
+		_, _, err = s.SearchWith(ctx, SearchQuery{Text: text, SkipTools: []string{text, "Bash"}})
+		if err != nil {
+			t.Fatalf("SearchWith(%q): %v", text, err)
 		}
 	})
 }
