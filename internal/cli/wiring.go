@@ -19,6 +19,8 @@ import (
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/models"
+	"github.com/gencode/gencode/internal/recall"
+	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tui"
 	"github.com/gencode/gencode/internal/tui/report"
@@ -130,6 +132,10 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		}
 		sessionID = s.ID
 	}
+	// Keep the search index warm: the first search of a long or old
+	// session then does not wait for indexing. Index errors are not the
+	// user's concern here: each search catches up on its own.
+	defer a.startIndexer(ctx, func(error) {})()
 	asker := tui.NewAsker()
 	// Background compactions reach the TUI through a channel; a full
 	// channel drops the notice rather than block the summarizer.
@@ -250,7 +256,9 @@ func (a *app) renderReport(r *commands.Report) string {
 // search the model's SearchHistory tool uses.
 func (a *app) searchFunc() commands.SearchFunc {
 	return func(ctx context.Context, sessionID, query string, limit int) ([]commands.SearchHit, int, error) {
-		hits, total, err := a.store.Search(ctx, sessionID, query, limit)
+		// The model's own searches and rereads would only echo the query.
+		hits, total, err := a.store.SearchWith(ctx, session.SearchQuery{SessionID: sessionID, Text: query, Limit: limit,
+			SkipTools: []string{recall.ToolSearchHistory, recall.ToolReadHistory}})
 		if err != nil {
 			return nil, 0, err
 		}
