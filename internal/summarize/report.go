@@ -45,4 +45,8 @@ type Report struct {
 	Fallback bool  // the deterministic summary was used (LLM failed)
 	Err      error // when Failed, or why the fallback was used
 	Duration time.Duration
+
+	// upgrade is the summary a waiting turn had to apply without its
+	// narrative; a background job writes it.
+	upgrade *session.Summary
 }

@@ -196,6 +196,54 @@ func TestHardThresholdCutsASlowSummaryShort(t *testing.T) {
 	require.Less(t, viewTokens(s, v2), hard)
 }
 
+// TestSlowSummarizerDoesNotHoldTheTurn: at the hard threshold the turn
+// waits for the summarizer at most WaitLimit, goes on with the
+// deterministic summary, and the narrative replaces it in the background
+// once the summarizer answers.
+func TestSlowSummarizerDoesNotHoldTheTurn(t *testing.T) {
+	t.Parallel()
+	store := openStore(t)
+	l := newLog(t, store)
+	seedTurns(l, 1, 16)
+	gate := make(chan struct{})
+	llm := &fakeLLM{gate: gate}
+	cfg := testConfig(windowAt(l, 0.95))
+	cfg.WaitLimit = 100 * time.Millisecond
+	s := New(store, llm, charCounter{}, cfg)
+	defer s.Close()
+	var got reports
+	v := l.view()
+	start := time.Now()
+	v2, err := s.Prepare(context.Background(), v, viewTokens(s, v), got.add)
+	require.NoError(t, err)
+	require.Less(t, time.Since(start), 2*time.Second)
+	require.Len(t, v2.Summaries, 1)
+	fallback := v2.Summaries[0]
+	require.True(t, fallback.Fallback)
+	require.Contains(t, fallback.FallbackReason, "did not answer within 100ms while the turn waited")
+
+	close(gate)
+	s.Wait()
+	v3 := l.view()
+	require.Len(t, v3.Summaries, 1)
+	up := v3.Summaries[0]
+	require.False(t, up.Fallback)
+	require.Equal(t, []string{fallback.ID}, up.Merged)
+	require.Equal(t, fallback.FromSeq, up.FromSeq)
+	require.Equal(t, fallback.ToSeq, up.ToSeq)
+	require.Contains(t, up.Content, "FACT-BLUEFALCON")
+	require.Equal(t, fallback.Commands, up.Commands, "the facts stay as they were")
+
+	// The next Prepare hands the turn the upgraded view and the report.
+	v4, err := s.Prepare(context.Background(), v2, viewTokens(s, v2), got.add)
+	require.NoError(t, err)
+	require.Equal(t, up.ID, v4.Summaries[0].ID)
+	fin := got.finished()
+	require.Len(t, fin, 2)
+	require.True(t, fin[1].Background)
+	require.Equal(t, up.ID, fin[1].Summary.ID)
+}
+
 func TestPrepareHardCompactsFirst(t *testing.T) {
 	t.Parallel()
 	store := openStore(t)
