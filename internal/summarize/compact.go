@@ -135,9 +135,10 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	// The summarizer's calls run under lctx: a turn waits for them at most
 	// WaitLimit, and a turn that needs the session compacted now cuts a
 	// background compaction's calls short (hurry) and gets the
-	// deterministic summary applied at once.
+	// deterministic summary applied at once. /summarize waits for the
+	// narrative: it was asked for, and the caller's ctx can cancel it.
 	lctx, lcancel := context.WithCancel(ctx)
-	if m != modeBackground {
+	if m == modeHard || m == modeOverflow {
 		lctx, lcancel = context.WithTimeout(ctx, s.cfg.WaitLimit)
 	}
 	defer lcancel()
@@ -166,7 +167,7 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		case m == modeBackground && errors.Is(lctx.Err(), context.Canceled):
 			llmErr = fmt.Errorf("a turn needed the session compacted before the summarizer answered: %w", err)
 			cutShort = true
-		case m != modeBackground && errors.Is(lctx.Err(), context.DeadlineExceeded):
+		case (m == modeHard || m == modeOverflow) && errors.Is(lctx.Err(), context.DeadlineExceeded):
 			llmErr = fmt.Errorf("the summarizer did not answer within %s while the turn waited: %w", s.cfg.WaitLimit, err)
 			cutShort = true
 		default:

@@ -88,8 +88,9 @@ type Config struct {
 	MaxAttempts int
 	// AttemptTimeout bounds one summarizer call (default 2 minutes).
 	AttemptTimeout time.Duration
-	// WaitLimit bounds the summarizer calls of a compaction the user waits
-	// for; past it the deterministic summary is used (default 90 s).
+	// WaitLimit bounds how long a turn waits for the summarizer (hard
+	// threshold, overflow, /summarize); past it the deterministic summary is
+	// applied and the narrative follows in the background (default 20 s).
 	WaitLimit time.Duration
 	// RetryBackoff is waited after a failed call, doubled each time
 	// (default 500 ms).
@@ -108,7 +109,7 @@ func DefaultConfig() Config {
 		Enabled: true, Window: 8192, SoftRatio: 0.6, HardRatio: 0.9, TriggerThreshold: 50,
 		TargetCompression: 0.3, PreserveRecent: 10, PreserveSystem: true, MaskToolOutputsAfter: 10,
 		RedactSecrets: true, SummaryBudgetRatio: 0.25,
-		MaxAttempts: 3, AttemptTimeout: 2 * time.Minute, WaitLimit: 90 * time.Second, RetryBackoff: 500 * time.Millisecond,
+		MaxAttempts: 3, AttemptTimeout: 2 * time.Minute, WaitLimit: 20 * time.Second, RetryBackoff: 500 * time.Millisecond,
 	}
 }
 
