@@ -552,6 +552,14 @@ func (s *Summarizer) Compact(ctx context.Context, v session.View, reason string,
 		return v, err
 	}
 	deliver(st, report)
+	if st.changed() {
+		// A background summary was applied since the refused request was
+		// built. If it shrank the context by a fifth, retry with it.
+		opts := s.ContextOptions()
+		if nv, err := s.store.LoadView(ctx, id); err == nil && nv.Tokens(opts)*5 <= v.Tokens(opts)*4 {
+			return nv, nil
+		}
+	}
 	if report != nil {
 		report(Report{SessionID: id, Phase: Started, Reason: reason})
 	}
