@@ -94,7 +94,7 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	cut := selectRange(v.Messages, rangeParams{
 		preserve:   s.cfg.PreserveRecent,
 		tailBudget: max(1, tailBudget),
-		passUser:   m == modeHard || m == modeOverflow,
+		passUser:   true,
 	}, cost)
 	if cut == 0 {
 		if m.automatic() {
