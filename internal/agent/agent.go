@@ -6,6 +6,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -21,6 +22,10 @@ import (
 
 // ErrCanceled is returned when the user stopped the turn.
 var ErrCanceled = errors.New("turn canceled")
+
+// ErrMessageTooLarge is returned, before anything is stored, for a user
+// message that cannot fit the model's window; the front end keeps the text.
+var ErrMessageTooLarge = errors.New("message too large for the context window")
 
 // ErrTooManyIterations is returned when the model kept calling tools past
 // the iteration bound.
@@ -110,14 +115,10 @@ func (a *Agent) SystemPrompt() string { return a.opts.SystemPrompt }
 
 func (a *Agent) countFixed() int {
 	n := a.counter.CountMessage(tokens.Message{Role: "system", Content: a.opts.SystemPrompt}) + tokens.ReplyPriming
-	for _, t := range a.toolDefs {
-		n += a.counter.Count(t.Function.Name) + a.counter.Count(t.Function.Description)
-		if p, ok := t.Function.Parameters.([]byte); ok {
-			n += a.counter.Count(string(p))
-		} else if p, ok := t.Function.Parameters.(interface{ MarshalJSON() ([]byte, error) }); ok {
-			if b, err := p.MarshalJSON(); err == nil {
-				n += a.counter.Count(string(b))
-			}
+	if len(a.toolDefs) > 0 {
+		// The schemas as they go on the wire; providers count about this.
+		if b, err := json.Marshal(a.toolDefs); err == nil {
+			n += a.counter.Count(string(b))
 		}
 	}
 	return n
@@ -208,6 +209,9 @@ func (t *turn) run(text string) (string, error) {
 		return "", errors.New("empty message")
 	}
 	text = strings.ToValidUTF8(text, "\uFFFD")
+	if err := t.a.checkSize(text); err != nil {
+		return "", err
+	}
 	v, err := t.a.store.LoadView(t.logCtx(), t.sessionID)
 	if err != nil {
 		return "", fmt.Errorf("load session %s: %w", t.sessionID, err)
@@ -260,6 +264,25 @@ func (t *turn) run(text string) (string, error) {
 		t.afterTurn()
 	}
 	return "", fmt.Errorf("stopped after %d model requests: %w", t.a.opts.MaxIterations, ErrTooManyIterations)
+}
+
+// checkSize refuses a user message that cannot fit the window next to the
+// system prompt and tool schemas. A cheap byte bound goes first, so a huge
+// paste is refused without tokenizing all of it.
+func (a *Agent) checkSize(text string) error {
+	if a.opts.Window <= 0 {
+		return nil
+	}
+	room := a.opts.Window*9/10 - a.fixedCost
+	n := len(text) / 6 // no tokenizer gives fewer than ~1 token per 6 bytes of text
+	if n <= room {
+		n = a.counter.Count(text)
+	}
+	if n > room {
+		return fmt.Errorf("your message is about %d tokens and the model's context window is %d (%d usable): %w; attach less, or use a model with a larger window",
+			n, a.opts.Window, room, ErrMessageTooLarge)
+	}
+	return nil
 }
 
 // request streams one completion of the current view.
@@ -320,7 +343,7 @@ func (t *turn) runTools(calls []session.ToolCall) error {
 		if t.a.tools == nil {
 			res = tools.Result{Content: fmt.Sprintf("error: no tool named %q is available", c.Name), IsError: true}
 		} else {
-			res = t.a.tools.Run(t.ctx, tools.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+			res = t.a.runTool(t.ctx, t.sessionID, tools.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 		}
 		if err := t.append(toolMessage(c, res)); err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -310,4 +311,37 @@ func BenchmarkBuildContext(b *testing.B) {
 			b.ReportMetric(float64(cc.n.Load()-start)/float64(b.N), "tokenizer-calls/op")
 		})
 	}
+}
+
+func TestHugeMessageIsRefusedBeforeStoring(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	huge := strings.Repeat("lorem ipsum dolor sit amet ", 400_000) // ~10 MB
+	last := lastEvent(collect(f.agent.Start(context.Background(), f.sess.ID, huge)))
+	require.ErrorIs(t, last.Err, ErrMessageTooLarge)
+	require.Contains(t, last.Err.Error(), "context window is 8192")
+	msgs, err := f.store.Messages(context.Background(), f.sess.ID, 1, 0)
+	require.NoError(t, err)
+	require.Empty(t, msgs, "nothing stored: the next turn is not poisoned")
+	require.Empty(t, f.srv.Requests())
+
+	f.srv.Enqueue(openaitest.Text("fine"))
+	require.Equal(t, EventDone, lastEvent(collect(f.agent.Start(context.Background(), f.sess.ID, "small one\xff"))).Kind)
+	msgs, err = f.store.Messages(context.Background(), f.sess.ID, 1, 1)
+	require.NoError(t, err)
+	require.Equal(t, "small one\uFFFD", msgs[0].Content, "invalid UTF-8 is stored replaced, not raw")
+}
+
+// TestFixedCostFitsSmallWindows checks the design's budget: the system
+// prompt and every tool schema together stay within 3,000 tokens, so that
+// gencode works in the 8k windows of local models.
+func TestFixedCostFitsSmallWindows(t *testing.T) {
+	t.Parallel()
+	ts := tools.New(tools.Options{WorkDir: t.TempDir()})
+	a := New(nil, nil, ts, tokens.New("gpt-4o-mini"), Options{Model: "gpt-4o-mini", WorkDir: "/home/user/projects/some-repository"})
+	require.Len(t, a.toolDefs, 7)
+	if got := a.FixedCost(); got > 3000 || got < 500 {
+		t.Errorf("FixedCost() = %d tokens, want between 500 and 3000", got)
+	}
+	t.Logf("system prompt + 7 tool schemas = %d tokens", a.FixedCost())
 }

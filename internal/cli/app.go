@@ -170,7 +170,7 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 		WorkDir: a.cwd, Permissions: perms, Asker: asker, Yolo: yolo,
 		OutputCapTokens: a.cfg.Tools.OutputCapTokens, CountTokens: counter.Count,
 	})
-	ag := agent.New(a.store, client, ts, counter, agent.Options{
+	ag := agent.New(a.store, client, a.withRecall(ts, counter.Count, a.window(a.cfg.Model)), counter, agent.Options{
 		Model: a.cfg.Model, WorkDir: a.cwd, MaxIterations: a.cfg.MaxIterations, Window: a.window(a.cfg.Model),
 	})
 	return ag, ts, nil
@@ -201,7 +201,7 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	if err != nil {
 		return err
 	}
-	sum := a.newSummarizer(client, ag, o.noSummary)
+	sum := a.newSummarizer(client, ag, o.noSummary, a.notify)
 	if sum != nil {
 		defer sum.Close()
 	}
@@ -290,6 +290,8 @@ func userMessage(err error) string {
 		return "the endpoint refused the credentials: " + detail(err) + " (check OPENAI_API_KEY)"
 	case errors.Is(err, llm.ErrUnreachable):
 		return "cannot reach the model endpoint: " + detail(err) + " (check OPENAI_BASE_URL or base_url)"
+	case errors.Is(err, agent.ErrMessageTooLarge):
+		return detail(err)
 	case errors.Is(err, agent.ErrCanceled), errors.Is(err, context.Canceled):
 		return "canceled"
 	case errors.As(err, &apiErr):

@@ -9,7 +9,10 @@ import (
 )
 
 func subcommands(ctx context.Context, env Env, g *globalFlags) []*cobra.Command {
-	return []*cobra.Command{newSessionsCmd(ctx, env, g), newSummarizeCmd(ctx, env, g)}
+	return []*cobra.Command{
+		newSessionsCmd(ctx, env, g), newHistoryCmd(ctx, env, g), newSummarizeCmd(ctx, env, g),
+		newExportCmd(ctx, env, g), newImportCmd(ctx, env, g),
+	}
 }
 
 func newSessionsCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
@@ -19,23 +22,30 @@ func newSessionsCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command
 		Short: "List sessions (id, updated, messages, title)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := newApp(ctx, env, cmd, g)
-			if err != nil {
-				return err
-			}
-			defer a.Close()
-			list, err := a.store.Sessions(ctx, limit)
-			if err != nil {
-				return err
-			}
-			w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "ID\tUPDATED\tMESSAGES\tDIRECTORY\tTITLE")
-			for _, s := range list {
-				fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.Updated.Format("2006-01-02 15:04"), s.MessageCount, s.Cwd, oneLine(s.Title))
-			}
-			return w.Flush()
+			return withApp(ctx, env, cmd, g, func(a *app) error {
+				list, err := a.store.Sessions(ctx, limit)
+				if err != nil {
+					return err
+				}
+				w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(w, "ID\tUPDATED\tMESSAGES\tDIRECTORY\tTITLE")
+				for _, s := range list {
+					fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.Updated.Format("2006-01-02 15:04"), s.MessageCount, s.Cwd, oneLine(s.Title))
+				}
+				return w.Flush()
+			})
 		},
 	}
 	cmd.Flags().IntVarP(&limit, "limit", "n", 50, "show at most `N` sessions (0: all)")
 	return cmd
+}
+
+// withApp runs f with the wiring of one subcommand run and closes it.
+func withApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, f func(a *app) error) error {
+	a, err := newApp(ctx, env, cmd, g)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	return f(a)
 }

@@ -224,8 +224,8 @@ func decodeFile(file string, data []byte, cfg *Config) error {
 		}
 		return &Error{File: file, Msg: strings.TrimPrefix(err.Error(), "toml: "), Err: err}
 	}
-	for _, k := range fileKeys(data) {
-		cfg.Sources[k] = file
+	for _, a := range assignments(data) {
+		cfg.Sources[a.key] = file
 	}
 	return nil
 }
@@ -235,29 +235,16 @@ var (
 	keyRe   = regexp.MustCompile(`^\s*([A-Za-z0-9_\-]+)\s*=`)
 )
 
-// fileKeys lists the dotted keys assigned in a TOML document, with line
-// numbers found by lineOf. It only needs the simple layout a config has.
-func fileKeys(data []byte) []string {
-	var keys []string
-	table := ""
-	for _, line := range strings.Split(string(data), "\n") {
-		if m := tableRe.FindStringSubmatch(line); m != nil {
-			table = strings.TrimSpace(m[1])
-			continue
-		}
-		if m := keyRe.FindStringSubmatch(line); m != nil {
-			k := m[1]
-			if table != "" {
-				k = table + "." + k
-			}
-			keys = append(keys, k)
-		}
-	}
-	return keys
+// assignment is a key assigned in a TOML document and its 1-based line.
+type assignment struct {
+	key  string // dotted: table.key
+	line int
 }
 
-// lineOf returns the 1-based line where a dotted key is assigned, or 0.
-func lineOf(data []byte, dotted string) int {
+// assignments lists the keys a config file assigns. It only needs the
+// simple layout a config file has (tables and key = value lines).
+func assignments(data []byte) []assignment {
+	var out []assignment
 	table := ""
 	for i, line := range strings.Split(string(data), "\n") {
 		if m := tableRe.FindStringSubmatch(line); m != nil {
@@ -269,9 +256,17 @@ func lineOf(data []byte, dotted string) int {
 			if table != "" {
 				k = table + "." + k
 			}
-			if k == dotted {
-				return i + 1
-			}
+			out = append(out, assignment{key: k, line: i + 1})
+		}
+	}
+	return out
+}
+
+// lineOf returns the line where a dotted key is assigned, or 0.
+func lineOf(data []byte, dotted string) int {
+	for _, a := range assignments(data) {
+		if a.key == dotted {
+			return a.line
 		}
 	}
 	return 0

@@ -95,6 +95,12 @@ func maskCount(msgs []Message, opts ContextOptions) int {
 	return over / batch * batch
 }
 
+// PlaceholderPrefix starts every masked tool output.
+const PlaceholderPrefix = "[older tool output elided"
+
+// IsPlaceholder reports whether a tool message's content was masked.
+func IsPlaceholder(content string) bool { return strings.HasPrefix(content, PlaceholderPrefix) }
+
 // Placeholder is the one line that replaces a masked tool output. It says
 // what was elided and where the original is.
 func Placeholder(m Message) string {
@@ -113,7 +119,7 @@ func Placeholder(m Message) string {
 	} else if m.Meta.Failed {
 		status = ", failed"
 	}
-	return fmt.Sprintf("[older tool output elided to save context: %s (%d tokens%s); the original is message %d of the session log]",
+	return fmt.Sprintf(PlaceholderPrefix+" to save context: %s (%d tokens%s); the original is message %d of the session log]",
 		strings.TrimSpace(what), m.Tokens, status, m.Seq)
 }
 

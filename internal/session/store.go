@@ -125,6 +125,7 @@ var migrations = []string{
 		messages   INTEGER NOT NULL,
 		deleted_at INTEGER NOT NULL
 	);`,
+	searchSchema(), // search.go: the full-text index, filled later by CatchUpIndex
 }
 
 func (s *Store) migrate(ctx context.Context) error {

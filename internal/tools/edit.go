@@ -9,7 +9,7 @@ import (
 )
 
 const (
-	editDescription = "Replace old_string with new_string in a file. old_string must match the file exactly (whitespace and indentation too, no line-number prefixes) and only once unless replace_all is true; add surrounding lines to make it unique. Errors: not found, found N times, identical strings. Use Write to create files. Needs the user's approval; files outside the working directory are refused."
+	editDescription = "Replace old_string with new_string in a file. old_string must match the file exactly (whitespace and indentation too, no line-number prefixes) and only once unless replace_all is true; add surrounding lines to make it unique. Errors: not found, found N times, identical strings. Use Write to create files. Needs the user's approval; edits outside the working directory are normally refused."
 	editSchema      = `{"type":"object","properties":{"file_path":{"type":"string"},"old_string":{"type":"string"},"new_string":{"type":"string"},"replace_all":{"type":"boolean","description":"Replace every match"}},"required":["file_path","old_string","new_string"]}`
 
 	editSnippetContext = 2 // lines shown around each change in the result
@@ -37,6 +37,7 @@ func runEdit(ctx context.Context, s *Set, raw json.RawMessage) output {
 	}
 	t, bad := s.resolveArg(ToolEdit, "file_path", a.FilePath)
 	if bad != nil {
+		bad.meta = Meta{FilePath: a.FilePath}
 		return *bad
 	}
 	meta := Meta{FilePath: t.display}

@@ -124,7 +124,7 @@ func runGlob(ctx context.Context, s *Set, raw json.RawMessage) output {
 	var b strings.Builder
 	for i, m := range matches {
 		if i == globMaxResults {
-			fmt.Fprintf(&b, "[%d more files not shown; narrow the pattern or path]\n", len(matches)-i)
+			fmt.Fprintf(&b, "[%s not shown; narrow the pattern or path]\n", plural(len(matches)-i, "more file"))
 			break
 		}
 		b.WriteString(m)

@@ -114,7 +114,7 @@ func elide(s string, budget int, priorLines, priorBytes int64) string {
 	mid := s[headEnd:tailStart]
 	lines := int64(strings.Count(mid, "\n"))
 	cut := int64(len(mid))
-	if i := strings.Index(mid, "... ["); i >= 0 && strings.Contains(mid, elisionTag) {
+	if i := strings.Index(mid, "... ["); i >= 0 && priorBytes > 0 && strings.Contains(mid, elisionTag) {
 		// The tool's own marker is cut too: count what it stood for
 		// instead of its line.
 		if j := strings.Index(mid[i:], "] ...\n"); j >= 0 {

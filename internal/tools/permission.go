@@ -105,16 +105,23 @@ type Request struct {
 	Tool           string
 	Summary        string // one line: the key argument (path, command, pattern)
 	Args           string // the raw JSON arguments
-	Path           string // Read/Write/Edit/Glob/Grep/LS: the absolute path the call touches, symlinks resolved
+	Path           string // the absolute path the call touches, symlinks resolved (Bash: the directory it runs in)
 	OutsideWorkDir bool   // Path is outside the working directory
 	Diff           string // Write/Edit: unified diff of the file, old -> new
 }
 
 // Asker is answered by the front end (a dialog in the TUI). Ask blocks until
-// the user decides or ctx ends; an error counts as Deny.
+// the user decides or ctx ends; an error counts as Deny. When the agent runs
+// tool calls in parallel, Ask may be called from several goroutines at once.
 type Asker interface {
 	Ask(ctx context.Context, r Request) (Decision, error)
 }
+
+// AskerFunc adapts a function to the Asker interface.
+type AskerFunc func(ctx context.Context, r Request) (Decision, error)
+
+// Ask calls f(ctx, r).
+func (f AskerFunc) Ask(ctx context.Context, r Request) (Decision, error) { return f(ctx, r) }
 
 type grantKey struct {
 	tool    string
@@ -148,6 +155,8 @@ func (s *Set) authorize(ctx context.Context, r Request) string {
 			return fmt.Sprintf("permission denied: %s needs approval; the user can rerun with --allow %s or --yolo", r.Tool, r.Tool)
 		}
 	}
+	// The front end shows these: no escape sequences from the model or files.
+	r.Summary, r.Args, r.Path, r.Diff = Sanitize(r.Summary), Sanitize(r.Args), Sanitize(r.Path), Sanitize(r.Diff)
 	d, err := s.asker.Ask(ctx, r)
 	if err != nil {
 		return fmt.Sprintf("permission denied: asking the user about %s failed: %v", r.Tool, err)

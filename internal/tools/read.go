@@ -14,7 +14,7 @@ import (
 )
 
 const (
-	readDescription = "Read a UTF-8 text file. Returns numbered lines (cat -n style) from offset (1-based, default 1), at most limit lines (default 2000) and about 6k tokens; lines over 2000 characters are cut. Says when more lines follow and the offset to continue. Errors: missing file, directory (use LS), binary or non-UTF-8 file. Paths outside the working directory need approval."
+	readDescription = "Read a UTF-8 text file. Returns numbered lines (cat -n style) from offset (1-based, default 1), at most limit lines (default 2000) within the output budget; lines over 2000 bytes are cut. Says when more lines follow and the offset to continue. Errors: missing file, directory (use LS), binary or non-UTF-8 file. Paths outside the working directory need approval."
 	readSchema      = `{"type":"object","properties":{"file_path":{"type":"string","description":"Absolute or relative to the working directory"},"offset":{"type":"integer","description":"First line, 1-based"},"limit":{"type":"integer","description":"Max lines"}},"required":["file_path"]}`
 
 	readDefaultLimit = 2000
@@ -50,6 +50,7 @@ func runRead(ctx context.Context, s *Set, raw json.RawMessage) output {
 	}
 	t, bad := s.resolveArg(ToolRead, "file_path", a.FilePath)
 	if bad != nil {
+		bad.meta = Meta{FilePath: a.FilePath}
 		return *bad
 	}
 	meta := Meta{FilePath: t.display}

@@ -10,7 +10,8 @@
 //
 // Every Result's text is sanitized (no terminal escape sequences or control
 // characters, valid UTF-8) and capped at Options.OutputCapTokens: Content
-// keeps the head and the tail, Full keeps everything for the session log.
+// keeps the head and the tail, Full keeps everything for the session log
+// (for Bash, at most the first and the last MiB of its output).
 //
 // Paths are confined to the working directory; see [Options] and [Set.Run]
 // for the permission rules.

@@ -37,8 +37,7 @@ func (f *fakeAsker) asked() []Request {
 }
 
 // newTestSet returns a Set working in a fresh temporary directory, which it
-// returns too (symlinks resolved). Yolo is on unless opts says otherwise via
-// a non-nil Asker or Permissions.
+// returns too (symlinks resolved).
 func newTestSet(t *testing.T, opts Options) (*Set, string) {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())

@@ -12,7 +12,7 @@ import (
 )
 
 const (
-	writeDescription = "Create or overwrite a file with content (the whole new file). Creates parent directories; the write is atomic. To change part of a file use Edit. Needs the user's approval; files outside the working directory are refused."
+	writeDescription = "Create or overwrite a file with content (the whole new file). Creates parent directories; the write is atomic. To change part of a file use Edit. Needs the user's approval; writes outside the working directory are normally refused."
 	writeSchema      = `{"type":"object","properties":{"file_path":{"type":"string","description":"Absolute or relative to the working directory"},"content":{"type":"string"}},"required":["file_path","content"]}`
 
 	maxDiffInput = 1 << 20 // larger files get no diff in the approval request
@@ -30,6 +30,7 @@ func runWrite(ctx context.Context, s *Set, raw json.RawMessage) output {
 	}
 	t, bad := s.resolveArg(ToolWrite, "file_path", a.FilePath)
 	if bad != nil {
+		bad.meta = Meta{FilePath: a.FilePath}
 		return *bad
 	}
 	meta := Meta{FilePath: t.display}

@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/openaitest"
+)
+
+// runCLI runs gencode in-process with a map environment.
+func runCLI(t *testing.T, env map[string]string, local []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	work := t.TempDir()
+	code = Run(context.Background(), Env{
+		Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getenv:       func(k string) string { return env[k] },
+		Getwd:        func() (string, error) { return work, nil },
+		IsTerminal:   func() bool { return false },
+		LocalServers: local,
+	})
+	return out.String(), errb.String(), code
+}
+
+func TestLocalServerIsFoundAndAnnounced(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.NewServer(t, openaitest.WithModels("llama3.1:8b", "qwen2.5-coder"))
+	srv.Enqueue(openaitest.Text("hello from the local model"))
+	home := t.TempDir()
+	env := map[string]string{"HOME": home, "GENCODE_HOME": filepath.Join(home, "data")}
+	dead := "http://127.0.0.1:1/v1"
+	out, errOut, code := runCLI(t, env, []string{dead, srv.URL()}, "-p", "hi")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "hello from the local model\n", out)
+	require.Contains(t, errOut, "no OPENAI_API_KEY set; using the local server at "+srv.URL()+" with model llama3.1:8b")
+	reqs := srv.Requests()
+	require.Len(t, reqs, 1)
+	require.Equal(t, "llama3.1:8b", reqs[0].Model, "the configured default model is not offered there, so the first one is used")
+}
+
+func TestNoEndpointSaysWhatToSet(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	_, errOut, code := runCLI(t, map[string]string{"HOME": home}, []string{"http://127.0.0.1:1/v1"}, "-p", "hi")
+	require.Equal(t, ExitError, code)
+	require.Equal(t, "gencode: no model endpoint: set OPENAI_API_KEY (or api_key in the config file), or OPENAI_BASE_URL / --base-url for a local OpenAI-compatible server\n", errOut)
+}
+
+func TestUsageErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"-c", "-r", "abc", "-p", "x"}, "use either --continue or --resume, not both"},
+		{[]string{"-p", "  "}, "print mode needs a prompt"},
+		{[]string{"export", "--format", "pdf"}, "--format must be md or jsonl"},
+		{[]string{"-p", "x", "--allow", "Nope"}, "Nope"},
+	}
+	for _, tt := range tests {
+		home := t.TempDir()
+		_, errOut, code := runCLI(t, map[string]string{"HOME": home, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}, nil, tt.args...)
+		if code != ExitUsage {
+			t.Errorf("Run(%q) = %d, want %d (stderr %q)", tt.args, code, ExitUsage, errOut)
+		}
+		require.Contains(t, errOut, tt.wantErr)
+	}
+}

@@ -1,0 +1,291 @@
+package cli_test
+
+// End-to-end tests of the terminal UI: the built binary runs in a tmux
+// pane against the fake OpenAI server; keys are sent with send-keys and
+// the screen is read with capture-pane. tmux is required when CI=true
+// (.ci/run installs it) and the tests are skipped without it otherwise.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/cli"
+	"github.com/gencode/gencode/internal/openaitest"
+	"github.com/gencode/gencode/internal/session"
+)
+
+var tmuxSeq atomic.Int64
+
+// tmuxPane is one gencode run in its own tmux server.
+type tmuxPane struct {
+	t      *testing.T
+	tmux   string
+	socket string
+	exit   string // file the wrapper writes the exit status to
+	stderr string
+}
+
+func needTmux(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("tmux is needed for the terminal UI tests in CI: %v", err)
+		}
+		t.Skip("tmux is not installed")
+	}
+	return p
+}
+
+// startTUI runs gencode with args in a 120x40 tmux pane, in the sandbox's
+// environment only.
+func startTUI(t *testing.T, sb *sandbox, args ...string) *tmuxPane {
+	t.Helper()
+	p := &tmuxPane{t: t, tmux: needTmux(t), socket: fmt.Sprintf("gencode-e2e-%d-%d", os.Getpid(), tmuxSeq.Add(1))}
+	dir := t.TempDir()
+	p.exit, p.stderr = filepath.Join(dir, "exit"), filepath.Join(dir, "stderr")
+	var script strings.Builder
+	script.WriteString("cd " + shellQuote(sb.work) + "\nexec env -i")
+	keys := make([]string, 0, len(sb.env))
+	for k := range sb.env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		script.WriteString(" " + shellQuote(k+"="+sb.env[k]))
+	}
+	script.WriteString(" TERM=tmux-256color sh -c " + shellQuote(shellQuote(binary)+` "$@" 2>`+shellQuote(p.stderr)+`; echo $? >`+shellQuote(p.exit)) + " gencode")
+	for _, a := range args {
+		script.WriteString(" " + shellQuote(a))
+	}
+	run := filepath.Join(dir, "run.sh")
+	require.NoError(t, os.WriteFile(run, []byte(script.String()+"\n"), 0o700))
+	p.cmd("new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e", "sh "+shellQuote(run))
+	t.Cleanup(func() {
+		_ = exec.Command(p.tmux, "-L", p.socket, "kill-server").Run()
+		if t.Failed() {
+			b, _ := os.ReadFile(p.stderr)
+			t.Logf("gencode stderr:\n%s", b)
+		}
+	})
+	return p
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func (p *tmuxPane) cmd(args ...string) string {
+	p.t.Helper()
+	out, err := exec.Command(p.tmux, append([]string{"-L", p.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// styled is the screen with its escape sequences.
+func (p *tmuxPane) styled() string {
+	out, _ := exec.Command(p.tmux, "-L", p.socket, "capture-pane", "-p", "-e", "-t", "e2e").Output()
+	return string(out)
+}
+
+// screen is what the pane shows now ("" once gencode has exited).
+func (p *tmuxPane) screen() string {
+	out, err := exec.Command(p.tmux, "-L", p.socket, "capture-pane", "-p", "-t", "e2e").Output()
+	if err != nil {
+		return ""
+	}
+	return string(out)
+}
+
+// waitFor polls the screen until cond holds, failing after a deadline.
+func (p *tmuxPane) waitFor(what string, cond func(screen string) bool) string {
+	p.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s := p.screen()
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("timed out waiting for %s; the screen:\n%s", what, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (p *tmuxPane) waitText(text string) string {
+	p.t.Helper()
+	return p.waitFor(fmt.Sprintf("%q", text), func(s string) bool { return strings.Contains(s, text) })
+}
+
+// typeLine types text literally and presses Enter.
+func (p *tmuxPane) typeLine(text string) {
+	p.t.Helper()
+	p.cmd("send-keys", "-t", "e2e", "-l", text)
+	p.cmd("send-keys", "-t", "e2e", "Enter")
+}
+
+func (p *tmuxPane) keys(keys ...string) {
+	p.t.Helper()
+	p.cmd(append([]string{"send-keys", "-t", "e2e"}, keys...)...)
+}
+
+// exitCode waits for gencode to exit and returns its status.
+func (p *tmuxPane) exitCode() int {
+	p.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if b, err := os.ReadFile(p.exit); err == nil && len(b) > 0 {
+			var code int
+			_, err := fmt.Sscan(string(b), &code)
+			require.NoError(p.t, err)
+			return code
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("gencode did not exit; the screen:\n%s", p.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestTUIInTmux(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules())
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	long := strings.TrimSpace(strings.Repeat("and then the next part of a very long answer ", 60))
+	srv.Enqueue(
+		openaitest.Text("Hello from the **fake** model.\x1b]0;pwned\x07\x1b[2J Still here."),
+		openaitest.Calls(openaitest.ToolCall{Name: "Write", Arguments: `{"file_path":"hello.txt","content":"hi there\n"}`}),
+		openaitest.Text("Wrote hello.txt."),
+		openaitest.Reply{Content: long, ChunkDelay: 150 * time.Millisecond},
+	)
+
+	p := startTUI(t, sb)
+	p.waitText("Message gencode")
+
+	// A message and its reply; escape sequences in it are shown inert.
+	p.typeLine("hi there")
+	s := p.waitText("Still here.")
+	require.Contains(t, s, "❯ hi there")
+	require.Contains(t, s, "Hello from the fake model.")
+
+	// Without --yolo, Write asks; y allows it once.
+	p.typeLine("write hello.txt")
+	s = p.waitText("Allow Write?")
+	require.Contains(t, s, "+hi there")
+	p.keys("y")
+	p.waitText("Wrote hello.txt.")
+	b, err := os.ReadFile(filepath.Join(sb.work, "hello.txt"))
+	require.NoError(t, err)
+	require.Equal(t, "hi there\n", string(b))
+
+	// Esc cancels a long turn; the partial answer stays, marked.
+	p.typeLine("tell me everything")
+	p.waitText("next part of a very")
+	p.keys("Escape")
+	s = p.waitText("⎿ interrupted")
+	require.NotContains(t, s, "esc to cancel")
+
+	// Tab completes a slash command; its report is boxed.
+	p.cmd("send-keys", "-t", "e2e", "-l", "/he")
+	p.keys("Tab")
+	p.waitText("❯ /help")
+	p.keys("Enter")
+	s = p.waitText("╭─ Commands")
+	require.Contains(t, s, "/summarize")
+
+	// Ctrl+C twice quits: the first only warns.
+	p.keys("C-c")
+	p.waitText("press ctrl+c again to quit")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
+
+	// The log holds the interrupted answer and the answered tool call.
+	st, err := session.Open(context.Background(), filepath.Join(sb.env["XDG_DATA_HOME"], "gencode"))
+	require.NoError(t, err)
+	defer st.Close()
+	list, err := st.Sessions(context.Background(), 0)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	msgs, err := st.Messages(context.Background(), list[0].ID, 1, 0)
+	require.NoError(t, err)
+	last := msgs[len(msgs)-1]
+	require.True(t, last.Meta.Interrupted, "last message: %+v", last)
+	require.Contains(t, last.Content, "next part")
+	require.Equal(t, "hi there", list[0].Title)
+
+	// -c reopens it with its history, in colour.
+	p = startTUI(t, sb, "-c")
+	s = p.waitText("Still here.")
+	require.Contains(t, s, "Wrote hello.txt.")
+	require.Regexp(t, colour, p.styled())
+	p.keys("C-c")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
+
+	// NO_COLOR: the same screen without a colour, the cursor still shown.
+	sb.env["NO_COLOR"] = "1"
+	p = startTUI(t, sb, "-c")
+	p.waitText("Still here.")
+	styled := p.styled()
+	require.NotRegexp(t, colour, styled)
+	require.Contains(t, styled, "\x1b[7m")
+	p.keys("C-c")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
+}
+
+// colour matches an SGR sequence that sets a colour (39 and 49, the
+// default colours, set none).
+var colour = regexp.MustCompile(`\x1b\[(?:[0-9;]*;)?(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])[;m]`)
+
+// TestTUIStartupErrors: what can be known before the screen is taken is
+// said on stderr, like print mode does, and the TUI never starts.
+func TestTUIStartupErrors(t *testing.T) {
+	t.Parallel()
+	dead := "http://" + deadAddr(t) + "/v1"
+	tests := []struct {
+		name     string
+		terminal bool
+		env      map[string]string
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{"no endpoint", true, nil, nil, 1, "set OPENAI_API_KEY"},
+		{"no session to continue", true, map[string]string{"OPENAI_API_KEY": "sk"}, []string{"-c"}, 1, "no session to continue"},
+		{"not a terminal", false, map[string]string{"OPENAI_API_KEY": "sk"}, nil, 2, "needs a terminal"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			env := map[string]string{"HOME": home, "XDG_DATA_HOME": filepath.Join(home, "data"), "XDG_CONFIG_HOME": filepath.Join(home, "cfg")}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			var out, errb strings.Builder
+			code := cli.Run(context.Background(), cli.Env{
+				Args: tt.args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+				Getenv: func(k string) string { return env[k] }, Getwd: func() (string, error) { return home, nil },
+				IsTerminal: func() bool { return tt.terminal }, LocalServers: []string{dead},
+			})
+			require.Equal(t, tt.wantCode, code, "stderr: %s", errb.String())
+			require.Contains(t, errb.String(), tt.wantErr)
+			require.Empty(t, out.String(), "the screen was touched")
+		})
+	}
+}

@@ -1,0 +1,223 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/config"
+	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/summarize"
+)
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	vf := map[string]bool{"search": true, "expand": true}
+	tests := []struct {
+		line      string
+		wantName  string
+		wantArgs  []string
+		wantFlags map[string]string
+		wantErr   string
+	}{
+		{line: "/history --full", wantName: "history", wantFlags: map[string]string{"full": "true"}},
+		{line: "/History  --search 'auth token' --expand=2", wantName: "history", wantFlags: map[string]string{"search": "auth token", "expand": "2"}},
+		{line: `/summarize focus on "the --full flag"`, wantName: "summarize", wantArgs: []string{"focus", "on", "the --full flag"}},
+		{line: `/resume ab\ cd`, wantName: "resume", wantArgs: []string{"ab cd"}},
+		{line: "/history --search", wantErr: "flag --search needs a value"},
+		{line: `/summarize "open`, wantErr: `unclosed " quote`},
+		{line: "hello", wantErr: "not a command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			t.Parallel()
+			got, err := Parse(tt.line, vf)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			if got.Name != tt.wantName {
+				t.Errorf("Parse(%q).Name = %q, want %q", tt.line, got.Name, tt.wantName)
+			}
+			require.Equal(t, tt.wantArgs, got.Args)
+			if tt.wantFlags == nil {
+				tt.wantFlags = map[string]string{}
+			}
+			require.Equal(t, tt.wantFlags, got.Flags)
+		})
+	}
+}
+
+type fixture struct {
+	store *session.Store
+	reg   *Registry
+	sess  session.Session
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	store, err := session.Open(ctx, filepath.Join(t.TempDir(), "d"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = store.Close() })
+	sess, err := store.CreateSession(ctx, "/w", "gpt-4o-mini")
+	require.NoError(t, err)
+	reg := New(Deps{Store: store, Config: config.Default(), Window: func(string) int { return 8192 }, FixedCost: func() int { return 1500 }},
+		State{SessionID: sess.ID, Model: "gpt-4o-mini"})
+	return &fixture{store: store, reg: reg, sess: sess}
+}
+
+func TestCompleteAndUnknown(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	require.Equal(t, []string{"/sessions", "/summarize"}, f.reg.Complete("/s"))
+	require.Equal(t, []string{"/history"}, f.reg.Complete("/HI"))
+	require.Nil(t, f.reg.Complete("/history --f"))
+	require.Len(t, f.reg.Complete("/"), len(f.reg.Commands()))
+
+	tests := []struct{ line, wantErr string }{
+		{"/histroy", "unknown command /histroy: did you mean /history?"},
+		{"/sumarize", "did you mean /summarize?"},
+		{"/modle", "did you mean /model?"},
+		{"/xyzzy", "unknown command /xyzzy (/help lists them)"},
+	}
+	for _, tt := range tests {
+		_, err := f.reg.Run(context.Background(), tt.line)
+		require.ErrorIs(t, err, ErrUnknown)
+		require.ErrorContains(t, err, tt.wantErr)
+	}
+}
+
+func TestActions(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	tests := []struct {
+		line       string
+		wantAction Action
+		check      func(t *testing.T, r Result)
+	}{
+		{"/exit", ActionExit, nil},
+		{"/quit", ActionExit, nil},
+		{"/clear", ActionNewSession, nil},
+		{"/summarize the auth module", ActionSummarize, func(t *testing.T, r Result) { require.Equal(t, "the auth module", r.Focus) }},
+		{"/model gpt-4", ActionSetModel, func(t *testing.T, r Result) { require.Equal(t, "gpt-4", r.Model) }},
+		{"/resume " + f.sess.ID[:5], ActionResumeSession, func(t *testing.T, r Result) { require.Equal(t, f.sess.ID, r.SessionID) }},
+		{"/model", ActionNone, func(t *testing.T, r Result) { require.Contains(t, r.Text, "gpt-4o-mini (context window 8,192 tokens)") }},
+		{"/help", ActionNone, func(t *testing.T, r Result) { require.Contains(t, r.Report.Plain(), "/history [--full]") }},
+		{"/config", ActionNone, func(t *testing.T, r Result) { require.Contains(t, r.Report.Plain(), "summarize.soft_ratio") }},
+	}
+	for _, tt := range tests {
+		r, err := f.reg.Run(ctx, tt.line)
+		require.NoError(t, err, tt.line)
+		if r.Action != tt.wantAction {
+			t.Errorf("Run(%q).Action = %v, want %v", tt.line, r.Action, tt.wantAction)
+		}
+		if tt.check != nil {
+			tt.check(t, r)
+		}
+	}
+}
+
+func seedHistory(t *testing.T, f *fixture) {
+	t.Helper()
+	ctx := context.Background()
+	code := 0
+	var msgs []session.Message
+	for i := 0; i < 15; i++ {
+		msgs = append(msgs,
+			session.Message{Role: session.RoleUser, Content: fmt.Sprintf("request %d", i), Tokens: 10},
+			session.Message{Role: session.RoleAssistant, Tokens: 20, ToolCalls: []session.ToolCall{{ID: fmt.Sprintf("c%d", i), Name: "Bash", Arguments: `{"command":"go test ./..."}`}}},
+			session.Message{Role: session.RoleTool, ToolCallID: fmt.Sprintf("c%d", i), Name: "Bash", Content: "ok", Tokens: 300, Meta: session.Meta{Tool: "Bash", Command: "go test ./...", ExitCode: &code}},
+		)
+	}
+	_, err := f.store.Append(ctx, f.sess.ID, msgs...)
+	require.NoError(t, err)
+	_, err = f.store.ApplySummary(ctx, session.Summary{SessionID: f.sess.ID, FromSeq: 1, ToSeq: 30,
+		Content: "## Goal\nMake the tests pass\n## Key decisions\n- use table tests", Goal: "Make the tests pass",
+		KeyDecisions: []string{"use table tests"}, FilesModified: []string{"a.go", "b.go"}, Commands: []string{"go test ./..."},
+		Model: "gpt-4o-mini", TokenCount: 80, TokensBefore: 3300, TokensAfter: 80, GeneratedAt: time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC)}, nil, false)
+	require.NoError(t, err)
+}
+
+func TestHistoryReports(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	seedHistory(t, f)
+	ctx := context.Background()
+
+	r, err := f.reg.Run(ctx, "/history")
+	require.NoError(t, err)
+	brief := r.Report.Plain()
+	require.Contains(t, brief, "45 messages total")
+	require.Contains(t, brief, "[Summary 1] Messages 1-30")
+	require.Contains(t, brief, "Make the tests pass")
+	require.Contains(t, brief, "5 earlier unsummarized messages")
+	require.NotContains(t, brief, "Decision:")
+
+	r, err = f.reg.Run(ctx, "/history --full")
+	require.NoError(t, err)
+	full := r.Report.Plain()
+	require.Contains(t, full, "Decision: use table tests")
+	require.Contains(t, full, "Files: a.go, b.go")
+	require.Contains(t, full, "[Recent] Messages 31-45")
+	require.Contains(t, full, "#31 user: request 10")
+	require.Contains(t, full, "#32 assistant: → Bash go test ./...")
+	require.Contains(t, full, "#33 tool: ← Bash exit 0: ok")
+
+	r, err = f.reg.Run(ctx, "/history --expand 1")
+	require.NoError(t, err)
+	exp := r.Report.Plain()
+	require.Contains(t, exp, "the original messages 1-30")
+	require.Contains(t, exp, "#1 user: request 0")
+	_, err = f.reg.Run(ctx, "/history --expand 2")
+	require.ErrorContains(t, err, "no summary 2")
+}
+
+func TestContextReport(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	seedHistory(t, f)
+	r, err := f.reg.Run(context.Background(), "/context")
+	require.NoError(t, err)
+	out := r.Report.Plain()
+	require.Regexp(t, `System prompt \+ tool schemas\s+1,500\s+18%`, out)
+	require.Regexp(t, `Tool outputs\s+1,500`, out)
+	require.Contains(t, out, "Summaries")
+	require.Contains(t, out, "background summary starts at 4,915 tokens (60%)")
+	// 5 tool results after the summary, 10 kept verbatim by default: none masked.
+	require.Contains(t, out, "0 placeholders")
+}
+
+func TestSummaryReport(t *testing.T) {
+	t.Parallel()
+	files := []string{}
+	for i := 0; i < 12; i++ {
+		files = append(files, fmt.Sprintf("pkg/file%02d.go", i))
+	}
+	rep := SummaryReport(summarize.Report{Summary: &session.Summary{
+		FromSeq: 1, ToSeq: 55, MessagesBefore: 78, MessagesAfter: 23, TokensBefore: 31000, TokensAfter: 16000,
+		Topics: []string{"Authentication system design", "Database schema updates"}, FilesModified: files,
+		Commands: []string{"go test ./...", "make build"}, KeyDecisions: []string{"JWT with refresh tokens"},
+		Model: "gpt-4o-mini", Duration: 4200 * time.Millisecond,
+	}})
+	out := rep.Plain()
+	for _, want := range []string{
+		"Messages: 78 → 23 (70% reduction)", "Tokens: 31,000 → 16,000 (15,000 saved)",
+		"Key topics", "• Authentication system design", "Files modified (12)", "+4 more",
+		"Commands run (2)", "• make build", "Key decisions (1)", "took 4.2s · written by gpt-4o-mini",
+	} {
+		require.Contains(t, out, want)
+	}
+	fb := SummaryReport(summarize.Report{Fallback: true, Summary: &session.Summary{FromSeq: 1, ToSeq: 2, Fallback: true, FallbackReason: "summarizer answered 500"}})
+	require.Contains(t, fb.Plain(), "deterministic summary (no LLM narrative): summarizer answered 500")
+	require.Contains(t, AutoNotice(summarize.Report{Summary: &session.Summary{FromSeq: 1, ToSeq: 40, TokensBefore: 5000, TokensAfter: 400, Topics: []string{"x"}}}),
+		"Summarized messages 1-40")
+	require.True(t, strings.HasPrefix(SummaryReport(summarize.Report{}).Plain(), "Session Summary"))
+}

@@ -1,0 +1,289 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gencode/gencode/internal/config"
+	"github.com/gencode/gencode/internal/session"
+)
+
+// Store is the session store as the commands read it.
+type Store interface {
+	Session(ctx context.Context, id string) (session.Session, error)
+	Sessions(ctx context.Context, limit int) ([]session.Session, error)
+	LoadView(ctx context.Context, id string) (session.View, error)
+	Messages(ctx context.Context, id string, from, to int64) ([]session.Message, error)
+	Summaries(ctx context.Context, id string, all bool) ([]session.Summary, error)
+}
+
+// SearchHit is one match of a history search.
+type SearchHit struct {
+	Seq     int64
+	Role    string
+	Tool    string
+	Time    time.Time
+	Snippet string
+}
+
+// SearchFunc finds messages in a session's whole log (the recall index);
+// it returns the best hits and how many matched in all.
+type SearchFunc func(ctx context.Context, sessionID, query string, limit int) ([]SearchHit, int, error)
+
+// Deps is what the commands need from the rest of gencode.
+type Deps struct {
+	Store  Store
+	Search SearchFunc // nil: --search is not available
+	Config config.Config
+	// Window returns a model's context window.
+	Window func(model string) int
+	// FixedCost is what the system prompt and tool schemas take of every
+	// request (nil: unknown, shown as 0).
+	FixedCost func() int
+}
+
+// State is what the commands act on: the front end's current session.
+type State struct {
+	SessionID string
+	Model     string
+}
+
+// Command is one slash command.
+type Command struct {
+	Name       string
+	Aliases    []string
+	Usage      string // arguments, e.g. "[--full] [--search TEXT]"
+	Summary    string
+	ValueFlags map[string]bool
+	run        func(ctx context.Context, r *Registry, st State, in Invocation) (Result, error)
+}
+
+// Registry holds the slash commands and the state they act on. It is safe
+// for concurrent use: front ends run commands in the background.
+type Registry struct {
+	deps Deps
+	cmds []*Command
+
+	mu    sync.Mutex
+	state State
+}
+
+// New returns the registry of gencode's slash commands.
+func New(deps Deps, st State) *Registry {
+	if deps.Window == nil {
+		deps.Window = func(string) int { return 8192 }
+	}
+	r := &Registry{deps: deps, state: st}
+	r.cmds = []*Command{
+		{Name: "help", Aliases: []string{"?"}, Summary: "list the commands", run: runHelp},
+		{Name: "summarize", Usage: "[focus text]", Summary: "compact the history now, optionally focused on a topic", run: runSummarize},
+		{Name: "history", Usage: "[--full] [--expand N] [--search TEXT]", Summary: "summaries and recent messages; --expand N shows the originals behind summary N",
+			ValueFlags: map[string]bool{"expand": true, "search": true, "limit": true}, run: runHistory},
+		{Name: "context", Summary: "what fills the context window, in tokens", run: runContext},
+		{Name: "config", Summary: "effective settings and where each came from", run: runConfig},
+		{Name: "sessions", Summary: "list sessions", run: runSessions},
+		{Name: "resume", Usage: "ID", Summary: "switch to another session", run: runResume},
+		{Name: "model", Usage: "[NAME]", Summary: "show or switch the model", run: runModel},
+		{Name: "clear", Aliases: []string{"new"}, Summary: "start a new session (the current one is kept)", run: func(context.Context, *Registry, State, Invocation) (Result, error) {
+			return Result{Action: ActionNewSession, Text: "Started a new session."}, nil
+		}},
+		{Name: "exit", Aliases: []string{"quit"}, Summary: "quit gencode", run: func(context.Context, *Registry, State, Invocation) (Result, error) {
+			return Result{Action: ActionExit}, nil
+		}},
+	}
+	return r
+}
+
+// SetState sets the session and model the commands act on.
+func (r *Registry) SetState(st State) {
+	r.mu.Lock()
+	r.state = st
+	r.mu.Unlock()
+}
+
+// State returns the current state.
+func (r *Registry) State() State {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.state
+}
+
+// Commands lists the commands in help order.
+func (r *Registry) Commands() []*Command { return r.cmds }
+
+func (r *Registry) lookup(name string) *Command {
+	for _, c := range r.cmds {
+		if c.Name == name {
+			return c
+		}
+		for _, a := range c.Aliases {
+			if a == name {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+func (r *Registry) names() []string {
+	out := make([]string, 0, len(r.cmds))
+	for _, c := range r.cmds {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// Complete returns the "/name" completions of a partial command line, for
+// Tab completion and the hint line. A line past the name completes nothing.
+func (r *Registry) Complete(prefix string) []string {
+	if !strings.HasPrefix(prefix, "/") || strings.ContainsAny(prefix, " \t") {
+		return nil
+	}
+	p := strings.ToLower(prefix[1:])
+	var out []string
+	for _, c := range r.cmds {
+		if strings.HasPrefix(c.Name, p) {
+			out = append(out, "/"+c.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ErrUnknown is returned for a command that does not exist; the message
+// suggests the closest one.
+var ErrUnknown = errors.New("unknown command")
+
+// Run parses and runs a command line against the current state.
+func (r *Registry) Run(ctx context.Context, line string) (Result, error) {
+	name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "/"), " ")
+	cmd := r.lookup(strings.ToLower(name))
+	if cmd == nil {
+		msg := fmt.Sprintf("/%s", name)
+		if s, ok := closest(strings.ToLower(name), r.names()); ok {
+			return Result{}, fmt.Errorf("%w %s: did you mean /%s? (/help lists them)", ErrUnknown, msg, s)
+		}
+		return Result{}, fmt.Errorf("%w %s (/help lists them)", ErrUnknown, msg)
+	}
+	in, err := Parse(line, cmd.ValueFlags)
+	if err != nil {
+		return Result{}, fmt.Errorf("/%s: %w", cmd.Name, err)
+	}
+	return cmd.run(ctx, r, r.State(), in)
+}
+
+func runHelp(_ context.Context, r *Registry, _ State, _ Invocation) (Result, error) {
+	rep := &Report{Title: "Commands"}
+	sec := Section{}
+	for _, c := range r.cmds {
+		use := "/" + c.Name
+		if c.Usage != "" {
+			use += " " + c.Usage
+		}
+		sec.Lines = append(sec.Lines, fmt.Sprintf("%-44s %s", use, c.Summary))
+	}
+	rep.Sections = append(rep.Sections, sec, Section{Title: "Keys", Lines: []string{
+		"Enter send · Alt+Enter or Ctrl+J newline · Up recall · Tab complete",
+		"Esc cancel the running turn · PgUp/PgDn scroll · Ctrl+C twice quit",
+	}})
+	return Result{Report: rep}, nil
+}
+
+func runSummarize(_ context.Context, _ *Registry, st State, in Invocation) (Result, error) {
+	if st.SessionID == "" {
+		return Result{Text: "Nothing to summarize: no session yet."}, nil
+	}
+	return Result{Action: ActionSummarize, Focus: in.Raw, SessionID: st.SessionID}, nil
+}
+
+func runResume(ctx context.Context, r *Registry, _ State, in Invocation) (Result, error) {
+	if len(in.Args) != 1 {
+		return Result{}, errors.New("usage: /resume ID (see /sessions)")
+	}
+	s, err := r.deps.Store.Session(ctx, in.Args[0])
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Action: ActionResumeSession, SessionID: s.ID,
+		Text: fmt.Sprintf("Resumed session %s (%d messages): %s", s.ID, s.MessageCount, s.Title)}, nil
+}
+
+func runModel(_ context.Context, r *Registry, st State, in Invocation) (Result, error) {
+	if len(in.Args) == 0 {
+		return Result{Text: fmt.Sprintf("Model: %s (context window %s tokens)", st.Model, thousands(r.deps.Window(st.Model)))}, nil
+	}
+	m := in.Args[0]
+	return Result{Action: ActionSetModel, Model: m,
+		Text: fmt.Sprintf("Switched to %s (context window %s tokens).", m, thousands(r.deps.Window(m)))}, nil
+}
+
+func runSessions(ctx context.Context, r *Registry, st State, _ Invocation) (Result, error) {
+	list, err := r.deps.Store.Sessions(ctx, 20)
+	if err != nil {
+		return Result{}, err
+	}
+	rep := &Report{Title: "Sessions", Footer: "/resume ID switches to one"}
+	sec := Section{}
+	for _, s := range list {
+		mark := " "
+		if s.ID == st.SessionID {
+			mark = "*"
+		}
+		sec.Lines = append(sec.Lines, fmt.Sprintf("%s %s  %s  %4d msgs  %s", mark, s.ID, s.Updated.Format("01-02 15:04"), s.MessageCount, oneLine(s.Title, 60)))
+	}
+	if len(sec.Lines) == 0 {
+		sec.Lines = []string{"no sessions yet"}
+	}
+	rep.Sections = []Section{sec}
+	return Result{Report: rep}, nil
+}
+
+func runConfig(_ context.Context, r *Registry, _ State, _ Invocation) (Result, error) {
+	rep := &Report{Title: "Configuration"}
+	sec := Section{}
+	for _, s := range r.deps.Config.Settings() {
+		v := s.Value
+		if v == "" {
+			v = `""`
+		}
+		sec.Lines = append(sec.Lines, fmt.Sprintf("%-34s %-22s %s", s.Key, v, s.Source))
+	}
+	rep.Sections = []Section{sec}
+	if r.deps.Config.File != "" {
+		rep.Footer = "file: " + r.deps.Config.File
+	} else {
+		rep.Footer = "no config file (defaults, env and flags only)"
+	}
+	return Result{Report: rep}, nil
+}
+
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); n > 0 && len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

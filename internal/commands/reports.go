@@ -1,0 +1,335 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/summarize"
+)
+
+// maxListed is how many items a report section lists before "+N more".
+const maxListed = 8
+
+// SummaryReport is the boxed report of one compaction (/summarize,
+// `gencode summarize`).
+func SummaryReport(rep summarize.Report) *Report {
+	s := rep.Summary
+	if s == nil {
+		return &Report{Title: "Session Summary", Sections: []Section{{Lines: []string{"Nothing was summarized."}}}}
+	}
+	r := &Report{Title: "Session Summary"}
+	head := Section{Lines: []string{
+		fmt.Sprintf("Messages: %d → %d (%s reduction)", s.MessagesBefore, s.MessagesAfter, percent(s.MessagesBefore, s.MessagesAfter)),
+		fmt.Sprintf("Tokens: %s → %s (%s saved)", thousands(s.TokensBefore), thousands(s.TokensAfter), thousands(max(0, s.TokensBefore-s.TokensAfter))),
+		fmt.Sprintf("Covers messages %d-%d", s.FromSeq, s.ToSeq),
+	}}
+	r.Sections = append(r.Sections, head)
+	r.Sections = appendList(r.Sections, "Key topics", s.Topics)
+	r.Sections = appendList(r.Sections, fmt.Sprintf("Files modified (%d)", len(s.FilesModified)), s.FilesModified)
+	r.Sections = appendList(r.Sections, fmt.Sprintf("Commands run (%d)", len(s.Commands)), s.Commands)
+	r.Sections = appendList(r.Sections, fmt.Sprintf("Key decisions (%d)", len(s.KeyDecisions)), s.KeyDecisions)
+	who := "written by " + s.Model
+	if s.Fallback || rep.Fallback {
+		who = "deterministic summary (no LLM narrative)"
+		if s.FallbackReason != "" {
+			who += ": " + s.FallbackReason
+		}
+	}
+	d := s.Duration
+	if d == 0 {
+		d = rep.Duration
+	}
+	r.Footer = fmt.Sprintf("took %s · %s", d.Round(100*time.Millisecond), who)
+	return r
+}
+
+// AutoNotice is the compact note shown in the chat when a background
+// summary was applied.
+func AutoNotice(rep summarize.Report) string {
+	s := rep.Summary
+	if s == nil {
+		return ""
+	}
+	var b strings.Builder
+	kind := "Summarized"
+	if rep.Fallback || s.Fallback {
+		kind = "Compacted (deterministic fallback)"
+	}
+	fmt.Fprintf(&b, "%s messages %d-%d to keep the context small: %s → %s tokens. The originals stay in the log (/history --full).",
+		kind, s.FromSeq, s.ToSeq, thousands(s.TokensBefore), thousands(s.TokensAfter))
+	var bullets []string
+	for _, t := range s.Topics {
+		bullets = append(bullets, t)
+	}
+	if n := len(s.FilesModified); n > 0 {
+		bullets = append(bullets, fmt.Sprintf("modified %d file(s): %s", n, listShort(s.FilesModified, 3)))
+	}
+	if n := len(s.KeyDecisions); n > 0 {
+		bullets = append(bullets, "decided: "+s.KeyDecisions[0])
+	}
+	for i, l := range bullets {
+		if i == 4 {
+			break
+		}
+		b.WriteString("\n• " + oneLine(l, 100))
+	}
+	return b.String()
+}
+
+func appendList(secs []Section, title string, items []string) []Section {
+	if len(items) == 0 {
+		return secs
+	}
+	sec := Section{Title: title}
+	for i, it := range items {
+		if i == maxListed {
+			sec.More = len(items) - maxListed
+			break
+		}
+		sec.Lines = append(sec.Lines, "• "+oneLine(it, 200))
+	}
+	return append(secs, sec)
+}
+
+func listShort(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:n], ", ") + fmt.Sprintf(" +%d more", len(items)-n)
+}
+
+func percent(before, after int) string {
+	if before <= 0 {
+		return "0%"
+	}
+	return strconv.Itoa((before-after)*100/before) + "%"
+}
+
+// HistoryOptions select what /history shows.
+type HistoryOptions struct {
+	Full   bool
+	Expand int    // 1-based summary number whose originals to show; 0: none
+	Search string // filter: messages matching this text
+	Recent int    // brief mode: how many recent messages (default 10)
+}
+
+// History builds the /history report of a session.
+func History(ctx context.Context, st Store, search SearchFunc, id string, o HistoryOptions) (*Report, error) {
+	sess, err := st.Session(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	sums, err := st.Summaries(ctx, sess.ID, false)
+	if err != nil {
+		return nil, err
+	}
+	if o.Search != "" {
+		return historySearch(ctx, search, sess, o.Search)
+	}
+	if o.Expand > 0 {
+		return historyExpand(ctx, st, sess, sums, o.Expand)
+	}
+	rep := &Report{Title: fmt.Sprintf("Session history · %s · %d messages total", sess.ID, sess.MessageCount)}
+	var through int64
+	for i, s := range sums {
+		through = max(through, s.ToSeq)
+		sec := Section{Title: fmt.Sprintf("[Summary %d] Messages %d-%d · %s", i+1, s.FromSeq, s.ToSeq, s.GeneratedAt.Format("2006-01-02 15:04"))}
+		sec.Lines = append(sec.Lines, oneLine(Gist(s), 300))
+		if o.Full {
+			if len(s.FilesModified) > 0 {
+				sec.Lines = append(sec.Lines, "Files: "+listShort(s.FilesModified, 6))
+			}
+			for _, d := range s.KeyDecisions {
+				sec.Lines = append(sec.Lines, "Decision: "+oneLine(d, 200))
+			}
+			if len(s.Commands) > 0 {
+				sec.Lines = append(sec.Lines, fmt.Sprintf("Commands: %d (%s)", len(s.Commands), listShort(s.Commands, 3)))
+			}
+			how := "by " + s.Model
+			if s.Fallback {
+				how = "deterministic"
+			}
+			sec.Lines = append(sec.Lines, fmt.Sprintf("%d → %d tokens, %s; /history --expand %d shows the originals", s.TokensBefore, s.TokensAfter, how, i+1))
+		}
+		rep.Sections = append(rep.Sections, sec)
+	}
+	recent, err := st.Messages(ctx, sess.ID, through+1, 0)
+	if err != nil {
+		return nil, err
+	}
+	n := o.Recent
+	if n <= 0 {
+		n = 10
+	}
+	sec := Section{}
+	skipped := 0
+	if !o.Full && len(recent) > n {
+		skipped = len(recent) - n
+		recent = recent[skipped:]
+	}
+	if len(recent) > 0 {
+		sec.Title = fmt.Sprintf("[Recent] Messages %d-%d", recent[0].Seq, recent[len(recent)-1].Seq)
+	} else {
+		sec.Title = "[Recent] no messages after the summaries"
+	}
+	if skipped > 0 {
+		sec.Lines = append(sec.Lines, fmt.Sprintf("… %d earlier unsummarized messages (--full shows all)", skipped))
+	}
+	for _, m := range recent {
+		sec.Lines = append(sec.Lines, Brief(m, 160))
+	}
+	rep.Sections = append(rep.Sections, sec)
+	if len(sums) == 0 {
+		rep.Footer = "nothing summarized yet"
+	} else {
+		noun := "summaries cover"
+		if len(sums) == 1 {
+			noun = "summary covers"
+		}
+		rep.Footer = fmt.Sprintf("%d %s messages 1-%d; every original is kept", len(sums), noun, through)
+	}
+	return rep, nil
+}
+
+func historyExpand(ctx context.Context, st Store, sess session.Session, sums []session.Summary, n int) (*Report, error) {
+	if n > len(sums) {
+		return nil, fmt.Errorf("no summary %d: this session has %d", n, len(sums))
+	}
+	s := sums[n-1]
+	msgs, err := st.Messages(ctx, sess.ID, s.FromSeq, s.ToSeq)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Title: fmt.Sprintf("Summary %d · the original messages %d-%d", n, s.FromSeq, s.ToSeq)}
+	for _, m := range msgs {
+		sec := Section{Title: Brief(m, 100)}
+		text := m.Text()
+		if m.Meta.Deleted {
+			text = "(deleted by delete_originals; see the audit trail)"
+		}
+		lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+		for i, l := range lines {
+			if i == 20 {
+				sec.More = len(lines) - 20
+				break
+			}
+			sec.Lines = append(sec.Lines, l)
+		}
+		rep.Sections = append(rep.Sections, sec)
+	}
+	return rep, nil
+}
+
+func historySearch(ctx context.Context, search SearchFunc, sess session.Session, q string) (*Report, error) {
+	if search == nil {
+		return nil, errors.New("history search is not available")
+	}
+	hits, total, err := search(ctx, sess.ID, q, 20)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Title: fmt.Sprintf("History search %q · %d matches", q, total)}
+	sec := Section{}
+	for _, h := range hits {
+		who := h.Role
+		if h.Tool != "" {
+			who += " " + h.Tool
+		}
+		sec.Lines = append(sec.Lines, fmt.Sprintf("#%d %s: %s", h.Seq, who, oneLine(h.Snippet, 200)))
+	}
+	if len(hits) == 0 {
+		sec.Lines = []string{"no message matches"}
+	}
+	sec.More = max(0, total-len(hits))
+	rep.Sections = []Section{sec}
+	return rep, nil
+}
+
+// Gist is a summary's one-line gist: its goal, or the narrative's first
+// line of text.
+func Gist(s session.Summary) string {
+	if s.Goal != "" {
+		return s.Goal
+	}
+	for _, l := range strings.Split(s.Content, "\n") {
+		l = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "#-*• "))
+		if l != "" && !strings.EqualFold(l, "goal") {
+			return l
+		}
+	}
+	if len(s.FilesModified) > 0 {
+		return "modified " + listShort(s.FilesModified, 3)
+	}
+	return fmt.Sprintf("%d messages", s.Messages())
+}
+
+// Brief is a message in one line: "#12 user: text", tool calls and results
+// by name and key argument.
+func Brief(m session.Message, width int) string {
+	var body string
+	switch {
+	case m.Role == session.RoleTool:
+		status := ""
+		if m.Meta.ExitCode != nil {
+			status = fmt.Sprintf(" exit %d", *m.Meta.ExitCode)
+		} else if m.Meta.Failed {
+			status = " failed"
+		}
+		body = fmt.Sprintf("← %s%s: %s", m.Name, status, m.Text())
+	case len(m.ToolCalls) > 0:
+		var calls []string
+		for _, c := range m.ToolCalls {
+			calls = append(calls, "→ "+c.Name+" "+keyArg(c.Arguments))
+		}
+		body = strings.TrimSpace(m.Content + " " + strings.Join(calls, " "))
+	default:
+		body = m.Content
+	}
+	if m.Meta.Interrupted {
+		body += " [interrupted]"
+	}
+	return fmt.Sprintf("#%d %s: %s", m.Seq, m.Role, oneLine(body, width))
+}
+
+// keyArg picks the argument that says most about a tool call.
+func keyArg(args string) string {
+	for _, k := range []string{"command", "file_path", "pattern", "path", "query", "url"} {
+		if v := jsonString(args, k); v != "" {
+			return oneLine(v, 60)
+		}
+	}
+	return ""
+}
+
+// Plain renders a report as plain text (for pipes and NO_COLOR).
+func (r *Report) Plain() string {
+	var b strings.Builder
+	if r.Title != "" {
+		b.WriteString(r.Title + "\n")
+	}
+	for _, s := range r.Sections {
+		b.WriteString("\n")
+		if s.Title != "" {
+			b.WriteString(s.Title + "\n")
+		}
+		indent := ""
+		if s.Title != "" {
+			indent = "  "
+		}
+		for _, l := range s.Lines {
+			b.WriteString(indent + l + "\n")
+		}
+		if s.More > 0 {
+			fmt.Fprintf(&b, "  +%d more\n", s.More)
+		}
+	}
+	if r.Footer != "" {
+		b.WriteString("\n" + r.Footer + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,51 @@
+package tui
+
+import (
+	"context"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/gencode/gencode/internal/tools"
+)
+
+// Asker answers the tools' permission requests with the TUI's dialog. Ask
+// is called on the agent's goroutine: it hands the request to the UI and
+// waits for the user's answer or for ctx to end (a canceled turn).
+type Asker struct {
+	reqs chan askMsg
+}
+
+// NewAsker returns an Asker; pass it to both tools.New and Options.
+func NewAsker() *Asker { return &Asker{reqs: make(chan askMsg)} }
+
+// askMsg carries one request to the UI.
+type askMsg struct {
+	ctx   context.Context
+	req   tools.Request
+	reply chan<- tools.Decision
+}
+
+// Ask implements tools.Asker.
+func (a *Asker) Ask(ctx context.Context, r tools.Request) (tools.Decision, error) {
+	reply := make(chan tools.Decision, 1)
+	select {
+	case a.reqs <- askMsg{ctx: ctx, req: r, reply: reply}:
+	case <-ctx.Done():
+		return tools.Deny, ctx.Err()
+	}
+	select {
+	case d := <-reply:
+		return d, nil
+	case <-ctx.Done():
+		return tools.Deny, ctx.Err()
+	}
+}
+
+// wait is the Cmd that receives the next request. The UI starts it once
+// and again after each answer, so one dialog shows at a time.
+func (a *Asker) wait() tea.Cmd {
+	if a == nil {
+		return nil
+	}
+	return func() tea.Msg { return <-a.reqs }
+}

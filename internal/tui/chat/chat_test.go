@@ -1,0 +1,285 @@
+package chat
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/muesli/termenv"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/agent"
+	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/tui/markdown"
+)
+
+func newChat(width, height int) (Model, *markdown.Renderer) {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	r.SetHasDarkBackground(true)
+	md := markdown.New(r)
+	m := New(r, md)
+	m.SetSize(width, height)
+	return m, md
+}
+
+// conversation is n messages: user questions and markdown answers.
+func conversation(n int) []session.Message {
+	out := make([]session.Message, n)
+	for i := range out {
+		out[i].Seq = int64(i + 1)
+		if i%2 == 0 {
+			out[i].Role, out[i].Content = session.RoleUser, fmt.Sprintf("question %d", i)
+		} else {
+			out[i].Role = session.RoleAssistant
+			out[i].Content = fmt.Sprintf("## Answer %d\n\nSome **markdown** and `code`.\n\n```go\nx := %d\n```\n", i, i)
+		}
+	}
+	return out
+}
+
+// settle runs the chat's Cmds (renders, flushes) until none are left,
+// feeding their messages back; it returns messages meant for the parent.
+func settle(t testing.TB, m *Model, cmd tea.Cmd) []tea.Msg {
+	t.Helper()
+	var parent []tea.Msg
+	queue := []tea.Cmd{cmd, m.Sync()}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		msg := c()
+		if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().ConvertibleTo(reflect.TypeOf([]tea.Cmd(nil))) {
+			queue = append(queue, v.Convert(reflect.TypeOf([]tea.Cmd(nil))).Interface().([]tea.Cmd)...)
+			continue
+		}
+		switch msg.(type) {
+		case renderedMsg, blockRenderedMsg, flushMsg:
+			var next tea.Cmd
+			*m, next = m.Update(msg)
+			queue = append(queue, next, m.Sync())
+		case nil:
+		default:
+			parent = append(parent, msg)
+		}
+	}
+	return parent
+}
+
+func TestGoldenChatKinds(t *testing.T) {
+	t.Parallel()
+	for _, w := range []int{80, 120} {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			t.Parallel()
+			m, _ := newChat(w, 30)
+			m.SetHistory([]session.Message{
+				{Seq: 1, Role: session.RoleUser, Content: "read it"},
+				{Seq: 2, Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: "a", Name: "Read", Arguments: `{"file_path":"main.go"}`}, {ID: "b", Name: "Write", Arguments: `{"file_path":"out.txt","content":"x"}`}}},
+				{Seq: 3, Role: session.RoleTool, ToolCallID: "a", Content: strings.Repeat("line\n", 30), Meta: session.Meta{Tool: "Read"}},
+				{Seq: 4, Role: session.RoleTool, ToolCallID: "b", Content: "permission denied: the user declined this Write call", Meta: session.Meta{Denied: true, Failed: true}},
+			}, []session.Summary{{FromSeq: 1, ToSeq: 1, Content: "## Goal\n\nRead main.go.\n\n## Current state\n\nDone."}}, false)
+			m.AddInfo("History summarized: messages 1–1")
+			m.AddError("cannot reach the model endpoint", "ctrl+r sends the message again")
+			settle(t, &m, nil)
+			golden.RequireEqual(t, m.View())
+		})
+	}
+}
+
+// TestStreamingRendersOnlyTheTail: a streamed token re-renders the
+// unfinished tail of the answer, never a finished message.
+func TestStreamingRendersOnlyTheTail(t *testing.T) {
+	t.Parallel()
+	m, md := newChat(100, 40)
+	m.SetHistory(conversation(200), nil, false)
+	settle(t, &m, nil)
+	items, mdRenders := m.Stats().ItemRenders, md.Renders()
+	require.Positive(t, mdRenders, "the visible answers were rendered")
+
+	tokens := strings.Fields("Here is a plan.\n\nFirst, read the file. Then change it.\n\n```go\nfunc f() {}\n```\n\nDone.")
+	for _, tok := range tokens {
+		m.HandleEvent(agent.Event{Kind: agent.EventTextDelta, Text: tok + " "})
+		// Deliver the flush the tick would bring.
+		settle(t, &m, func() tea.Msg { return flushMsg{gen: m.stream.gen} })
+	}
+	require.Equal(t, items, m.Stats().ItemRenders, "finished items were rendered again")
+	s := m.stream
+	// Markdown renders since: one per tail redraw plus one per block.
+	require.Equal(t, mdRenders+int64(s.tailCount+len(s.blocks)), md.Renders())
+	require.Contains(t, m.View(), "Done.")
+}
+
+func TestFollowAndScroll(t *testing.T) {
+	t.Parallel()
+	m, _ := newChat(80, 10)
+	m.SetHistory(conversation(60), nil, false)
+	settle(t, &m, nil)
+	require.Contains(t, m.View(), "question 58", "opens at the end")
+
+	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyPgUp})
+	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyPgUp})
+	settle(t, &m, nil)
+	require.False(t, m.Following())
+	up := m.View()
+	require.NotContains(t, up, "question 58")
+
+	// Output arriving while scrolled up does not move the window.
+	m.AddInfo("compacted")
+	m.HandleEvent(agent.Event{Kind: agent.EventTextDelta, Text: "new"})
+	settle(t, &m, nil)
+	require.Equal(t, up, m.View())
+
+	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyCtrlEnd})
+	settle(t, &m, nil)
+	require.True(t, m.Following())
+
+	m.ScrollTop()
+	settle(t, &m, nil)
+	require.Contains(t, m.View(), "question 0")
+	m.ScrollDown(1 << 20)
+	settle(t, &m, nil)
+	require.True(t, m.Following(), "scrolling past the end follows again")
+
+	// The user's own message always brings the end into view.
+	m.ScrollUp(30)
+	m.AddUser("mine")
+	settle(t, &m, nil)
+	require.True(t, m.Following())
+	require.Contains(t, m.View(), "mine")
+}
+
+func TestPagesOlderHistory(t *testing.T) {
+	t.Parallel()
+	all := conversation(300)
+	m, _ := newChat(80, 12)
+	m.SetHistory(all[200:], []session.Summary{{FromSeq: 1, ToSeq: 150, Content: "older work"}}, true)
+	settle(t, &m, nil)
+	m.ScrollTop()
+	parent := settle(t, &m, nil)
+	require.Equal(t, []tea.Msg{NeedOlderMsg{BeforeSeq: 201}}, parent)
+	m.ScrollDown(3) // past the summary: the window starts at message 201
+	require.Empty(t, settle(t, &m, nil), "asked again while loading")
+	before := m.View()
+	m.Prepend(all[100:200], true)
+	settle(t, &m, nil)
+	require.Equal(t, before, m.View(), "paging in older messages keeps the window still")
+	// The summary now sits after the last message it covers.
+	for i, it := range m.items {
+		if it.kind == KindSummary {
+			require.Equal(t, int64(150), m.items[i-1].seq)
+		}
+	}
+	m.ScrollTop()
+	require.Equal(t, []tea.Msg{NeedOlderMsg{BeforeSeq: 101}}, settle(t, &m, nil), "the next page")
+}
+
+func TestToolExpandByClickAndKey(t *testing.T) {
+	t.Parallel()
+	m, _ := newChat(80, 40)
+	m.SetHistory([]session.Message{
+		{Seq: 1, Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: "a", Name: "Bash", Arguments: `{"command":"seq 50"}`}}},
+		{Seq: 2, Role: session.RoleTool, ToolCallID: "a", Content: strings.TrimSpace(strings.Repeat("n\n", 50))},
+	}, nil, false)
+	settle(t, &m, nil)
+	require.Contains(t, m.View(), "+46 lines")
+	m, _ = m.Update(tea.MouseMsg{Button: tea.MouseButtonLeft, Action: tea.MouseActionPress, Y: 0})
+	settle(t, &m, nil)
+	require.NotContains(t, m.View(), "+46 lines")
+	m, _ = m.Update(tea.MouseMsg{Button: tea.MouseButtonLeft, Action: tea.MouseActionPress, Y: 0})
+	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyCtrlO})
+	settle(t, &m, nil)
+	require.NotContains(t, m.View(), "+46 lines")
+}
+
+func TestResizeReflows(t *testing.T) {
+	t.Parallel()
+	m, _ := newChat(120, 30)
+	m.SetHistory([]session.Message{{Seq: 1, Role: session.RoleAssistant, Content: strings.Repeat("word ", 60)}}, nil, false)
+	settle(t, &m, nil)
+	wide := strings.Count(strings.TrimRight(m.View(), "\n"), "\n")
+	m.SetSize(40, 30)
+	settle(t, &m, nil)
+	narrow := strings.Count(strings.TrimRight(m.View(), "\n"), "\n")
+	require.Greater(t, narrow, wide)
+	for _, l := range strings.Split(m.View(), "\n") {
+		require.LessOrEqual(t, ansi.StringWidth(l), 40, "line wider than the view: %q", l)
+	}
+}
+
+func TestCacheBounded(t *testing.T) {
+	t.Parallel()
+	c := newRenderCache(10 << 10)
+	for i := range 1000 {
+		c.put(cacheKey{id: i, width: 80}, []string{strings.Repeat("x", 100)}, false)
+	}
+	require.LessOrEqual(t, c.bytes, 10<<10)
+	_, ok := c.get(cacheKey{id: 999, width: 80})
+	require.True(t, ok, "the newest entry was evicted")
+	_, ok = c.get(cacheKey{id: 0, width: 80})
+	require.False(t, ok, "the oldest entry was kept")
+}
+
+func TestSplitBlocks(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in       string
+		blocks   int
+		consumed string
+	}{
+		{"para one\n\npara two", 1, "para one\n\n"},
+		{"```go\na\n\nb\n```\n\nafter", 1, "```go\na\n\nb\n```\n\n"},
+		{"```go\na\n\nb", 0, ""},
+		{"no newline yet", 0, ""},
+	}
+	for _, tt := range tests {
+		blocks, n := splitBlocks(tt.in)
+		if len(blocks) != tt.blocks || tt.in[:n] != tt.consumed {
+			t.Errorf("splitBlocks(%q) = %d blocks, %q; want %d, %q", tt.in, len(blocks), tt.in[:n], tt.blocks, tt.consumed)
+		}
+	}
+}
+
+// BenchmarkScroll is one PgUp+PgDn (layout and View) in a chat of 100 and
+// of 10,000 messages, renders warm.
+func BenchmarkScroll(b *testing.B) {
+	for _, n := range []int{100, 10_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			m, _ := newChat(100, 40)
+			m.SetHistory(conversation(n), nil, false)
+			m.ScrollUp(40)
+			settle(b, &m, nil)
+			m.ScrollBottom()
+			settle(b, &m, nil)
+			b.ResetTimer()
+			for b.Loop() {
+				m.ScrollUp(38)
+				m.Sync()
+				_ = m.View()
+				m.ScrollDown(38)
+				m.Sync()
+				_ = m.View()
+			}
+		})
+	}
+}
+
+func TestResizeWhileStreaming(t *testing.T) {
+	t.Parallel()
+	m, _ := newChat(120, 20)
+	m.HandleEvent(agent.Event{Kind: agent.EventTextDelta, Text: strings.Repeat("wide ", 40)})
+	settle(t, &m, func() tea.Msg { return flushMsg{gen: m.stream.gen} })
+	m.SetSize(50, 20)
+	settle(t, &m, nil) // the Sync schedules the redraw at the new width
+	for _, l := range strings.Split(m.View(), "\n") {
+		require.LessOrEqual(t, ansi.StringWidth(l), 50, "%q", l)
+	}
+	require.Equal(t, 50-gutter, m.stream.width)
+}

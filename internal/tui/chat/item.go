@@ -1,0 +1,209 @@
+package chat
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/gencode/gencode/internal/commands"
+	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/tui/sanitize"
+)
+
+// Kind is what an item of the chat shows.
+type Kind int
+
+// Item kinds.
+const (
+	KindUser      Kind = iota // the user's message
+	KindAssistant             // an answer (markdown)
+	KindTool                  // one tool call and its result
+	KindNote                  // a command's text output (markdown)
+	KindError                 // a failed turn or command
+	KindInfo                  // a one-line notice (interrupted, compacted ...)
+	KindReport                // a command's boxed report
+	KindSummary               // a stored summary of older history (markdown)
+)
+
+var kindNames = [...]string{"user", "assistant", "tool", "note", "error", "info", "report", "summary"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// markdown reports whether the kind is rendered with glamour (in the
+// background; a plain draft is shown meanwhile).
+func (k Kind) markdown() bool {
+	return k == KindAssistant || k == KindNote || k == KindSummary
+}
+
+// toolState is where a tool call is.
+type toolState int
+
+// Tool call states.
+const (
+	toolPending     toolState = iota // the model asked for it
+	toolRunning                      // running (or waiting for permission)
+	toolDone                         // answered without error
+	toolFailed                       // answered with an error
+	toolDenied                       // permission refused
+	toolInterrupted                  // canceled before or while running
+)
+
+func (s toolState) String() string {
+	return [...]string{"pending", "running", "done", "failed", "denied", "interrupted"}[s]
+}
+
+// item is one entry of the chat. Its text is sanitized when the item is
+// made, once; renders are cached by (id, version, width).
+type item struct {
+	id      int
+	kind    Kind
+	seq     int64 // log position; summaries sort after the last message they cover
+	text    string
+	version int
+
+	interrupted bool
+	unlogged    bool   // a user message shown before the log has it
+	hint        string // errors: what the user can do
+
+	// tools
+	callID   string
+	tool     string
+	arg      string
+	state    toolState
+	output   string // what the model saw (capped)
+	full     string // the whole output when capped
+	expanded bool
+
+	report *commands.Report
+}
+
+// keyArgs are the arguments that say best what a call does, by tool.
+var keyArgs = map[string][]string{
+	"Read": {"file_path"}, "Write": {"file_path"}, "Edit": {"file_path"},
+	"Bash": {"command"}, "Glob": {"pattern", "path"}, "Grep": {"pattern", "path"}, "LS": {"path"},
+}
+
+// keyArg extracts the key argument of a call for its one-line header.
+func keyArg(tool, args string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return sanitize.Line(args)
+	}
+	var parts []string
+	for _, k := range keyArgs[tool] {
+		if v, ok := m[k].(string); ok && v != "" {
+			parts = append(parts, v)
+		}
+	}
+	if len(parts) == 0 {
+		for _, v := range m {
+			if s, ok := v.(string); ok && s != "" {
+				parts = append(parts, s)
+				break
+			}
+		}
+	}
+	return sanitize.Line(strings.Join(parts, " in "))
+}
+
+// stateOf reads a tool result's outcome from its meta.
+func stateOf(m session.Message) toolState {
+	switch {
+	case m.Meta.Interrupted:
+		return toolInterrupted
+	case m.Meta.Denied:
+		return toolDenied
+	case m.Meta.Failed:
+		return toolFailed
+	}
+	return toolDone
+}
+
+// builder turns log messages into items, pairing tool results with their
+// calls.
+type builder struct {
+	next  *int
+	calls map[string]*item
+}
+
+func (b *builder) newItem(k Kind) *item {
+	*b.next++
+	return &item{id: *b.next, kind: k}
+}
+
+// add converts one message; a tool result is attached to its call when the
+// call is known, so it returns no new item.
+func (b *builder) add(m session.Message) []*item {
+	switch m.Role {
+	case session.RoleUser:
+		it := b.newItem(KindUser)
+		it.seq, it.text = m.Seq, sanitize.Display(m.Content)
+		return []*item{it}
+	case session.RoleAssistant:
+		var out []*item
+		if strings.TrimSpace(m.Content) != "" {
+			it := b.newItem(KindAssistant)
+			it.seq, it.text, it.interrupted = m.Seq, sanitize.Display(m.Content), m.Meta.Interrupted
+			out = append(out, it)
+		}
+		for _, c := range m.ToolCalls {
+			it := b.newItem(KindTool)
+			it.seq, it.callID, it.tool, it.arg = m.Seq, c.ID, sanitize.Line(c.Name), keyArg(c.Name, c.Arguments)
+			b.calls[c.ID] = it
+			out = append(out, it)
+		}
+		return out
+	case session.RoleTool:
+		it, ok := b.calls[m.ToolCallID]
+		if !ok {
+			// The call is older than what is loaded.
+			it = b.newItem(KindTool)
+			it.seq, it.callID, it.tool = m.Seq, m.ToolCallID, sanitize.Line(m.Name)
+			it.arg = sanitize.Line(firstNonEmpty(m.Meta.FilePath, m.Meta.Command, m.Meta.Pattern))
+			b.attach(it, m)
+			return []*item{it}
+		}
+		b.attach(it, m)
+		return nil
+	}
+	return nil
+}
+
+func (b *builder) attach(it *item, m session.Message) {
+	it.state = stateOf(m)
+	it.output = sanitize.Display(m.Content)
+	if m.Full != "" {
+		it.full = sanitize.Display(m.Full)
+	}
+	it.version++
+}
+
+func summaryItem(b *builder, s session.Summary) *item {
+	it := b.newItem(KindSummary)
+	it.seq = s.ToSeq
+	head := fmt.Sprintf("Summary of messages %d–%d", s.FromSeq, s.ToSeq)
+	if s.Fallback {
+		head += " (deterministic)"
+	}
+	it.arg = head
+	body := s.Content
+	if strings.TrimSpace(body) == "" {
+		body = session.RenderSummary(s)
+	}
+	it.text = sanitize.Display(body)
+	return it
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}

@@ -1,0 +1,187 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/gencode/gencode/internal/agent"
+	"github.com/gencode/gencode/internal/commands"
+	"github.com/gencode/gencode/internal/summarize"
+)
+
+type commandMsg struct {
+	line string
+	res  commands.Result
+	err  error
+}
+
+type summarizedMsg struct {
+	sessionID string
+	rep       summarize.Report
+	err       error
+}
+
+type compactionMsg struct{ rep summarize.Report }
+
+// waitCompaction receives the next background compaction report.
+func waitCompaction(ch <-chan summarize.Report) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		rep, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return compactionMsg{rep: rep}
+	}
+}
+
+// compaction shows a background compaction's progress: the status bar
+// always, the chat when it finished for the session shown.
+func (m *Model) compaction(rep summarize.Report) tea.Cmd {
+	cmds := []tea.Cmd{waitCompaction(m.o.Compactions)}
+	if rep.SessionID != "" && rep.SessionID != m.sessionID {
+		return cmds[0]
+	}
+	cmds = append(cmds, m.status.Compaction(rep), m.chat.HandleEvent(agent.Event{Kind: agent.EventCompaction, Compaction: &rep}))
+	if rep.Phase == summarize.Finished && m.turn == nil {
+		cmds = append(cmds, m.loadContext(m.sessionID))
+	}
+	return tea.Batch(cmds...)
+}
+
+type modelSwitchedMsg struct {
+	model string
+	agent agentRunner
+	err   error
+}
+
+// command runs a slash command in a Cmd.
+func (m *Model) command(line string) tea.Cmd {
+	m.chat.AddUser(line)
+	if m.o.Commands == nil {
+		m.chat.AddError("slash commands are not available in this build", "")
+		return nil
+	}
+	run, setState, ctx := m.o.Commands, m.o.CommandState, m.o.Context
+	sid, model := m.sessionID, m.agent.Model()
+	return func() tea.Msg {
+		if setState != nil {
+			setState(sid, model)
+		}
+		res, err := run.Run(ctx, line)
+		return commandMsg{line: line, res: res, err: err}
+	}
+}
+
+// commandDone shows a command's output and does what it asks.
+func (m *Model) commandDone(c commandMsg) tea.Cmd {
+	if c.err != nil {
+		m.chat.AddError(m.o.ErrorText(c.err), "")
+		return nil
+	}
+	r := c.res
+	if r.Text != "" {
+		m.chat.AddNote(r.Text)
+	}
+	if r.Report != nil {
+		m.chat.AddReport(*r.Report)
+	}
+	switch r.Action {
+	case commands.ActionExit:
+		return m.quit()
+	case commands.ActionNewSession, commands.ActionResumeSession:
+		if m.turn != nil {
+			m.chat.AddError("a turn is running: press esc to cancel it first", "")
+			return nil
+		}
+		id := ""
+		if r.Action == commands.ActionResumeSession {
+			id = r.SessionID
+		}
+		return m.switchSession(id)
+	case commands.ActionSetModel:
+		if m.o.SwitchModel == nil {
+			m.chat.AddError("switching the model is not available in this build", "")
+			return nil
+		}
+		if m.turn != nil {
+			m.chat.AddError("a turn is running: press esc to cancel it first", "")
+			return nil
+		}
+		sw, name := m.o.SwitchModel, r.Model
+		return func() tea.Msg {
+			ag, err := sw(name)
+			return modelSwitchedMsg{model: name, agent: ag, err: err}
+		}
+	case commands.ActionSummarize:
+		return m.summarize(r.Focus)
+	}
+	return nil
+}
+
+func (m *Model) modelSwitched(s modelSwitchedMsg) tea.Cmd {
+	if s.err != nil {
+		m.chat.AddError(fmt.Sprintf("could not switch to %s: %s", s.model, m.o.ErrorText(s.err)), "")
+		return nil
+	}
+	m.agent = s.agent
+	m.status.SetModel(s.agent.Model(), s.agent.Window())
+	if m.sessionID != "" {
+		return m.loadContext(m.sessionID)
+	}
+	return nil
+}
+
+// summarize compacts the session now and waits for the summarizer.
+func (m *Model) summarize(focus string) tea.Cmd {
+	if m.o.Summarizer == nil {
+		m.chat.AddError("summarization is not available in this build", "")
+		return nil
+	}
+	if m.sessionID == "" {
+		m.chat.AddNote("Nothing to summarize yet.")
+		return nil
+	}
+	spin := m.status.Compaction(summarize.Report{SessionID: m.sessionID, Phase: summarize.Started})
+	sum, id, ctx := m.o.Summarizer, m.sessionID, m.o.Context
+	return tea.Batch(spin, func() tea.Msg {
+		rep, err := sum.SummarizeNow(ctx, id, focus)
+		return summarizedMsg{sessionID: id, rep: rep, err: err}
+	})
+}
+
+func (m *Model) summarized(s summarizedMsg) tea.Cmd {
+	rep := s.rep
+	if errors.Is(s.err, summarize.ErrNothingToSummarize) {
+		// Not a failure: the history is short enough already.
+		m.status.Compaction(summarize.Report{Phase: summarize.Finished})
+		if s.sessionID == m.sessionID {
+			m.chat.AddNote("Nothing to summarize: the history is short enough.")
+		}
+		return nil
+	}
+	if s.err != nil {
+		rep.Phase, rep.Err = summarize.Failed, s.err
+	}
+	cmd := m.status.Compaction(rep)
+	if s.sessionID != m.sessionID {
+		return cmd
+	}
+	switch {
+	case rep.Phase == summarize.Failed:
+		msg := "summarization failed; the originals are kept"
+		if rep.Err != nil {
+			msg += ": " + m.o.ErrorText(rep.Err)
+		}
+		m.chat.AddError(msg, "")
+	case rep.Summary != nil:
+		m.chat.AddReport(*commands.SummaryReport(rep))
+	default:
+		m.chat.AddNote("Nothing to summarize: the history is short enough.")
+	}
+	return tea.Batch(cmd, m.loadContext(s.sessionID))
+}

@@ -1,0 +1,116 @@
+package dialog_test
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/muesli/termenv"
+
+	"github.com/gencode/gencode/internal/tools"
+	"github.com/gencode/gencode/internal/tui/dialog"
+)
+
+func styles() dialog.Styles {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	return dialog.NewStyles(r)
+}
+
+func longDiff() string {
+	var b strings.Builder
+	b.WriteString("--- a/main.go\n+++ b/main.go\n@@ -1,40 +1,40 @@\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "-old line %d\n+new line %d\n", i, i)
+	}
+	return b.String()
+}
+
+var requests = map[string]tools.Request{
+	"bash": {Tool: tools.ToolBash, Summary: "go test ./...", Args: `{"command":"go test ./...\ngo vet ./..."}`},
+	"edit outside": {Tool: tools.ToolEdit, Summary: "../other/main.go", Path: "/home/me/other/main.go", OutsideWorkDir: true,
+		Args: `{}`, Diff: "--- a/main.go\n+++ b/main.go\n@@ -3,1 +3,1 @@\n-\tfmt.Println(\"hi\")\n+\tfmt.Println(\"bye\")\n"},
+	"long diff": {Tool: tools.ToolWrite, Summary: "main.go (80 lines)", Path: "/work/main.go", Diff: longDiff()},
+	"glob":      {Tool: tools.ToolGlob, Summary: "**/*.go in /etc", Path: "/etc", OutsideWorkDir: true, Args: `{"pattern":"**/*.go","path":"/etc"}`},
+}
+
+func TestGoldenDialog(t *testing.T) {
+	t.Parallel()
+	for name, req := range requests {
+		for _, w := range []int{80, 120} {
+			t.Run(fmt.Sprintf("%s/%d", strings.ReplaceAll(name, " ", "_"), w), func(t *testing.T) {
+				t.Parallel()
+				m := dialog.New(req, styles())
+				m.SetSize(w, 20)
+				view := m.View()
+				lines := strings.Split(view, "\n")
+				if len(lines) != m.Height() {
+					t.Errorf("View has %d lines, Height() = %d", len(lines), m.Height())
+				}
+				for _, l := range lines {
+					if ansi.StringWidth(l) != w {
+						t.Errorf("line is %d cells, want %d: %q", ansi.StringWidth(l), w, l)
+					}
+				}
+				golden.RequireEqual(t, view)
+			})
+		}
+	}
+}
+
+func TestKeys(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		key  tea.KeyMsg
+		want tools.Decision
+	}{
+		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("y")}, tools.AllowOnce},
+		{tea.KeyMsg{Type: tea.KeyEnter}, tools.AllowOnce},
+		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a")}, tools.AllowSession},
+		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("n")}, tools.Deny},
+		{tea.KeyMsg{Type: tea.KeyEscape}, tools.Deny},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key.String(), func(t *testing.T) {
+			t.Parallel()
+			m := dialog.New(requests["bash"], styles())
+			_, cmd := m.Update(tt.key)
+			if cmd == nil {
+				t.Fatalf("Update(%s) returned no Cmd", tt.key)
+			}
+			got, ok := cmd().(dialog.DecisionMsg)
+			if !ok || got.Decision != tt.want {
+				t.Errorf("Update(%s) = %v, want %v", tt.key, got.Decision, tt.want)
+			}
+		})
+	}
+	m := dialog.New(requests["bash"], styles())
+	if _, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x")}); cmd != nil {
+		t.Error("an unbound key answered the dialog")
+	}
+}
+
+func TestScrollLongDiff(t *testing.T) {
+	t.Parallel()
+	m := dialog.New(requests["long diff"], styles())
+	m.SetSize(80, 16)
+	before := m.View()
+	if !strings.Contains(before, "-old line 0") || strings.Contains(before, "-old line 39") {
+		t.Fatalf("first page wrong:\n%s", before)
+	}
+	for range 100 {
+		m, _ = m.Update(tea.KeyMsg{Type: tea.KeyDown})
+	}
+	after := m.View()
+	if !strings.Contains(after, "+new line 39") {
+		t.Errorf("scrolled to the end, last line not shown:\n%s", after)
+	}
+	if strings.Count(after, "\n") != strings.Count(before, "\n") {
+		t.Error("scrolling changed the dialog's height")
+	}
+}

@@ -1,0 +1,406 @@
+package tui
+
+import (
+	"context"
+	"io"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/bubbles/spinner"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/agent"
+	"github.com/gencode/gencode/internal/commands"
+	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/summarize"
+)
+
+// plainRenderer draws without colour, as golden files need.
+func plainRenderer() *lipgloss.Renderer {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	r.SetHasDarkBackground(true)
+	return r
+}
+
+// fakeAgent replays scripted turns: each Start sends the next script's
+// events and closes the channel. A script func may block (on ctx) to play
+// a long turn.
+type fakeAgent struct {
+	mu      sync.Mutex
+	scripts []func(ctx context.Context, ch chan<- agent.Event)
+	started []string
+	model   string
+	window  int
+}
+
+func (f *fakeAgent) Start(ctx context.Context, _ string, text string) <-chan agent.Event {
+	f.mu.Lock()
+	f.started = append(f.started, text)
+	var script func(context.Context, chan<- agent.Event)
+	if len(f.scripts) > 0 {
+		script, f.scripts = f.scripts[0], f.scripts[1:]
+	}
+	f.mu.Unlock()
+	ch := make(chan agent.Event, 256)
+	go func() {
+		defer close(ch)
+		if script != nil {
+			script(ctx, ch)
+		} else {
+			ch <- agent.Event{Kind: agent.EventDone}
+		}
+	}()
+	return ch
+}
+
+func (f *fakeAgent) Model() string {
+	if f.model == "" {
+		return "gpt-4o-mini"
+	}
+	return f.model
+}
+
+func (f *fakeAgent) Window() int {
+	if f.window == 0 {
+		return 128000
+	}
+	return f.window
+}
+
+func (f *fakeAgent) ContextTokens(v session.View) int {
+	n := 0
+	for _, m := range v.Messages {
+		n += m.Tokens
+	}
+	return n
+}
+
+func (f *fakeAgent) Starts() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.started...)
+}
+
+// events returns a script sending evs.
+func events(evs ...agent.Event) func(context.Context, chan<- agent.Event) {
+	return func(_ context.Context, ch chan<- agent.Event) {
+		for _, e := range evs {
+			ch <- e
+		}
+	}
+}
+
+// fakeCommands is a hand-written stand-in for the commands registry.
+type fakeCommands struct {
+	mu      sync.Mutex
+	names   []string
+	results map[string]commands.Result
+	errs    map[string]error
+	ran     []string
+}
+
+func (f *fakeCommands) Complete(prefix string) []string {
+	var out []string
+	for _, n := range f.names {
+		if strings.HasPrefix(n, prefix) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (f *fakeCommands) Run(_ context.Context, line string) (commands.Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ran = append(f.ran, line)
+	name, _, _ := strings.Cut(line, " ")
+	return f.results[name], f.errs[name]
+}
+
+type fakeSummarizer struct {
+	rep   summarize.Report
+	err   error
+	calls []string
+}
+
+func (f *fakeSummarizer) SummarizeNow(_ context.Context, sessionID, focus string) (summarize.Report, error) {
+	f.calls = append(f.calls, sessionID+":"+focus)
+	return f.rep, f.err
+}
+
+// newStore opens a real session store in a temporary directory.
+func newStore(t testing.TB) *session.Store {
+	t.Helper()
+	st, err := session.Open(context.Background(), t.TempDir(), session.WithClock(func() time.Time {
+		return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	}))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+// seed creates a session holding msgs.
+func seed(t testing.TB, st *session.Store, title string, msgs ...session.Message) string {
+	t.Helper()
+	ctx := context.Background()
+	s, err := st.CreateSession(ctx, "/work", "gpt-4o-mini")
+	require.NoError(t, err)
+	if title != "" {
+		require.NoError(t, st.SetTitle(ctx, s.ID, title))
+	}
+	for len(msgs) > 0 {
+		n := min(len(msgs), 500)
+		_, err := st.Append(ctx, s.ID, msgs[:n]...)
+		require.NoError(t, err)
+		msgs = msgs[n:]
+	}
+	return s.ID
+}
+
+// harness drives a Model as the Bubble Tea runtime does: every Cmd runs in
+// its own goroutine and the messages they return are delivered in order of
+// arrival. send returns when no Cmd is left running, or when the running
+// ones have been quiet for h.quiet (a turn waiting on its agent, a timer).
+type harness struct {
+	t     testing.TB
+	m     Model
+	agent *fakeAgent
+	cmds  *fakeCommands
+	store *session.Store
+	quiet time.Duration
+
+	msgs     chan tea.Msg
+	inflight atomic.Int64
+	quit     bool
+	seen     []tea.Msg
+}
+
+// harnessSetup is what options change: the model's Options, and whether
+// newHarness waits for the history to load.
+type harnessSetup struct {
+	Options
+	noSettle bool
+}
+
+type harnessOpt func(*harnessSetup)
+
+// noSettle returns from newHarness without waiting for the history.
+func noSettle(o *harnessSetup) { o.noSettle = true }
+
+func newHarness(t testing.TB, width, height int, opts ...harnessOpt) *harness {
+	t.Helper()
+	h := &harness{t: t, agent: &fakeAgent{}, cmds: &fakeCommands{
+		names:   []string{"/clear", "/config", "/context", "/exit", "/help", "/history", "/model", "/resume", "/sessions", "/summarize"},
+		results: map[string]commands.Result{}, errs: map[string]error{},
+	}, quiet: 150 * time.Millisecond, msgs: make(chan tea.Msg, 1024)}
+	o := harnessSetup{Options: Options{Agent: h.agent, Commands: h.cmds, Cwd: "/work", SoftRatio: 0.6, Renderer: plainRenderer()}}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.Store == nil {
+		h.store = newStore(t)
+		o.Store = h.store
+	} else if st, ok := o.Store.(*session.Store); ok {
+		h.store = st
+	}
+	h.m = New(o.Options)
+	h.start(h.m.Init())
+	h.send(tea.WindowSizeMsg{Width: width, Height: height})
+	if !o.noSettle {
+		h.settle(o.SessionID != "")
+	}
+	return h
+}
+
+// settle waits until the history (when a session was given) has loaded
+// and no render is in flight: a slow machine must not see a half-drawn
+// screen.
+func (h *harness) settle(history bool) {
+	h.t.Helper()
+	loaded := func() bool {
+		for _, m := range h.seen {
+			if _, ok := m.(historyMsg); ok {
+				return true
+			}
+		}
+		return !history
+	}
+	h.untilModel("the history and its renders", func(m Model) bool { return loaded() && m.chat.Idle() })
+}
+
+func withSession(id string) harnessOpt { return func(o *harnessSetup) { o.SessionID = id } }
+
+func withStore(st sessionStore) harnessOpt { return func(o *harnessSetup) { o.Store = st } }
+
+// send delivers msgs, then pumps until things settle.
+func (h *harness) send(msgs ...tea.Msg) {
+	h.t.Helper()
+	for _, msg := range msgs {
+		h.update(msg)
+	}
+	h.pump()
+}
+
+// deliver handles a message a Cmd returned.
+func (h *harness) deliver(msg tea.Msg) {
+	h.t.Helper()
+	switch msg := msg.(type) {
+	case tea.QuitMsg:
+		h.quit = true
+		return
+	case tea.BatchMsg:
+		for _, c := range msg {
+			h.start(c)
+		}
+		return
+	case spinner.TickMsg, quitExpiredMsg:
+		// Timers: tests deliver them by hand when they matter.
+		return
+	}
+	if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().ConvertibleTo(cmdSlice) {
+		// Bubble Tea's unexported sequence message: run in order.
+		cmds := v.Convert(cmdSlice).Interface().([]tea.Cmd)
+		h.start(func() tea.Msg {
+			for _, c := range cmds {
+				if c == nil {
+					continue
+				}
+				if m := c(); m != nil {
+					h.msgs <- m
+				}
+			}
+			return nil
+		})
+		return
+	}
+	h.update(msg)
+}
+
+func (h *harness) update(msg tea.Msg) {
+	h.seen = append(h.seen, msg)
+	nm, cmd := h.m.Update(msg)
+	h.m = nm.(Model)
+	h.start(cmd)
+}
+
+var cmdSlice = reflect.TypeOf([]tea.Cmd(nil))
+
+func (h *harness) start(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	h.inflight.Add(1)
+	go func() {
+		defer h.inflight.Add(-1)
+		if msg := cmd(); msg != nil {
+			h.msgs <- msg
+		}
+	}()
+}
+
+// pump delivers messages until no Cmd runs, or the running ones have
+// been quiet for h.quiet.
+func (h *harness) pump() {
+	h.t.Helper()
+	for {
+		select {
+		case msg := <-h.msgs:
+			h.deliver(msg)
+			continue
+		default:
+		}
+		if h.inflight.Load() == 0 && len(h.msgs) == 0 {
+			return
+		}
+		select {
+		case msg := <-h.msgs:
+			h.deliver(msg)
+		case <-time.After(h.quiet):
+			return
+		}
+	}
+}
+
+// until pumps until cond holds on the view, or fails after 10 s.
+func (h *harness) until(what string, cond func(view string) bool) {
+	h.t.Helper()
+	h.untilModel(what, func(m Model) bool { return cond(m.View()) })
+}
+
+// untilModel pumps until cond holds on the model, or fails after 10 s.
+func (h *harness) untilModel(what string, cond func(Model) bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond(h.m) {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("timed out waiting for %s; view:\n%s", what, h.view())
+		}
+		select {
+		case msg := <-h.msgs:
+			h.deliver(msg)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	h.pump()
+}
+
+func (h *harness) view() string { return h.m.View() }
+
+// key sends one key press.
+func (h *harness) key(s string) {
+	h.t.Helper()
+	h.send(keyMsg(s))
+}
+
+// typ types text, one key per rune.
+func (h *harness) typ(s string) {
+	h.t.Helper()
+	for _, r := range s {
+		h.update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+	h.pump()
+}
+
+func keyMsg(s string) tea.KeyMsg {
+	switch s {
+	case "enter":
+		return tea.KeyMsg{Type: tea.KeyEnter}
+	case "alt+enter":
+		return tea.KeyMsg{Type: tea.KeyEnter, Alt: true}
+	case "ctrl+j":
+		return tea.KeyMsg{Type: tea.KeyCtrlJ}
+	case "esc":
+		return tea.KeyMsg{Type: tea.KeyEscape}
+	case "ctrl+c":
+		return tea.KeyMsg{Type: tea.KeyCtrlC}
+	case "ctrl+r":
+		return tea.KeyMsg{Type: tea.KeyCtrlR}
+	case "ctrl+o":
+		return tea.KeyMsg{Type: tea.KeyCtrlO}
+	case "tab":
+		return tea.KeyMsg{Type: tea.KeyTab}
+	case "up":
+		return tea.KeyMsg{Type: tea.KeyUp}
+	case "down":
+		return tea.KeyMsg{Type: tea.KeyDown}
+	case "pgup":
+		return tea.KeyMsg{Type: tea.KeyPgUp}
+	case "pgdown":
+		return tea.KeyMsg{Type: tea.KeyPgDown}
+	case "home":
+		return tea.KeyMsg{Type: tea.KeyHome}
+	case "end":
+		return tea.KeyMsg{Type: tea.KeyEnd}
+	case "backspace":
+		return tea.KeyMsg{Type: tea.KeyBackspace}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}
+}

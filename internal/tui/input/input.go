@@ -1,0 +1,349 @@
+// Package input is the message editor: a multi-line textarea where Enter
+// sends, Alt+Enter or Ctrl+J breaks the line, Up and Down walk the history
+// of sent messages, and Tab completes slash commands with a hint line of the
+// matches.
+//
+// A large paste is kept out of the textarea, which redraws all its text on
+// every keystroke (bubbles #1023): the editor shows a one-line placeholder
+// and the whole text is sent in its place.
+package input
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textarea"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+
+	"github.com/gencode/gencode/internal/tui/sanitize"
+)
+
+// A paste longer than either bound becomes an attachment placeholder.
+const (
+	pasteMaxRunes = 1000
+	pasteMaxLines = 10
+)
+
+// maxRows bounds the editor's height; longer text scrolls inside it.
+const maxRows = 8
+
+// SubmitMsg is sent when the user presses Enter on a non-empty message.
+type SubmitMsg struct {
+	// Text is what to send: placeholders replaced by the pasted text.
+	Text string
+	// Display is what the user saw in the editor (placeholders kept).
+	Display string
+	// Pastes maps each placeholder in Display to its text.
+	Pastes map[string]string
+}
+
+// Completer lists the slash commands a partial command line completes to
+// ("/he" -> "/help", "/history").
+type Completer interface {
+	Complete(prefix string) []string
+}
+
+// Styles are the editor's styles.
+type Styles struct {
+	Prompt lipgloss.Style
+	Hint   lipgloss.Style
+	Border lipgloss.Style
+	Text   lipgloss.Style
+}
+
+// NewStyles builds the editor styles with r.
+func NewStyles(r *lipgloss.Renderer) Styles {
+	dim := lipgloss.AdaptiveColor{Light: "243", Dark: "245"}
+	return Styles{
+		Prompt: r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "25", Dark: "75"}).Bold(true),
+		Hint:   r.NewStyle().Foreground(dim),
+		Border: r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "250", Dark: "238"}),
+		Text:   r.NewStyle(),
+	}
+}
+
+// Model is the editor.
+type Model struct {
+	ta       textarea.Model
+	st       Styles
+	complete Completer
+	width    int
+
+	history []string
+	hist    int    // index into history while browsing; len(history) when not
+	draft   string // what was typed before browsing
+
+	pastes  map[string]string // placeholder -> pasted text
+	npastes int
+}
+
+// New returns an editor; complete may be nil (no completion).
+func New(r *lipgloss.Renderer, complete Completer) Model {
+	st := NewStyles(r)
+	ta := textarea.New()
+	ta.Placeholder = "Message gencode · / for commands · Alt+Enter for a new line"
+	ta.ShowLineNumbers = false
+	ta.CharLimit = 0
+	ta.MaxHeight = 0
+	ta.SetPromptFunc(2, func(line int) string {
+		if line == 0 {
+			return "❯ "
+		}
+		return "  "
+	})
+	focused := textarea.Style{
+		Base:        r.NewStyle(),
+		CursorLine:  r.NewStyle(),
+		EndOfBuffer: r.NewStyle(),
+		Placeholder: r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "247", Dark: "240"}),
+		Prompt:      st.Prompt,
+		Text:        r.NewStyle(),
+	}
+	ta.FocusedStyle, ta.BlurredStyle = focused, focused
+	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("ctrl+j", "alt+enter"))
+	ta.Cursor.SetMode(cursor.CursorStatic)
+	ta.Cursor.Style = cursorRenderer(r).NewStyle().Reverse(true)
+	ta.Cursor.TextStyle = r.NewStyle()
+	ta.Focus()
+	ta.SetHeight(1)
+	return Model{ta: ta, st: st, complete: complete, pastes: map[string]string{}}
+}
+
+// cursorRenderer draws the cursor. Without colours (NO_COLOR) on a
+// terminal it still draws it in reverse video: NO_COLOR removes colour, not
+// the cursor.
+func cursorRenderer(r *lipgloss.Renderer) *lipgloss.Renderer {
+	if r.ColorProfile() != termenv.Ascii || r.Output().TTY() == nil {
+		return r
+	}
+	c := lipgloss.NewRenderer(io.Discard)
+	c.SetColorProfile(termenv.ANSI)
+	return c
+}
+
+// SetWidth sets the editor's width.
+func (m *Model) SetWidth(w int) {
+	m.width = max(w, 10)
+	m.ta.SetWidth(m.width)
+	m.fitHeight()
+}
+
+// SetHistory seeds the history with earlier messages (oldest first).
+func (m *Model) SetHistory(h []string) {
+	m.history = append([]string(nil), h...)
+	m.hist = len(m.history)
+}
+
+// Value is the editor's text as shown (placeholders kept).
+func (m Model) Value() string { return m.ta.Value() }
+
+// Empty reports whether the editor holds no text.
+func (m Model) Empty() bool { return m.ta.Length() == 0 }
+
+// SetValue replaces the text (placeholders of kept pastes still expand).
+func (m *Model) SetValue(s string) {
+	m.ta.SetValue(s)
+	m.ta.CursorEnd()
+	m.fitHeight()
+}
+
+// Reset clears the editor and its pastes.
+func (m *Model) Reset() {
+	m.ta.Reset()
+	m.pastes = map[string]string{}
+	m.hist = len(m.history)
+	m.draft = ""
+	m.fitHeight()
+}
+
+// Height is the number of lines View draws.
+func (m Model) Height() int { return m.ta.Height() + 1 + m.hintHeight() }
+
+// Matches are the commands the current text completes to.
+func (m Model) Matches() []string {
+	v := m.ta.Value()
+	if m.complete == nil || !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n") {
+		return nil
+	}
+	return m.complete.Complete(v)
+}
+
+func (m Model) hintHeight() int {
+	if len(m.Matches()) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// Update handles keys and pastes.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		var cmd tea.Cmd
+		m.ta, cmd = m.ta.Update(msg)
+		return m, cmd
+	}
+	switch {
+	case k.Type == tea.KeyEnter && !k.Alt && !k.Paste:
+		return m.submit()
+	case k.Type == tea.KeyTab:
+		m.completeLine()
+		return m, nil
+	case k.Type == tea.KeyUp && !k.Alt:
+		if m.onFirstRow() && m.hist > 0 {
+			if m.hist == len(m.history) {
+				m.draft = m.ta.Value()
+			}
+			m.hist--
+			m.SetValue(m.history[m.hist])
+			return m, nil
+		}
+	case k.Type == tea.KeyDown && !k.Alt:
+		if m.hist < len(m.history) && m.onLastRow() {
+			m.hist++
+			if m.hist == len(m.history) {
+				m.SetValue(m.draft)
+			} else {
+				m.SetValue(m.history[m.hist])
+			}
+			return m, nil
+		}
+	case k.Type == tea.KeyRunes && (k.Paste || len(k.Runes) > 1):
+		m.paste(string(k.Runes))
+		return m, nil
+	}
+	var cmd tea.Cmd
+	m.ta, cmd = m.ta.Update(msg)
+	m.fitHeight()
+	return m, cmd
+}
+
+func (m Model) submit() (Model, tea.Cmd) {
+	display := m.ta.Value()
+	if strings.TrimSpace(display) == "" {
+		return m, nil
+	}
+	text := display
+	pastes := map[string]string{}
+	for ph, full := range m.pastes {
+		if strings.Contains(text, ph) {
+			text = strings.ReplaceAll(text, ph, full)
+			pastes[ph] = full
+		}
+	}
+	if len(m.history) == 0 || m.history[len(m.history)-1] != display {
+		m.history = append(m.history, display)
+	}
+	m.Reset()
+	return m, func() tea.Msg { return SubmitMsg{Text: text, Display: display, Pastes: pastes} }
+}
+
+// Restore puts a sent message back in the editor, its pastes as
+// placeholders again: the message could not be sent.
+func (m *Model) Restore(s SubmitMsg) {
+	m.Reset()
+	for ph, full := range s.Pastes {
+		m.pastes[ph] = full
+	}
+	m.SetValue(s.Display)
+}
+
+// paste inserts pasted text, or a placeholder standing for it when it is
+// large: the textarea stays small whatever is pasted.
+func (m *Model) paste(s string) {
+	s = strings.ReplaceAll(sanitize.Text(s), "\r", "")
+	lines := strings.Count(s, "\n") + 1
+	if utf8.RuneCountInString(s) <= pasteMaxRunes && lines <= pasteMaxLines {
+		m.ta.InsertString(s)
+		m.fitHeight()
+		return
+	}
+	m.npastes++
+	ph := fmt.Sprintf("[pasted text #%d: %d lines, %s]", m.npastes, lines, size(len(s)))
+	m.pastes[ph] = s
+	m.ta.InsertString(ph)
+	m.fitHeight()
+}
+
+func size(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// completeLine completes a slash command: a single match in full, several
+// to their longest common prefix.
+func (m *Model) completeLine() {
+	matches := m.Matches()
+	switch len(matches) {
+	case 0:
+		return
+	case 1:
+		m.SetValue(matches[0] + " ")
+	default:
+		if p := commonPrefix(matches); len(p) > len(m.ta.Value()) {
+			m.SetValue(p)
+		}
+	}
+}
+
+func commonPrefix(s []string) string {
+	p := s[0]
+	for _, x := range s[1:] {
+		for !strings.HasPrefix(x, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	return p
+}
+
+func (m Model) onFirstRow() bool {
+	return m.ta.Line() == 0 && m.ta.LineInfo().RowOffset == 0
+}
+
+func (m Model) onLastRow() bool {
+	li := m.ta.LineInfo()
+	return m.ta.Line() == m.ta.LineCount()-1 && li.RowOffset == li.Height-1
+}
+
+// fitHeight grows the editor with its text, up to maxRows.
+func (m *Model) fitHeight() {
+	w := max(m.width-2, 1)
+	rows := 0
+	for _, l := range strings.Split(m.ta.Value(), "\n") {
+		rows += max(1, (ansi.StringWidth(l)+w)/w)
+		if rows >= maxRows {
+			break
+		}
+	}
+	m.ta.SetHeight(min(max(rows, 1), maxRows))
+}
+
+// View draws a rule, the editor and, while a slash command is typed, the
+// commands it completes to.
+func (m Model) View() string {
+	var b strings.Builder
+	b.WriteString(m.st.Border.Render(strings.Repeat("─", m.width)))
+	b.WriteString("\n")
+	b.WriteString(m.ta.View())
+	if matches := m.Matches(); len(matches) > 0 {
+		hint := strings.Join(matches, "  ")
+		if len(matches) > 1 {
+			hint += "   (tab completes)"
+		}
+		b.WriteString("\n")
+		b.WriteString(m.st.Hint.Render(ansi.Truncate(hint, m.width, "…")))
+	}
+	return b.String()
+}

@@ -1,0 +1,250 @@
+package input_test
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/bubbles/textarea"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/muesli/termenv"
+
+	"github.com/gencode/gencode/internal/tui/input"
+)
+
+type completer []string
+
+func (c completer) Complete(prefix string) []string {
+	var out []string
+	for _, n := range c {
+		if strings.HasPrefix(n, prefix) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+var names = completer{"/clear", "/config", "/context", "/exit", "/help", "/history", "/model", "/resume", "/sessions", "/summarize"}
+
+func newInput() input.Model {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	m := input.New(r, names)
+	m.SetWidth(60)
+	return m
+}
+
+func runes(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
+
+var (
+	enter    = tea.KeyMsg{Type: tea.KeyEnter}
+	altEnter = tea.KeyMsg{Type: tea.KeyEnter, Alt: true}
+	ctrlJ    = tea.KeyMsg{Type: tea.KeyCtrlJ}
+	up       = tea.KeyMsg{Type: tea.KeyUp}
+	down     = tea.KeyMsg{Type: tea.KeyDown}
+	tab      = tea.KeyMsg{Type: tea.KeyTab}
+)
+
+// typ sends each rune as its own key press.
+func typ(m input.Model, s string) input.Model {
+	for _, r := range s {
+		m, _ = m.Update(runes(string(r)))
+	}
+	return m
+}
+
+// submit presses Enter and returns what was sent (nil: nothing).
+func submit(t *testing.T, m input.Model) (input.Model, *input.SubmitMsg) {
+	t.Helper()
+	m, cmd := m.Update(enter)
+	if cmd == nil {
+		return m, nil
+	}
+	msg, ok := cmd().(input.SubmitMsg)
+	if !ok {
+		t.Fatalf("Enter returned %T, want SubmitMsg", cmd())
+	}
+	return m, &msg
+}
+
+func TestEnterSends(t *testing.T) {
+	t.Parallel()
+	m := typ(newInput(), "hello")
+	m, got := submit(t, m)
+	if got == nil || got.Text != "hello" {
+		t.Fatalf("Enter sent %+v, want hello", got)
+	}
+	if m.Value() != "" {
+		t.Errorf("editor not cleared: %q", m.Value())
+	}
+	if _, got := submit(t, typ(m, "  ")); got != nil {
+		t.Errorf("blank message sent: %+v", got)
+	}
+}
+
+func TestNewlineKeys(t *testing.T) {
+	t.Parallel()
+	for _, k := range []tea.KeyMsg{altEnter, ctrlJ} {
+		t.Run(k.String(), func(t *testing.T) {
+			t.Parallel()
+			m := typ(newInput(), "a")
+			m, cmd := m.Update(k)
+			if cmd != nil {
+				if _, ok := cmd().(input.SubmitMsg); ok {
+					t.Fatalf("%s sent the message", k)
+				}
+			}
+			m = typ(m, "b")
+			if m.Value() != "a\nb" {
+				t.Errorf("Value() = %q, want %q", m.Value(), "a\nb")
+			}
+			if m.Height() != 3 { // rule + 2 rows
+				t.Errorf("Height() = %d, want 3", m.Height())
+			}
+		})
+	}
+}
+
+func TestHistoryRecall(t *testing.T) {
+	t.Parallel()
+	m := newInput()
+	for _, s := range []string{"first", "second\nline"} {
+		m, _ = submit(t, typ(m, s))
+	}
+	m = typ(m, "draft")
+	steps := []struct {
+		key  tea.KeyMsg
+		want string
+	}{
+		{up, "second\nline"},
+		// The cursor is at the end, on the second line: Up moves it up.
+		{up, "second\nline"},
+		{up, "first"},
+		{up, "first"}, // the oldest stays
+		{down, "second\nline"},
+		{down, "draft"},
+	}
+	for i, s := range steps {
+		m, _ = m.Update(s.key)
+		if m.Value() != s.want {
+			t.Fatalf("step %d (%s): Value() = %q, want %q", i, s.key, m.Value(), s.want)
+		}
+	}
+}
+
+func TestTabCompletes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		typed, want string
+		hint        bool
+	}{
+		{"/he", "/help ", false},
+		{"/co", "/con", true},
+		{"/h", "/h", true},
+		{"/zz", "/zz", false},
+		{"plain", "plain", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typed, func(t *testing.T) {
+			t.Parallel()
+			m := typ(newInput(), tt.typed)
+			m, _ = m.Update(tab)
+			if m.Value() != tt.want {
+				t.Errorf("Tab on %q: Value() = %q, want %q", tt.typed, m.Value(), tt.want)
+			}
+			if got := len(m.Matches()) > 0; got != tt.hint {
+				t.Errorf("Tab on %q: hint shown = %v, want %v (%q)", tt.typed, got, tt.hint, m.Matches())
+			}
+		})
+	}
+}
+
+func TestGoldenHint(t *testing.T) {
+	t.Parallel()
+	golden.RequireEqual(t, typ(newInput(), "/s").View())
+}
+
+func TestLargePasteBecomesPlaceholder(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("0123456789abcdef\n", 10<<20/17)
+	m := typ(newInput(), "see: ")
+	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(big + "\x1b]0;x\x07"), Paste: true})
+	m = typ(m, " thanks")
+	if len(m.Value()) > 200 {
+		t.Fatalf("the editor holds %d bytes of the paste", len(m.Value()))
+	}
+	if !strings.Contains(m.Value(), "[pasted text #1: ") {
+		t.Fatalf("no placeholder: %q", m.Value())
+	}
+	_, got := submit(t, m)
+	if got == nil || got.Text != "see: "+big+" thanks" {
+		t.Fatalf("the paste was not sent whole (got %d bytes)", len(got.Text))
+	}
+	if got.Display != m.Value() {
+		t.Errorf("Display = %q, want the editor's text", got.Display)
+	}
+	small := typ(newInput(), "")
+	small, _ = small.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("two\nlines"), Paste: true})
+	if small.Value() != "two\nlines" {
+		t.Errorf("a small paste was not inserted as is: %q", small.Value())
+	}
+}
+
+// BenchmarkKeystroke is one typed key (Update + View) in an editor that
+// is empty and in one holding a 10 MB paste: the paste is a placeholder,
+// so the cost is the same.
+func BenchmarkKeystroke(b *testing.B) {
+	big := strings.Repeat("0123456789abcdef\n", 10<<20/17)
+	for _, bc := range []struct {
+		name  string
+		paste string
+	}{{"empty", ""}, {"10MB-paste", big}} {
+		b.Run(bc.name, func(b *testing.B) {
+			m := newInput()
+			if bc.paste != "" {
+				m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(bc.paste), Paste: true})
+			}
+			k := runes("x")
+			bs := tea.KeyMsg{Type: tea.KeyBackspace}
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				if i%2 == 0 {
+					m, _ = m.Update(k)
+				} else {
+					m, _ = m.Update(bs)
+				}
+				_ = m.View()
+			}
+		})
+	}
+}
+
+// BenchmarkTextareaHolding is why the editor keeps pastes out of the
+// textarea: bubbles' textarea redraws all its text on every key.
+func BenchmarkTextareaHolding(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		n    int
+	}{{"empty", 0}, {"64KB", 64 << 10}, {"1MB", 1 << 20}} {
+		n := bc.n
+		b.Run(bc.name, func(b *testing.B) {
+			ta := textarea.New()
+			ta.MaxHeight, ta.CharLimit = 0, 0
+			ta.SetWidth(80)
+			ta.Focus()
+			ta.InsertString(strings.Repeat("0123456789abcdef\n", n/17))
+			k, bs := runes("x"), tea.KeyMsg{Type: tea.KeyBackspace}
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				if i%2 == 0 {
+					ta, _ = ta.Update(k)
+				} else {
+					ta, _ = ta.Update(bs)
+				}
+				_ = ta.View()
+			}
+		})
+	}
+}

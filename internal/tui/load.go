@@ -1,0 +1,112 @@
+package tui
+
+import (
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/gencode/gencode/internal/session"
+)
+
+// olderPage is how many older messages one scroll to the top pages in.
+const olderPage = 200
+
+type historyMsg struct {
+	sessionID string
+	sess      session.Session
+	msgs      []session.Message
+	sums      []session.Summary
+	err       error
+}
+
+type olderMsg struct {
+	sessionID string
+	msgs      []session.Message
+	hasOlder  bool
+	err       error
+}
+
+type contextMsg struct {
+	sessionID string
+	tokens    int
+	err       error
+}
+
+// loadHistory reads what a session shows first: its metadata, the tail of
+// its log and its active summaries. It does not read the whole log, so
+// opening a long session costs what opening a short one does.
+func (m *Model) loadHistory(id string) tea.Cmd {
+	store, n, ctx := m.o.Store, m.o.HistoryTail, m.o.Context
+	return func() tea.Msg {
+		out := historyMsg{sessionID: id}
+		if out.sess, out.err = store.Session(ctx, id); out.err != nil {
+			return out
+		}
+		if out.msgs, out.err = store.Tail(ctx, id, n); out.err != nil {
+			return out
+		}
+		out.sums, out.err = store.Summaries(ctx, id, false)
+		return out
+	}
+}
+
+// loadContext estimates how full the context window is. It reads every
+// message not yet summarized, so it runs apart from loadHistory and the
+// first frame does not wait for it.
+func (m *Model) loadContext(id string) tea.Cmd {
+	store, ag, ctx := m.o.Store, m.agent, m.o.Context
+	return func() tea.Msg {
+		v, err := store.LoadView(ctx, id)
+		if err != nil {
+			return contextMsg{sessionID: id, err: err}
+		}
+		return contextMsg{sessionID: id, tokens: ag.ContextTokens(v)}
+	}
+}
+
+func (m *Model) loadOlder(before int64) tea.Cmd {
+	store, id, ctx := m.o.Store, m.sessionID, m.o.Context
+	if id == "" || before <= 1 {
+		m.chat.Prepend(nil, false)
+		return nil
+	}
+	return func() tea.Msg {
+		from := max(before-olderPage, 1)
+		msgs, err := store.Messages(ctx, id, from, before-1)
+		return olderMsg{sessionID: id, msgs: msgs, hasOlder: from > 1, err: err}
+	}
+}
+
+func (m *Model) history(h historyMsg) tea.Cmd {
+	if h.sessionID != m.sessionID {
+		return nil
+	}
+	if h.err != nil {
+		m.chat.AddError("could not load the session: "+m.o.ErrorText(h.err), "")
+		return nil
+	}
+	m.title = h.sess.Title
+	m.status.SetSession(h.sess.ID, h.sess.Title)
+	hasOlder := len(h.msgs) > 0 && h.msgs[0].Seq > 1
+	m.chat.SetHistory(h.msgs, h.sums, hasOlder)
+	var prompts []string
+	for _, msg := range h.msgs {
+		if msg.Role == session.RoleUser && len(msg.Content) < 4096 {
+			prompts = append(prompts, msg.Content)
+		}
+	}
+	m.input.SetHistory(prompts)
+	return nil
+}
+
+// switchSession shows another session (/resume, /clear: id "").
+func (m *Model) switchSession(id string) tea.Cmd {
+	m.sessionID, m.title = id, ""
+	m.chat.Reset()
+	m.status.SetSession(id, "")
+	m.input.SetHistory(nil)
+	if id == "" {
+		m.status.SetContext(0, m.agent.Window())
+		return nil
+	}
+	m.status.SetContext(-1, m.agent.Window())
+	return tea.Batch(m.loadHistory(id), m.loadContext(id))
+}

@@ -1,0 +1,159 @@
+// Package markdown renders assistant markdown for the terminal with glamour
+// (code blocks highlighted) at a given width. A Renderer is safe for
+// concurrent use: chat renders finished messages in background Cmds while
+// the streaming tail renders on the UI goroutine.
+package markdown
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/charmbracelet/glamour"
+	gansi "github.com/charmbracelet/glamour/ansi"
+	"github.com/charmbracelet/glamour/styles"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+)
+
+// maxIdle bounds the idle glamour renderers kept per width.
+const maxIdle = 2
+
+// Renderer renders markdown at any width. glamour's TermRenderer is not
+// safe for concurrent use, so idle ones are pooled per width and a busy one
+// is never shared.
+type Renderer struct {
+	style   gansi.StyleConfig
+	profile termenv.Profile
+
+	mu   sync.Mutex
+	idle map[int][]*glamour.TermRenderer
+
+	renders atomic.Int64
+}
+
+// New returns a Renderer whose colours follow r: the ASCII style without
+// colour when r's profile is plain (NO_COLOR, not a terminal), else the dark
+// or light style by r's background.
+func New(r *lipgloss.Renderer) *Renderer {
+	p := r.ColorProfile()
+	st := styles.DarkStyleConfig
+	switch {
+	case p == termenv.Ascii:
+		st = styles.ASCIIStyleConfig
+	case !r.HasDarkBackground():
+		st = styles.LightStyleConfig
+	}
+	// No document margin: chat indents and spaces items itself.
+	zero := uint(0)
+	st.Document.Margin = &zero
+	return &Renderer{style: st, profile: p, idle: map[int][]*glamour.TermRenderer{}}
+}
+
+// Renders counts the glamour renders done so far (for tests and benchmarks).
+func (r *Renderer) Renders() int64 { return r.renders.Load() }
+
+// Render renders src to lines no wider than width cells. Trailing padding
+// and blank lines at either end are cut. On a glamour error it falls back
+// to Plain.
+func (r *Renderer) Render(src string, width int) []string {
+	r.renders.Add(1)
+	width = max(width, 10)
+	tr, err := r.get(width)
+	if err != nil {
+		return Plain(src, width)
+	}
+	out, err := tr.Render(src)
+	r.put(width, tr)
+	if err != nil {
+		return Plain(src, width)
+	}
+	return Tidy(out)
+}
+
+func (r *Renderer) get(width int) (*glamour.TermRenderer, error) {
+	r.mu.Lock()
+	if l := r.idle[width]; len(l) > 0 {
+		tr := l[len(l)-1]
+		r.idle[width] = l[:len(l)-1]
+		r.mu.Unlock()
+		return tr, nil
+	}
+	r.mu.Unlock()
+	return glamour.NewTermRenderer(
+		glamour.WithStyles(r.style),
+		glamour.WithColorProfile(r.profile),
+		glamour.WithWordWrap(width),
+	)
+}
+
+func (r *Renderer) put(width int, tr *glamour.TermRenderer) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.idle[width]) >= maxIdle {
+		return
+	}
+	if _, ok := r.idle[width]; !ok && len(r.idle) >= 4 {
+		// The terminal was resized: forget renderers of old widths.
+		clear(r.idle)
+	}
+	r.idle[width] = append(r.idle[width], tr)
+}
+
+var (
+	// trailingPad matches the styled spaces glamour pads each line with.
+	trailingPad = regexp.MustCompile(`(?:\x1b\[[0-9;]*m| )+$`)
+	// emptyStyle matches a style set and reset with nothing between.
+	emptyStyle = regexp.MustCompile(`(?:\x1b\[[0-9;]*m\x1b\[0m)+`)
+)
+
+// Tidy splits glamour output into lines, drops the padding glamour adds to
+// the right of each line (most of its bytes), and trims blank lines at the
+// start and end.
+func Tidy(out string) []string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		t := trailingPad.ReplaceAllString(l, "")
+		if strings.IndexByte(t, '\x1b') >= 0 {
+			t = emptyStyle.ReplaceAllString(t, "\x1b[0m") + "\x1b[0m"
+		}
+		lines[i] = t
+	}
+	for len(lines) > 0 && isBlank(lines[0]) {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && isBlank(lines[len(lines)-1]) {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+func isBlank(l string) bool {
+	return strings.TrimSpace(trailingPad.ReplaceAllString(l, "")) == ""
+}
+
+// Plain wraps src as plain text at width: the cheap stand-in shown until
+// the markdown render is ready, and for text too large to highlight while
+// it streams.
+func Plain(src string, width int) []string {
+	width = max(width, 10)
+	var out []string
+	for _, l := range strings.Split(src, "\n") {
+		if l == "" {
+			out = append(out, "")
+			continue
+		}
+		out = append(out, strings.Split(wrap(l, width), "\n")...)
+	}
+	return out
+}
+
+// wrap word-wraps one line and hard-wraps words longer than width.
+func wrap(l string, width int) string {
+	if lipgloss.Width(l) <= width {
+		return l
+	}
+	return strings.TrimRight(ansi.Wrap(l, width, ""), " ")
+}

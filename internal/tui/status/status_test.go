@@ -1,0 +1,106 @@
+package status_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/muesli/termenv"
+
+	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/tui/status"
+)
+
+func plain() *lipgloss.Renderer {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	return r
+}
+
+// states builds the bar in each state the golden file shows.
+func states(width int) []string {
+	base := func() status.Model {
+		m := status.New(plain(), 0.6)
+		m.SetWidth(width)
+		m.SetModel("gpt-4o-mini", 128000)
+		m.SetSession("4f1c2a9b8e7d", "Fix the flaky store test on CI and explain the cause")
+		m.SetContext(23456, 0)
+		return m
+	}
+	var out []string
+	m := base()
+	out = append(out, "idle:", m.View())
+
+	m = base()
+	m.SetBusy(true, "working")
+	out = append(out, "busy:", m.View())
+
+	m = base()
+	m.SetContext(70000, 0)
+	m.Compaction(summarize.Report{Phase: summarize.Started, Background: true})
+	out = append(out, "summarizing in the background, past the soft threshold:", m.View())
+
+	m = base()
+	m.Compaction(summarize.Report{Phase: summarize.Finished, Summary: &session.Summary{FromSeq: 1, ToSeq: 240, TokensBefore: 61204, TokensAfter: 7950}})
+	out = append(out, "last result:", m.View())
+
+	m = base()
+	m.Compaction(summarize.Report{Phase: summarize.Failed, Err: errors.New("timeout")})
+	out = append(out, "failed:", m.View())
+
+	m = base()
+	m.SetNotice("press ctrl+c again to quit")
+	out = append(out, "notice:", m.View())
+
+	m = base()
+	m.SetSession("", "")
+	m.SetContext(-1, 0)
+	out = append(out, "new session, context not known yet:", m.View())
+	return out
+}
+
+func TestGoldenStatus(t *testing.T) {
+	t.Parallel()
+	for _, w := range []int{80, 120} {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			t.Parallel()
+			golden.RequireEqual(t, strings.Join(states(w), "\n"))
+		})
+	}
+}
+
+// TestWidth checks the bar never wraps, whatever the width.
+func TestWidth(t *testing.T) {
+	t.Parallel()
+	for _, w := range []int{20, 40, 60, 80, 100, 200} {
+		for i, l := range states(w) {
+			if i%2 == 0 {
+				continue // a caption
+			}
+			if got := ansi.StringWidth(l); got > w {
+				t.Errorf("width %d: bar is %d cells: %q", w, got, l)
+			}
+		}
+	}
+}
+
+func TestSpinnerTurnsOnlyWhenBusy(t *testing.T) {
+	t.Parallel()
+	m := status.New(plain(), 0.6)
+	if cmd := m.SetBusy(true, "working"); cmd == nil {
+		t.Fatal("SetBusy(true) started no spinner")
+	}
+	if cmd := m.SetBusy(true, "running Bash"); cmd != nil {
+		t.Error("a second SetBusy(true) started a second spinner")
+	}
+	m.SetBusy(false, "")
+	if m.Busy() {
+		t.Error("Busy() after SetBusy(false)")
+	}
+}

@@ -1,0 +1,391 @@
+// Package tui is gencode's terminal UI, a Bubble Tea program. The root
+// Model owns the layout, focus, global keys and the running turn; it sends
+// each message to the child that owns it: chat (the conversation), input
+// (the editor), status (the status bar) and dialog (permission requests).
+// Every read and write of the session, every agent turn and every command
+// runs in a tea.Cmd; Update and View never block.
+package tui
+
+import (
+	"context"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/gencode/gencode/internal/agent"
+	"github.com/gencode/gencode/internal/commands"
+	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/tools"
+	"github.com/gencode/gencode/internal/tui/chat"
+	"github.com/gencode/gencode/internal/tui/dialog"
+	"github.com/gencode/gencode/internal/tui/input"
+	"github.com/gencode/gencode/internal/tui/markdown"
+	"github.com/gencode/gencode/internal/tui/status"
+)
+
+// agentRunner is the agent as the TUI drives it.
+type agentRunner interface {
+	Start(ctx context.Context, sessionID, text string) <-chan agent.Event
+	Model() string
+	Window() int
+	ContextTokens(v session.View) int
+}
+
+// Agent is the agent as the TUI drives it; SwitchModel returns one.
+type Agent = agentRunner
+
+// sessionStore is the session log as the TUI reads it.
+type sessionStore interface {
+	Session(ctx context.Context, id string) (session.Session, error)
+	CreateSession(ctx context.Context, cwd, model string) (session.Session, error)
+	Tail(ctx context.Context, sessionID string, n int) ([]session.Message, error)
+	Messages(ctx context.Context, sessionID string, from, to int64) ([]session.Message, error)
+	Summaries(ctx context.Context, sessionID string, all bool) ([]session.Summary, error)
+	LoadView(ctx context.Context, sessionID string) (session.View, error)
+}
+
+// commandRunner runs slash commands (the commands registry).
+type commandRunner interface {
+	Complete(prefix string) []string
+	Run(ctx context.Context, line string) (commands.Result, error)
+}
+
+// summarizer compacts a session now, for /summarize.
+type summarizer interface {
+	SummarizeNow(ctx context.Context, sessionID, focus string) (summarize.Report, error)
+}
+
+// Options are the TUI's dependencies and settings.
+type Options struct {
+	Agent agentRunner
+	Store sessionStore
+	// Commands runs slash commands; nil: none are available.
+	Commands commandRunner
+	// CommandState is called before each command with the session and
+	// model it acts on (the registry's SetState); may be nil.
+	CommandState func(sessionID, model string)
+	// Summarizer runs /summarize; nil: not available.
+	Summarizer summarizer
+	// Compactions carries the reports of background compactions, which
+	// may finish after the turn that started them (the summarizer's
+	// Notify hook should send to it without blocking); nil: none.
+	Compactions <-chan summarize.Report
+	// SwitchModel returns an agent for another model (/model NAME); nil:
+	// switching is not available.
+	SwitchModel func(model string) (agentRunner, error)
+	// Asker is the Asker the tools were built with; nil: no dialogs.
+	Asker *Asker
+	// SessionID is the session to show; "" starts a new one with the first
+	// message.
+	SessionID string
+	// Cwd is the working directory new sessions are created for.
+	Cwd string
+	// SoftRatio is where background summarization starts (0: off).
+	SoftRatio float64
+	// Renderer draws every style: built on the program's output so that
+	// NO_COLOR and the background colour are honoured.
+	Renderer *lipgloss.Renderer
+	// ErrorText words an error for the user (nil: err.Error()).
+	ErrorText func(error) string
+	// HistoryTail is how many messages are loaded when a session opens
+	// (default 30, more than a screen holds); older ones are paged in as
+	// the view nears them.
+	HistoryTail int
+	// Context is the parent of every turn's context; nil: Background.
+	Context context.Context
+}
+
+// Model is the root model.
+type Model struct {
+	o     Options
+	agent agentRunner
+	md    *markdown.Renderer
+
+	chat   chat.Model
+	input  input.Model
+	status status.Model
+	dialog dialog.Model
+	dst    dialog.Styles
+	asking bool
+	reply  chan<- tools.Decision
+
+	width, height int
+
+	sessionID string
+	title     string
+
+	turn       *turn
+	turnSeq    int
+	lastPrompt string
+	lastSubmit input.SubmitMsg // as typed, to give back when it cannot be sent
+	canRetry   bool            // the last turn failed: ctrl+r sends lastPrompt again
+	quitSeq    int
+	quitArm    bool
+	quitting   bool
+}
+
+// turn is the running agent turn.
+type turn struct {
+	id        int
+	ctx       context.Context
+	cancel    context.CancelFunc
+	events    <-chan agent.Event
+	canceling bool
+	partial   bool // an interrupted partial answer was logged
+}
+
+// quitWindow is how long a first Ctrl+C waits for the second.
+const quitWindow = 2 * time.Second
+
+// New returns the root model.
+func New(o Options) Model {
+	if o.HistoryTail <= 0 {
+		o.HistoryTail = 30
+	}
+	if o.Context == nil {
+		o.Context = context.Background()
+	}
+	if o.ErrorText == nil {
+		o.ErrorText = func(err error) string { return err.Error() }
+	}
+	md := markdown.New(o.Renderer)
+	var comp input.Completer
+	if o.Commands != nil {
+		comp = o.Commands
+	}
+	m := Model{
+		o:         o,
+		agent:     o.Agent,
+		md:        md,
+		chat:      chat.New(o.Renderer, md),
+		input:     input.New(o.Renderer, comp),
+		status:    status.New(o.Renderer, o.SoftRatio),
+		dst:       dialog.NewStyles(o.Renderer),
+		sessionID: o.SessionID,
+	}
+	m.status.SetModel(o.Agent.Model(), o.Agent.Window())
+	m.status.SetSession(o.SessionID, "")
+	if o.SessionID == "" {
+		m.status.SetContext(0, o.Agent.Window())
+	}
+	return m
+}
+
+// Init loads the session's history and starts listening for permission
+// requests.
+func (m Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.o.Asker.wait(), waitCompaction(m.o.Compactions)}
+	if m.sessionID != "" {
+		cmds = append(cmds, m.loadHistory(m.sessionID), m.loadContext(m.sessionID))
+	}
+	return tea.Batch(cmds...)
+}
+
+// Running reports whether a turn is running.
+func (m Model) Running() bool { return m.turn != nil }
+
+// SessionID is the session shown ("" before the first message of a new one).
+func (m Model) SessionID() string { return m.sessionID }
+
+// Wait waits, at most d, for a turn that was canceled on quit to finish
+// writing its partial answer and tool results to the log.
+func (m Model) Wait(d time.Duration) {
+	if m.turn == nil || m.turn.events == nil {
+		return
+	}
+	m.turn.cancel()
+	deadline := time.After(d)
+	for {
+		select {
+		case _, ok := <-m.turn.events:
+			if !ok {
+				return
+			}
+		case <-deadline:
+			return
+		}
+	}
+}
+
+// Update routes a message to the children and handles the global keys.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmds []tea.Cmd
+	cmds = append(cmds, m.update(msg))
+	m.layout()
+	cmds = append(cmds, m.chat.Sync())
+	return m, tea.Batch(cmds...)
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		return nil
+	case tea.KeyMsg:
+		return m.key(msg)
+	case tea.MouseMsg:
+		var cmd tea.Cmd
+		m.chat, cmd = m.chat.Update(msg)
+		return cmd
+	case input.SubmitMsg:
+		return m.submit(msg)
+	case eventsMsg:
+		return m.events(msg)
+	case turnStartedMsg:
+		if m.turn == nil || m.turn.id != msg.id {
+			return nil
+		}
+		m.turn.events = msg.events
+		return waitEvents(msg.id, msg.events)
+	case askMsg:
+		return m.ask(msg)
+	case dialog.DecisionMsg:
+		return m.answer(msg.Decision)
+	case historyMsg:
+		return m.history(msg)
+	case olderMsg:
+		if msg.sessionID != m.sessionID {
+			return nil
+		}
+		if msg.err != nil {
+			m.chat.Prepend(nil, false)
+			m.chat.AddError("could not load older messages: "+m.o.ErrorText(msg.err), "")
+			return nil
+		}
+		m.chat.Prepend(msg.msgs, msg.hasOlder)
+		return nil
+	case chat.NeedOlderMsg:
+		return m.loadOlder(msg.BeforeSeq)
+	case contextMsg:
+		if msg.sessionID == m.sessionID && msg.err == nil {
+			m.status.SetContext(msg.tokens, 0)
+		}
+		return nil
+	case sessionCreatedMsg:
+		return m.sessionCreated(msg)
+	case commandMsg:
+		return m.commandDone(msg)
+	case summarizedMsg:
+		return m.summarized(msg)
+	case modelSwitchedMsg:
+		return m.modelSwitched(msg)
+	case compactionMsg:
+		return m.compaction(msg.rep)
+	case quitExpiredMsg:
+		if msg.seq == m.quitSeq {
+			m.quitArm = false
+			m.status.SetNotice("")
+		}
+		return nil
+	}
+	// Spinner ticks, stream flushes, finished renders, cursor blinks.
+	var c1, c2, c3 tea.Cmd
+	m.status, c1 = m.status.Update(msg)
+	m.chat, c2 = m.chat.Update(msg)
+	m.input, c3 = m.input.Update(msg)
+	return tea.Batch(c1, c2, c3)
+}
+
+// key handles the global keys and routes the rest.
+func (m *Model) key(k tea.KeyMsg) tea.Cmd {
+	if k.Type == tea.KeyCtrlC {
+		return m.ctrlC()
+	}
+	if m.asking {
+		var cmd tea.Cmd
+		m.dialog, cmd = m.dialog.Update(k)
+		return cmd
+	}
+	switch k.String() {
+	case "esc":
+		if m.turn != nil && !m.turn.canceling {
+			m.turn.canceling = true
+			m.turn.cancel()
+			m.status.SetBusy(true, "canceling")
+		}
+		return nil
+	case "pgup", "pgdown", "ctrl+home", "ctrl+end", "shift+up", "shift+down", "ctrl+o":
+		var cmd tea.Cmd
+		m.chat, cmd = m.chat.Update(k)
+		return cmd
+	case "home", "end":
+		if m.input.Empty() {
+			var cmd tea.Cmd
+			m.chat, cmd = m.chat.Update(k)
+			return cmd
+		}
+	case "ctrl+r":
+		if m.turn == nil && m.canRetry {
+			return m.startTurn(m.lastPrompt, m.lastPrompt)
+		}
+		return nil
+	case "enter":
+		if m.turn != nil && !isCommand(m.input.Value()) {
+			m.quitArm = false // the notice replaces the Ctrl+C hint
+			m.status.SetNotice("a turn is running: wait for it, or press esc to cancel it")
+			return m.expireNotice()
+		}
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	return cmd
+}
+
+func (m *Model) ctrlC() tea.Cmd {
+	if m.quitArm {
+		return m.quit()
+	}
+	m.quitArm = true
+	m.status.SetNotice("press ctrl+c again to quit")
+	return m.expireNotice()
+}
+
+// expireNotice clears the notice (and a first Ctrl+C) after quitWindow.
+func (m *Model) expireNotice() tea.Cmd {
+	m.quitSeq++
+	seq := m.quitSeq
+	return tea.Tick(quitWindow, func(time.Time) tea.Msg { return quitExpiredMsg{seq: seq} })
+}
+
+type quitExpiredMsg struct{ seq int }
+
+func (m *Model) quit() tea.Cmd {
+	m.quitting = true
+	if m.turn != nil {
+		m.turn.cancel()
+	}
+	if m.asking {
+		m.answer(tools.Deny)
+	}
+	return tea.Quit
+}
+
+// layout gives each child its size: the status bar takes the last line,
+// the editor (or the dialog) the lines above it, the chat the rest.
+func (m *Model) layout() {
+	if m.width == 0 {
+		return
+	}
+	m.status.SetWidth(m.width)
+	m.input.SetWidth(m.width)
+	bottom := m.input.Height()
+	if m.asking {
+		m.dialog.SetSize(m.width, max(m.height*2/3, 8))
+		bottom = m.dialog.Height()
+	}
+	m.chat.SetSize(m.width, max(m.height-bottom-1, 1))
+}
+
+// View draws the chat, the editor or the dialog, and the status bar.
+func (m Model) View() string {
+	if m.width == 0 || m.quitting {
+		return ""
+	}
+	bottom := m.input.View()
+	if m.asking {
+		bottom = m.dialog.View()
+	}
+	return m.chat.View() + "\n" + bottom + "\n" + m.status.View()
+}

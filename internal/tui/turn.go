@@ -1,0 +1,244 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/gencode/gencode/internal/agent"
+	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/tools"
+	"github.com/gencode/gencode/internal/tui/dialog"
+	"github.com/gencode/gencode/internal/tui/input"
+)
+
+// maxBatch bounds the events handled per message: a fast stream is drawn
+// once per batch, not once per token.
+const maxBatch = 256
+
+type turnStartedMsg struct {
+	id     int
+	events <-chan agent.Event
+}
+
+// eventsMsg carries the events that were ready, in order.
+type eventsMsg struct {
+	turn   int
+	events []agent.Event
+	closed bool
+}
+
+// waitEvents waits for the turn's next event, then takes every event
+// already queued behind it.
+func waitEvents(id int, ch <-chan agent.Event) tea.Cmd {
+	return func() tea.Msg {
+		ev, ok := <-ch
+		if !ok {
+			return eventsMsg{turn: id, closed: true}
+		}
+		out := eventsMsg{turn: id, events: []agent.Event{ev}}
+		for len(out.events) < maxBatch {
+			select {
+			case ev, ok := <-ch:
+				if !ok {
+					out.closed = true
+					return out
+				}
+				out.events = append(out.events, ev)
+			default:
+				return out
+			}
+		}
+		return out
+	}
+}
+
+func isCommand(s string) bool { return strings.HasPrefix(strings.TrimSpace(s), "/") }
+
+// submit sends a message, or runs a slash command.
+func (m *Model) submit(s input.SubmitMsg) tea.Cmd {
+	if isCommand(s.Text) {
+		return m.command(strings.TrimSpace(s.Text))
+	}
+	if m.turn != nil {
+		// Enter is held back while a turn runs; keep what was sent.
+		m.input.Restore(s)
+		return nil
+	}
+	m.lastSubmit = s
+	return m.startTurn(s.Text, s.Display)
+}
+
+// startTurn shows the message and starts the agent on it; a new session
+// is created first.
+func (m *Model) startTurn(text, display string) tea.Cmd {
+	m.chat.AddUser(display)
+	m.lastPrompt, m.canRetry = text, false
+	m.turnSeq++
+	ctx, cancel := context.WithCancel(m.o.Context)
+	m.turn = &turn{id: m.turnSeq, ctx: ctx, cancel: cancel}
+	spin := m.status.SetBusy(true, "working")
+	if m.sessionID == "" {
+		store, cwd, model := m.o.Store, m.o.Cwd, m.agent.Model()
+		id := m.turnSeq
+		return tea.Batch(spin, func() tea.Msg {
+			s, err := store.CreateSession(ctx, cwd, model)
+			return sessionCreatedMsg{turn: id, sess: s, err: err, text: text}
+		})
+	}
+	return tea.Batch(spin, m.begin(text))
+}
+
+// begin starts the agent's goroutine in a Cmd; it ends with the turn, and
+// its events are read by waitEvents.
+func (m *Model) begin(text string) tea.Cmd {
+	ag, sid, id, ctx := m.agent, m.sessionID, m.turn.id, m.turn.ctx
+	return func() tea.Msg {
+		return turnStartedMsg{id: id, events: ag.Start(ctx, sid, text)}
+	}
+}
+
+type sessionCreatedMsg struct {
+	turn int
+	sess session.Session
+	err  error
+	text string
+}
+
+func (m *Model) sessionCreated(msg sessionCreatedMsg) tea.Cmd {
+	if m.turn == nil || m.turn.id != msg.turn {
+		return nil
+	}
+	if msg.err != nil {
+		cmd := m.endTurn()
+		m.chat.AddError("could not create a session: "+m.o.ErrorText(msg.err), "")
+		return cmd
+	}
+	// The agent titles a new session after its first message.
+	m.sessionID, m.title = msg.sess.ID, agent.Title(msg.text)
+	m.status.SetSession(m.sessionID, m.title)
+	return m.begin(msg.text)
+}
+
+// endTurn forgets the finished turn. A dialog still open belongs to it
+// (its Ask returned when the turn's context ended): it is closed and the
+// next request awaited.
+func (m *Model) endTurn() tea.Cmd {
+	if m.turn != nil {
+		m.turn.cancel()
+		m.turn = nil
+	}
+	m.status.SetBusy(false, "")
+	if !m.asking {
+		return nil
+	}
+	m.asking, m.reply = false, nil
+	return m.o.Asker.wait()
+}
+
+// events shows a batch of the turn's events.
+func (m *Model) events(msg eventsMsg) tea.Cmd {
+	if m.turn == nil || m.turn.id != msg.turn {
+		return nil
+	}
+	var cmds []tea.Cmd
+	ended := false
+	for _, ev := range msg.events {
+		cmds = append(cmds, m.chat.HandleEvent(ev))
+		switch ev.Kind {
+		case agent.EventUsage:
+			if u := ev.Usage; u != nil {
+				n := u.PromptTokens + u.CompletionTokens
+				if u.PromptTokens == 0 {
+					n = u.ContextTokens
+				}
+				m.status.SetContext(n, u.Window)
+			}
+		case agent.EventCompaction:
+			if ev.Compaction != nil {
+				cmds = append(cmds, m.status.Compaction(*ev.Compaction))
+			}
+		case agent.EventToolRun:
+			// The dialog may have opened before this event was read.
+			if ev.Call != nil && !m.turn.canceling && !m.asking {
+				m.status.SetBusy(true, "running "+ev.Call.Name)
+			}
+		case agent.EventMessage:
+			if ev.Message != nil && ev.Message.Role == session.RoleUser && m.title == "" {
+				m.title = agent.Title(ev.Message.Content)
+				m.status.SetSession(m.sessionID, m.title)
+			}
+			if ev.Message != nil && ev.Message.Meta.Interrupted && ev.Message.Role == session.RoleAssistant {
+				m.turn.partial = true
+			}
+			if !m.turn.canceling && !m.asking {
+				m.status.SetBusy(true, "working")
+			}
+		case agent.EventDone:
+			ended = true
+		case agent.EventError:
+			ended = true
+			m.turnError(ev.Err)
+		}
+	}
+	if ended || msg.closed {
+		return tea.Batch(append(cmds, m.endTurn())...)
+	}
+	return tea.Batch(append(cmds, waitEvents(msg.turn, m.turn.events))...)
+}
+
+func (m *Model) turnError(err error) {
+	if err == nil {
+		return
+	}
+	if errors.Is(err, agent.ErrCanceled) || errors.Is(err, context.Canceled) {
+		if !m.turn.partial {
+			// A partial answer is marked on its own item.
+			m.chat.AddInfo("interrupted")
+		}
+		return
+	}
+	if errors.Is(err, agent.ErrMessageTooLarge) {
+		// Nothing was stored: give the text back to edit.
+		m.chat.AddError(m.o.ErrorText(err), "the message is back in the editor")
+		if m.input.Empty() && m.lastSubmit.Text == m.lastPrompt {
+			m.input.Restore(m.lastSubmit)
+		}
+		return
+	}
+	m.canRetry = m.lastPrompt != ""
+	hint := ""
+	if m.canRetry {
+		hint = "ctrl+r sends the message again"
+	}
+	m.chat.AddError(m.o.ErrorText(err), hint)
+}
+
+// ask opens the permission dialog for a tool's request.
+func (m *Model) ask(a askMsg) tea.Cmd {
+	if a.ctx.Err() != nil {
+		// The turn was canceled before the request was seen.
+		return m.o.Asker.wait()
+	}
+	m.dialog = dialog.New(a.req, m.dst)
+	m.asking = true
+	m.reply = a.reply
+	m.status.SetBusy(true, "waiting for permission")
+	return nil
+}
+
+// answer sends the user's decision to the waiting tool.
+func (m *Model) answer(d tools.Decision) tea.Cmd {
+	if !m.asking {
+		return nil
+	}
+	m.asking = false
+	m.reply <- d // buffered: never blocks
+	m.reply = nil
+	if m.turn != nil {
+		m.status.SetBusy(true, "working")
+	}
+	return m.o.Asker.wait()
+}

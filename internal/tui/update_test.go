@@ -1,0 +1,494 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/agent"
+	"github.com/gencode/gencode/internal/commands"
+	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/tools"
+)
+
+func assistant(text string) agent.Event {
+	return agent.Event{Kind: agent.EventMessage, Message: &session.Message{Role: session.RoleAssistant, Content: text}}
+}
+
+func TestEnterSendsAndShowsTheReply(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 80, 20)
+	h.agent.scripts = append(h.agent.scripts, events(
+		agent.Event{Kind: agent.EventTextDelta, Text: "Hi "},
+		agent.Event{Kind: agent.EventTextDelta, Text: "there"},
+		agent.Event{Kind: agent.EventUsage, Usage: &agent.Usage{PromptTokens: 1200, CompletionTokens: 34, Window: 128000}},
+		assistant("Hi there, **friend**."),
+		agent.Event{Kind: agent.EventDone, Text: "Hi there, **friend**."},
+	))
+	h.typ("hello")
+	h.key("enter")
+	require.Equal(t, []string{"hello"}, h.agent.Starts())
+	require.NotEmpty(t, h.m.SessionID(), "the first message created a session")
+	require.False(t, h.m.Running())
+	view := h.view()
+	require.Contains(t, view, "❯ hello")
+	require.Contains(t, view, "Hi there, **friend**.")
+	require.Contains(t, view, "ctx 1.2k/128k 1%")
+	require.Contains(t, view, "│ hello", "the session is titled after the first message")
+	// The session exists in the store.
+	s, err := h.store.Session(context.Background(), h.m.SessionID())
+	require.NoError(t, err)
+	require.Equal(t, "/work", s.Cwd)
+}
+
+func TestNewlineKeysDoNotSend(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 80, 20)
+	h.typ("one")
+	h.key("alt+enter")
+	h.typ("two")
+	h.key("ctrl+j")
+	h.typ("three")
+	require.Empty(t, h.agent.Starts())
+	h.agent.scripts = append(h.agent.scripts, events(agent.Event{Kind: agent.EventDone}))
+	h.key("enter")
+	require.Equal(t, []string{"one\ntwo\nthree"}, h.agent.Starts())
+}
+
+func TestEscCancelsTheTurnAndKeepsThePartialAnswer(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 80, 20)
+	canceled := make(chan struct{})
+	h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) {
+		ch <- agent.Event{Kind: agent.EventTextDelta, Text: "Working on it, step one"}
+		<-ctx.Done()
+		close(canceled)
+		ch <- agent.Event{Kind: agent.EventMessage, Message: &session.Message{Role: session.RoleAssistant,
+			Content: "Working on it, step one", Meta: session.Meta{Interrupted: true}}}
+		ch <- agent.Event{Kind: agent.EventError, Err: agent.ErrCanceled}
+	})
+	h.typ("long task")
+	h.key("enter")
+	h.until("the streamed text", func(v string) bool { return strings.Contains(v, "step one") })
+	require.True(t, h.m.Running())
+	require.Contains(t, h.view(), "esc to cancel")
+	h.key("esc")
+	select {
+	case <-canceled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("esc did not cancel the turn's context")
+	}
+	h.until("the turn's end", func(string) bool { return !h.m.Running() })
+	view := h.view()
+	require.Contains(t, view, "Working on it, step one")
+	require.Contains(t, view, "⎿ interrupted")
+	require.NotContains(t, view, "✗", "a cancel is not an error")
+}
+
+func TestEnterWhileRunningKeepsTheText(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 80, 20)
+	h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) { <-ctx.Done() })
+	h.typ("first")
+	h.key("enter")
+	h.typ("second")
+	h.key("enter")
+	require.Equal(t, []string{"first"}, h.agent.Starts())
+	require.Contains(t, h.view(), "a turn is running")
+	require.Equal(t, "second", h.m.input.Value())
+	h.key("esc")
+}
+
+func TestCtrlCTwiceQuits(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 80, 20)
+	h.key("ctrl+c")
+	require.False(t, h.quit)
+	require.Contains(t, h.view(), "press ctrl+c again to quit")
+	// The hint expires; the next Ctrl+C only shows it again.
+	h.send(quitExpiredMsg{seq: h.m.quitSeq})
+	require.NotContains(t, h.view(), "ctrl+c again")
+	h.key("ctrl+c")
+	require.False(t, h.quit)
+	h.key("ctrl+c")
+	require.True(t, h.quit)
+}
+
+func TestCtrlCQuitsDuringATurnAndCancelsIt(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 80, 20)
+	canceled := make(chan struct{})
+	h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) {
+		<-ctx.Done()
+		close(canceled)
+	})
+	h.typ("go")
+	h.key("enter")
+	h.key("ctrl+c")
+	h.key("ctrl+c")
+	require.True(t, h.quit)
+	h.m.Wait(5 * time.Second)
+	select {
+	case <-canceled:
+	default:
+		t.Fatal("quitting left the turn running")
+	}
+}
+
+// askingAgent plays a turn that asks permission once and reports the
+// decision.
+func askingAgent(asker *Asker, got chan<- tools.Decision) func(context.Context, chan<- agent.Event) {
+	return func(ctx context.Context, ch chan<- agent.Event) {
+		ch <- agent.Event{Kind: agent.EventToolRun, Call: &session.ToolCall{ID: "w", Name: "Write"}}
+		d, err := asker.Ask(ctx, tools.Request{Tool: tools.ToolWrite, Summary: "a.txt (1 line)",
+			Diff: "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1,1 @@\n+hi\n"})
+		if err != nil {
+			d = tools.Deny
+		}
+		got <- d
+		ch <- agent.Event{Kind: agent.EventDone}
+	}
+}
+
+func TestPermissionDialogKeys(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		key  string
+		want tools.Decision
+	}{
+		{"y", tools.AllowOnce},
+		{"a", tools.AllowSession},
+		{"n", tools.Deny},
+		{"esc", tools.Deny},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			t.Parallel()
+			asker := NewAsker()
+			h := newHarness(t, 80, 24, func(o *harnessSetup) { o.Asker = asker })
+			got := make(chan tools.Decision, 1)
+			h.agent.scripts = append(h.agent.scripts, askingAgent(asker, got))
+			h.typ("write a.txt")
+			h.key("enter")
+			h.until("the dialog", func(v string) bool { return strings.Contains(v, "Allow Write?") })
+			require.Contains(t, h.view(), "+hi")
+			h.typ("x") // not an answer, and not typed into the editor
+			require.Contains(t, h.view(), "Allow Write?")
+			h.key(tt.key)
+			select {
+			case d := <-got:
+				require.Equal(t, tt.want, d)
+			case <-time.After(5 * time.Second):
+				t.Fatal("the tool got no answer")
+			}
+			h.until("the turn's end", func(string) bool { return !h.m.Running() })
+			require.NotContains(t, h.view(), "Allow Write?")
+			require.Empty(t, h.m.input.Value())
+		})
+	}
+}
+
+func TestCancelWhileAskingClosesTheDialog(t *testing.T) {
+	t.Parallel()
+	asker := NewAsker()
+	h := newHarness(t, 80, 24, func(o *harnessSetup) { o.Asker = asker })
+	got := make(chan tools.Decision, 2)
+	h.agent.scripts = append(h.agent.scripts, askingAgent(asker, got), askingAgent(asker, got))
+	h.typ("one")
+	h.key("enter")
+	h.until("the dialog", func(v string) bool { return strings.Contains(v, "Allow Write?") })
+	h.key("ctrl+c") // arms quit, keeps the dialog
+	require.Contains(t, h.view(), "Allow Write?")
+	h.m.turn.cancel() // as a canceled context would
+	require.Equal(t, tools.Deny, <-got)
+	h.until("the turn's end", func(string) bool { return !h.m.Running() })
+	require.NotContains(t, h.view(), "Allow Write?")
+	// The next request still gets a dialog.
+	h.send(quitExpiredMsg{seq: h.m.quitSeq})
+	h.typ("two")
+	h.key("enter")
+	h.until("the second dialog", func(v string) bool { return strings.Contains(v, "Allow Write?") })
+	h.key("y")
+	require.Equal(t, tools.AllowOnce, <-got)
+}
+
+func TestErrorLineAndRetry(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 80, 20, func(o *harnessSetup) {
+		o.ErrorText = func(err error) string { return "worded: " + err.Error() }
+	})
+	h.agent.scripts = append(h.agent.scripts,
+		events(agent.Event{Kind: agent.EventError, Err: errors.New("429 rate limited")}),
+		events(assistant("second time lucky"), agent.Event{Kind: agent.EventDone}))
+	h.typ("try")
+	h.key("enter")
+	require.Contains(t, h.view(), "✗ worded: 429 rate limited")
+	h.key("ctrl+r")
+	require.Equal(t, []string{"try", "try"}, h.agent.Starts())
+	require.Contains(t, h.view(), "second time lucky")
+	h.key("ctrl+r")
+	require.Len(t, h.agent.Starts(), 2, "ctrl+r after a success does nothing")
+}
+
+func TestSlashCommands(t *testing.T) {
+	t.Parallel()
+	rep := commands.Report{Title: "Context", Sections: []commands.Section{{Lines: []string{"system prompt  812"}}}}
+	t.Run("text and report", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t, 80, 24)
+		h.cmds.results["/context"] = commands.Result{Text: "The window holds:", Report: &rep}
+		h.typ("/context")
+		h.key("enter")
+		require.Equal(t, []string{"/context"}, h.cmds.ran)
+		require.Empty(t, h.agent.Starts(), "a command is not sent to the model")
+		require.Contains(t, h.view(), "The window holds:")
+		require.Contains(t, h.view(), "╭─ Context")
+	})
+	t.Run("error", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t, 80, 24)
+		h.cmds.errs["/nope"] = errors.New("unknown command /nope: did you mean /help?")
+		h.typ("/nope")
+		h.key("enter")
+		require.Contains(t, h.view(), "✗ unknown command /nope")
+	})
+	t.Run("exit", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t, 80, 24)
+		h.cmds.results["/exit"] = commands.Result{Action: commands.ActionExit}
+		h.typ("/exit")
+		h.key("enter")
+		require.True(t, h.quit)
+	})
+	t.Run("tab completes and hints", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t, 80, 24)
+		h.typ("/su")
+		require.Contains(t, h.view(), "/summarize")
+		h.key("tab")
+		require.Equal(t, "/summarize ", h.m.input.Value())
+	})
+	t.Run("clear and resume", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		old := seed(t, st, "the old one", session.Message{Role: session.RoleUser, Content: "an old question"})
+		h := newHarness(t, 80, 24, withStore(st))
+		h.agent.scripts = append(h.agent.scripts, events(assistant("fresh answer"), agent.Event{Kind: agent.EventDone}))
+		h.typ("new question")
+		h.key("enter")
+		first := h.m.SessionID()
+		h.cmds.results["/resume"] = commands.Result{Action: commands.ActionResumeSession, SessionID: old}
+		h.typ("/resume " + old)
+		h.key("enter")
+		require.Equal(t, old, h.m.SessionID())
+		require.Contains(t, h.view(), "an old question")
+		require.NotContains(t, h.view(), "fresh answer")
+		require.Contains(t, h.view(), "the old one")
+		h.key("up")
+		require.Equal(t, "an old question", h.m.input.Value(), "history recall comes from the resumed session")
+		h.m.input.Reset()
+		h.cmds.results["/clear"] = commands.Result{Action: commands.ActionNewSession, Text: "Started a new session."}
+		h.typ("/clear")
+		h.key("enter")
+		require.Empty(t, h.m.SessionID())
+		require.NotContains(t, h.view(), "an old question")
+		require.NotEqual(t, first, old)
+	})
+	t.Run("model", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t, 80, 24, func(o *harnessSetup) {
+			o.SwitchModel = func(name string) (agentRunner, error) { return &fakeAgent{model: name, window: 8192}, nil }
+		})
+		h.cmds.results["/model"] = commands.Result{Action: commands.ActionSetModel, Model: "qwen2.5-coder"}
+		h.typ("/model qwen2.5-coder")
+		h.key("enter")
+		require.Contains(t, h.view(), "qwen2.5-coder")
+		require.Contains(t, h.view(), "ctx 0/8.2k")
+	})
+	t.Run("summarize", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		id := seed(t, st, "long", session.Message{Role: session.RoleUser, Content: "q"})
+		sum := &fakeSummarizer{rep: summarize.Report{Phase: summarize.Finished, Duration: 1500 * time.Millisecond, Summary: &session.Summary{
+			FromSeq: 1, ToSeq: 40, MessagesBefore: 52, MessagesAfter: 13, TokensBefore: 30000, TokensAfter: 6000,
+			Model: "gpt-4o-mini", Topics: []string{"store tests"}, FilesModified: []string{"store.go"}}}}
+		h := newHarness(t, 80, 30, withStore(st), withSession(id), func(o *harnessSetup) { o.Summarizer = sum })
+		h.cmds.results["/summarize"] = commands.Result{Action: commands.ActionSummarize, Focus: "tests"}
+		h.typ("/summarize tests")
+		h.key("enter")
+		require.Equal(t, []string{id + ":tests"}, sum.calls)
+		view := h.view()
+		require.Contains(t, view, "╭─ Session Summary")
+		require.Contains(t, view, "Messages: 52 → 13")
+		require.Contains(t, view, "summarized 40 msgs")
+	})
+	t.Run("nothing to summarize", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		id := seed(t, st, "short", session.Message{Role: session.RoleUser, Content: "q"})
+		sum := &fakeSummarizer{err: fmt.Errorf("compact: %w", summarize.ErrNothingToSummarize)}
+		h := newHarness(t, 80, 30, withStore(st), withSession(id), func(o *harnessSetup) { o.Summarizer = sum })
+		h.cmds.results["/summarize"] = commands.Result{Action: commands.ActionSummarize}
+		h.typ("/summarize")
+		h.key("enter")
+		require.Contains(t, h.view(), "Nothing to summarize")
+		require.Contains(t, h.view(), "nothing to summarize")
+		require.NotContains(t, h.view(), "✗")
+	})
+	t.Run("no registry", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t, 80, 24, func(o *harnessSetup) { o.Commands = nil })
+		h.typ("/help")
+		h.key("enter")
+		require.Contains(t, h.view(), "slash commands are not available")
+	})
+}
+
+func TestScrollKeys(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	var msgs []session.Message
+	for i := range 80 {
+		msgs = append(msgs, session.Message{Role: session.RoleUser, Content: fmt.Sprintf("message %d", i)})
+	}
+	id := seed(t, st, "scroll", msgs...)
+	h := newHarness(t, 80, 20, withStore(st), withSession(id))
+	require.Contains(t, h.view(), "message 79")
+	h.key("pgup")
+	require.NotContains(t, h.view(), "message 79")
+	h.key("end") // the editor is empty: End scrolls the chat
+	require.Contains(t, h.view(), "message 79")
+	h.key("home")
+	require.Contains(t, h.view(), "message 0")
+	h.typ("abc")
+	h.key("end") // with text, End moves the cursor
+	require.Contains(t, h.view(), "message 0")
+	h.send(tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	require.NotContains(t, h.view(), "message 0")
+}
+
+// TestResumePagesOlderHistory opens a long session: only the tail is
+// loaded, and scrolling to the top pages in what came before.
+func TestResumePagesOlderHistory(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	var msgs []session.Message
+	for i := range 500 {
+		msgs = append(msgs, session.Message{Role: session.RoleUser, Content: fmt.Sprintf("message %d", i)})
+	}
+	id := seed(t, st, "long", msgs...)
+	h := newHarness(t, 80, 20, withStore(st), withSession(id), func(o *harnessSetup) { o.HistoryTail = 50 })
+	require.Equal(t, 50, h.m.chat.Len())
+	for range 40 {
+		h.key("pgup")
+	}
+	require.Greater(t, h.m.chat.Len(), 50)
+	h.key("home")
+	for h.m.chat.Len() < 500 {
+		n := h.m.chat.Len()
+		h.key("home")
+		if h.m.chat.Len() == n {
+			t.Fatalf("paging stopped at %d messages", n)
+		}
+	}
+	h.key("home")
+	require.Contains(t, h.view(), "message 0")
+}
+
+func TestResizeReflows(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	id := seed(t, st, "resize", chatHistory()...)
+	h := newHarness(t, 120, 30, withStore(st), withSession(id))
+	for _, size := range [][2]int{{60, 20}, {100, 45}, {30, 12}} {
+		h.send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		lines := strings.Split(h.view(), "\n")
+		require.Len(t, lines, size[1], "at %v", size)
+		for _, l := range lines {
+			require.LessOrEqual(t, ansi.StringWidth(l), size[0], "at %v: %q", size, l)
+		}
+	}
+}
+
+// blockingStore blocks every read until released: if Update or View read
+// the store, the test would hang.
+type blockingStore struct {
+	*session.Store
+	release chan struct{}
+	once    sync.Once
+}
+
+func (b *blockingStore) wait() { <-b.release }
+
+func (b *blockingStore) Session(ctx context.Context, id string) (session.Session, error) {
+	b.wait()
+	return b.Store.Session(ctx, id)
+}
+
+func (b *blockingStore) Tail(ctx context.Context, id string, n int) ([]session.Message, error) {
+	b.wait()
+	return b.Store.Tail(ctx, id, n)
+}
+
+func (b *blockingStore) LoadView(ctx context.Context, id string) (session.View, error) {
+	b.wait()
+	return b.Store.LoadView(ctx, id)
+}
+
+func (b *blockingStore) CreateSession(ctx context.Context, cwd, model string) (session.Session, error) {
+	b.wait()
+	return b.Store.CreateSession(ctx, cwd, model)
+}
+
+func TestUpdateNeverWaitsForTheStore(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	id := seed(t, st, "t", chatHistory()...)
+	bs := &blockingStore{Store: st, release: make(chan struct{})}
+	done := make(chan struct{})
+	var h *harness
+	go func() {
+		defer close(done)
+		h = newHarness(t, 80, 20, withStore(bs), withSession(id), noSettle)
+		h.quiet = 50 * time.Millisecond
+		h.typ("hello")
+		h.key("enter")
+		h.key("pgup")
+		_ = h.view()
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Update or View blocked on the store")
+	}
+	require.Contains(t, h.view(), "❯ hello", "the message shows before the store answers")
+	close(bs.release)
+	h.until("the history", func(v string) bool { return strings.Contains(v, "Now add a test") })
+}
+
+// TestBackgroundCompactionAfterTheTurn: a background summary that
+// finishes when no turn runs still reaches the status bar and the chat.
+func TestBackgroundCompactionAfterTheTurn(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	id := seed(t, st, "long", session.Message{Role: session.RoleUser, Content: "q"})
+	ch := make(chan summarize.Report, 4)
+	h := newHarness(t, 100, 24, withStore(st), withSession(id), func(o *harnessSetup) { o.Compactions = ch })
+	ch <- summarize.Report{SessionID: id, Phase: summarize.Started, Background: true}
+	h.until("the spinner", func(v string) bool { return strings.Contains(v, "summarizing in the background") })
+	ch <- summarize.Report{SessionID: "another", Phase: summarize.Failed}
+	ch <- summarize.Report{SessionID: id, Phase: summarize.Finished, Background: true, Summary: &session.Summary{
+		FromSeq: 1, ToSeq: 30, TokensBefore: 20000, TokensAfter: 3000, Topics: []string{"the store"}}}
+	h.until("the notice", func(v string) bool { return strings.Contains(v, "Summarized messages 1-30") })
+	require.Contains(t, h.view(), "summarized 30 msgs")
+	require.NotContains(t, h.view(), "failed")
+}

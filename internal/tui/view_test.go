@@ -1,0 +1,199 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/muesli/termenv"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/agent"
+	"github.com/gencode/gencode/internal/commands"
+	"github.com/gencode/gencode/internal/llm"
+	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/tools"
+)
+
+// widths are the terminal widths every view is checked at.
+var widths = []int{80, 120}
+
+const answerMD = "## Printing in Go\n\nUse **fmt**: `fmt.Println` writes a line.\n\n```go\npackage main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hello\")\n}\n```\n\n- `Println` adds a newline\n- `Printf` formats\n"
+
+func chatHistory() []session.Message {
+	exit := 0
+	return []session.Message{
+		{Role: session.RoleUser, Content: "Show me how to print in Go, then list the files."},
+		{Role: session.RoleAssistant, Content: answerMD},
+		{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{
+			{ID: "c1", Name: "Bash", Arguments: `{"command":"ls -la"}`},
+			{ID: "c2", Name: "Read", Arguments: `{"file_path":"missing.go"}`},
+		}},
+		{Role: session.RoleTool, ToolCallID: "c1", Name: "Bash", Content: "total 24\ndrwxr-xr-x  4 me me 4096 .\ndrwxr-xr-x 12 me me 4096 ..\n-rw-r--r--  1 me me  120 go.mod\n-rw-r--r--  1 me me  512 main.go\n-rw-r--r--  1 me me 2048 README.md\ndrwxr-xr-x  2 me me 4096 internal",
+			Meta: session.Meta{Tool: "Bash", Command: "ls -la", ExitCode: &exit}},
+		{Role: session.RoleTool, ToolCallID: "c2", Name: "Read", Content: "error: missing.go does not exist", Meta: session.Meta{Tool: "Read", Failed: true}},
+		{Role: session.RoleAssistant, Content: "The directory holds `main.go`; `missing.go` does not exist."},
+		{Role: session.RoleUser, Content: "Now add a test."},
+		{Role: session.RoleAssistant, Content: "I will add `main_test.go` with a table-driven", Meta: session.Meta{Interrupted: true}},
+	}
+}
+
+func TestGoldenChat(t *testing.T) {
+	t.Parallel()
+	for _, w := range widths {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			t.Parallel()
+			st := newStore(t)
+			id := seed(t, st, "Printing in Go", chatHistory()...)
+			h := newHarness(t, w, 44, withStore(st), withSession(id))
+			golden.RequireEqual(t, h.view())
+		})
+	}
+}
+
+func TestGoldenPermissionDialog(t *testing.T) {
+	t.Parallel()
+	req := tools.Request{
+		Tool: tools.ToolWrite, Summary: "hello.go (5 lines)", Args: `{"file_path":"hello.go","content":"..."}`,
+		Path: "/work/hello.go",
+		Diff: "--- /dev/null\n+++ b/hello.go\n@@ -0,0 +1,5 @@\n+package main\n+\n+func main() {\n+\tprintln(\"hi\")\n+}\n",
+	}
+	for _, w := range widths {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, w, 24)
+			h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) { <-ctx.Done() })
+			h.typ("write hello.go")
+			h.key("enter")
+			reply := make(chan tools.Decision, 1)
+			h.send(askMsg{ctx: context.Background(), req: req, reply: reply})
+			golden.RequireEqual(t, h.view())
+		})
+	}
+}
+
+func TestGoldenErrorLine(t *testing.T) {
+	t.Parallel()
+	for _, w := range widths {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, w, 16)
+			err := fmt.Errorf("request: %w", llm.ErrUnreachable)
+			h.agent.scripts = append(h.agent.scripts, events(agent.Event{Kind: agent.EventError, Err: err}))
+			h.typ("hello?")
+			h.key("enter")
+			require.Contains(t, h.view(), "ctrl+r")
+			golden.RequireEqual(t, h.view())
+		})
+	}
+}
+
+func TestGoldenReportBox(t *testing.T) {
+	t.Parallel()
+	rep := commands.Report{
+		Title: "History — 日本語 ✓",
+		Sections: []commands.Section{
+			{Title: "Summaries", Lines: []string{
+				"#1  messages 1–120   set up the project, chose SQLite 🗄️",
+				"#2  messages 121–300 文字化けの修正とテスト 🎉",
+			}},
+			{Title: "Recent", Lines: []string{
+				"user       fix the flaky test in internal/session/store_test.go and explain why it failed on CI but never locally",
+				"assistant  done",
+			}, More: 42},
+		},
+		Footer: "/history --full shows everything",
+	}
+	for _, w := range widths {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, w, 20)
+			h.cmds.results["/history"] = commands.Result{Report: &rep, Text: "Showing **2** summaries."}
+			h.typ("/history")
+			h.key("enter")
+			view := h.view()
+			golden.RequireEqual(t, view)
+			// Every line of the box is as wide as its top border.
+			var box []string
+			for _, l := range strings.Split(view, "\n") {
+				if strings.HasPrefix(l, "╭") || strings.HasPrefix(l, "│") || strings.HasPrefix(l, "╰") {
+					box = append(box, l)
+				}
+			}
+			require.GreaterOrEqual(t, len(box), 8)
+			for _, l := range box {
+				require.Equal(t, ansi.StringWidth(box[0]), ansi.StringWidth(l), "misaligned: %q", l)
+				require.LessOrEqual(t, ansi.StringWidth(l), w)
+			}
+		})
+	}
+}
+
+func TestGoldenStreaming(t *testing.T) {
+	t.Parallel()
+	for _, w := range widths {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, w, 20)
+			h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) {
+				for _, d := range []string{"Title\x1b]0;pwned\x07 ", "here.\n\nClear\x1b[2J", " screen ", "and a list:\n\n- one\n- tw"} {
+					ch <- agent.Event{Kind: agent.EventTextDelta, Text: d}
+				}
+				ch <- agent.Event{Kind: agent.EventToolCallStart, Text: "Bash"}
+				<-ctx.Done()
+			})
+			h.typ("go")
+			h.key("enter")
+			golden.RequireEqual(t, h.view())
+		})
+	}
+}
+
+// TestEscapeSequencesInert checks with colours on that nothing but SGR
+// (colour) sequences reaches the terminal, wherever hostile text comes in:
+// the streamed answer, the final message, tool output, the session title.
+func TestEscapeSequencesInert(t *testing.T) {
+	t.Parallel()
+	evil := "A\x1b]0;pwned\x07B\x1b[2JC\x1b[HD\x07E\u009bF\x1bP1$r\x1b\\G\rH"
+	args, err := json.Marshal(map[string]string{"command": "echo " + evil})
+	require.NoError(t, err)
+	st := newStore(t)
+	id := seed(t, st, "title"+evil,
+		session.Message{Role: session.RoleUser, Content: "user " + evil},
+		session.Message{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: "x", Name: "Bash" + evil, Arguments: string(args)}}},
+		session.Message{Role: session.RoleTool, ToolCallID: "x", Name: "Bash", Content: "out " + evil},
+	)
+	r := plainRenderer()
+	r.SetColorProfile(termenv.ANSI256)
+	h := newHarness(t, 100, 40, withStore(st), withSession(id), func(o *harnessSetup) { o.Renderer = r })
+	final := &session.Message{Seq: 99, Role: session.RoleAssistant, Content: "final " + evil}
+	h.agent.scripts = append(h.agent.scripts, events(
+		agent.Event{Kind: agent.EventTextDelta, Text: "stream " + evil},
+		agent.Event{Kind: agent.EventToolCallStart, Text: "Ba" + evil},
+	))
+	h.typ("x")
+	h.key("enter")
+	streamed := h.view()
+	h.agent.scripts = append(h.agent.scripts, events(
+		agent.Event{Kind: agent.EventMessage, Message: final},
+		agent.Event{Kind: agent.EventError, Err: errors.New("boom " + evil)},
+	))
+	h.typ("y")
+	h.key("enter")
+	for _, view := range []string{streamed, h.view()} {
+		require.Contains(t, view, "ABCDEFG")
+		sgr := regexp.MustCompile(`\x1b\[[0-9;]*m`)
+		rest := sgr.ReplaceAllString(view, "")
+		for _, c := range rest {
+			if c != '\n' && (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0)) {
+				t.Fatalf("control character %U reached the view:\n%q", c, rest)
+			}
+		}
+	}
+}
