@@ -68,6 +68,9 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	fail := func(err error) (Report, error) {
 		rep.Err = err
 		rep.Duration = s.cfg.Now().Sub(start)
+		if errors.Is(err, ErrNothingToSummarize) || errors.Is(err, ErrNoReduction) {
+			rep.Phase = Finished // nothing went wrong; there was nothing worth doing
+		}
 		return rep, err
 	}
 	v, err := s.store.LoadView(ctx, id)

@@ -103,7 +103,8 @@ func TestSummarizeNowNothingToSummarize(t *testing.T) {
 	defer s.Close()
 	rep, err := s.SummarizeNow(context.Background(), l.id, "")
 	require.ErrorIs(t, err, ErrNothingToSummarize)
-	require.Equal(t, Failed, rep.Phase)
+	require.Equal(t, Finished, rep.Phase)
+	require.Nil(t, rep.Summary)
 	require.Empty(t, llm.requests())
 	require.Empty(t, l.view().Summaries)
 }
