@@ -457,12 +457,13 @@ func TestNestedCompactionsKeepFilesAndCommands(t *testing.T) {
 				l := newLog(t, store)
 				cfg := testConfig(6000)
 				cfg.MaxAttempts = 1
+				cfg.SummaryBudgetRatio = 0.1 // a small block: summaries of summaries early
 				s := New(store, &fakeLLM{answer: answer}, charCounter{}, cfg)
 				defer s.Close()
 				wantFiles, wantCmds := map[string]bool{}, map[string]bool{}
-				compactions := 0
-				for round := 0; compactions < 5; round++ {
-					require.Less(t, round, 40, "five compactions never happened")
+				compactions, merges := 0, 0
+				for round := 0; compactions < 5 || merges < 2; round++ {
+					require.Less(t, round, 40, "five compactions and two merges never happened")
 					for i := 0; i < 4+rng.Intn(6); i++ {
 						var calls []call
 						for j := 0; j < 1+rng.Intn(3); j++ {
@@ -487,8 +488,11 @@ func TestNestedCompactionsKeepFilesAndCommands(t *testing.T) {
 					}
 					require.NoError(t, err)
 					compactions++
-					_ = rep
+					if rep.Merged != nil {
+						merges++
+					}
 				}
+				t.Logf("%d compactions, %d merges, %d files, %d commands", compactions, merges, len(wantFiles), len(wantCmds))
 				v := l.view()
 				gotFiles, gotCmds := map[string]bool{}, map[string]bool{}
 				for _, sm := range v.Summaries {
