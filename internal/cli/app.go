@@ -217,16 +217,39 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 			a.reportCompaction(ev.Compaction)
 		}
 	}
+	if runErr == nil {
+		fmt.Fprintln(a.env.Stdout, strings.TrimRight(final, "\n"))
+	}
 	if sum != nil {
-		// Print mode waits for an in-flight background summary, so that
-		// nothing is left half-done when the process exits.
+		// The answer is out; a background summary in flight is waited for
+		// (its summary serves the next run), for a while. Past that it is
+		// canceled by Close: a summary is applied in one transaction, so
+		// nothing is left half done.
+		a.waitSummary(ctx, sum, printModeSummaryWait)
+	}
+	return runErr
+}
+
+// printModeSummaryWait bounds how long print mode waits, after printing
+// the answer, for a background summary to be applied.
+const printModeSummaryWait = time.Minute
+
+func (a *app) waitSummary(ctx context.Context, sum summarizer, limit time.Duration) {
+	done := make(chan struct{})
+	go func() {
 		sum.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-t.C:
+		a.stderrMu.Lock()
+		fmt.Fprintf(a.stderr, "gencode: stopped a background summary still running after %s; the originals are kept\n", limit)
+		a.stderrMu.Unlock()
 	}
-	if runErr != nil {
-		return runErr
-	}
-	fmt.Fprintln(a.env.Stdout, strings.TrimRight(final, "\n"))
-	return nil
 }
 
 // reportCompaction tells a print-mode user on stderr that history was

@@ -180,7 +180,7 @@ func TestBackgroundSummaryDoesNotDelayTurns(t *testing.T) {
 	evs, _ := h.turn("one more question")
 	var fin []summarize.Report
 	for _, c := range compactions(evs) {
-		if c.Phase == summarize.Finished {
+		if c.Phase == summarize.Finished && c.Summary != nil {
 			fin = append(fin, c)
 		}
 	}
@@ -299,4 +299,91 @@ func TestSummarizerFaultsDoNotStopTheTurn(t *testing.T) {
 			require.Less(t, fin.Summary.TokensAfter, window*9/10)
 		})
 	}
+}
+
+// TestProviderOverflowCompactsAndRetries: the provider counts half again
+// as many tokens as gencode estimates, so a request gencode thought fit
+// is refused with context_length_exceeded. The agent compacts through the
+// summarizer and the retry is accepted; the turn succeeds.
+func TestProviderOverflowCompactsAndRetries(t *testing.T) {
+	t.Parallel()
+	counter := tokenCache.Counter("gpt-4o-mini")
+	providerCount := func(r openaitest.Request) int {
+		n := 0
+		for _, m := range r.Messages {
+			n += counter.Count(m.Content) + 4
+			for _, c := range m.ToolCalls {
+				n += counter.Count(c.Function.Arguments) + 4
+			}
+		}
+		for _, tl := range r.Tools {
+			b, _ := json.Marshal(tl.Function)
+			n += counter.Count(string(b))
+		}
+		return n * 3 / 2
+	}
+	var window int
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules(),
+		openaitest.WithContextWindow(0, nil), // set below, once the window is known
+		openaitest.WithResponder(func(r openaitest.Request) openaitest.Reply {
+			if r.Model == fakeSummaryModel {
+				return openaitest.Text(fakeSummary(r))
+			}
+			if n := providerCount(r); n > window {
+				return openaitest.Reply{Status: 400, Body: fmt.Sprintf(`{"error":{"message":"This model's maximum context length is %d tokens. However, your messages resulted in %d tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`, window, n)}
+			}
+			return openaitest.Text("Fits now.")
+		}))
+	store, sess := newStoreSession(t)
+	seedTurns(t, store, sess.ID, 1, 24, 6)
+	probe := newHarness(t, srv, store, sess, 100000, nil)
+	v, err := store.LoadView(context.Background(), sess.ID)
+	require.NoError(t, err)
+	window = (probe.agent.ContextTokens(v) + 30) * 100 / 75 // we estimate 75%, the provider counts 112%
+	probe.sum.Close()
+	tests := []struct {
+		name    string
+		trigger int
+	}{
+		// Only the overflow compacts.
+		{name: "overflow alone", trigger: 0},
+		// A background summary (message count) runs while the request is
+		// refused: the retry uses it.
+		{name: "with a background summary running", trigger: 50},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			overflowTurn(t, srv, window, tt.trigger)
+		})
+	}
+	_ = v
+}
+
+func overflowTurn(t *testing.T, srv *openaitest.Server, window, trigger int) {
+	store, sess := newStoreSession(t)
+	seedTurns(t, store, sess.ID, 1, 24, 6)
+	before := len(srv.Requests())
+	h := newHarness(t, srv, store, sess, window, func(c *summarize.Config) {
+		c.SoftRatio, c.HardRatio, c.TriggerThreshold = 0.85, 0.95, trigger
+	})
+	evs, _ := h.turn("Turn 25: does it fit?")
+	require.Equal(t, "Fits now.", evs[len(evs)-1].Text)
+	var retried bool
+	for _, e := range evs {
+		retried = retried || e.Kind == agent.EventRetry
+	}
+	require.True(t, retried, "the first request was not refused")
+	reps := compactions(evs)
+	require.NotEmpty(t, reps)
+	last := reps[len(reps)-1]
+	require.Equal(t, summarize.Finished, last.Phase, "a compaction left unfinished: %+v", reps)
+	require.Equal(t, trigger > 0, last.Background, "%+v", reps)
+	require.False(t, last.Fallback, "%v", last.Err)
+	main := 0
+	for _, r := range srv.Requests()[before:] {
+		if r.Model != fakeSummaryModel {
+			main++
+		}
+	}
+	require.Equal(t, 2, main, "one refused request, one retry")
 }

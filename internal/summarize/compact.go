@@ -68,6 +68,9 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	fail := func(err error) (Report, error) {
 		rep.Err = err
 		rep.Duration = s.cfg.Now().Sub(start)
+		if errors.Is(err, ErrNothingToSummarize) || errors.Is(err, ErrNoReduction) {
+			rep.Phase = Finished // nothing went wrong; there was nothing worth doing
+		}
 		return rep, err
 	}
 	v, err := s.store.LoadView(ctx, id)
@@ -94,7 +97,7 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	cut := selectRange(v.Messages, rangeParams{
 		preserve:   s.cfg.PreserveRecent,
 		tailBudget: max(1, tailBudget),
-		passUser:   m == modeHard || m == modeOverflow,
+		passUser:   true,
 	}, cost)
 	if cut == 0 {
 		if m.automatic() {
@@ -135,9 +138,10 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	// The summarizer's calls run under lctx: a turn waits for them at most
 	// WaitLimit, and a turn that needs the session compacted now cuts a
 	// background compaction's calls short (hurry) and gets the
-	// deterministic summary applied at once.
+	// deterministic summary applied at once. /summarize waits for the
+	// narrative: it was asked for, and the caller's ctx can cancel it.
 	lctx, lcancel := context.WithCancel(ctx)
-	if m != modeBackground {
+	if m == modeHard || m == modeOverflow {
 		lctx, lcancel = context.WithTimeout(ctx, s.cfg.WaitLimit)
 	}
 	defer lcancel()
@@ -146,6 +150,7 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		defer st.setHurry(nil)
 	}
 	var llmErr error
+	cutShort := false // the summarizer was still working when we stopped waiting
 	if m != modeManual && s.llmHeld(st, eff) {
 		llmErr = fmt.Errorf("the summarizer failed %d times in a row; not asked again until the session grows", llmFailureLimit)
 	} else {
@@ -159,9 +164,16 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 			sum.Model, sum.Chunks = s.cfg.Model, chunks
 		}
 		llmErr = err
-		if hurried := err != nil && errors.Is(lctx.Err(), context.Canceled) && ctx.Err() == nil; hurried {
+		switch {
+		case err == nil || ctx.Err() != nil:
+			s.noteLLM(st, err, eff)
+		case m == modeBackground && errors.Is(lctx.Err(), context.Canceled):
 			llmErr = fmt.Errorf("a turn needed the session compacted before the summarizer answered: %w", err)
-		} else {
+			cutShort = true
+		case (m == modeHard || m == modeOverflow) && errors.Is(lctx.Err(), context.DeadlineExceeded):
+			llmErr = fmt.Errorf("the summarizer did not answer within %s while the turn waited: %w", s.cfg.WaitLimit, err)
+			cutShort = true
+		default:
 			s.noteLLM(st, err, eff)
 		}
 	}
@@ -174,7 +186,19 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		sum.Model = ""
 	}
 	s.finish(&sum, b)
-	after := fixed + session.View{Summaries: append(append([]session.Summary{}, v.Summaries...), sum), Messages: tail}.Tokens(opts)
+	withSum := func(x session.Summary) int {
+		return fixed + session.View{Summaries: append(append([]session.Summary{}, v.Summaries...), x), Messages: tail}.Tokens(opts)
+	}
+	after := withSum(sum)
+	if after >= before && llmErr == nil {
+		// The narrative made it too big (a tiny range, a verbose model):
+		// the facts alone may still help.
+		llmErr = errors.New("the narrative did not make the context smaller")
+		sum = dropNarrative(sum)
+		sum.Fallback, sum.FallbackReason = true, llmErr.Error()
+		s.finish(&sum, b)
+		after = withSum(sum)
+	}
 	sum.MessagesBefore, sum.MessagesAfter = len(v.Messages), len(tail)
 	sum.TokensBefore, sum.TokensAfter = before, after
 	sum.Duration = s.cfg.Now().Sub(start)
@@ -195,13 +219,14 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		st.mu.Unlock()
 		return fail(fmt.Errorf("apply summary of messages %d-%d: %w", sum.FromSeq, sum.ToSeq, err))
 	}
-	st.mu.Lock()
-	st.appliedThrough = max(st.appliedThrough, applied.ToSeq)
-	st.mu.Unlock()
+	st.bump()
 
 	rep.Phase, rep.Summary, rep.Fallback = Finished, &applied, applied.Fallback
 	if llmErr != nil {
 		rep.Err = fmt.Errorf("summarizer failed, deterministic summary used: %w", llmErr)
+	}
+	if cutShort {
+		rep.upgrade = &applied
 	}
 	if merged, err := s.mergeIfOver(ctx, lctx, st, id, focus, m, eff); err == nil && merged != nil {
 		rep.Merged = merged
@@ -215,6 +240,13 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	}
 	rep.Duration = s.cfg.Now().Sub(start)
 	return rep, nil
+}
+
+// dropNarrative returns the summary without what the LLM wrote.
+func dropNarrative(sum session.Summary) session.Summary {
+	sum.Content, sum.Goal, sum.CurrentState, sum.Model = "", "", "", ""
+	sum.Topics, sum.NextSteps, sum.Chunks = nil, nil, 0
+	return sum
 }
 
 func (s *Summarizer) llmHeld(st *sessState, eff int) bool {
@@ -506,7 +538,83 @@ func (s *Summarizer) mergeIfOver(ctx, lctx context.Context, st *sessState, id, f
 	if err != nil {
 		return nil, fmt.Errorf("apply merged summary: %w", err)
 	}
+	st.bump()
 	return &applied, nil
+}
+
+// upgrade writes the narrative of a summary that was applied without one
+// because a turn could not wait, and puts it in place of that summary if it
+// is still active and the context still fits.
+func (s *Summarizer) upgrade(ctx context.Context, st *sessState, id string, target session.Summary) (Report, error) {
+	st.run.Lock()
+	defer st.run.Unlock()
+	start := s.cfg.Now()
+	rep := Report{SessionID: id, Phase: Failed, Background: true,
+		Reason: fmt.Sprintf("narrative of messages %d-%d", target.FromSeq, target.ToSeq)}
+	fail := func(err error) (Report, error) {
+		rep.Err, rep.Duration = err, s.cfg.Now().Sub(start)
+		return rep, err
+	}
+	v, err := s.store.LoadView(ctx, id)
+	if err != nil {
+		return fail(fmt.Errorf("load session %s: %w", id, err))
+	}
+	idx := -1
+	for i, x := range v.Summaries {
+		if x.ID == target.ID {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return fail(fmt.Errorf("summary of messages %d-%d was merged or replaced meanwhile: %w", target.FromSeq, target.ToSeq, session.ErrRangeTaken))
+	}
+	msgs, err := s.store.Messages(ctx, id, target.FromSeq, target.ToSeq)
+	if err != nil {
+		return fail(fmt.Errorf("load messages %d-%d: %w", target.FromSeq, target.ToSeq, err))
+	}
+	rangeTokens := 0
+	for _, m := range msgs {
+		rangeTokens += m.Tokens
+	}
+	if s.cfg.RedactSecrets {
+		msgs = redactMessages(msgs)
+	}
+	fixed, opts := s.fixedCost(), s.ContextOptions()
+	b := s.budgets(fixed)
+	lctx, lcancel := context.WithCancel(ctx)
+	defer lcancel()
+	st.setHurry(lcancel)
+	defer st.setHurry(nil)
+	nar, chunks, err := s.narrate(lctx, msgs, target.Focus, s.words(rangeTokens, b), &attempts{left: s.cfg.MaxAttempts})
+	if ctx.Err() == nil && !errors.Is(lctx.Err(), context.Canceled) {
+		s.noteLLM(st, err, st.effective(fixed+v.Tokens(opts)))
+	}
+	if err != nil {
+		return fail(fmt.Errorf("the summary of messages %d-%d keeps its facts only: %w", target.FromSeq, target.ToSeq, err))
+	}
+	up := target
+	up.ID, up.SupersededBy, up.GeneratedAt = "", "", time.Time{}
+	up.Content, up.Goal, up.CurrentState = nar.text, nar.goal, nar.currentState
+	up.Topics, up.NextSteps, up.Model, up.Chunks = nar.topics, nar.nextSteps, s.cfg.Model, chunks
+	if len(nar.decisions) > 0 {
+		up.KeyDecisions = nar.decisions
+	}
+	up.Fallback, up.FallbackReason, up.Merged = false, "", []string{target.ID}
+	s.finish(&up, b)
+	sums := append([]session.Summary{}, v.Summaries...)
+	sums[idx] = up
+	after := fixed + session.View{Summaries: sums, Messages: v.Messages}.Tokens(opts)
+	if _, hard := s.thresholds(); st.effective(after) >= hard {
+		return fail(fmt.Errorf("%w: the narrative would bring the context to the hard threshold", ErrNoReduction))
+	}
+	up.Duration = target.Duration + s.cfg.Now().Sub(start)
+	applied, err := s.store.ApplySummary(ctx, up, []string{target.ID}, false)
+	if err != nil {
+		return fail(fmt.Errorf("apply the narrative of messages %d-%d: %w", target.FromSeq, target.ToSeq, err))
+	}
+	st.bump()
+	rep.Phase, rep.Summary, rep.Duration = Finished, &applied, s.cfg.Now().Sub(start)
+	return rep, nil
 }
 
 // shortenParts is the merge without an LLM: each narrative's head, within

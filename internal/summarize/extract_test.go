@@ -2,6 +2,7 @@ package summarize
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -54,7 +55,8 @@ func TestSelectRange(t *testing.T) {
 		{name: "latest user message stays", msgs: log, p: rangeParams{preserve: 0}, want: 9},
 		{name: "tail budget moves the cut past preserve", msgs: log, p: rangeParams{preserve: 8, tailBudget: 25}, want: 8},
 		{name: "tail budget stops at the latest user message", msgs: log[:9], p: rangeParams{preserve: 2, tailBudget: 5}, want: 5},
-		{name: "hard pressure passes the latest user message", msgs: log[:9], p: rangeParams{preserve: 2, tailBudget: 5, passUser: true}, want: 8},
+		{name: "a long turn lets the cut pass the latest user message", msgs: log[:9], p: rangeParams{preserve: 2, tailBudget: 5, passUser: true}, want: 8},
+		{name: "a turn that fits keeps its user message", msgs: log, p: rangeParams{preserve: 0, tailBudget: 100, passUser: true}, want: 9},
 		{name: "a tool group at the end is kept whole", msgs: log[:8], p: rangeParams{preserve: 0, tailBudget: 1, passUser: true}, want: 6},
 		{name: "one message", msgs: log[:1], p: rangeParams{}, want: 0},
 	}
@@ -173,6 +175,11 @@ func TestParseNarrative(t *testing.T) {
 // importSession reads a shared testdata session (OpenAI messages, one a
 // line) into the store, the way an import would.
 func importSession(t *testing.T, store *session.Store, path string) *logBuilder {
+	return importSessionN(t, store, path, 1<<30)
+}
+
+// importSessionN imports the first n messages.
+func importSessionN(t *testing.T, store *session.Store, path string, n int) *logBuilder {
 	t.Helper()
 	f, err := os.Open(path)
 	require.NoError(t, err)
@@ -189,7 +196,7 @@ func importSession(t *testing.T, store *session.Store, path string) *logBuilder 
 	}
 	var batch []session.Message
 	names := map[string]string{}
-	for sc.Scan() {
+	for len(batch) < n && sc.Scan() {
 		var w struct {
 			Role       string          `json:"role"`
 			Content    *string         `json:"content"`
@@ -250,4 +257,50 @@ func TestExtractRealSessions(t *testing.T) {
 			require.Subset(t, sum.Commands, truth.Commands)
 		})
 	}
+}
+
+// TestRealSessionAgainstTheReference summarizes the first 132 messages of a
+// real 5-hour Claude Code session, where Claude Code compacted it, and
+// checks the result against Claude Code's own summary: every file that
+// summary names as created or edited is in ours, from the log. The range is
+// one long agentic turn after "continue", so the cut must pass that user
+// message; the summarizer's window is small, so it goes in chunks.
+func TestRealSessionAgainstTheReference(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(openaitest.SharedTestdata(t), "sessions")
+	ref, err := os.ReadFile(filepath.Join(dir, "05_claudecode_spotter_main-4d5611e5.claude_compact_summary.txt"))
+	require.NoError(t, err)
+	store := openStore(t)
+	l := importSessionN(t, store, filepath.Join(dir, "05_claudecode_spotter_main-4d5611e5.openai.jsonl"), 132)
+	llm := &fakeLLM{}
+	cfg := testConfig(32768)
+	cfg.SummaryWindow = 8192
+	s := New(store, llm, charCounter{}, cfg)
+	defer s.Close()
+	rep, err := s.SummarizeNow(context.Background(), l.id, "")
+	require.NoError(t, err)
+	sum := rep.Summary
+	require.Greater(t, sum.ToSeq, int64(42), "the long turn after \"continue\" was not summarized")
+	require.Equal(t, "continue", sum.LastUserRequest)
+	require.GreaterOrEqual(t, sum.Chunks, 2)
+	for _, r := range llm.requests() {
+		require.Less(t, charCounter{}.Count(r.System+r.Prompt)+r.MaxTokens, cfg.SummaryWindow)
+	}
+	v := l.view()
+	files := append(append([]string{}, sum.FilesModified...), extract(v.Messages, false).FilesModified...)
+	const root = "/home/USER/projects/spotter-worktrees/spotter-dov/"
+	for _, f := range files {
+		require.True(t, strings.HasPrefix(f, root), f)
+	}
+	for _, rel := range []string{
+		"lib/spotter_web/live/transcript_computers.ex", "lib/spotter_web/components/transcript_components.ex",
+		"lib/spotter_web/live/session_live.ex", "lib/spotter_web/live/subagent_live.ex",
+		"lib/spotter/services/transcript_renderer.ex", "test/spotter_web/live/subagent_live_test.exs",
+		"test/spotter/services/transcript_renderer_test.exs",
+	} {
+		require.Contains(t, string(ref), rel, "the reference names %s", rel)
+		require.Contains(t, files, root+rel)
+	}
+	require.NotEmpty(t, sum.Commands)
+	require.Contains(t, sum.Commands, "bd show spotter-dov")
 }

@@ -9,9 +9,9 @@ type rangeParams struct {
 	// tailBudget is what the kept messages may cost in the view; past it
 	// the cut moves forward, past preserve. 0: no limit.
 	tailBudget int
-	// passUser lets the cut pass the latest user message (the hard
-	// threshold and a provider overflow): its text stays verbatim in the
-	// summary's last user request.
+	// passUser lets the cut pass the latest user message when the
+	// messages from it on alone exceed tailBudget (one long agentic turn):
+	// its text then stays verbatim in the summary's last user request.
 	passUser bool
 }
 
@@ -19,22 +19,26 @@ type rangeParams struct {
 // the range is msgs[:cut], 0 meaning nothing. The cut never separates an
 // assistant message with tool calls from the results that answer it (a
 // tool message never starts the kept part), always keeps the last message,
-// keeps the latest user message unless passUser, and keeps preserve recent
-// messages unless they cost more than tailBudget. cost is what a message
-// takes in the view.
+// keeps the latest user message (unless passUser and the turn it started
+// alone exceeds tailBudget), and keeps preserve recent messages unless they
+// cost more than tailBudget. cost is what a message takes in the view.
 func selectRange(msgs []session.Message, p rangeParams, cost func(session.Message) int) int {
 	n := len(msgs)
 	if n < 2 {
 		return 0
 	}
 	valid := func(i int) bool { return i >= 1 && i < n && msgs[i].Role != session.RoleTool }
+	suffix := make([]int, n+1)
+	for i := n - 1; i >= 0; i-- {
+		suffix[i] = suffix[i+1] + cost(msgs[i])
+	}
 	limit := n - 1
-	if !p.passUser {
-		for i := n - 1; i >= 0; i-- {
-			if msgs[i].Role == session.RoleUser {
+	for i := n - 1; i >= 0; i-- {
+		if msgs[i].Role == session.RoleUser {
+			if !p.passUser || p.tailBudget <= 0 || suffix[i] <= p.tailBudget {
 				limit = i
-				break
 			}
+			break
 		}
 	}
 	cut := min(n-max(p.preserve, 0), limit)
@@ -42,10 +46,6 @@ func selectRange(msgs []session.Message, p rangeParams, cost func(session.Messag
 		cut--
 	}
 	if p.tailBudget > 0 {
-		suffix := make([]int, n+1)
-		for i := n - 1; i >= 0; i-- {
-			suffix[i] = suffix[i+1] + cost(msgs[i])
-		}
 		if suffix[max(cut, 0)] > p.tailBudget {
 			for i := max(cut+1, 1); i <= limit; i++ {
 				if !valid(i) {

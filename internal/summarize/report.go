@@ -38,11 +38,18 @@ type Report struct {
 	Phase      Phase
 	Background bool // false: the turn waits for it (hard threshold, overflow, /summarize)
 	Reason     string
-	Summary    *session.Summary // when Finished
+	// Summary is the summary applied, when Finished. Finished without a
+	// Summary means there was nothing worth summarizing; Err says why
+	// (ErrNothingToSummarize, ErrNoReduction).
+	Summary *session.Summary
 	// Merged is set when the summary block passed its budget and the
 	// oldest summaries were merged into this one.
 	Merged   *session.Summary
 	Fallback bool  // the deterministic summary was used (LLM failed)
 	Err      error // when Failed, or why the fallback was used
 	Duration time.Duration
+
+	// upgrade is the summary a waiting turn had to apply without its
+	// narrative; a background job writes it.
+	upgrade *session.Summary
 }

@@ -54,6 +54,7 @@ type Counter interface {
 // logStore is the session store as the summarizer uses it.
 type logStore interface {
 	LoadView(ctx context.Context, sessionID string) (session.View, error)
+	Messages(ctx context.Context, sessionID string, from, to int64) ([]session.Message, error)
 	ApplySummary(ctx context.Context, sum session.Summary, replaces []string, deleteOriginals bool) (session.Summary, error)
 }
 
@@ -87,8 +88,9 @@ type Config struct {
 	MaxAttempts int
 	// AttemptTimeout bounds one summarizer call (default 2 minutes).
 	AttemptTimeout time.Duration
-	// WaitLimit bounds the summarizer calls of a compaction the user waits
-	// for; past it the deterministic summary is used (default 90 s).
+	// WaitLimit bounds how long a turn waits for the summarizer (hard
+	// threshold, overflow, /summarize); past it the deterministic summary is
+	// applied and the narrative follows in the background (default 20 s).
 	WaitLimit time.Duration
 	// RetryBackoff is waited after a failed call, doubled each time
 	// (default 500 ms).
@@ -107,7 +109,7 @@ func DefaultConfig() Config {
 		Enabled: true, Window: 8192, SoftRatio: 0.6, HardRatio: 0.9, TriggerThreshold: 50,
 		TargetCompression: 0.3, PreserveRecent: 10, PreserveSystem: true, MaskToolOutputsAfter: 10,
 		RedactSecrets: true, SummaryBudgetRatio: 0.25,
-		MaxAttempts: 3, AttemptTimeout: 2 * time.Minute, WaitLimit: 90 * time.Second, RetryBackoff: 500 * time.Millisecond,
+		MaxAttempts: 3, AttemptTimeout: 2 * time.Minute, WaitLimit: 20 * time.Second, RetryBackoff: 500 * time.Millisecond,
 	}
 }
 
@@ -246,17 +248,18 @@ func (s *Summarizer) isClosed() bool {
 type sessState struct {
 	run sync.Mutex // held by the compaction in progress
 
-	mu             sync.Mutex    // guards the fields below
-	job            chan struct{} // closed when the background job ends; nil when none runs
-	appliedThrough int64         // last seq a summary applied here covers
-	pending        []Report      // background reports for the next Prepare
-	ratio          float64       // provider's count / our estimate
-	holdTokens     int           // no automatic compaction below this (after a failed or weak one)
-	holdMsgs       int           // nor a message-count one below this many messages
-	failures       int           // compactions failed in a row
-	llmFailures    int           // compactions whose summarizer failed, in a row
-	llmHoldTokens  int           // the summarizer is not asked again below this
-	hurry          func()        // cuts the background job's summarizer calls short
+	mu            sync.Mutex    // guards the fields below
+	job           chan struct{} // closed when the background job ends; nil when none runs
+	gen           int           // summaries applied here (compactions, merges, upgrades)
+	seen          int           // gen of the view Prepare last returned
+	pending       []Report      // background reports for the next Prepare
+	ratio         float64       // provider's count / our estimate
+	holdTokens    int           // no automatic compaction below this (after a failed or weak one)
+	holdMsgs      int           // nor a message-count one below this many messages
+	failures      int           // compactions failed in a row
+	llmFailures   int           // compactions whose summarizer failed, in a row
+	llmHoldTokens int           // the summarizer is not asked again below this
+	hurry         func()        // cuts the background job's summarizer calls short
 }
 
 func (st *sessState) setHurry(f func()) {
@@ -282,10 +285,20 @@ func (st *sessState) running() chan struct{} {
 	return st.job
 }
 
-func (st *sessState) applied() int64 {
+// changed reports whether a summary was applied since the view Prepare
+// last returned, and marks the current state as seen.
+func (st *sessState) changed() bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.appliedThrough
+	c := st.gen != st.seen
+	st.seen = st.gen
+	return c
+}
+
+func (st *sessState) bump() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.gen++
 }
 
 // effective scales an estimate by what the provider counted before.
@@ -373,7 +386,7 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, re
 	s.fixed.Store(int64(max(0, tokens-v.Tokens(opts))))
 	deliver(st, report)
 	reload := func() {
-		if st.applied() <= v.SummarizedThrough() {
+		if !st.changed() {
 			return
 		}
 		if nv, err := s.store.LoadView(ctx, id); err == nil {
@@ -414,9 +427,11 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, re
 			// once more by Compact.
 			return v, nil
 		}
+		st.changed()
 		if nv, err := s.store.LoadView(ctx, id); err == nil {
 			v = nv
 		}
+		s.upgradeLater(st, id, rep, report)
 	case eff >= soft && eff >= holdTokens:
 		s.startBackground(st, id, fmt.Sprintf("context at %d%% of the %d-token window (soft threshold %d%%)",
 			pct(eff), s.cfg.Window, pct(soft)), report)
@@ -427,9 +442,19 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, re
 	return v, nil
 }
 
-// startBackground starts the session's background compaction unless one
-// runs. The goroutine ends with the compaction; Close cancels it.
+// startBackground starts the session's background compaction unless a job
+// runs.
 func (s *Summarizer) startBackground(st *sessState, id, reason string, report func(Report)) {
+	s.startJob(st, id, Report{SessionID: id, Phase: Started, Background: true, Reason: reason}, report, func() Report {
+		rep, _ := s.compact(s.ctx, st, id, modeBackground, "", reason)
+		return rep
+	})
+}
+
+// startJob runs work in the session's one background goroutine unless a
+// job runs already. The goroutine ends with the work; Close cancels it.
+// Its Started report goes to Notify or report; the final one to publish.
+func (s *Summarizer) startJob(st *sessState, id string, start Report, report func(Report), work func() Report) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -445,22 +470,40 @@ func (s *Summarizer) startBackground(st *sessState, id, reason string, report fu
 	st.job = done
 	st.mu.Unlock()
 	s.mu.Unlock()
-	start := Report{SessionID: id, Phase: Started, Background: true, Reason: reason}
 	if s.cfg.Notify != nil {
 		s.cfg.Notify(start)
 	} else if report != nil {
 		report(start)
 	}
 	go func() {
+		var rep Report
 		defer func() {
 			st.mu.Lock()
 			st.job = nil
 			st.mu.Unlock()
 			close(done)
+			if rep.upgrade != nil {
+				s.upgradeLater(st, id, rep, nil)
+			}
 		}()
-		rep, _ := s.compact(s.ctx, st, id, modeBackground, "", reason)
+		rep = work()
 		s.publish(st, rep)
 	}()
+}
+
+// upgradeLater starts, in the background, the narrative for a summary that
+// a waiting turn had to apply without one.
+func (s *Summarizer) upgradeLater(st *sessState, id string, rep Report, report func(Report)) {
+	target := rep.upgrade
+	if target == nil || s.cfg.DeleteOriginals {
+		return // with delete_originals the texts to summarize are gone
+	}
+	s.startJob(st, id, Report{SessionID: id, Phase: Started, Background: true,
+		Reason: fmt.Sprintf("writing the narrative of messages %d-%d, summarized without one while a turn waited", target.FromSeq, target.ToSeq)},
+		report, func() Report {
+			r, _ := s.upgrade(s.ctx, st, id, *target)
+			return r
+		})
 }
 
 // waitJob waits for the session's background compaction, if any. A turn
@@ -509,6 +552,14 @@ func (s *Summarizer) Compact(ctx context.Context, v session.View, reason string,
 		return v, err
 	}
 	deliver(st, report)
+	if st.changed() {
+		// A background summary was applied since the refused request was
+		// built. If it shrank the context by a fifth, retry with it.
+		opts := s.ContextOptions()
+		if nv, err := s.store.LoadView(ctx, id); err == nil && nv.Tokens(opts)*5 <= v.Tokens(opts)*4 {
+			return nv, nil
+		}
+	}
 	if report != nil {
 		report(Report{SessionID: id, Phase: Started, Reason: reason})
 	}
@@ -519,6 +570,8 @@ func (s *Summarizer) Compact(ctx context.Context, v session.View, reason string,
 	if err != nil {
 		return v, err
 	}
+	st.changed()
+	s.upgradeLater(st, id, rep, report)
 	nv, err := s.store.LoadView(ctx, id)
 	if err != nil {
 		return v, fmt.Errorf("reload session %s: %w", id, err)

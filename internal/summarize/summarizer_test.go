@@ -103,7 +103,8 @@ func TestSummarizeNowNothingToSummarize(t *testing.T) {
 	defer s.Close()
 	rep, err := s.SummarizeNow(context.Background(), l.id, "")
 	require.ErrorIs(t, err, ErrNothingToSummarize)
-	require.Equal(t, Failed, rep.Phase)
+	require.Equal(t, Finished, rep.Phase)
+	require.Nil(t, rep.Summary)
 	require.Empty(t, llm.requests())
 	require.Empty(t, l.view().Summaries)
 }
@@ -194,6 +195,54 @@ func TestHardThresholdCutsASlowSummaryShort(t *testing.T) {
 	require.True(t, v2.Summaries[0].Fallback)
 	require.Contains(t, v2.Summaries[0].FallbackReason, "before the summarizer answered")
 	require.Less(t, viewTokens(s, v2), hard)
+}
+
+// TestSlowSummarizerDoesNotHoldTheTurn: at the hard threshold the turn
+// waits for the summarizer at most WaitLimit, goes on with the
+// deterministic summary, and the narrative replaces it in the background
+// once the summarizer answers.
+func TestSlowSummarizerDoesNotHoldTheTurn(t *testing.T) {
+	t.Parallel()
+	store := openStore(t)
+	l := newLog(t, store)
+	seedTurns(l, 1, 16)
+	gate := make(chan struct{})
+	llm := &fakeLLM{gate: gate}
+	cfg := testConfig(windowAt(l, 0.95))
+	cfg.WaitLimit = 100 * time.Millisecond
+	s := New(store, llm, charCounter{}, cfg)
+	defer s.Close()
+	var got reports
+	v := l.view()
+	start := time.Now()
+	v2, err := s.Prepare(context.Background(), v, viewTokens(s, v), got.add)
+	require.NoError(t, err)
+	require.Less(t, time.Since(start), 2*time.Second)
+	require.Len(t, v2.Summaries, 1)
+	fallback := v2.Summaries[0]
+	require.True(t, fallback.Fallback)
+	require.Contains(t, fallback.FallbackReason, "did not answer within 100ms while the turn waited")
+
+	close(gate)
+	s.Wait()
+	v3 := l.view()
+	require.Len(t, v3.Summaries, 1)
+	up := v3.Summaries[0]
+	require.False(t, up.Fallback)
+	require.Equal(t, []string{fallback.ID}, up.Merged)
+	require.Equal(t, fallback.FromSeq, up.FromSeq)
+	require.Equal(t, fallback.ToSeq, up.ToSeq)
+	require.Contains(t, up.Content, "FACT-BLUEFALCON")
+	require.Equal(t, fallback.Commands, up.Commands, "the facts stay as they were")
+
+	// The next Prepare hands the turn the upgraded view and the report.
+	v4, err := s.Prepare(context.Background(), v2, viewTokens(s, v2), got.add)
+	require.NoError(t, err)
+	require.Equal(t, up.ID, v4.Summaries[0].ID)
+	fin := got.finished()
+	require.Len(t, fin, 2)
+	require.True(t, fin[1].Background)
+	require.Equal(t, up.ID, fin[1].Summary.ID)
 }
 
 func TestPrepareHardCompactsFirst(t *testing.T) {
@@ -408,12 +457,13 @@ func TestNestedCompactionsKeepFilesAndCommands(t *testing.T) {
 				l := newLog(t, store)
 				cfg := testConfig(6000)
 				cfg.MaxAttempts = 1
+				cfg.SummaryBudgetRatio = 0.1 // a small block: summaries of summaries early
 				s := New(store, &fakeLLM{answer: answer}, charCounter{}, cfg)
 				defer s.Close()
 				wantFiles, wantCmds := map[string]bool{}, map[string]bool{}
-				compactions := 0
-				for round := 0; compactions < 5; round++ {
-					require.Less(t, round, 40, "five compactions never happened")
+				compactions, merges := 0, 0
+				for round := 0; compactions < 5 || merges < 2; round++ {
+					require.Less(t, round, 40, "five compactions and two merges never happened")
 					for i := 0; i < 4+rng.Intn(6); i++ {
 						var calls []call
 						for j := 0; j < 1+rng.Intn(3); j++ {
@@ -438,8 +488,11 @@ func TestNestedCompactionsKeepFilesAndCommands(t *testing.T) {
 					}
 					require.NoError(t, err)
 					compactions++
-					_ = rep
+					if rep.Merged != nil {
+						merges++
+					}
 				}
+				t.Logf("%d compactions, %d merges, %d files, %d commands", compactions, merges, len(wantFiles), len(wantCmds))
 				v := l.view()
 				gotFiles, gotCmds := map[string]bool{}, map[string]bool{}
 				for _, sm := range v.Summaries {
