@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 )
@@ -55,8 +55,7 @@ func newSummarizeCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Comman
 			if err != nil {
 				return fmt.Errorf("summarize session %s: %w", sess.ID, err)
 			}
-			writeSummaryReport(env.Stdout, rep)
-			return nil
+			return a.printSummary(ctx, sess, rep)
 		},
 	}
 	cmd.Flags().StringVar(&sessionID, "session", "", "session `ID` (a unique prefix is enough)")
@@ -64,47 +63,28 @@ func newSummarizeCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Comman
 	return cmd
 }
 
-// writeSummaryReport prints what /summarize shows: messages and tokens
-// before and after, topics, files, commands, decisions, time and model.
-func writeSummaryReport(w io.Writer, r summarize.Report) {
+// printSummary prints what /summarize shows (boxed on a terminal), every
+// file and command of the summary, the facts of the whole session, then the
+// narrative the model will read.
+func (a *app) printSummary(ctx context.Context, sess session.Session, r summarize.Report) error {
 	s := r.Summary
 	if s == nil {
-		return
+		return nil
 	}
-	fmt.Fprintf(w, "Summarized messages %d-%d of session %s\n", s.FromSeq, s.ToSeq, s.SessionID)
-	if s.MessagesBefore > 0 {
-		fmt.Fprintf(w, "Messages: %d -> %d (%d%% reduction)\n", s.MessagesBefore, s.MessagesAfter,
-			100*(s.MessagesBefore-s.MessagesAfter)/s.MessagesBefore)
-	}
-	fmt.Fprintf(w, "Tokens: %d -> %d (%d saved)\n", s.TokensBefore, s.TokensAfter, s.TokensBefore-s.TokensAfter)
-	list := func(title string, items []string, max int) {
-		if len(items) == 0 {
-			return
-		}
-		fmt.Fprintf(w, "%s (%d):\n", title, len(items))
-		shown := items
-		if len(shown) > max {
-			shown = shown[len(shown)-max:]
-			fmt.Fprintf(w, "  ... %d earlier\n", len(items)-max)
-		}
-		for _, it := range shown {
-			fmt.Fprintf(w, "  - %s\n", oneLine(it))
-		}
-	}
-	list("Key topics", s.Topics, 10)
-	list("Files modified", s.FilesModified, 20)
-	list("Commands run", s.Commands, 20)
-	list("Key decisions", s.KeyDecisions, 10)
-	model := s.Model
-	if s.Fallback {
-		model = "none (deterministic summary: " + s.FallbackReason + ")"
-	}
-	fmt.Fprintf(w, "Took %s; model %s\n", s.Duration.Round(1e6), model)
+	rep := commands.SummaryReportMax(r, 0)
+	rep.Title = fmt.Sprintf("Session Summary · %s · messages %d-%d", sess.ID, s.FromSeq, s.ToSeq)
 	if m := r.Merged; m != nil {
-		fmt.Fprintf(w, "The summary block passed its budget: %d summaries merged into one covering messages %d-%d.\n",
+		rep.Footer += fmt.Sprintf(" · the summary block passed its budget: %d summaries merged into one (messages %d-%d)",
 			len(m.Merged), m.FromSeq, m.ToSeq)
 	}
-	if t := strings.TrimSpace(s.Content); t != "" {
-		fmt.Fprintf(w, "\n%s\n", t)
+	msgs, err := a.store.Messages(ctx, sess.ID, 1, 0)
+	if err != nil {
+		return err
 	}
+	rep.Sections = append(rep.Sections, commands.SessionFacts(summarize.Facts(msgs), len(msgs))...)
+	a.printReport(rep)
+	if t := strings.TrimSpace(s.Content); t != "" {
+		fmt.Fprintf(a.env.Stdout, "\n%s\n", t)
+	}
+	return nil
 }

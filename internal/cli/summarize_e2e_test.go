@@ -535,8 +535,9 @@ func TestSummarizeCommand(t *testing.T) {
 	res := sb.run("summarize", "--focus", "the test runs")
 	require.Equal(t, 0, res.code, res.stderr)
 	for _, want := range []string{
-		"Summarized messages 1-", "of session " + id, "Messages: 48 -> ", "Tokens: ", "Commands run (",
-		"  - go test ./pkg/p1\n", "Took ", "model " + summaryModel, "## Goal", "FACT-BLUEFALCON",
+		"Session Summary · " + id + " · messages 1-", "Messages: 48 → ", "Tokens: ", "Commands run (",
+		"  • go test ./pkg/p1\n", "took ", "written by " + summaryModel, "## Goal", "FACT-BLUEFALCON",
+		"Whole session (48 messages)", "12 shell commands run (12 distinct)",
 	} {
 		require.Contains(t, res.stdout, want)
 	}

@@ -15,9 +15,13 @@ import (
 // maxListed is how many items a report section lists before "+N more".
 const maxListed = 8
 
-// SummaryReport is the boxed report of one compaction (/summarize,
-// `gencode summarize`).
-func SummaryReport(rep summarize.Report) *Report {
+// SummaryReport is the boxed report of one compaction (/summarize), with
+// long lists cut to a few items and "+N more".
+func SummaryReport(rep summarize.Report) *Report { return SummaryReportMax(rep, maxListed) }
+
+// SummaryReportMax is SummaryReport listing at most max items a section
+// (0: all of them, for `gencode summarize`).
+func SummaryReportMax(rep summarize.Report, limit int) *Report {
 	s := rep.Summary
 	if s == nil {
 		return &Report{Title: "Session Summary", Sections: []Section{{Lines: []string{"Nothing was summarized."}}}}
@@ -29,10 +33,10 @@ func SummaryReport(rep summarize.Report) *Report {
 		fmt.Sprintf("Covers messages %d-%d", s.FromSeq, s.ToSeq),
 	}}
 	r.Sections = append(r.Sections, head)
-	r.Sections = appendList(r.Sections, "Key topics", s.Topics)
-	r.Sections = appendList(r.Sections, fmt.Sprintf("Files modified (%d)", len(s.FilesModified)), s.FilesModified)
-	r.Sections = appendList(r.Sections, fmt.Sprintf("Commands run (%d)", len(s.Commands)), s.Commands)
-	r.Sections = appendList(r.Sections, fmt.Sprintf("Key decisions (%d)", len(s.KeyDecisions)), s.KeyDecisions)
+	r.Sections = appendList(r.Sections, "Key topics", s.Topics, limit)
+	r.Sections = appendList(r.Sections, fmt.Sprintf("Files modified (%d)", len(s.FilesModified)), s.FilesModified, limit)
+	r.Sections = appendList(r.Sections, commandsTitle(*s), s.Commands, limit)
+	r.Sections = appendList(r.Sections, fmt.Sprintf("Key decisions (%d)", len(s.KeyDecisions)), s.KeyDecisions, limit)
 	who := "written by " + s.Model
 	if s.Fallback || rep.Fallback {
 		who = "deterministic summary (no LLM narrative)"
@@ -46,6 +50,16 @@ func SummaryReport(rep summarize.Report) *Report {
 	}
 	r.Footer = fmt.Sprintf("took %s · %s", d.Round(100*time.Millisecond), who)
 	return r
+}
+
+// SessionFacts is a report section pair on a whole session's log: every
+// file modified and how many shell commands ran, read off the log (no LLM).
+func SessionFacts(f session.Summary, messages int) []Section {
+	secs := []Section{{Title: fmt.Sprintf("Whole session (%d messages)", messages), Lines: []string{
+		fmt.Sprintf("%d files modified, %d shell commands run (%d distinct), %d files read",
+			len(f.FilesModified), f.CommandRuns, len(f.Commands), len(f.FilesRead)),
+	}}}
+	return appendList(secs, fmt.Sprintf("Files modified in the session (%d)", len(f.FilesModified)), f.FilesModified, 0)
 }
 
 // AutoNotice is the compact note shown in the chat when a background
@@ -81,14 +95,22 @@ func AutoNotice(rep summarize.Report) string {
 	return b.String()
 }
 
-func appendList(secs []Section, title string, items []string) []Section {
+// commandsTitle counts commands: runs, and distinct ones when they differ.
+func commandsTitle(s session.Summary) string {
+	if s.CommandRuns > len(s.Commands) {
+		return fmt.Sprintf("Commands run (%d, %d distinct)", s.CommandRuns, len(s.Commands))
+	}
+	return fmt.Sprintf("Commands run (%d)", len(s.Commands))
+}
+
+func appendList(secs []Section, title string, items []string, limit int) []Section {
 	if len(items) == 0 {
 		return secs
 	}
 	sec := Section{Title: title}
 	for i, it := range items {
-		if i == maxListed {
-			sec.More = len(items) - maxListed
+		if limit > 0 && i == limit {
+			sec.More = len(items) - limit
 			break
 		}
 		sec.Lines = append(sec.Lines, "• "+oneLine(it, 200))

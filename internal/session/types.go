@@ -109,7 +109,8 @@ type Summary struct {
 	FilesModified   []string      `json:"files_modified"`
 	FilesRead       []string      `json:"files_read"`
 	ToolsUsed       []ToolUsage   `json:"tools_used"`
-	Commands        []string      `json:"commands"`
+	Commands        []string      `json:"commands"`     // distinct, in order
+	CommandRuns     int           `json:"command_runs"` // every shell call, repeats included
 	LastUserRequest string        `json:"last_user_request,omitempty"`
 	UserConstraints []string      `json:"user_constraints,omitempty"`
 	Focus           string        `json:"focus,omitempty"`

@@ -98,6 +98,7 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		preserve:   s.cfg.PreserveRecent,
 		tailBudget: max(1, tailBudget),
 		passUser:   true,
+		manual:     m == modeManual,
 	}, cost)
 	if cut == 0 {
 		if m.automatic() {

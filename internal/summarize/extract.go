@@ -93,6 +93,7 @@ func extract(msgs []session.Message, preserveSystem bool) session.Summary {
 				case callCommand:
 					if cmd != "" && !(ok && res.Meta.Denied) {
 						cmds.add(clip(cmd, maxCommandChars))
+						sum.CommandRuns++
 					}
 				}
 				use(c.Name).add(describeUse(paths, cmd, res, ok), failed)
@@ -121,6 +122,7 @@ func extract(msgs []session.Message, preserveSystem bool) session.Summary {
 			reads.add(paths...)
 		case kind == callCommand && cmd != "" && !m.Meta.Denied:
 			cmds.add(clip(cmd, maxCommandChars))
+			sum.CommandRuns++
 		}
 		use(name).add(describeUse(paths, cmd, m, true), m.Meta.Failed)
 	}
@@ -134,6 +136,11 @@ func extract(msgs []session.Message, preserveSystem bool) session.Summary {
 	sum.KeyDecisions = keywordDecisions(msgs)
 	return sum
 }
+
+// Facts returns the deterministic facts of a range of the log, as a
+// summary of it would hold them (files modified and read, commands and how
+// often they ran, tool usage, the user's requests), without an LLM.
+func Facts(msgs []session.Message) session.Summary { return extract(msgs, true) }
 
 // toolStats counts one tool's calls and remembers a few notable ones:
 // failures first, then the first distinct targets.
@@ -429,6 +436,7 @@ func union(sums []session.Summary) session.Summary {
 		out.FilesModified = appendNew(out.FilesModified, s.FilesModified...)
 		out.FilesRead = appendNew(out.FilesRead, s.FilesRead...)
 		out.Commands = appendNew(out.Commands, s.Commands...)
+		out.CommandRuns += s.CommandRuns
 		out.UserConstraints = appendNew(out.UserConstraints, s.UserConstraints...)
 		out.UserRequests = appendNew(out.UserRequests, s.UserRequests...)
 		out.SystemNotes = appendNew(out.SystemNotes, s.SystemNotes...)

@@ -58,6 +58,8 @@ func TestSelectRange(t *testing.T) {
 		{name: "a long turn lets the cut pass the latest user message", msgs: log[:9], p: rangeParams{preserve: 2, tailBudget: 5, passUser: true}, want: 8},
 		{name: "a turn that fits keeps its user message", msgs: log, p: rangeParams{preserve: 0, tailBudget: 100, passUser: true}, want: 9},
 		{name: "a tool group at the end is kept whole", msgs: log[:8], p: rangeParams{preserve: 0, tailBudget: 1, passUser: true}, want: 6},
+		{name: "/summarize passes the latest user message of one long turn", msgs: log[:9], p: rangeParams{preserve: 2, tailBudget: 100, passUser: true, manual: true}, want: 6},
+		{name: "/summarize still keeps preserve_recent", msgs: log[:9], p: rangeParams{preserve: 8, manual: true}, want: 0},
 		{name: "one message", msgs: log[:1], p: rangeParams{}, want: 0},
 	}
 	for _, tt := range tests {

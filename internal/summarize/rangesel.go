@@ -13,6 +13,10 @@ type rangeParams struct {
 	// messages from it on alone exceed tailBudget (one long agentic turn):
 	// its text then stays verbatim in the summary's last user request.
 	passUser bool
+	// manual (/summarize) lets the cut pass the latest user message
+	// whatever the tail costs: the user asked to compact, and that request
+	// is kept verbatim in the summary.
+	manual bool
 }
 
 // selectRange returns how many of the view's oldest messages to summarize:
@@ -35,7 +39,7 @@ func selectRange(msgs []session.Message, p rangeParams, cost func(session.Messag
 	limit := n - 1
 	for i := n - 1; i >= 0; i-- {
 		if msgs[i].Role == session.RoleUser {
-			if !p.passUser || p.tailBudget <= 0 || suffix[i] <= p.tailBudget {
+			if !p.manual && (!p.passUser || p.tailBudget <= 0 || suffix[i] <= p.tailBudget) {
 				limit = i
 			}
 			break

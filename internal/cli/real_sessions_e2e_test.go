@@ -1,0 +1,52 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/openaitest"
+)
+
+// TestRealSessionsImportSummarizeReport: each recorded session from other
+// agents imports, summarizes, and the report names every file its ground
+// truth says was written or edited, and how many shell commands ran.
+func TestRealSessionsImportSummarizeReport(t *testing.T) {
+	t.Parallel()
+	for _, file := range realSessions(t) {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			t.Parallel()
+			var truth struct {
+				Files         []string `json:"files_written_or_edited"`
+				ShellCommands int      `json:"shell_commands"`
+			}
+			b, err := os.ReadFile(strings.TrimSuffix(file, ".openai.jsonl") + ".ground_truth.json")
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(b, &truth))
+
+			srv := openaitest.NewServer(t, openaitest.WithResponder(summarize))
+			sb := newSandbox(t)
+			sb.useServer(srv)
+			sb.env["GENCODE_SUMMARY_MODEL"] = summaryModel
+			res := sb.run("import", file)
+			require.Equal(t, 0, res.code, res.stderr)
+			id := strings.TrimSpace(res.stdout)
+
+			res = sb.run("summarize", "--session", id)
+			require.Equal(t, 0, res.code, res.stderr)
+			out := res.stdout
+			if !strings.HasPrefix(out, "Nothing to summarize") {
+				require.Contains(t, out, "Session Summary · "+id)
+			}
+			for _, f := range truth.Files {
+				require.Contains(t, out, f, "file %s", f)
+			}
+			require.Contains(t, out, fmt.Sprintf("%d files modified, %d shell commands run", len(truth.Files), truth.ShellCommands))
+		})
+	}
+}
