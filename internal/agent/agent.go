@@ -196,12 +196,16 @@ func (t *turn) append(msgs ...session.Message) error {
 	return nil
 }
 
-func (a *Agent) countMessage(m session.Message) int {
+func (a *Agent) countMessage(m session.Message) int { return MessageTokens(a.counter, m) }
+
+// MessageTokens counts a logged message as the provider will: role,
+// content and tool calls. Count it once, when it is appended.
+func MessageTokens(c interface{ CountMessage(tokens.Message) int }, m session.Message) int {
 	tm := tokens.Message{Role: string(m.Role), Content: m.Content}
-	for _, c := range m.ToolCalls {
-		tm.ToolCalls = append(tm.ToolCalls, tokens.ToolCall{Name: c.Name, Arguments: c.Arguments})
+	for _, tc := range m.ToolCalls {
+		tm.ToolCalls = append(tm.ToolCalls, tokens.ToolCall{Name: tc.Name, Arguments: tc.Arguments})
 	}
-	return a.counter.CountMessage(tm)
+	return c.CountMessage(tm)
 }
 
 func (t *turn) run(text string) (string, error) {

@@ -16,7 +16,6 @@ import (
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
-	"github.com/gencode/gencode/internal/tokens"
 )
 
 // sessionFor is --session ID, or the latest session of the directory.
@@ -365,11 +364,7 @@ func (a *app) importSession(ctx context.Context, msgs []session.Message) (sessio
 	}
 	counter := a.tokens.Counter(a.cfg.Model)
 	for i := range msgs {
-		tm := tokens.Message{Role: string(msgs[i].Role), Content: msgs[i].Content}
-		for _, c := range msgs[i].ToolCalls {
-			tm.ToolCalls = append(tm.ToolCalls, tokens.ToolCall{Name: c.Name, Arguments: c.Arguments})
-		}
-		msgs[i].Tokens = counter.CountMessage(tm)
+		msgs[i].Tokens = agent.MessageTokens(counter, msgs[i])
 	}
 	for start := 0; start < len(msgs); start += 500 {
 		end := min(start+500, len(msgs))

@@ -12,7 +12,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -164,8 +163,8 @@ func failf(tool, format string, args ...any) tools.Result {
 // search runs SearchHistory.
 func (t *Tools) search(ctx context.Context, sessionID string, raw json.RawMessage) tools.Result {
 	var args struct {
-		Query *string `json:"query"`
-		Limit intArg  `json:"limit"`
+		Query *string      `json:"query"`
+		Limit tools.IntArg `json:"limit"`
 	}
 	const usage = `; expected {"query": string, "limit"?: integer}`
 	if err := json.Unmarshal(raw, &args); err != nil {
@@ -176,8 +175,8 @@ func (t *Tools) search(ctx context.Context, sessionID string, raw json.RawMessag
 	}
 	query := strings.TrimSpace(*args.Query)
 	limit := 10
-	if args.Limit.set {
-		limit = min(max(args.Limit.v, 1), maxSearchLimit)
+	if n, ok := args.Limit.Value(); ok {
+		limit = min(max(n, 1), maxSearchLimit)
 	}
 	// The history tools' own calls and results repeat the log: leave them
 	// out, or each search would find the ones before it.
@@ -233,48 +232,26 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// intArg is an integer argument that also accepts integral floats (3.0)
-// and numeric strings ("3"), which small models often send.
-type intArg struct {
-	set bool
-	v   int
-}
-
-func (a *intArg) UnmarshalJSON(b []byte) error {
-	s := strings.TrimSpace(string(b))
-	if s == "null" {
-		return nil
-	}
-	if unq, err := strconv.Unquote(s); err == nil {
-		s = strings.TrimSpace(unq)
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > math.MaxInt32 {
-		return fmt.Errorf("must be an integer, not %s", b)
-	}
-	a.set, a.v = true, int(f)
-	return nil
-}
-
 // readPage is how many messages ReadHistory loads at a time.
 const readPage = 50
 
 // read runs ReadHistory.
 func (t *Tools) read(ctx context.Context, sessionID string, raw json.RawMessage) tools.Result {
 	var args struct {
-		From intArg `json:"from_seq"`
-		To   intArg `json:"to_seq"`
+		From tools.IntArg `json:"from_seq"`
+		To   tools.IntArg `json:"to_seq"`
 	}
 	const usage = `; expected {"from_seq": integer, "to_seq"?: integer}`
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return failf(ToolReadHistory, "invalid arguments for %s: %v%s", ToolReadHistory, err, usage)
 	}
-	if !args.From.set {
+	f, ok := args.From.Value()
+	if !ok {
 		return failf(ToolReadHistory, "invalid arguments for %s: missing from_seq%s", ToolReadHistory, usage)
 	}
-	from, to := int64(args.From.v), int64(args.From.v)
-	if args.To.set {
-		to = int64(args.To.v)
+	from, to := int64(f), int64(f)
+	if n, ok := args.To.Value(); ok {
+		to = int64(n)
 	}
 	sess, err := t.log.Session(ctx, sessionID)
 	if err != nil {

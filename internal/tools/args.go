@@ -120,6 +120,13 @@ func (a *intArg) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// IntArg is the lenient integer argument the tools use, for other tools
+// (recall's) to read their arguments the same way.
+type IntArg = intArg
+
+// Value returns the integer and whether the argument was given.
+func (a intArg) Value() (int, bool) { return a.v, a.set }
+
 // boolArg is a boolean argument that also accepts "true"/"false" strings.
 type boolArg bool
 
