@@ -209,7 +209,10 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		}
 		return fail(fmt.Errorf("%w: %d -> %d tokens", ErrNoReduction, before, after))
 	}
-	applied, err := s.store.ApplySummary(ctx, sum, nil, s.cfg.DeleteOriginals)
+	// A deterministic fallback never deletes originals: nothing may be
+	// lost because the summarizer failed. The narrative written later
+	// (upgrade) deletes them, as the user configured.
+	applied, err := s.store.ApplySummary(ctx, sum, nil, s.cfg.DeleteOriginals && !sum.Fallback)
 	if err != nil {
 		st.mu.Lock()
 		st.failures++
@@ -609,7 +612,7 @@ func (s *Summarizer) upgrade(ctx context.Context, st *sessState, id string, targ
 		return fail(fmt.Errorf("%w: the narrative would bring the context to the hard threshold", ErrNoReduction))
 	}
 	up.Duration = target.Duration + s.cfg.Now().Sub(start)
-	applied, err := s.store.ApplySummary(ctx, up, []string{target.ID}, false)
+	applied, err := s.store.ApplySummary(ctx, up, []string{target.ID}, s.cfg.DeleteOriginals && !up.Fallback)
 	if err != nil {
 		return fail(fmt.Errorf("apply the narrative of messages %d-%d: %w", target.FromSeq, target.ToSeq, err))
 	}

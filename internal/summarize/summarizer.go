@@ -495,8 +495,8 @@ func (s *Summarizer) startJob(st *sessState, id string, start Report, report fun
 // a waiting turn had to apply without one.
 func (s *Summarizer) upgradeLater(st *sessState, id string, rep Report, report func(Report)) {
 	target := rep.upgrade
-	if target == nil || s.cfg.DeleteOriginals {
-		return // with delete_originals the texts to summarize are gone
+	if target == nil {
+		return
 	}
 	s.startJob(st, id, Report{SessionID: id, Phase: Started, Background: true,
 		Reason: fmt.Sprintf("writing the narrative of messages %d-%d, summarized without one while a turn waited", target.FromSeq, target.ToSeq)},

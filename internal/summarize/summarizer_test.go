@@ -613,3 +613,27 @@ func TestDeleteOriginalsIsRecorded(t *testing.T) {
 	require.Len(t, l.allMessages(), 12*5, "messages stay in the log, their text replaced")
 	require.True(t, l.allMessages()[0].Meta.Deleted)
 }
+
+// TestFallbackNeverDeletesOriginals: with delete_originals on, a failed
+// summarizer must not cost the user the originals; only the deterministic
+// summary exists then, and it cannot stand in for them.
+func TestFallbackNeverDeletesOriginals(t *testing.T) {
+	t.Parallel()
+	store := openStore(t)
+	l := newLog(t, store)
+	seedTurns(l, 1, 12)
+	cfg := testConfig(16000)
+	cfg.DeleteOriginals = true
+	llm := &fakeLLM{answer: func(Request) (Completion, error) { return Completion{}, errors.New("500 from the provider") }}
+	s := New(store, llm, charCounter{}, cfg)
+	defer s.Close()
+	rep, err := s.SummarizeNow(context.Background(), l.id, "")
+	require.NoError(t, err)
+	require.True(t, rep.Summary.Fallback, "the summarizer failed: the deterministic summary is used")
+	dels, err := store.Deletions(context.Background(), l.id)
+	require.NoError(t, err)
+	require.Empty(t, dels)
+	for _, m := range l.allMessages() {
+		require.False(t, m.Meta.Deleted, "message %d deleted under a fallback summary", m.Seq)
+	}
+}
