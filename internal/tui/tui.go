@@ -109,6 +109,7 @@ type Model struct {
 	dialog dialog.Model
 	dst    dialog.Styles
 	asking bool
+	askSeq int // the open dialog's id; decisions for older ones are dropped
 	reply  chan<- tools.Decision
 
 	width, height int
@@ -242,6 +243,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case askMsg:
 		return m.ask(msg)
 	case dialog.DecisionMsg:
+		if msg.ID != m.askSeq {
+			return nil // a second key press on a dialog already answered
+		}
 		return m.answer(msg.Decision)
 	case historyMsg:
 		return m.history(msg)

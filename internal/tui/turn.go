@@ -222,7 +222,8 @@ func (m *Model) ask(a askMsg) tea.Cmd {
 		// The turn was canceled before the request was seen.
 		return m.o.Asker.wait()
 	}
-	m.dialog = dialog.New(a.req, m.dst)
+	m.askSeq++
+	m.dialog = dialog.New(a.req, m.dst).WithID(m.askSeq)
 	m.asking = true
 	m.reply = a.reply
 	m.status.SetBusy(true, "waiting for permission")

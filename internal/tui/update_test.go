@@ -492,3 +492,30 @@ func TestBackgroundCompactionAfterTheTurn(t *testing.T) {
 	require.Contains(t, h.view(), "summarized 30 msgs")
 	require.NotContains(t, h.view(), "failed")
 }
+
+// TestStaleDecisionCannotAnswerTheNextDialog: a second y pressed on a
+// dialog already answered (key repeat) must not approve the next tool call,
+// which the user has not seen yet.
+func TestStaleDecisionCannotAnswerTheNextDialog(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 80, 24)
+	ctx := context.Background()
+	first, second := make(chan tools.Decision, 1), make(chan tools.Decision, 1)
+	h.update(askMsg{ctx: ctx, req: tools.Request{Tool: "Write", Summary: "a.txt"}, reply: first})
+	_, cmd := h.m.dialog.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("y")})
+	stale := cmd() // the same key, pressed twice before the dialog closed
+	h.update(cmd())
+	require.Equal(t, tools.AllowOnce, <-first)
+
+	h.update(askMsg{ctx: ctx, req: tools.Request{Tool: "Bash", Summary: "rm -rf build"}, reply: second})
+	h.update(stale)
+	select {
+	case d := <-second:
+		t.Fatalf("the Bash call was answered %v by a key pressed on the Write dialog", d)
+	default:
+	}
+	require.Contains(t, h.view(), "Allow Bash?")
+	_, cmd = h.m.dialog.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("n")})
+	h.update(cmd())
+	require.Equal(t, tools.Deny, <-second)
+}

@@ -19,7 +19,12 @@ import (
 )
 
 // DecisionMsg is the user's answer.
-type DecisionMsg struct{ Decision tools.Decision }
+type DecisionMsg struct {
+	Decision tools.Decision
+	// ID is the dialog's (WithID): the parent drops a decision meant for
+	// a dialog that is no longer open, such as a repeated key press.
+	ID int
+}
 
 // Styles are the dialog's styles.
 type Styles struct {
@@ -63,6 +68,13 @@ type Model struct {
 	body      []string // plain diff or argument lines
 	diff      bool
 	scroll    int
+	id        int
+}
+
+// WithID tags the dialog, and the decisions it sends, with id.
+func (m Model) WithID(id int) Model {
+	m.id = id
+	return m
 }
 
 // New returns the dialog for r.
@@ -152,7 +164,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	if !ok {
 		return m, nil
 	}
-	answer := func(d tools.Decision) tea.Cmd { return func() tea.Msg { return DecisionMsg{Decision: d} } }
+	id := m.id
+	answer := func(d tools.Decision) tea.Cmd { return func() tea.Msg { return DecisionMsg{Decision: d, ID: id} } }
 	switch k.String() {
 	case "y", "Y", "enter":
 		return m, answer(tools.AllowOnce)
