@@ -146,6 +146,12 @@ func (m *Model) summarize(focus string) tea.Cmd {
 		m.chat.AddNote("Nothing to summarize yet.")
 		return nil
 	}
+	if m.turn != nil {
+		// A running turn compacts on its own when it must; a manual
+		// compaction now would hold the summarizer the turn may need.
+		m.chat.AddNote("A turn is running: /summarize when it ends (Esc stops it). The turn compacts by itself if the context fills.")
+		return nil
+	}
 	spin := m.status.Compaction(summarize.Report{SessionID: m.sessionID, Phase: summarize.Started})
 	sum, id, ctx := m.o.Summarizer, m.sessionID, m.o.Context
 	return tea.Batch(spin, func() tea.Msg {

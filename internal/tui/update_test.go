@@ -519,3 +519,23 @@ func TestStaleDecisionCannotAnswerTheNextDialog(t *testing.T) {
 	h.update(cmd())
 	require.Equal(t, tools.Deny, <-second)
 }
+
+// TestSummarizeWaitsForTheTurn: /summarize during a running turn is
+// refused with a note, so the turn never waits behind a manual compaction.
+func TestSummarizeWaitsForTheTurn(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	id := seed(t, st, "long", session.Message{Role: session.RoleUser, Content: "q"})
+	sum := &fakeSummarizer{}
+	h := newHarness(t, 80, 30, withStore(st), withSession(id), func(o *harnessSetup) { o.Summarizer = sum })
+	h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) { <-ctx.Done() })
+	h.cmds.results["/summarize"] = commands.Result{Action: commands.ActionSummarize}
+	h.typ("go on")
+	h.key("enter")
+	require.True(t, h.m.Running())
+	h.typ("/summarize")
+	h.key("enter")
+	require.Empty(t, sum.calls, "no compaction while the turn runs")
+	require.Contains(t, h.view(), "/summarize when it ends")
+	h.key("esc")
+}
