@@ -234,12 +234,6 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.submit(msg)
 	case eventsMsg:
 		return m.events(msg)
-	case turnStartedMsg:
-		if m.turn == nil || m.turn.id != msg.id {
-			return nil
-		}
-		m.turn.events = msg.events
-		return waitEvents(msg.id, msg.events)
 	case askMsg:
 		return m.ask(msg)
 	case dialog.DecisionMsg:

@@ -18,11 +18,6 @@ import (
 // once per batch, not once per token.
 const maxBatch = 256
 
-type turnStartedMsg struct {
-	id     int
-	events <-chan agent.Event
-}
-
 // eventsMsg carries the events that were ready, in order.
 type eventsMsg struct {
 	turn   int
@@ -94,10 +89,11 @@ func (m *Model) startTurn(text, display string) tea.Cmd {
 // begin starts the agent's goroutine in a Cmd; it ends with the turn, and
 // its events are read by waitEvents.
 func (m *Model) begin(text string) tea.Cmd {
-	ag, sid, id, ctx := m.agent, m.sessionID, m.turn.id, m.turn.ctx
-	return func() tea.Msg {
-		return turnStartedMsg{id: id, events: ag.Start(ctx, sid, text)}
-	}
+	// Start does no IO: it starts the turn's goroutine and returns its
+	// events. Holding them at once lets a quit wait for the turn's writes
+	// (Wait) however early it comes.
+	m.turn.events = m.agent.Start(m.turn.ctx, m.sessionID, text)
+	return waitEvents(m.turn.id, m.turn.events)
 }
 
 type sessionCreatedMsg struct {

@@ -18,6 +18,7 @@ import (
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tools"
+	"github.com/gencode/gencode/internal/tui/input"
 )
 
 func assistant(text string) agent.Event {
@@ -538,4 +539,29 @@ func TestSummarizeWaitsForTheTurn(t *testing.T) {
 	require.Empty(t, sum.calls, "no compaction while the turn runs")
 	require.Contains(t, h.view(), "/summarize when it ends")
 	h.key("esc")
+}
+
+// TestQuitRightAfterSendWaitsForTheTurn: a quit that comes before any Cmd
+// ran still waits for the turn to write what it has, so the store is not
+// closed under it and the message is not lost.
+func TestQuitRightAfterSendWaitsForTheTurn(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	id := seed(t, st, "s", session.Message{Role: session.RoleUser, Content: "q"})
+	h := newHarness(t, 80, 24, withStore(st), withSession(id))
+	written := make(chan struct{})
+	h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) {
+		<-ctx.Done()
+		time.Sleep(50 * time.Millisecond) // the partial answer being written
+		close(written)
+	})
+	nm, _ := h.m.Update(input.SubmitMsg{Text: "hello"}) // no Cmd has run yet
+	m := nm.(Model)
+	require.True(t, m.Running())
+	m.Wait(5 * time.Second)
+	select {
+	case <-written:
+	default:
+		t.Fatal("Wait returned before the turn finished writing")
+	}
 }
