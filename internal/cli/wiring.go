@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -146,13 +147,23 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		default:
 		}
 	}
-	var closers []func()
+	// build makes the agent and summarizer for a model; /model NAME calls
+	// it from a Cmd, so what it touches is guarded.
+	var (
+		mu      sync.Mutex
+		closers []func()
+		current *agent.Agent
+	)
 	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
 		for _, c := range closers {
 			c()
 		}
 	}()
 	build := func(model string) (*agent.Agent, summarizer, error) {
+		mu.Lock()
+		defer mu.Unlock()
 		a.cfg.Model = model
 		ag, _, err := a.newAgent(client, asker, o.allow, o.yolo)
 		if err != nil {
@@ -162,6 +173,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		if sum != nil {
 			closers = append(closers, sum.Close)
 		}
+		current = ag
 		return ag, sum, nil
 	}
 	ag, sum, err := build(a.cfg.Model)
@@ -170,7 +182,12 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	}
 	r := newRenderer(a.env)
 	reg := commands.New(commands.Deps{
-		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, FixedCost: ag.FixedCost,
+		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window,
+		FixedCost: func() int { // the current agent's, after /model too
+			mu.Lock()
+			defer mu.Unlock()
+			return current.FixedCost()
+		},
 	}, commands.State{SessionID: sessionID, Model: ag.Model()})
 	soft := 0.0
 	if a.cfg.Summarize.Enabled && !o.noSummary {
@@ -192,9 +209,12 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 			reg.SetState(commands.State{SessionID: id, Model: model})
 		},
 		Compactions: compactions,
-		SwitchModel: func(model string) (tui.Agent, error) {
-			next, _, err := build(model)
-			return next, err
+		SwitchModel: func(model string) (tui.Agent, tui.Summarizer, error) {
+			next, sum, err := build(model)
+			if err != nil || sum == nil {
+				return next, nil, err // a nil interface, not a typed nil: summarization off
+			}
+			return next, sum, nil
 		},
 		SessionID: sessionID,
 		Cwd:       a.cwd,

@@ -54,9 +54,10 @@ func (m *Model) compaction(rep summarize.Report) tea.Cmd {
 }
 
 type modelSwitchedMsg struct {
-	model string
-	agent agentRunner
-	err   error
+	model      string
+	agent      agentRunner
+	summarizer summarizer
+	err        error
 }
 
 // command runs a slash command in a Cmd.
@@ -114,8 +115,8 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 		}
 		sw, name := m.o.SwitchModel, r.Model
 		return func() tea.Msg {
-			ag, err := sw(name)
-			return modelSwitchedMsg{model: name, agent: ag, err: err}
+			ag, sum, err := sw(name)
+			return modelSwitchedMsg{model: name, agent: ag, summarizer: sum, err: err}
 		}
 	case commands.ActionSummarize:
 		return m.summarize(r.Focus)
@@ -129,6 +130,7 @@ func (m *Model) modelSwitched(s modelSwitchedMsg) tea.Cmd {
 		return nil
 	}
 	m.agent = s.agent
+	m.o.Summarizer = s.summarizer // /summarize uses the new model's budgets
 	m.status.SetModel(s.agent.Model(), s.agent.Window())
 	if m.sessionID != "" {
 		return m.loadContext(m.sessionID)

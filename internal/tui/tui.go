@@ -36,6 +36,10 @@ type agentRunner interface {
 // Agent is the agent as the TUI drives it; SwitchModel returns one.
 type Agent = agentRunner
 
+// Summarizer runs /summarize; SwitchModel returns the new model's (nil:
+// summarization is off).
+type Summarizer = summarizer
+
 // sessionStore is the session log as the TUI reads it.
 type sessionStore interface {
 	Session(ctx context.Context, id string) (session.Session, error)
@@ -74,7 +78,7 @@ type Options struct {
 	Compactions <-chan summarize.Report
 	// SwitchModel returns an agent for another model (/model NAME); nil:
 	// switching is not available.
-	SwitchModel func(model string) (agentRunner, error)
+	SwitchModel func(model string) (agentRunner, Summarizer, error)
 	// Asker is the Asker the tools were built with; nil: no dialogs.
 	Asker *Asker
 	// SessionID is the session to show; "" starts a new one with the first

@@ -306,14 +306,26 @@ func TestSlashCommands(t *testing.T) {
 	})
 	t.Run("model", func(t *testing.T) {
 		t.Parallel()
-		h := newHarness(t, 80, 24, func(o *harnessSetup) {
-			o.SwitchModel = func(name string) (agentRunner, error) { return &fakeAgent{model: name, window: 8192}, nil }
+		st := newStore(t)
+		id := seed(t, st, "s", session.Message{Role: session.RoleUser, Content: "q"})
+		oldSum, newSum := &fakeSummarizer{}, &fakeSummarizer{}
+		h := newHarness(t, 80, 24, withStore(st), withSession(id), func(o *harnessSetup) {
+			o.Summarizer = oldSum
+			o.SwitchModel = func(name string) (agentRunner, Summarizer, error) {
+				return &fakeAgent{model: name, window: 8192}, newSum, nil
+			}
 		})
 		h.cmds.results["/model"] = commands.Result{Action: commands.ActionSetModel, Model: "qwen2.5-coder"}
 		h.typ("/model qwen2.5-coder")
 		h.key("enter")
 		require.Contains(t, h.view(), "qwen2.5-coder")
-		require.Contains(t, h.view(), "ctx 0/8.2k")
+		require.Contains(t, h.view(), "/8.2k")
+		// /summarize now uses the new model's summarizer.
+		h.cmds.results["/summarize"] = commands.Result{Action: commands.ActionSummarize}
+		h.typ("/summarize")
+		h.key("enter")
+		require.Empty(t, oldSum.calls)
+		require.Len(t, newSum.calls, 1)
 	})
 	t.Run("summarize", func(t *testing.T) {
 		t.Parallel()
