@@ -18,6 +18,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/tokens"
@@ -234,12 +235,7 @@ func (s *sandbox) seedSession(n, lines int) (string, []session.Message) {
 		)
 	}
 	for i := range msgs {
-		m := msgs[i]
-		tm := tokens.Message{Role: string(m.Role), Content: m.Content}
-		for _, c := range m.ToolCalls {
-			tm.ToolCalls = append(tm.ToolCalls, tokens.ToolCall{Name: c.Name, Arguments: c.Arguments})
-		}
-		msgs[i].Tokens = counter.CountMessage(tm)
+		msgs[i].Tokens = agent.MessageTokens(counter, msgs[i])
 	}
 	out, err := st.Append(context.Background(), sess.ID, msgs...)
 	require.NoError(s.t, err)

@@ -226,12 +226,7 @@ func seedTurns(t *testing.T, store *session.Store, sessID string, from, n, outpu
 		)
 	}
 	for i := range msgs {
-		m := msgs[i]
-		tm := tokens.Message{Role: string(m.Role), Content: m.Content}
-		for _, c := range m.ToolCalls {
-			tm.ToolCalls = append(tm.ToolCalls, tokens.ToolCall{Name: c.Name, Arguments: c.Arguments})
-		}
-		msgs[i].Tokens = counter.CountMessage(tm)
+		msgs[i].Tokens = agent.MessageTokens(counter, msgs[i])
 	}
 	_, err := store.Append(context.Background(), sessID, msgs...)
 	require.NoError(t, err)
