@@ -39,18 +39,14 @@ func runBash(ctx context.Context, s *Set, raw json.RawMessage) output {
 	}
 	meta := Meta{Command: a.Command}
 	if strings.TrimSpace(a.Command) == "" {
-		o := failf("invalid arguments for Bash: command is empty")
-		o.meta = meta
-		return o
+		return meta.failf("invalid arguments for Bash: command is empty")
 	}
 	timeout, note := bashDefaultTimeout, ""
 	if a.Timeout.set && a.Timeout.v != 0 {
 		d := time.Duration(a.Timeout.v) * time.Second
 		switch {
 		case a.Timeout.v < 0:
-			o := failf("invalid arguments for Bash: timeout must be 1-600 seconds, not %d", a.Timeout.v)
-			o.meta = meta
-			return o
+			return meta.failf("invalid arguments for Bash: timeout must be 1-600 seconds, not %d", a.Timeout.v)
 		case d > bashMaxTimeout:
 			timeout, note = bashMaxTimeout, fmt.Sprintf("[timeout %ds lowered to the maximum, 600s]\n", a.Timeout.v)
 		default:

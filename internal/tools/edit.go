@@ -37,19 +37,13 @@ func runEdit(ctx context.Context, s *Set, raw json.RawMessage) output {
 	}
 	t, bad := s.resolveArg(ToolEdit, "file_path", a.FilePath)
 	if bad != nil {
-		bad.meta = Meta{FilePath: a.FilePath}
-		return *bad
+		return (*bad).withMeta(Meta{FilePath: a.FilePath})
 	}
 	meta := Meta{FilePath: t.display}
-	fail := func(format string, args ...any) output {
-		o := failf(format, args...)
-		o.meta = meta
-		return o
-	}
+	fail := meta.failf
 	content, _, out := readForChange(t, true)
 	if out != nil {
-		out.meta = meta
-		return *out
+		return (*out).withMeta(meta)
 	}
 	if strings.IndexByte(content, 0) >= 0 {
 		return fail("%s is a binary file; Edit changes text files only", t.display)

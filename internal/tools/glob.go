@@ -42,11 +42,7 @@ func runGlob(ctx context.Context, s *Set, raw json.RawMessage) output {
 		return failf("%s", msg)
 	}
 	meta := Meta{Pattern: a.Pattern}
-	fail := func(format string, args ...any) output {
-		o := failf(format, args...)
-		o.meta = meta
-		return o
-	}
+	fail := meta.failf
 	pattern := filepath.ToSlash(strings.TrimSpace(a.Pattern))
 	if pattern == "" {
 		return fail("invalid arguments for Glob: pattern is empty")
@@ -71,16 +67,14 @@ func runGlob(ctx context.Context, s *Set, raw json.RawMessage) output {
 	}
 	t, bad := s.resolveArg(ToolGlob, "path", root)
 	if bad != nil {
-		bad.meta = meta
-		return *bad
+		return (*bad).withMeta(meta)
 	}
 	if msg := s.authorize(ctx, Request{Tool: ToolGlob, Summary: fmt.Sprintf("%s in %s", a.Pattern, t.display), Args: string(raw), Path: t.abs, OutsideWorkDir: t.outside}); msg != "" {
 		return denied(msg, meta)
 	}
 	if fi, err := os.Stat(t.abs); err != nil {
 		o := fileError(t.display, err)
-		o.meta = meta
-		return o
+		return o.withMeta(meta)
 	} else if !fi.IsDir() {
 		return fail("%s is not a directory", t.display)
 	}

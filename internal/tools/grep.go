@@ -35,11 +35,7 @@ func runGrep(ctx context.Context, s *Set, raw json.RawMessage) output {
 		return failf("%s", msg)
 	}
 	meta := Meta{Pattern: a.Pattern}
-	fail := func(format string, args ...any) output {
-		o := failf(format, args...)
-		o.meta = meta
-		return o
-	}
+	fail := meta.failf
 	if a.Pattern == "" {
 		return fail("invalid arguments for Grep: pattern is empty")
 	}
@@ -57,8 +53,7 @@ func runGrep(ctx context.Context, s *Set, raw json.RawMessage) output {
 	}
 	t, bad := s.resolveArg(ToolGrep, "path", root)
 	if bad != nil {
-		bad.meta = meta
-		return *bad
+		return (*bad).withMeta(meta)
 	}
 	if msg := s.authorize(ctx, Request{Tool: ToolGrep, Summary: fmt.Sprintf("%s in %s", a.Pattern, t.display), Args: string(raw), Path: t.abs, OutsideWorkDir: t.outside}); msg != "" {
 		return denied(msg, meta)
@@ -66,8 +61,7 @@ func runGrep(ctx context.Context, s *Set, raw json.RawMessage) output {
 	fi, err := os.Stat(t.abs)
 	if err != nil {
 		o := fileError(t.display, err)
-		o.meta = meta
-		return o
+		return o.withMeta(meta)
 	}
 
 	g := grepper{s: s, re: re}

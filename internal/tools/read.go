@@ -50,16 +50,14 @@ func runRead(ctx context.Context, s *Set, raw json.RawMessage) output {
 	}
 	t, bad := s.resolveArg(ToolRead, "file_path", a.FilePath)
 	if bad != nil {
-		bad.meta = Meta{FilePath: a.FilePath}
-		return *bad
+		return (*bad).withMeta(Meta{FilePath: a.FilePath})
 	}
 	meta := Meta{FilePath: t.display}
 	if msg := s.authorize(ctx, Request{Tool: ToolRead, Summary: t.display, Args: string(raw), Path: t.abs, OutsideWorkDir: t.outside}); msg != "" {
 		return denied(msg, meta)
 	}
 	out := s.readFile(t, offset, limit)
-	out.meta = meta
-	return out
+	return out.withMeta(meta)
 }
 
 func (s *Set) readFile(t target, offset, limit int) output {

@@ -193,6 +193,16 @@ func failf(format string, args ...any) output {
 	return output{text: fmt.Sprintf(format, args...), isError: true}
 }
 
+// failf is a failure that still records what the call was about (the
+// summarizer lists failed edits and searches too).
+func (m Meta) failf(format string, args ...any) output { return failf(format, args...).withMeta(m) }
+
+// withMeta returns o recording what its call was about.
+func (o output) withMeta(m Meta) output {
+	o.meta = m
+	return o
+}
+
 // tool is one entry of the registry.
 type tool struct {
 	def Definition

@@ -30,16 +30,14 @@ func runWrite(ctx context.Context, s *Set, raw json.RawMessage) output {
 	}
 	t, bad := s.resolveArg(ToolWrite, "file_path", a.FilePath)
 	if bad != nil {
-		bad.meta = Meta{FilePath: a.FilePath}
-		return *bad
+		return (*bad).withMeta(Meta{FilePath: a.FilePath})
 	}
 	meta := Meta{FilePath: t.display}
 	content := *a.Content
 
 	old, existed, out := readForChange(t, false)
 	if out != nil {
-		out.meta = meta
-		return *out
+		return (*out).withMeta(meta)
 	}
 	req := Request{
 		Tool:           ToolWrite,
@@ -54,8 +52,7 @@ func runWrite(ctx context.Context, s *Set, raw json.RawMessage) output {
 	}
 	if err := writeFileAtomic(t.abs, []byte(content)); err != nil {
 		o := failf("Write %s: %v", t.display, err)
-		o.meta = meta
-		return o
+		return o.withMeta(meta)
 	}
 	verb, was := "Created", ""
 	if existed {
