@@ -345,3 +345,17 @@ func TestFixedCostFitsSmallWindows(t *testing.T) {
 	}
 	t.Logf("system prompt + 7 tool schemas = %d tokens", a.FixedCost())
 }
+
+// TestContextTokensMatchesTheRequest: the cheap estimate the compactor
+// sees before each request is the size of the request that is then built.
+func TestContextTokensMatchesTheRequest(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	seedLog(t, f.store, f.sess.ID, 300)
+	_, err := f.store.ApplySummary(context.Background(), session.Summary{SessionID: f.sess.ID, FromSeq: 1, ToSeq: 100, Content: "x", TokenCount: 40}, nil, false)
+	require.NoError(t, err)
+	v, err := f.store.LoadView(context.Background(), f.sess.ID)
+	require.NoError(t, err)
+	_, built := f.agent.buildContext(v)
+	require.Equal(t, built, f.agent.ContextTokens(v))
+}

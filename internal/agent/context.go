@@ -34,11 +34,7 @@ type Compactor interface {
 // breaks some local models' templates), then the unsummarized messages.
 // It returns the estimated prompt size from stored counts.
 func (a *Agent) buildContext(v session.View) ([]openai.ChatCompletionMessage, int) {
-	var opts session.ContextOptions
-	if a.compactor != nil {
-		opts = a.compactor.ContextOptions()
-	}
-	c := v.Context(opts)
+	c := v.Context(a.contextOptions())
 	sys := a.opts.SystemPrompt
 	if c.Block != "" {
 		sys += "\n\n" + c.Block
@@ -51,10 +47,17 @@ func (a *Agent) buildContext(v session.View) ([]openai.ChatCompletionMessage, in
 	return out, a.fixedCost + c.Tokens
 }
 
-// ContextTokens estimates the size of the request a view makes.
+// ContextTokens estimates the size of the request a view makes, from the
+// stored counts, without building the request.
 func (a *Agent) ContextTokens(v session.View) int {
-	_, n := a.buildContext(v)
-	return n
+	return a.fixedCost + v.Tokens(a.contextOptions())
+}
+
+func (a *Agent) contextOptions() session.ContextOptions {
+	if a.compactor == nil {
+		return session.ContextOptions{}
+	}
+	return a.compactor.ContextOptions()
 }
 
 // ToOpenAI converts a logged message to the wire format.
@@ -84,8 +87,7 @@ func (t *turn) beforeRequest() error {
 	if t.a.compactor == nil {
 		return nil
 	}
-	_, est := t.a.buildContext(t.view)
-	v, err := t.a.compactor.Prepare(t.ctx, t.view, est, t.reportCompaction)
+	v, err := t.a.compactor.Prepare(t.ctx, t.view, t.a.ContextTokens(t.view), t.reportCompaction)
 	if err != nil {
 		if t.ctx.Err() != nil {
 			return ErrCanceled
