@@ -229,19 +229,30 @@ func TestIterationBound(t *testing.T) {
 	last := lastEvent(collect(f.agent.Start(context.Background(), f.sess.ID, "loop forever")))
 	require.ErrorIs(t, last.Err, ErrTooManyIterations)
 	require.Len(t, f.srv.Requests(), 5)
-	// The log still obeys the message rules: the last calls were answered.
-	f.srv.Enqueue(openaitest.Text("stopped"))
+	// The log still obeys the message rules: the last calls were answered,
+	// so the next turn's request is accepted (the server enforces them).
+	msgs, err := f.store.Messages(context.Background(), f.sess.ID, 1, 0)
+	require.NoError(t, err)
+	require.Equal(t, session.RoleTool, msgs[len(msgs)-1].Role)
+	require.NoError(t, openaitest.CheckMessageRules(f.srv.Requests()[4].Messages))
 }
 
 func TestUnknownToolIsToldToTheModel(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
+	// The real tool set: a name it does not define is answered with an
+	// error result, and the turn goes on.
+	a := New(f.store, llm.New(llm.Config{BaseURL: f.srv.URL(), APIKey: "test"}), tools.New(tools.Options{WorkDir: t.TempDir()}),
+		tokens.New("gpt-4o-mini"), Options{Model: "gpt-4o-mini", MaxIterations: 5, Window: 8192})
 	f.srv.Enqueue(openaitest.Calls(openaitest.ToolCall{Name: "Nope", Arguments: `{}`}), openaitest.Text("sorry"))
-	require.Equal(t, EventDone, lastEvent(collect(f.agent.Start(context.Background(), f.sess.ID, "x"))).Kind)
+	require.Equal(t, EventDone, lastEvent(collect(a.Start(context.Background(), f.sess.ID, "x"))).Kind)
 	reqs := f.srv.Requests()
 	tool := reqs[1].Messages[3]
 	require.Equal(t, "tool", tool.Role)
-	require.Contains(t, tool.Content, "echo: ") // echoTools answers every name; the call still got a result
+	require.Contains(t, tool.Content, "Nope")
+	msgs, err := f.store.Messages(context.Background(), f.sess.ID, 3, 3)
+	require.NoError(t, err)
+	require.True(t, msgs[0].Meta.Failed, "the result is recorded as a failure")
 }
 
 func TestProviderErrorsEndTheTurnCleanly(t *testing.T) {
