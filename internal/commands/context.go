@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/gencode/gencode/internal/session"
 )
@@ -21,7 +23,7 @@ func runHistory(ctx context.Context, r *Registry, st State, in Invocation) (Resu
 		o.Expand = n
 	}
 	if o.Search == "" && len(in.Args) > 0 && in.Args[0] == "search" {
-		o.Search = joinArgs(in.Args[1:])
+		o.Search = strings.Join(in.Args[1:], " ")
 	}
 	rep, err := History(ctx, r.deps.Store, r.deps.Search, st.SessionID, o)
 	if err != nil {
@@ -106,22 +108,11 @@ func pct(n, of int) string {
 }
 
 func parsePositive(s string) (int, error) {
-	var n int
-	if _, err := fmt.Sscanf(s, "%d", &n); err != nil || n < 1 {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
 		return 0, fmt.Errorf("%q is not a positive number", s)
 	}
 	return n, nil
-}
-
-func joinArgs(a []string) string {
-	out := ""
-	for i, s := range a {
-		if i > 0 {
-			out += " "
-		}
-		out += s
-	}
-	return out
 }
 
 // jsonString returns a top-level string field of a JSON object, or "".

@@ -76,10 +76,7 @@ func AutoNotice(rep summarize.Report) string {
 	}
 	fmt.Fprintf(&b, "%s messages %d-%d to keep the context small: %s → %s tokens. The originals stay in the log (/history --full).",
 		kind, s.FromSeq, s.ToSeq, thousands(s.TokensBefore), thousands(s.TokensAfter))
-	var bullets []string
-	for _, t := range s.Topics {
-		bullets = append(bullets, t)
-	}
+	bullets := append([]string{}, s.Topics...)
 	if n := len(s.FilesModified); n > 0 {
 		bullets = append(bullets, fmt.Sprintf("modified %d file(s): %s", n, listShort(s.FilesModified, 3)))
 	}
