@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -41,7 +40,12 @@ func runEdit(ctx context.Context, s *Set, raw json.RawMessage) output {
 	}
 	meta := Meta{FilePath: t.display}
 	fail := meta.failf
-	content, _, out := readForChange(t, true)
+	rp, err := s.open(t)
+	if err != nil {
+		return fail("Edit %s: %v", t.display, err)
+	}
+	defer rp.close()
+	content, _, out := readForChange(rp, t.display, true)
 	if out != nil {
 		return (*out).withMeta(meta)
 	}
@@ -75,10 +79,10 @@ func runEdit(ctx context.Context, s *Set, raw json.RawMessage) output {
 	if msg := s.authorize(ctx, req); msg != "" {
 		return denied(msg, meta)
 	}
-	if now, err := os.ReadFile(t.abs); err != nil || string(now) != content {
+	if now, fi, err := readRegular(rp.root, rp.name); err != nil || !fi.Mode().IsRegular() || string(now) != content {
 		return fail("%s changed while waiting for approval; Read it again and redo the edit", t.display)
 	}
-	if err := writeFileAtomic(t.abs, []byte(updated)); err != nil {
+	if err := writeAtomic(rp.root, rp.name, []byte(updated)); err != nil {
 		return fail("Edit %s: %v", t.display, err)
 	}
 	return output{text: editReport(t.display, oldS, newS, updated, spans), meta: meta}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -72,12 +71,14 @@ func runGlob(ctx context.Context, s *Set, raw json.RawMessage) output {
 	if msg := s.authorize(ctx, Request{Tool: ToolGlob, Summary: fmt.Sprintf("%s in %s", a.Pattern, t.display), Args: string(raw), Path: t.abs, OutsideWorkDir: t.outside}); msg != "" {
 		return denied(msg, meta)
 	}
-	if fi, err := os.Stat(t.abs); err != nil {
-		o := fileError(t.display, err)
-		return o.withMeta(meta)
-	} else if !fi.IsDir() {
+	dir, _, err := s.openRoot(t)
+	switch {
+	case errors.Is(err, errNotDir):
 		return fail("%s is not a directory", t.display)
+	case err != nil:
+		return fileError(t.display, err).withMeta(meta)
 	}
+	defer dir.Close()
 
 	// How deep a match can be: without ** the pattern's own depth.
 	maxDepth := -1
@@ -85,17 +86,16 @@ func runGlob(ctx context.Context, s *Set, raw json.RawMessage) output {
 		maxDepth = strings.Count(pat, "/") + 1
 	}
 	var matches []string
-	err := filepath.WalkDir(t.abs, func(p string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(dir.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable entries are skipped
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if p == t.abs {
+		if rel == "." {
 			return nil
 		}
-		rel := relSlash(t.abs, p)
 		depth := strings.Count(rel, "/") + 1
 		if d.IsDir() {
 			if skippedDir(d.Name()) && !strings.Contains(pat, d.Name()) || maxDepth >= 0 && depth >= maxDepth {
@@ -104,7 +104,7 @@ func runGlob(ctx context.Context, s *Set, raw json.RawMessage) output {
 			return nil
 		}
 		if doublestar.MatchUnvalidated(pat, rel) {
-			matches = append(matches, s.displayPath(p))
+			matches = append(matches, s.displayPath(filepath.Join(t.abs, filepath.FromSlash(rel))))
 		}
 		return nil
 	})
@@ -125,15 +125,6 @@ func runGlob(ctx context.Context, s *Set, raw json.RawMessage) output {
 		b.WriteByte('\n')
 	}
 	return output{text: strings.TrimSuffix(b.String(), "\n"), meta: meta}
-}
-
-// relSlash is p relative to root (an ancestor), with forward slashes.
-func relSlash(root, p string) string {
-	rel, err := filepath.Rel(root, p)
-	if err != nil {
-		return filepath.ToSlash(p)
-	}
-	return filepath.ToSlash(rel)
 }
 
 // includeMatcher returns a filter for Grep's include argument: a pattern

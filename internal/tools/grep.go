@@ -58,20 +58,23 @@ func runGrep(ctx context.Context, s *Set, raw json.RawMessage) output {
 	if msg := s.authorize(ctx, Request{Tool: ToolGrep, Summary: fmt.Sprintf("%s in %s", a.Pattern, t.display), Args: string(raw), Path: t.abs, OutsideWorkDir: t.outside}); msg != "" {
 		return denied(msg, meta)
 	}
-	fi, err := os.Stat(t.abs)
-	if err != nil {
-		o := fileError(t.display, err)
-		return o.withMeta(meta)
-	}
-
 	g := grepper{s: s, re: re}
+	dir, fi, err := s.openRoot(t)
 	switch {
-	case fi.Mode().IsRegular():
-		g.file(t.abs)
-	case !fi.IsDir():
+	case errors.Is(err, errNotDir) && fi.Mode().IsRegular():
+		rp, err := s.open(t)
+		if err != nil {
+			return fail("Grep %s: %v", t.display, err)
+		}
+		defer rp.close()
+		g.file(rp.root, rp.name, t.abs)
+	case errors.Is(err, errNotDir):
 		return fail("%s is not a regular file or directory", t.display)
+	case err != nil:
+		return fileError(t.display, err).withMeta(meta)
 	default:
-		err = filepath.WalkDir(t.abs, func(p string, d fs.DirEntry, err error) error {
+		defer dir.Close()
+		err = fs.WalkDir(dir.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil // unreadable entries are skipped
 			}
@@ -80,11 +83,11 @@ func runGrep(ctx context.Context, s *Set, raw json.RawMessage) output {
 			}
 			switch {
 			case d.IsDir():
-				if p != t.abs && skippedDir(d.Name()) {
+				if rel != "." && skippedDir(d.Name()) {
 					return fs.SkipDir
 				}
-			case d.Type().IsRegular() && include(relSlash(t.abs, p)):
-				g.file(p)
+			case d.Type().IsRegular() && include(rel):
+				g.file(dir, rel, filepath.Join(t.abs, filepath.FromSlash(rel)))
 			}
 			return nil
 		})
@@ -106,12 +109,16 @@ type grepper struct {
 	binary  int
 }
 
-func (g *grepper) file(p string) {
-	f, err := os.Open(p)
+// file searches name in root; abs is how its matches are named.
+func (g *grepper) file(root *os.Root, rel, abs string) {
+	f, fi, err := openExisting(root, rel)
 	if err != nil {
 		return
 	}
 	defer f.Close()
+	if !fi.Mode().IsRegular() {
+		return
+	}
 	br := bufio.NewReaderSize(f, 64<<10)
 	head, err := br.Peek(sniffBytes)
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -121,7 +128,7 @@ func (g *grepper) file(p string) {
 		g.binary++
 		return
 	}
-	name := g.s.displayPath(p)
+	name := g.s.displayPath(abs)
 	lr := lineReader{r: br, max: grepMaxLine}
 	found := false
 	for n := 1; ; n++ {

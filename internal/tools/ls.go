@@ -3,10 +3,10 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
+	"path"
 	"strings"
 )
 
@@ -23,7 +23,7 @@ type lsArgs struct {
 
 type lsNode struct {
 	name     string
-	abs      string
+	rel      string // slash-separated, below the listed directory
 	dir      bool
 	link     string // symlink target
 	skipped  bool   // a dir LS does not expand
@@ -49,15 +49,17 @@ func runLS(ctx context.Context, s *Set, raw json.RawMessage) output {
 	if msg := s.authorize(ctx, Request{Tool: ToolLS, Summary: t.display, Args: string(raw), Path: t.abs, OutsideWorkDir: t.outside}); msg != "" {
 		return denied(msg, Meta{})
 	}
-	fi, err := os.Stat(t.abs)
-	if err != nil {
+	dir, fi, err := s.openRoot(t)
+	switch {
+	case errors.Is(err, errNotDir):
+		return output{text: fmt.Sprintf("%s is a file (%s); use Read to see it", t.display, humanSize(fi.Size()))}
+	case err != nil:
 		return fileError(t.display, err)
 	}
-	if !fi.IsDir() {
-		return output{text: fmt.Sprintf("%s is a file (%s); use Read to see it", t.display, humanSize(fi.Size()))}
-	}
+	defer dir.Close()
+	fsys := dir.FS()
 
-	root := &lsNode{name: t.abs, abs: t.abs, dir: true}
+	root := &lsNode{name: t.abs, rel: ".", dir: true}
 	queue := []*lsNode{root}
 	shown := 0
 	for len(queue) > 0 && shown < lsMaxEntries {
@@ -66,7 +68,7 @@ func runLS(ctx context.Context, s *Set, raw json.RawMessage) output {
 		}
 		n := queue[0]
 		queue = queue[1:]
-		entries, err := os.ReadDir(n.abs)
+		entries, err := fs.ReadDir(fsys, n.rel)
 		n.listed, n.err = true, err
 		for i, e := range entries {
 			if shown == lsMaxEntries {
@@ -74,10 +76,10 @@ func runLS(ctx context.Context, s *Set, raw json.RawMessage) output {
 				break
 			}
 			shown++
-			c := &lsNode{name: e.Name(), abs: filepath.Join(n.abs, e.Name()), dir: e.IsDir()}
+			c := &lsNode{name: e.Name(), rel: path.Join(n.rel, e.Name()), dir: e.IsDir()}
 			switch {
 			case e.Type()&fs.ModeSymlink != 0:
-				c.link, _ = os.Readlink(c.abs)
+				c.link, _ = fs.ReadLink(fsys, c.rel)
 			case c.dir && skippedDir(c.name):
 				c.skipped = true
 			case c.dir:

@@ -34,21 +34,29 @@ func (s *Set) resolve(p string) (target, error) {
 		if err != nil {
 			return target{}, fmt.Errorf("expand ~: %w", err)
 		}
-		p = filepath.Join(home, p[1:])
+		p = home + p[1:]
 	}
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(s.workDir, p)
+		p = s.workDir + string(filepath.Separator) + p
 	}
-	lexical := filepath.Clean(p)
-	abs, err := evalSymlinksPrefix(lexical)
+	// Symlinks are followed before ".." is applied, as the kernel does:
+	// cleaning first would turn linkdir/../x into x.
+	abs, err := evalSymlinksPrefix(p)
 	if err != nil {
 		return target{}, err
 	}
 	t := target{abs: abs, display: abs, outside: !within(s.workDir, abs)}
-	// Name the path as the model wrote it (relative when it is lexically
-	// inside), so that results match its arguments; abs is what is touched.
-	if rel, ok := relInside(s.workDir, lexical); ok && !t.outside {
-		t.display = rel
+	if t.outside {
+		return t, nil
+	}
+	// Name the path as the model wrote it (relative when it is inside), so
+	// that results match its arguments; abs is what is touched. A ".."
+	// may undo a symlink, so such a path is named by where it leads.
+	t.display, _ = relInside(s.workDir, abs)
+	if !slices.Contains(splitPath(p), "..") {
+		if rel, ok := relInside(s.workDir, filepath.Clean(p)); ok {
+			t.display = rel
+		}
 	}
 	return t, nil
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"unicode/utf8"
 )
@@ -61,11 +60,16 @@ func runRead(ctx context.Context, s *Set, raw json.RawMessage) output {
 }
 
 func (s *Set) readFile(t target, offset, limit int) output {
-	// Stat before Open: opening a FIFO would block.
-	fi, err := os.Stat(t.abs)
+	rp, err := s.open(t)
+	if err != nil {
+		return failf("Read %s: %v", t.display, err)
+	}
+	defer rp.close()
+	f, fi, err := openExisting(rp.root, rp.name)
 	if err != nil {
 		return fileError(t.display, err)
 	}
+	defer f.Close()
 	switch {
 	case fi.IsDir():
 		return failf("%s is a directory; use LS to list it", t.display)
@@ -74,11 +78,6 @@ func (s *Set) readFile(t target, offset, limit int) output {
 	case fi.Size() == 0:
 		return output{text: fmt.Sprintf("%s is empty (0 bytes)", t.display)}
 	}
-	f, err := os.Open(t.abs)
-	if err != nil {
-		return fileError(t.display, err)
-	}
-	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
 	head, err := br.Peek(sniffBytes)
 	if err != nil && !errors.Is(err, io.EOF) {

@@ -14,7 +14,9 @@
 // (for Bash, at most the first and the last MiB of its output).
 //
 // Paths are confined to the working directory; see [Options] and [Set.Run]
-// for the permission rules.
+// for the permission rules. Files are reached only through an os.Root, so
+// a symlink swapped in after the permission check cannot lead a call out
+// of the directory it was allowed in.
 package tools
 
 import (
@@ -112,7 +114,8 @@ type Options struct {
 
 // Set is the tool registry of one session. It is safe for concurrent use.
 type Set struct {
-	workDir   string // absolute, cleaned, symlinks resolved
+	workDir   string   // absolute, cleaned, symlinks resolved
+	root      *os.Root // workDir, opened at New; nil if that failed (then opened per call)
 	perms     Permissions
 	asker     Asker
 	yolo      bool
@@ -144,6 +147,9 @@ func New(opts Options) *Set {
 		env:       opts.Env,
 		grants:    map[grantKey]bool{},
 	}
+	// Held for the Set's life (the finalizer closes it): the directory
+	// stays the one resolved here even if its name is later taken over.
+	s.root, _ = os.OpenRoot(s.workDir)
 	for name, m := range opts.Permissions {
 		s.perms[name] = m
 	}

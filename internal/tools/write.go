@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -35,7 +34,12 @@ func runWrite(ctx context.Context, s *Set, raw json.RawMessage) output {
 	meta := Meta{FilePath: t.display}
 	content := *a.Content
 
-	old, existed, out := readForChange(t, false)
+	rp, err := s.open(t)
+	if err != nil {
+		return failf("Write %s: %v", t.display, err).withMeta(meta)
+	}
+	defer rp.close()
+	old, existed, out := readForChange(rp, t.display, false)
 	if out != nil {
 		return (*out).withMeta(meta)
 	}
@@ -50,7 +54,7 @@ func runWrite(ctx context.Context, s *Set, raw json.RawMessage) output {
 	if msg := s.authorize(ctx, req); msg != "" {
 		return denied(msg, meta)
 	}
-	if err := writeFileAtomic(t.abs, []byte(content)); err != nil {
+	if err := writeAtomic(rp.root, rp.name, []byte(content)); err != nil {
 		o := failf("Write %s: %v", t.display, err)
 		return o.withMeta(meta)
 	}
@@ -64,75 +68,25 @@ func runWrite(ctx context.Context, s *Set, raw json.RawMessage) output {
 // readForChange reads the current content of a file about to be written.
 // A missing file is fine unless mustExist; a directory or special file is
 // not. out is non-nil when the change must stop.
-func readForChange(t target, mustExist bool) (content string, existed bool, out *output) {
-	fi, err := os.Stat(t.abs)
+func readForChange(rp rootedPath, display string, mustExist bool) (content string, existed bool, out *output) {
+	b, fi, err := readRegular(rp.root, rp.name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !mustExist:
 		return "", false, nil
 	case errors.Is(err, fs.ErrNotExist):
-		o := failf("%s does not exist; use Write to create it", t.display)
+		o := failf("%s does not exist; use Write to create it", display)
 		return "", false, &o
 	case err != nil:
-		o := fileError(t.display, err)
+		o := fileError(display, err)
 		return "", false, &o
 	case fi.IsDir():
-		o := failf("%s is a directory", t.display)
+		o := failf("%s is a directory", display)
 		return "", false, &o
 	case !fi.Mode().IsRegular():
-		o := failf("%s is not a regular file (%s)", t.display, fi.Mode().Type())
-		return "", false, &o
-	}
-	b, err := os.ReadFile(t.abs)
-	if err != nil {
-		o := fileError(t.display, err)
+		o := failf("%s is not a regular file (%s)", display, fi.Mode().Type())
 		return "", false, &o
 	}
 	return string(b), true, nil
-}
-
-// writeFileAtomic replaces path with data: a temporary file in the same
-// directory is written, synced and renamed over path, so readers see the old
-// or the new content and never a partial file. An existing file keeps its
-// permission bits; a new one gets 0644. Missing parent directories are created.
-func writeFileAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create parent directories: %w", unwrapPath(err))
-	}
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("create temporary file: %w", unwrapPath(err))
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("write: %w", unwrapPath(err))
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		return fmt.Errorf("chmod: %w", unwrapPath(err))
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("sync: %w", unwrapPath(err))
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("close: %w", unwrapPath(err))
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("rename: %w", unwrapPath(err))
-	}
-	if d, err := os.Open(dir); err == nil { // make the rename durable
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
 }
 
 func unwrapPath(err error) error {
