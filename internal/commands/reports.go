@@ -35,6 +35,8 @@ func SummaryReportMax(rep summarize.Report, limit int) *Report {
 	r.Sections = append(r.Sections, head)
 	r.Sections = appendList(r.Sections, "Key topics", s.Topics, limit)
 	r.Sections = appendList(r.Sections, fmt.Sprintf("Files modified (%d)", len(s.FilesModified)), s.FilesModified, limit)
+	r.Sections = appendList(r.Sections, fmt.Sprintf("Files created (%d)", len(s.FilesCreated)), s.FilesCreated, limit)
+	r.Sections = appendList(r.Sections, fmt.Sprintf("Files deleted (%d)", len(s.FilesDeleted)), s.FilesDeleted, limit)
 	r.Sections = appendList(r.Sections, commandsTitle(*s), s.Commands, limit)
 	r.Sections = appendList(r.Sections, fmt.Sprintf("Key decisions (%d)", len(s.KeyDecisions)), s.KeyDecisions, limit)
 	who := "written by " + s.Model
@@ -52,14 +54,17 @@ func SummaryReportMax(rep summarize.Report, limit int) *Report {
 	return r
 }
 
-// SessionFacts is a report section pair on a whole session's log: every
-// file modified and how many shell commands ran, read off the log (no LLM).
+// SessionFacts is the report sections on a whole session's log: every file
+// modified (created ones included), created and deleted, and how many shell
+// commands ran, read off the log (no LLM).
 func SessionFacts(f session.Summary, messages int) []Section {
 	secs := []Section{{Title: fmt.Sprintf("Whole session (%d messages)", messages), Lines: []string{
 		fmt.Sprintf("%d files modified, %d shell commands run (%d distinct), %d files read",
 			len(f.FilesModified), f.CommandRuns, len(f.Commands), len(f.FilesRead)),
 	}}}
-	return appendList(secs, fmt.Sprintf("Files modified in the session (%d)", len(f.FilesModified)), f.FilesModified, 0)
+	secs = appendList(secs, fmt.Sprintf("Files modified in the session (%d)", len(f.FilesModified)), f.FilesModified, 0)
+	secs = appendList(secs, fmt.Sprintf("Files created in the session (%d)", len(f.FilesCreated)), f.FilesCreated, 0)
+	return appendList(secs, fmt.Sprintf("Files deleted in the session (%d)", len(f.FilesDeleted)), f.FilesDeleted, 0)
 }
 
 // AutoNotice is the compact note shown in the chat when a background

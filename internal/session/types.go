@@ -63,6 +63,23 @@ type Meta struct {
 	// Deleted is set when the user chose delete_originals and a summary
 	// replaced this message's text.
 	Deleted bool `json:"deleted,omitempty"`
+	// Changes is what a shell command did to the files of the working
+	// directory (gencode's Bash). It is for the summaries, never sent to the
+	// model.
+	Changes *FileChanges `json:"changes,omitempty"`
+}
+
+// FileChanges is what one shell command did to files. Observed changes
+// were seen on the filesystem (the tree before against after); when the
+// tree could not be watched (too many files, too slow) Observed is false,
+// Reason says why, and the summaries read the effects from the command
+// line instead.
+type FileChanges struct {
+	Observed bool     `json:"observed"`
+	Reason   string   `json:"reason,omitempty"`
+	Created  []string `json:"created,omitempty"`  // paths relative to the working directory
+	Modified []string `json:"modified,omitempty"` // existed before, content or metadata changed
+	Deleted  []string `json:"deleted,omitempty"`
 }
 
 // Message is one entry of the log.
@@ -96,17 +113,23 @@ type ToolUsage struct {
 
 // Summary covers the closed range [FromSeq, ToSeq] of a session's log.
 type Summary struct {
-	ID              string        `json:"id"`
-	SessionID       string        `json:"session_id"`
-	FromSeq         int64         `json:"from_seq"`
-	ToSeq           int64         `json:"to_seq"`
-	Content         string        `json:"content"` // narrative (markdown)
-	Goal            string        `json:"goal,omitempty"`
-	KeyDecisions    []string      `json:"key_decisions"`
-	Topics          []string      `json:"topics"`
-	CurrentState    string        `json:"current_state,omitempty"`
-	NextSteps       []string      `json:"next_steps,omitempty"`
-	FilesModified   []string      `json:"files_modified"`
+	ID            string   `json:"id"`
+	SessionID     string   `json:"session_id"`
+	FromSeq       int64    `json:"from_seq"`
+	ToSeq         int64    `json:"to_seq"`
+	Content       string   `json:"content"` // narrative (markdown)
+	Goal          string   `json:"goal,omitempty"`
+	KeyDecisions  []string `json:"key_decisions"`
+	Topics        []string `json:"topics"`
+	CurrentState  string   `json:"current_state,omitempty"`
+	NextSteps     []string `json:"next_steps,omitempty"`
+	FilesModified []string `json:"files_modified"` // net: changed and still there, created ones included
+	FilesCreated  []string `json:"files_created,omitempty"`
+	FilesDeleted  []string `json:"files_deleted,omitempty"`
+	// FilesReverted are files a revert (git checkout --, git restore) put
+	// back to their committed state: earlier summaries' changes to them are
+	// undone when summaries merge.
+	FilesReverted   []string      `json:"files_reverted,omitempty"`
 	FilesRead       []string      `json:"files_read"`
 	ToolsUsed       []ToolUsage   `json:"tools_used"`
 	Commands        []string      `json:"commands"`     // distinct, in order

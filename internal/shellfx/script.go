@@ -10,7 +10,7 @@ import (
 // (python3 apply_fix.py), not everything a program can do.
 var (
 	pyAssignRe = regexp.MustCompile(`(?m)^\s*([A-Za-z_]\w*)\s*=\s*(?:Path\(\s*)?[rbuf]?(['"])([^'"\n]+)['"]\s*\)?\s*$`)
-	pyOpenRe   = regexp.MustCompile(`\bopen\(\s*(?:[rbuf]?(['"])([^'"\n]+)['"]|([A-Za-z_]\w*))\s*,\s*(?:mode\s*=\s*)?[rbf]?['"]([rwxab+t]+)['"]`)
+	pyOpenRe   = regexp.MustCompile(`\bopen\(\s*(?:[rbuf]?(['"])([^'"\n]+)['"]|([A-Za-z_]\w*))\s*(?:,\s*(?:mode\s*=\s*)?[rbf]?['"]([rwxab+t]+)['"])?\s*[,)]`)
 	pyPathRe   = regexp.MustCompile(`(?:Path\(\s*[rbuf]?['"]([^'"\n]+)['"]\s*\)|\b([A-Za-z_]\w*))\.(write_text|write_bytes|open\(\s*['"][wax])`)
 	pyRemoveRe = regexp.MustCompile(`\b(?:os\.remove|os\.unlink|shutil\.rmtree)\(\s*(?:[rbuf]?['"]([^'"\n]+)['"]|([A-Za-z_]\w*))\s*\)`)
 	pyRenameRe = regexp.MustCompile(`\b(?:os\.rename|os\.replace|shutil\.move)\(\s*[rbuf]?['"]([^'"\n]+)['"]\s*,\s*[rbuf]?['"]([^'"\n]+)['"]`)
@@ -33,6 +33,7 @@ func ScanScript(lang, source string) []Op {
 		for _, m := range pyAssignRe.FindAllStringSubmatch(source, -1) {
 			vars[m[1]] = m[3]
 		}
+		read := map[string]bool{} // a file read and then written is changed, not new
 		for _, m := range pyOpenRe.FindAllStringSubmatch(source, -1) {
 			p := m[2]
 			if p == "" {
@@ -41,10 +42,14 @@ func ScanScript(lang, source string) []Op {
 			mode := m[4]
 			switch {
 			case p == "":
+			case strings.ContainsAny(mode, "wx") && read[p]:
+				ops = append(ops, Op{Kind: Modify, Path: p})
 			case strings.ContainsAny(mode, "wx"):
 				ops = append(ops, Op{Kind: Write, Path: p})
 			case strings.ContainsAny(mode, "a+"):
 				ops = append(ops, Op{Kind: Modify, Path: p})
+			default:
+				read[p] = true
 			}
 		}
 		for _, m := range pyPathRe.FindAllStringSubmatch(source, -1) {

@@ -75,6 +75,9 @@ type Op struct {
 	// CurrentFile marks an edit of the file an editor has open (SWE-agent's
 	// edit and insert): Path is empty, the session knows which file it is.
 	CurrentFile bool
+	// Dir is the shell's directory when a Run starts ("" when unknown): a
+	// script's relative paths resolve against it.
+	Dir string
 }
 
 func (o Op) String() string {
@@ -129,6 +132,9 @@ type walker struct {
 func (w *walker) add(op Op) {
 	if op.Path == "" && !op.CurrentFile && !(op.Kind == Run && op.Content != "") {
 		return
+	}
+	if op.Kind == Run && !w.unknownDir {
+		op.Dir = w.dir
 	}
 	w.ops = append(w.ops, op)
 }

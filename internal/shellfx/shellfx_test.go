@@ -220,7 +220,7 @@ func TestScanScript(t *testing.T) {
 		want            []string
 	}{
 		{"open w and a", "python", "with open('requests/models.py', 'w') as f:\n    f.write(s)\nopen(\"log.txt\", mode='a')\nopen('r.txt')", []string{"write requests/models.py", "modify log.txt"}},
-		{"variable path", "python", "path = 'src/app/views.py'\ncontent = open(path).read()\nwith open(path, 'w') as f:\n    f.write(content.replace('a', 'b'))", []string{"write src/app/views.py"}},
+		{"variable path", "python", "path = 'src/app/views.py'\ncontent = open(path).read()\nwith open(path, 'w') as f:\n    f.write(content.replace('a', 'b'))", []string{"modify src/app/views.py"}},
 		{"pathlib", "python", "from pathlib import Path\nPath('c.txt').write_text('x')\np = Path('d.txt')\np.write_text('y')", []string{"write c.txt", "write d.txt"}},
 		{"remove and rename", "python", "os.remove('tmp.txt')\nos.rename('a.py', 'b.py')", []string{"delete tmp.txt", "rename a.py -> b.py"}},
 		{"node", "node", "const fs = require('fs');\nfs.writeFileSync('dist/out.js', code);\nfs.appendFileSync(\"log\", s);\nfs.unlinkSync(`old.js`)", []string{"write dist/out.js", "modify log", "delete old.js"}},

@@ -3,10 +3,12 @@ package summarize
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"regexp"
 	"strings"
 
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/shellfx"
 )
 
 // Limits of the deterministic extraction. They bound single entries, never
@@ -45,7 +47,8 @@ func extract(msgs []session.Message, preserveSystem bool) session.Summary {
 			results[m.ToolCallID] = m
 		}
 	}
-	files, reads, cmds := newOrderedSet(), newOrderedSet(), newOrderedSet()
+	ft := newFileTracker()
+	cmds := newOrderedSet()
 	usage := map[string]*toolStats{}
 	var order []string
 	use := func(name string) *toolStats {
@@ -76,28 +79,25 @@ func extract(msgs []session.Message, preserveSystem bool) session.Summary {
 				res, ok := results[c.ID]
 				answered[c.ID] = true
 				kind, paths, cmd := classify(c.Name, c.Arguments)
-				if ok && res.Meta.FilePath != "" && len(paths) == 0 {
+				if ok && res.Meta.FilePath != "" && (len(paths) == 0 || kind == callModify || kind == callRead) {
+					// gencode's own tools record the path relative to the
+					// working directory: the form the shell's changes use.
 					paths = []string{res.Meta.FilePath}
 				}
 				if ok && res.Meta.Command != "" && cmd == "" && kind == callCommand {
 					cmd = res.Meta.Command
 				}
 				failed := ok && (res.Meta.Failed || res.Meta.Denied || res.Meta.ExitCode != nil && *res.Meta.ExitCode != 0)
-				switch kind {
-				case callModify:
-					if !(ok && (res.Meta.Denied || res.Meta.Failed)) {
-						files.add(paths...)
-					}
-				case callRead:
-					reads.add(paths...)
-				case callCommand:
-					if cmd != "" && !(ok && res.Meta.Denied) {
-						cmds.add(clip(cmd, maxCommandChars))
-						sum.CommandRuns++
-					}
+				denied := ok && res.Meta.Denied
+				ft.call(c.Name, c.Arguments, kind, paths, cmd, res, ok)
+				if kind == callCommand && cmd != "" && !denied {
+					cmds.add(clip(cmd, maxCommandChars))
+					sum.CommandRuns++
 				}
 				use(c.Name).add(describeUse(paths, cmd, res, ok), failed)
 			}
+		case session.RoleTool:
+			ft.result(m)
 		}
 	}
 	// Results whose call is outside the range or was never logged (an
@@ -115,19 +115,18 @@ func extract(msgs []session.Message, preserveSystem bool) session.Summary {
 		}
 		args, _ := json.Marshal(map[string]string{"file_path": m.Meta.FilePath, "command": m.Meta.Command})
 		kind, paths, cmd := classify(name, string(args))
-		switch {
-		case kind == callModify && !m.Meta.Failed && !m.Meta.Denied:
-			files.add(paths...)
-		case kind == callRead:
-			reads.add(paths...)
-		case kind == callCommand && cmd != "" && !m.Meta.Denied:
+		ft.call(name, string(args), kind, paths, cmd, m, true)
+		if kind == callCommand && cmd != "" && !m.Meta.Denied {
 			cmds.add(clip(cmd, maxCommandChars))
 			sum.CommandRuns++
 		}
 		use(name).add(describeUse(paths, cmd, m, true), m.Meta.Failed)
 	}
-	sum.FilesModified = files.items
-	sum.FilesRead = reads.items
+	sum.FilesModified = ft.ledger.Modified()
+	sum.FilesCreated = ft.ledger.Created()
+	sum.FilesDeleted = ft.ledger.Deleted()
+	sum.FilesReverted = ft.ledger.Reverted()
+	sum.FilesRead = ft.ledger.Read()
 	sum.Commands = cmds.items
 	for _, name := range order {
 		u := usage[name]
@@ -135,6 +134,281 @@ func extract(msgs []session.Message, preserveSystem bool) session.Summary {
 	}
 	sum.KeyDecisions = keywordDecisions(msgs)
 	return sum
+}
+
+// fileTracker follows what the calls of a range did to files, in order,
+// and folds it into the net effect: gencode's observed shell changes as
+// they are; other shell commands parsed (shellfx), scripts the session
+// wrote scanned when they run; edit tools of every agent; diffs shown in
+// any result.
+type fileTracker struct {
+	ledger *shellfx.Ledger
+	// contents holds what the log shows of files (written, created, shown):
+	// a script run later is scanned for the files it writes.
+	contents map[string]string
+	// dir is the agent's shell directory when its results say it
+	// ("(Current directory: /repo)", SWE-agent); "" when unknown.
+	dir string
+	// open is the file the agent's editor has open (SWE-agent's open,
+	// create, edit), for the edits that name no file.
+	open string
+}
+
+func newFileTracker() *fileTracker {
+	return &fileTracker{ledger: shellfx.NewLedger(), contents: map[string]string{}}
+}
+
+var (
+	// currentDirRe and openFileRe read SWE-agent's prompt lines.
+	currentDirRe = regexp.MustCompile(`\(Current directory: ([^)\n]+)\)`)
+	openFileRe   = regexp.MustCompile(`\[File: ([^\]\n]+?) \(\d+ lines total\)\]`)
+	// rejectedRe finds the results of edits that were refused and changed
+	// nothing (SWE-agent's lint gate, OpenHands' and Claude Code's
+	// no-match errors, a patch that did not apply).
+	rejectedRe = regexp.MustCompile(`(?i)(your proposed edit has introduced new syntax error|no replacement was performed|did not appear verbatim|string to replace not found|<tool_use_error>|multiple occurrences of old_str|failed to find (?:expected lines|context)|^error: patch failed|^invalid patch|file has not been read yet|edit was not applied|^error: (?:invalid|file|the path))`)
+	// lineNumberRe is the line-number gutter of a file shown by a read tool.
+	lineNumberRe = regexp.MustCompile(`(?m)^ *\d+(?:→|:|\t)`)
+)
+
+// rejected says whether an edit's result says nothing was changed.
+func rejected(res session.Message) bool {
+	head := res.Text()
+	if len(head) > 600 {
+		head = head[:600]
+	}
+	return rejectedRe.MatchString(strings.TrimSpace(head))
+}
+
+// result reads the hints a tool result gives about the shell (directory,
+// open file).
+func (t *fileTracker) result(m session.Message) {
+	text := m.Text()
+	if d := currentDirRe.FindAllStringSubmatch(text, -1); len(d) > 0 {
+		t.dir = strings.TrimSpace(d[len(d)-1][1])
+	}
+	if f := openFileRe.FindStringSubmatch(text); f != nil {
+		t.open = strings.TrimSpace(f[1])
+	}
+}
+
+// resolve joins a relative path to the shell directory the results name.
+func (t *fileTracker) resolve(p string) string {
+	if p == "" || path.IsAbs(p) || strings.HasPrefix(p, "~") || t.dir == "" {
+		return p
+	}
+	return path.Join(t.dir, p)
+}
+
+// call folds one tool call and its result in.
+func (t *fileTracker) call(name, arguments string, kind callKind, paths []string, cmd string, res session.Message, haveResult bool) {
+	if haveResult && (res.Meta.Denied || res.Meta.Interrupted && res.Meta.Failed) {
+		return // not run
+	}
+	switch kind {
+	case callRead:
+		for _, p := range paths {
+			t.ledger.Apply(shellfx.Op{Kind: shellfx.Read, Path: p})
+			if haveResult && !res.Meta.Failed {
+				t.remember(p, res.Text(), false)
+			}
+			t.open = p
+		}
+	case callModify:
+		if haveResult && (res.Meta.Failed || rejected(res)) {
+			return
+		}
+		t.edit(name, arguments, paths, res, haveResult)
+	case callCommand:
+		if cmd != "" {
+			t.shell(cmd, res, haveResult)
+		}
+	}
+	if haveResult {
+		t.diffs(res.Text())
+	}
+}
+
+// edit folds in an edit tool's call: Write/Edit/MultiEdit/NotebookEdit,
+// str_replace_editor, apply_patch, SWE-agent's create and edit.
+func (t *fileTracker) edit(name, arguments string, paths []string, res session.Message, haveResult bool) {
+	args := parseArgs(arguments)
+	n := strings.ToLower(name)
+	if strings.Contains(n, "patch") {
+		for _, k := range []string{"patch", "input", "diff"} {
+			if p := stringArg(args, k); p != "" {
+				if files := shellfx.DiffFiles(p); len(files) > 0 {
+					for _, f := range files {
+						t.ledger.Apply(shellfx.Op{Kind: f.Kind, Path: t.resolve(f.Path), To: t.resolve(f.To)})
+					}
+					return
+				}
+			}
+		}
+	}
+	if len(paths) == 0 && haveResult { // SWE-agent's edit: the file its result shows
+		if f := openFileRe.FindStringSubmatch(res.Text()); f != nil {
+			paths = []string{strings.TrimSpace(f[1])}
+		} else if t.open != "" {
+			paths = []string{t.open}
+		}
+	}
+	sub := strings.ToLower(stringArg(args, "command"))
+	for _, p := range paths {
+		kind := shellfx.Modify
+		switch {
+		case sub == "create" || n == "create" || n == "create_file":
+			kind = shellfx.Create
+		case n == "write" || strings.Contains(n, "write"):
+			kind = shellfx.Write
+			if haveResult {
+				// gencode: "Created x" / "Overwrote x"; Claude Code: "File
+				// created successfully" / "has been updated".
+				switch head := strings.ToLower(firstLine(res.Text(), 200)); {
+				case strings.Contains(head, "created"):
+					kind = shellfx.Create
+				case strings.Contains(head, "overwrote") || strings.Contains(head, "updated"):
+					kind = shellfx.Modify
+				}
+			}
+		}
+		t.ledger.Apply(shellfx.Op{Kind: kind, Path: p})
+		t.open = p
+		// Keep what the file holds now, for a script run later.
+		content := ""
+		for _, k := range []string{"content", "file_text", "contents", "text"} {
+			if c, ok := args[k].(string); ok {
+				content = c
+				break
+			}
+		}
+		old, oldOK := args["old_string"].(string)
+		repl, replOK := args["new_string"].(string)
+		if !oldOK {
+			old, oldOK = args["old_str"].(string)
+			repl, replOK = args["new_str"].(string)
+		}
+		switch {
+		case kind != shellfx.Modify && content != "" || kind == shellfx.Write:
+			t.contents[p] = content
+		case oldOK && replOK:
+			cur, known := t.contents[p]
+			if known && old != "" && strings.Contains(cur, old) {
+				t.contents[p] = strings.Replace(cur, old, repl, 1)
+			} else if old == "" && (!known || cur == "") {
+				t.contents[p] = repl
+			}
+		}
+	}
+}
+
+// remember keeps a file's content as a result showed it, unless the log
+// already holds it.
+func (t *fileTracker) remember(p, shown string, override bool) {
+	if _, known := t.contents[p]; known && !override {
+		return
+	}
+	t.contents[p] = lineNumberRe.ReplaceAllString(shown, "")
+}
+
+// shell folds in a shell command: observed changes when gencode saw them,
+// else what the command line says.
+func (t *fileTracker) shell(cmd string, res session.Message, haveResult bool) {
+	ch := res.Meta.Changes
+	observed := haveResult && ch != nil && ch.Observed
+	if observed {
+		t.ledger.Observe(ch.Created, ch.Modified, ch.Deleted)
+	}
+	e, err := shellfx.Parse(cmd, t.dir)
+	if err != nil {
+		return
+	}
+	var reads []string
+	for _, op := range e.Ops {
+		if op.CurrentFile {
+			op.Path = t.open
+			if haveResult {
+				if f := openFileRe.FindStringSubmatch(res.Text()); f != nil {
+					op.Path = strings.TrimSpace(f[1])
+				}
+			}
+			if haveResult && rejected(res) {
+				continue
+			}
+		}
+		if op.Path == "" && op.Kind != shellfx.Run {
+			continue
+		}
+		switch op.Kind {
+		case shellfx.Read:
+			reads = append(reads, op.Path)
+			t.ledger.Apply(op)
+			continue
+		case shellfx.Run:
+			if !observed {
+				t.run(op)
+			}
+			continue
+		}
+		if op.Kind == shellfx.Create || op.Kind == shellfx.Write {
+			t.contents[op.Path] = op.Content
+			t.open = op.Path
+		}
+		if !observed {
+			t.ledger.Apply(op)
+		}
+	}
+	// cat FILE shows the file: a script run later can be scanned.
+	if len(reads) == 1 && haveResult && !res.Meta.Failed {
+		t.remember(reads[0], res.Text(), false)
+	}
+}
+
+// run scans a script the session wrote or showed for the files it writes.
+func (t *fileTracker) run(op shellfx.Op) {
+	src, lang := op.Content, op.Lang
+	if src == "" {
+		c, ok := t.contents[op.Path]
+		if !ok {
+			return
+		}
+		src = c
+	}
+	for _, w := range shellfx.ScanScript(lang, src) {
+		w.Path = joinDir(op.Dir, w.Path)
+		if w.To != "" {
+			w.To = joinDir(op.Dir, w.To)
+		}
+		t.ledger.Apply(w)
+	}
+}
+
+func joinDir(dir, p string) string {
+	if dir == "" || path.IsAbs(p) || strings.HasPrefix(p, "~") {
+		return path.Clean(p)
+	}
+	return path.Join(dir, p)
+}
+
+// diffs folds in the files a diff in a result names (git diff, git show,
+// a submitted patch): each is changed, unless the ledger already says so.
+func (t *fileTracker) diffs(text string) {
+	if !strings.Contains(text, "+++ ") && !strings.Contains(text, "*** ") {
+		return
+	}
+	known := map[string]bool{}
+	for _, p := range t.ledger.Modified() {
+		known[p] = true
+	}
+	for _, p := range t.ledger.Deleted() {
+		known[p] = true
+	}
+	for _, f := range shellfx.DiffFiles(text) {
+		p := t.resolve(f.Path)
+		if known[p] || f.Kind == shellfx.Rename && known[t.resolve(f.To)] {
+			continue
+		}
+		t.ledger.Apply(shellfx.Op{Kind: f.Kind, Path: p, To: t.resolve(f.To)})
+	}
 }
 
 // Facts returns the deterministic facts of a range of the log, as a
@@ -432,8 +706,27 @@ func union(sums []session.Summary) session.Summary {
 	var out session.Summary
 	counts := map[string]*session.ToolUsage{}
 	var order []string
+	files := shellfx.NewLedger()
 	for _, s := range sums {
-		out.FilesModified = appendNew(out.FilesModified, s.FilesModified...)
+		// Replay each summary's net effect, oldest first: a file created in
+		// one and deleted in a later one is gone from both lists.
+		for _, p := range s.FilesReverted {
+			files.Apply(shellfx.Op{Kind: shellfx.Revert, Path: p})
+		}
+		created := map[string]bool{}
+		for _, p := range s.FilesCreated {
+			created[p] = true
+		}
+		for _, p := range s.FilesModified {
+			kind := shellfx.Modify
+			if created[p] {
+				kind = shellfx.Create
+			}
+			files.Apply(shellfx.Op{Kind: kind, Path: p})
+		}
+		for _, p := range s.FilesDeleted {
+			files.Apply(shellfx.Op{Kind: shellfx.Delete, Path: p})
+		}
 		out.FilesRead = appendNew(out.FilesRead, s.FilesRead...)
 		out.Commands = appendNew(out.Commands, s.Commands...)
 		out.CommandRuns += s.CommandRuns
@@ -464,6 +757,10 @@ func union(sums []session.Summary) session.Summary {
 	for _, t := range order {
 		out.ToolsUsed = append(out.ToolsUsed, *counts[t])
 	}
+	out.FilesModified = files.Modified()
+	out.FilesCreated = files.Created()
+	out.FilesDeleted = files.Deleted()
+	out.FilesReverted = files.Reverted()
 	return out
 }
 

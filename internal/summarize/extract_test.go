@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -246,19 +248,53 @@ func TestExtractRealSessions(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(f), ".openai.jsonl")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			var truth struct {
-				Files    []string `json:"files_written_or_edited"`
-				Commands []string `json:"shell_command_list"`
-			}
-			b, err := os.ReadFile(filepath.Join(dir, name+".ground_truth.json"))
-			require.NoError(t, err)
-			require.NoError(t, json.Unmarshal(b, &truth))
+			truth := readTruth(t, filepath.Join(dir, name+".ground_truth.json"))
 			l := importSession(t, openStore(t), f)
 			sum := extract(l.allMessages(), true)
-			require.Subset(t, sum.FilesModified, truth.Files)
+			require.Subset(t, sum.FilesModified, truth.modified())
+			for _, f := range truth.FinalPatch {
+				require.True(t, slices.ContainsFunc(sum.FilesModified, endsWithPath(f)), "%s of the final patch is not in %q", f, sum.FilesModified)
+			}
+			for _, f := range truth.DeletedByShell {
+				require.False(t, slices.ContainsFunc(sum.FilesModified, endsWithPath(f)), "%s was removed in the session, yet listed in %q", f, sum.FilesModified)
+			}
 			require.Subset(t, sum.Commands, truth.Commands)
 		})
 	}
+}
+
+// groundTruth is what a recorded session's ground_truth.json says.
+type groundTruth struct {
+	Files          []string `json:"files_written_or_edited"`
+	Commands       []string `json:"shell_command_list"`
+	DeletedByShell []string `json:"files_deleted_by_shell"`
+	FinalPatch     []string `json:"final_patch_files"`
+}
+
+func readTruth(t *testing.T, file string) groundTruth {
+	t.Helper()
+	var truth groundTruth
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &truth))
+	return truth
+}
+
+// modified is the net effect: the files written or edited, less those the
+// session removed again.
+func (g groundTruth) modified() []string {
+	var out []string
+	for _, f := range g.Files {
+		if !slices.ContainsFunc(g.DeletedByShell, func(d string) bool { return endsWithPath(d)(f) }) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// endsWithPath matches p itself or a path ending in /p.
+func endsWithPath(p string) func(string) bool {
+	return func(s string) bool { return s == p || strings.HasSuffix(s, "/"+p) }
 }
 
 // TestRealSessionAgainstTheReference summarizes the first 132 messages of a
@@ -305,4 +341,109 @@ func TestRealSessionAgainstTheReference(t *testing.T) {
 	}
 	require.NotEmpty(t, sum.Commands)
 	require.Contains(t, sum.Commands, "bd show spotter-dov")
+}
+
+// logOf builds a log from calls and their results.
+type fxCall struct {
+	name, args, result string
+	meta               session.Meta
+}
+
+func logOf(calls ...fxCall) []session.Message {
+	msgs := []session.Message{msg(session.RoleUser, "fix it")}
+	for i, c := range calls {
+		id := fmt.Sprintf("c%d", i)
+		msgs = append(msgs, session.Message{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: id, Name: c.name, Arguments: c.args}}})
+		msgs = append(msgs, session.Message{Role: session.RoleTool, ToolCallID: id, Name: c.name, Content: c.result, Meta: c.meta})
+	}
+	return msgs
+}
+
+func bash(command, result string) fxCall {
+	b, _ := json.Marshal(map[string]string{"command": command})
+	return fxCall{name: "Bash", args: string(b), result: result}
+}
+
+// TestExtractShellChanges: files changed only through the shell, in an
+// imported session (no observation), are read from the commands: in-place
+// edits, redirections, a script the session wrote, renames and removals,
+// with the net effect.
+func TestExtractShellChanges(t *testing.T) {
+	t.Parallel()
+	sum := extract(logOf(
+		bash("sed -i 's/a/A/' a.txt", ""),
+		bash(`printf 'b\n' > b.txt`, ""),
+		bash("cat > gen.py <<'EOF'\nfor name in ['c.txt', 'd.txt']:\n    pass\nopen('c.txt', 'w').write('c')\nwith open(\"d.txt\", \"w\") as f:\n    f.write('d')\nEOF", ""),
+		bash("python3 gen.py", ""),
+		bash("mv b.txt e.txt", ""),
+		bash("rm c.txt d0.txt", ""),
+		bash("cat notes.md && grep -n TODO main.go", ""),
+	), true)
+	require.Equal(t, []string{"a.txt", "gen.py", "d.txt", "e.txt"}, sum.FilesModified)
+	require.Equal(t, []string{"gen.py", "d.txt", "e.txt"}, sum.FilesCreated)
+	require.Equal(t, []string{"d0.txt"}, sum.FilesDeleted)
+	require.Equal(t, []string{"notes.md", "main.go"}, sum.FilesRead)
+}
+
+// TestExtractOtherAgents: the vocabularies of other agents on import, a
+// script fixed through a file shown earlier, diffs in results, and edits
+// that were refused.
+func TestExtractOtherAgents(t *testing.T) {
+	t.Parallel()
+	sum := extract(logOf(
+		// SWE-agent: edit names no file; the open one, or its result's.
+		bash("open src/models.py", "[File: /repo/src/models.py (300 lines total)]\n(Current directory: /repo)"),
+		bash("edit 10:12\n    x = 1\nend_of_edit", "Your proposed edit has introduced new syntax error(s)."),
+		bash("edit 10:12\n    x = 1\nend_of_edit", "[File: /repo/src/models.py (301 lines total)]\n(Current directory: /repo)"),
+		bash("create reproduce.py", "[File: /repo/reproduce.py (1 lines total)]\n(Current directory: /repo)"),
+		bash("rm reproduce.py", "(Current directory: /repo)"),
+		// OpenHands' editor; a refused replacement changes nothing.
+		fxCall{name: "str_replace_editor", args: `{"command":"str_replace","path":"/repo/a.py","old_str":"x","new_str":"y"}`, result: "ERROR:\nNo replacement was performed, old_str `x` did not appear verbatim in /repo/a.py."},
+		fxCall{name: "str_replace_editor", args: `{"command":"create","path":"/repo/fix.py","file_text":"p = 'lib/core.py'\ns = open(p).read()\nwith open(p, 'w') as f:\n    f.write(s)\n"}`, result: "File created successfully at: /repo/fix.py"},
+		fxCall{name: "execute_bash", args: `{"command":"cd /repo && python fix.py"}`, result: ""},
+		// Codex.
+		fxCall{name: "apply_patch", args: `{"input":"*** Begin Patch\n*** Add File: docs/new.md\n+x\n*** Delete File: old.md\n*** End Patch"}`, result: "Done"},
+		// Claude Code's Edit that found nothing.
+		fxCall{name: "Edit", args: `{"file_path":"/repo/b.py","old_string":"q","new_string":"r"}`, result: "<tool_use_error>String to replace not found in file.</tool_use_error>"},
+		// A submitted patch names a file changed in a way the log did not show.
+		fxCall{name: "submit", args: `{}`, result: "diff --git a/src/util.py b/src/util.py\n--- a/src/util.py\n+++ b/src/util.py\n@@ -1 +1 @@\n-a\n+b\n"},
+	), true)
+	require.Equal(t, []string{"/repo/src/models.py", "/repo/fix.py", "/repo/lib/core.py", "/repo/docs/new.md", "/repo/src/util.py"}, sum.FilesModified)
+	require.Equal(t, []string{"/repo/fix.py", "/repo/docs/new.md"}, sum.FilesCreated)
+	require.Equal(t, []string{"/repo/old.md"}, sum.FilesDeleted)
+}
+
+// TestExtractObservedChanges: gencode's Bash records what it saw on the
+// filesystem; that is the truth, whatever the command line says.
+func TestExtractObservedChanges(t *testing.T) {
+	t.Parallel()
+	c := bash("./build.sh && rm -f out.log", "")
+	c.meta = session.Meta{Tool: "Bash", Command: "./build.sh && rm -f out.log", Changes: &session.FileChanges{
+		Observed: true, Created: []string{"dist/app"}, Modified: []string{"version.txt"}, Deleted: []string{"out.log"}}}
+	sum := extract(logOf(c), true)
+	require.Equal(t, []string{"dist/app", "version.txt"}, sum.FilesModified)
+	require.Equal(t, []string{"dist/app"}, sum.FilesCreated)
+	require.Equal(t, []string{"out.log"}, sum.FilesDeleted)
+}
+
+// TestUnionNetEffect: merged summaries keep the net effect across their
+// ranges: created in one and removed in a later one is gone; a revert in
+// a later range undoes an earlier change; a rename is old -> new.
+func TestUnionNetEffect(t *testing.T) {
+	t.Parallel()
+	first := extract(logOf(
+		bash("echo x > tmp.py && sed -i 's/a/b/' keep.py reverted.py", ""),
+		bash("echo y > old_name.py", ""),
+	), true)
+	second := extract(logOf(
+		bash("rm tmp.py && git checkout -- reverted.py && mv old_name.py new_name.py && rm gone.py", ""),
+	), true)
+	u := union([]session.Summary{first, second})
+	require.Equal(t, []string{"keep.py", "new_name.py"}, u.FilesModified)
+	require.Equal(t, []string{"new_name.py"}, u.FilesCreated)
+	require.Equal(t, []string{"gone.py"}, u.FilesDeleted)
+	// Merging again keeps it.
+	third := extract(logOf(bash("git checkout -- keep.py", "")), true)
+	u = union([]session.Summary{u, third})
+	require.Equal(t, []string{"new_name.py"}, u.FilesModified)
 }
