@@ -15,7 +15,7 @@ import (
 )
 
 const (
-	globDescription = "Find files by glob pattern; ** matches any number of directories (e.g. **/*.go, src/*.{ts,tsx}). Returns paths sorted by name, at most 200, and how many more matched. Skips .git and node_modules unless the pattern names them; symlinks are not followed. path: directory to search (default: working directory)."
+	globDescription = "Find files by glob pattern; ** matches any number of directories (e.g. **/*.go, src/*.{ts,tsx}). Returns paths sorted by name, at most 200, and how many more matched. Skips .git and node_modules unless the pattern names them, and files ignored by .gitignore; symlinks are not followed. path: directory to search (default: working directory)."
 	globSchema      = `{"type":"object","properties":{"pattern":{"type":"string"},"path":{"type":"string"}},"required":["pattern"]}`
 
 	globMaxResults = 200
@@ -86,6 +86,7 @@ func runGlob(ctx context.Context, s *Set, raw json.RawMessage) output {
 		maxDepth = strings.Count(pat, "/") + 1
 	}
 	var matches []string
+	ig := s.newIgnorer(t)
 	err = fs.WalkDir(dir.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable entries are skipped
@@ -94,16 +95,18 @@ func runGlob(ctx context.Context, s *Set, raw json.RawMessage) output {
 			return ctx.Err()
 		}
 		if rel == "." {
+			ig.enter(dir, rel)
 			return nil
 		}
 		depth := strings.Count(rel, "/") + 1
 		if d.IsDir() {
-			if skippedDir(d.Name()) && !strings.Contains(pat, d.Name()) || maxDepth >= 0 && depth >= maxDepth {
+			if skippedDir(d.Name()) && !strings.Contains(pat, d.Name()) || maxDepth >= 0 && depth >= maxDepth || ig.ignored(rel, true) {
 				return fs.SkipDir
 			}
+			ig.enter(dir, rel)
 			return nil
 		}
-		if doublestar.MatchUnvalidated(pat, rel) {
+		if doublestar.MatchUnvalidated(pat, rel) && !ig.ignored(rel, false) {
 			matches = append(matches, s.displayPath(filepath.Join(t.abs, filepath.FromSlash(rel))))
 		}
 		return nil
@@ -112,7 +115,7 @@ func runGlob(ctx context.Context, s *Set, raw json.RawMessage) output {
 		return fail("Glob canceled: %v", err)
 	}
 	if len(matches) == 0 {
-		return output{text: fmt.Sprintf("no files match %s in %s", a.Pattern, t.display), meta: meta}
+		return output{text: fmt.Sprintf("no files match %s in %s%s", a.Pattern, t.display, ig.note()), meta: meta}
 	}
 	slices.Sort(matches)
 	var b strings.Builder

@@ -15,7 +15,7 @@ import (
 )
 
 const (
-	grepDescription = "Search file contents with a Go (RE2) regular expression; use (?i) to ignore case. Prints file:line:text, at most 200 matches, and how many more there were. Skips binary files, symlinks, .git and node_modules. path: file or directory (default: working directory). include: glob filter, e.g. *.go or src/**/*.{ts,tsx}."
+	grepDescription = "Search file contents with a Go (RE2) regular expression; use (?i) to ignore case. Prints file:line:text, at most 200 matches, and how many more there were. Skips binary files, symlinks, .git, node_modules and files ignored by .gitignore. path: file or directory (default: working directory). include: glob filter, e.g. *.go or src/**/*.{ts,tsx}."
 	grepSchema      = `{"type":"object","properties":{"pattern":{"type":"string"},"path":{"type":"string"},"include":{"type":"string"}},"required":["pattern"]}`
 
 	grepMaxMatches  = 200
@@ -74,6 +74,7 @@ func runGrep(ctx context.Context, s *Set, raw json.RawMessage) output {
 		return fileError(t.display, err).withMeta(meta)
 	default:
 		defer dir.Close()
+		ig := s.newIgnorer(t)
 		err = fs.WalkDir(dir.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil // unreadable entries are skipped
@@ -83,10 +84,11 @@ func runGrep(ctx context.Context, s *Set, raw json.RawMessage) output {
 			}
 			switch {
 			case d.IsDir():
-				if rel != "." && skippedDir(d.Name()) {
+				if rel != "." && (skippedDir(d.Name()) || ig.ignored(rel, true)) {
 					return fs.SkipDir
 				}
-			case d.Type().IsRegular() && include(rel):
+				ig.enter(dir, rel)
+			case d.Type().IsRegular() && include(rel) && !ig.ignored(rel, false):
 				g.file(dir, rel, filepath.Join(t.abs, filepath.FromSlash(rel)))
 			}
 			return nil
@@ -94,6 +96,7 @@ func runGrep(ctx context.Context, s *Set, raw json.RawMessage) output {
 		if err != nil {
 			return fail("Grep canceled: %v", err)
 		}
+		g.ignored = ig.note()
 	}
 	return output{text: g.report(a.Pattern, t.display), meta: meta}
 }
@@ -107,6 +110,7 @@ type grepper struct {
 	matches int
 	files   int
 	binary  int
+	ignored string // what .gitignore left out, said when nothing matched
 }
 
 // file searches name in root; abs is how its matches are named.
@@ -165,7 +169,7 @@ func (g *grepper) report(pattern, where string) string {
 	}
 	out := g.b.String()
 	if g.matches == 0 {
-		out = fmt.Sprintf("no matches for %s in %s\n", pattern, where)
+		out = fmt.Sprintf("no matches for %s in %s%s\n", pattern, where, g.ignored)
 	}
 	if len(tail) > 0 {
 		out += "[" + strings.Join(tail, "; ") + "]"

@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 )
 
 const (
-	lsDescription = "List a directory as an indented tree; directories end with /. Shows at most 200 entries, breadth first, then says what was left out; .git and node_modules are not expanded. path default: the working directory."
+	lsDescription = "List a directory as an indented tree; directories end with /. Shows at most 200 entries, breadth first, then says what was left out; .git and node_modules are not expanded; entries ignored by .gitignore are left out. path default: the working directory."
 	lsSchema      = `{"type":"object","properties":{"path":{"type":"string"}}}`
 
 	lsMaxEntries = 200
@@ -59,6 +60,7 @@ func runLS(ctx context.Context, s *Set, raw json.RawMessage) output {
 	defer dir.Close()
 	fsys := dir.FS()
 
+	ig := s.newIgnorer(t)
 	root := &lsNode{name: t.abs, rel: ".", dir: true}
 	queue := []*lsNode{root}
 	shown := 0
@@ -68,7 +70,9 @@ func runLS(ctx context.Context, s *Set, raw json.RawMessage) output {
 		}
 		n := queue[0]
 		queue = queue[1:]
+		ig.enter(dir, n.rel)
 		entries, err := fs.ReadDir(fsys, n.rel)
+		entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return ig.ignored(path.Join(n.rel, e.Name()), e.IsDir()) })
 		n.listed, n.err = true, err
 		for i, e := range entries {
 			if shown == lsMaxEntries {
@@ -121,9 +125,12 @@ func runLS(ctx context.Context, s *Set, raw json.RawMessage) output {
 	}
 	walk(root, 0)
 	if hidden > 0 || unexpanded > 0 {
-		fmt.Fprintf(&b, "[capped at %d entries: %d more entries in listed directories, %d directories (…) not listed; LS a subdirectory to see more]", lsMaxEntries, hidden, unexpanded)
+		fmt.Fprintf(&b, "[capped at %d entries: %d more entries in listed directories, %d directories (…) not listed; LS a subdirectory to see more]\n", lsMaxEntries, hidden, unexpanded)
 	} else if shown == 0 {
-		b.WriteString("(empty directory)")
+		b.WriteString("(empty directory)\n")
+	}
+	if ig.skipped > 0 {
+		fmt.Fprintf(&b, "[%d ignored by .gitignore not shown]", ig.skipped)
 	}
 	return output{text: strings.TrimSuffix(b.String(), "\n")}
 }
