@@ -34,6 +34,9 @@ const (
 // maxRows bounds the editor's height; longer text scrolls inside it.
 const maxRows = 8
 
+// maxLines bounds the cursor moves of scrollToTop (the text fits maxRows).
+const maxLines = 4 * maxRows
+
 // SubmitMsg is sent when the user presses Enter on a non-empty message.
 type SubmitMsg struct {
 	// Text is what to send: placeholders replaced by the pasted text.
@@ -156,11 +159,33 @@ func (m *Model) SetValue(s string) {
 
 // Reset clears the editor and its pastes.
 func (m *Model) Reset() {
-	m.ta.Reset()
+	m.clear()
 	m.pastes = map[string]string{}
+}
+
+// Clear empties the editor; Up brings the text back (Ctrl+C on a draft).
+func (m *Model) Clear() {
+	m.remember(m.ta.Value())
+	m.clear()
+}
+
+// clear empties the editor and ends history browsing. The pastes stay:
+// a recalled message's placeholders still stand for their text.
+func (m *Model) clear() {
+	m.ta.Reset()
 	m.hist = len(m.history)
 	m.draft = ""
 	m.fitHeight()
+}
+
+// remember adds text to the history Up walks, unless it was the last.
+func (m *Model) remember(text string) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	if len(m.history) == 0 || m.history[len(m.history)-1] != text {
+		m.history = append(m.history, text)
+	}
 }
 
 // Height is the number of lines View draws.
@@ -238,10 +263,8 @@ func (m Model) submit() (Model, tea.Cmd) {
 			pastes[ph] = full
 		}
 	}
-	if len(m.history) == 0 || m.history[len(m.history)-1] != display {
-		m.history = append(m.history, display)
-	}
-	m.Reset()
+	m.remember(display)
+	m.clear()
 	return m, func() tea.Msg { return SubmitMsg{Text: text, Display: display, Pastes: pastes} }
 }
 
@@ -258,8 +281,11 @@ func (m *Model) Restore(s SubmitMsg) {
 // paste inserts pasted text, or a placeholder standing for it when it is
 // large: the textarea stays small whatever is pasted.
 func (m *Model) paste(s string) {
-	s = strings.ReplaceAll(sanitize.Text(s), "\r", "")
-	lines := strings.Count(s, "\n") + 1
+	s = sanitize.Text(newlines(s))
+	lines := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		lines++ // the last line has no line break
+	}
 	if utf8.RuneCountInString(s) <= pasteMaxRunes && lines <= pasteMaxLines {
 		m.ta.InsertString(s)
 		m.fitHeight()
@@ -270,6 +296,15 @@ func (m *Model) paste(s string) {
 	m.pastes[ph] = s
 	m.ta.InsertString(ph)
 	m.fitHeight()
+}
+
+// newlines turns the line breaks of a paste into \n: terminals send a
+// pasted newline as CR (xterm, VTE, tmux), some as CRLF.
+func newlines(s string) string {
+	if strings.IndexByte(s, '\r') < 0 {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
 func size(n int) string {
@@ -317,17 +352,43 @@ func (m Model) onLastRow() bool {
 	return m.ta.Line() == m.ta.LineCount()-1 && li.RowOffset == li.Height-1
 }
 
-// fitHeight grows the editor with its text, up to maxRows.
+// fitHeight grows the editor with its text, up to maxRows. While the text
+// fits, it is shown from its first line: the textarea scrolls when a line
+// is added at the old height, and growing it does not scroll it back.
 func (m *Model) fitHeight() {
 	w := max(m.width-2, 1)
 	rows := 0
 	for _, l := range strings.Split(m.ta.Value(), "\n") {
 		rows += max(1, (ansi.StringWidth(l)+w)/w)
-		if rows >= maxRows {
+		if rows > maxRows {
 			break
 		}
 	}
 	m.ta.SetHeight(min(max(rows, 1), maxRows))
+	if rows <= maxRows {
+		m.scrollToTop()
+	}
+}
+
+// scrollToTop scrolls the textarea to its first line and puts the cursor
+// back where it was. The textarea has no call for it: its view follows
+// the cursor, so the cursor goes to the top and comes back.
+func (m *Model) scrollToTop() {
+	line, li := m.ta.Line(), m.ta.LineInfo()
+	col := li.StartColumn + li.ColumnOffset
+	if line == 0 && li.RowOffset == 0 {
+		// On the first row the view already shows it.
+		return
+	}
+	for i := 0; i < maxLines && (m.ta.Line() > 0 || m.ta.LineInfo().RowOffset > 0); i++ {
+		m.ta.CursorUp()
+	}
+	m.ta, _ = m.ta.Update(nil) // follow the cursor up
+	for i := 0; i < maxLines && m.ta.Line() < line; i++ {
+		m.ta.CursorDown()
+	}
+	m.ta.SetCursor(col)
+	m.ta, _ = m.ta.Update(nil)
 }
 
 // View draws a rule, the editor and, while a slash command is typed, the

@@ -1,6 +1,7 @@
 package input_test
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -246,5 +247,78 @@ func BenchmarkTextareaHolding(b *testing.B) {
 				_ = ta.View()
 			}
 		})
+	}
+}
+
+// TestPasteKeepsLineBreaks: terminals send a paste's newlines as CR (xterm,
+// VTE, tmux paste-buffer -p) or CRLF; each is one line break, in the
+// editor and in what is sent, small paste or placeholder.
+func TestPasteKeepsLineBreaks(t *testing.T) {
+	t.Parallel()
+	var big strings.Builder
+	for i := range 500 {
+		fmt.Fprintf(&big, "line %d\r", i)
+	}
+	tests := []struct {
+		name, paste, want string
+	}{
+		{"CR", "func a() {\r    return 1\r}", "func a() {\n    return 1\n}"},
+		{"CRLF", "one\r\ntwo\r\nthree", "one\ntwo\nthree"},
+		{"LF", "one\ntwo", "one\ntwo"},
+		{"mixed", "a\r\nb\rc\nd", "a\nb\nc\nd"},
+		{"500 lines", big.String(), strings.ReplaceAll(big.String(), "\r", "\n")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m, _ := newInput().Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(tt.paste), Paste: true})
+			if len(tt.want) < 100 && m.Value() != tt.want {
+				t.Errorf("editor after paste = %q, want %q", m.Value(), tt.want)
+			}
+			_, got := submit(t, m)
+			if got == nil || got.Text != tt.want {
+				t.Fatalf("sent %q, want %q", got.Text, tt.want)
+			}
+		})
+	}
+}
+
+// TestNewLineKeepsTheFirstLineInView: the editor grows with a new line;
+// the textarea must not stay scrolled past the first line (it scrolled
+// when the line was added at the old height).
+func TestNewLineKeepsTheFirstLineInView(t *testing.T) {
+	t.Parallel()
+	for _, k := range []tea.KeyMsg{altEnter, ctrlJ} {
+		t.Run(k.String(), func(t *testing.T) {
+			t.Parallel()
+			m := typ(newInput(), "first")
+			for i, next := range []string{"second", "third"} {
+				m, _ = m.Update(k)
+				m = typ(m, next)
+				view := m.View()
+				if !strings.Contains(view, "❯ first") {
+					t.Fatalf("after %d new lines the first line is hidden:\n%s", i+1, view)
+				}
+				if !strings.Contains(view, next) {
+					t.Fatalf("the line typed is not shown:\n%s", view)
+				}
+			}
+		})
+	}
+	// Grown past maxRows and shrunk back: every line shows again.
+	m := typ(newInput(), "l0")
+	for i := 1; i < 12; i++ {
+		m, _ = m.Update(ctrlJ)
+		m = typ(m, fmt.Sprintf("l%d", i))
+	}
+	for strings.Count(m.Value(), "\n") > 5 {
+		m, _ = m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
+	}
+	m = typ(m, "!")
+	if m.Value() != "l0\nl1\nl2\nl3\nl4\nl5!" {
+		t.Fatalf("Value() = %q", m.Value())
+	}
+	if view := m.View(); !strings.Contains(view, "❯ l0") || !strings.Contains(view, "l5") {
+		t.Errorf("after shrinking, not every line shows:\n%s", view)
 	}
 }
