@@ -186,6 +186,7 @@ func TestTUIInTmux(t *testing.T) {
 	p.typeLine("write hello.txt")
 	s = p.waitText("Allow Write?")
 	require.Contains(t, s, "+hi there")
+	time.Sleep(700 * time.Millisecond) // the dialog takes keys once the user has seen it
 	p.keys("y")
 	p.waitText("Wrote hello.txt.")
 	b, err := os.ReadFile(filepath.Join(sb.work, "hello.txt"))
@@ -288,4 +289,112 @@ func TestTUIStartupErrors(t *testing.T) {
 			require.Empty(t, out.String(), "the screen was touched")
 		})
 	}
+}
+
+// lastUser is the last user message a request carried.
+func lastUser(t *testing.T, req openaitest.Request) string {
+	t.Helper()
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == "user" {
+			return req.Messages[i].Content
+		}
+	}
+	t.Fatalf("no user message in the request")
+	return ""
+}
+
+// paste pastes text as a terminal does (tmux paste-buffer -p: bracketed,
+// each newline sent as CR).
+func (p *tmuxPane) paste(text string) {
+	p.t.Helper()
+	f := filepath.Join(p.t.TempDir(), "paste")
+	require.NoError(p.t, os.WriteFile(f, []byte(text), 0o600))
+	p.cmd("load-buffer", "-b", "p", f)
+	p.cmd("paste-buffer", "-p", "-d", "-b", "p", "-t", "e2e")
+}
+
+// TestTUIKeyboardInTmux is what a person at the keyboard relies on, in the
+// real binary on a real terminal: pastes keep their lines, keys typed
+// while a permission dialog opens cannot answer it and stay in the draft,
+// and Ctrl+C cancels the turn, then clears the draft, then quits.
+func TestTUIKeyboardInTmux(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules())
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	p := startTUI(t, sb)
+	p.waitText("Message gencode")
+
+	// A 3-line paste is inserted as typed; a 500-line one as a
+	// placeholder. Both reach the model with every line break.
+	small := "func a() {\n    return 1\n}"
+	var big strings.Builder
+	for i := range 500 {
+		fmt.Fprintf(&big, "line %03d of the log\n", i)
+	}
+	srv.Enqueue(openaitest.Text("Three lines received."), openaitest.Text("Five hundred lines received."))
+	p.paste(small)
+	p.waitText("    return 1")
+	p.keys("Enter")
+	p.waitText("Three lines received.")
+	require.Equal(t, small, lastUser(t, srv.Requests()[0]))
+	p.paste(big.String())
+	p.waitText("[pasted text #1: 500 lines")
+	p.keys("Enter")
+	p.waitText("Five hundred lines received.")
+	require.Equal(t, big.String(), lastUser(t, srv.Requests()[1]))
+
+	// Type-ahead: the model asks to run a command 1.5 s after the message,
+	// while the next message is typed one key every 100 ms. Its "a", "y"
+	// and "n" must not answer the dialog.
+	marker := filepath.Join(sb.work, "ran.txt")
+	srv.Enqueue(
+		openaitest.Reply{ToolCalls: []openaitest.ToolCall{{Name: "Bash", Arguments: `{"command":"touch ran.txt"}`}}, Delay: 1500 * time.Millisecond},
+		openaitest.Text("Cleaned up."),
+	)
+	p.typeLine("clean up")
+	const draft = "so what do you think about my plan"
+	var maxGap time.Duration
+	last := time.Now()
+	for _, c := range draft {
+		time.Sleep(100*time.Millisecond - time.Since(last))
+		maxGap = max(maxGap, time.Since(last))
+		last = time.Now()
+		p.cmd("send-keys", "-t", "e2e", "-l", string(c))
+	}
+	t.Logf("type-ahead: one key every 100 ms, longest gap %s", maxGap.Round(time.Millisecond))
+	ran := func() bool { _, err := os.Stat(marker); return err == nil }
+	// Answered (allowed or denied), the turn goes on to its last reply.
+	s := p.waitFor("the dialog", func(s string) bool {
+		return strings.Contains(s, "Allow Bash?") || strings.Contains(s, "Cleaned up.")
+	})
+	if maxGap >= 500*time.Millisecond {
+		t.Skipf("the machine is too loaded to type every 100 ms (a gap of %s); a pause is an answer", maxGap)
+	}
+	require.NotContains(t, s, "Cleaned up.", "typed-ahead keys answered the dialog")
+	require.False(t, ran(), "the command ran on typed-ahead keys")
+	s = p.waitText("❯ " + draft)
+	require.Contains(t, s, "Allow Bash?", "the dialog is still open")
+	time.Sleep(700 * time.Millisecond) // the user reads the dialog
+	p.keys("y")
+	p.waitText("Cleaned up.")
+	require.True(t, ran(), "a deliberate y approved the command")
+	p.waitText("❯ " + draft) // the draft is still there to send
+
+	// Ctrl+C during a turn cancels it, like Esc; the draft stays.
+	long := strings.TrimSpace(strings.Repeat("and then the next part of a very long answer ", 60))
+	srv.Enqueue(openaitest.Reply{Content: long, ChunkDelay: 150 * time.Millisecond})
+	p.keys("Enter") // the draft is sent
+	p.waitText("next part of a very")
+	p.cmd("send-keys", "-t", "e2e", "-l", "a new draft")
+	p.keys("C-c")
+	p.waitText("⎿ interrupted")
+	p.waitText("❯ a new draft")
+	// Then it clears the draft, then it quits.
+	p.keys("C-c")
+	p.waitText("draft cleared")
+	require.NotContains(t, p.screen(), "❯ a new draft")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
 }

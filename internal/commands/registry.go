@@ -190,7 +190,8 @@ func runHelp(_ context.Context, r *Registry, _ State, _ Invocation) (Result, err
 	}
 	rep.Sections = append(rep.Sections, sec, Section{Title: "Keys", Lines: []string{
 		"Enter send · Alt+Enter or Ctrl+J newline · Up recall · Tab complete",
-		"Esc cancel the running turn · PgUp/PgDn scroll · Ctrl+C twice quit",
+		"Esc cancel the running turn (a draft stays) · PgUp/PgDn scroll",
+		"Ctrl+C cancel the turn, else clear the draft · twice on an empty editor quit",
 	}})
 	return Result{Report: rep}, nil
 }

@@ -165,6 +165,25 @@ func seed(t testing.TB, st *session.Store, title string, msgs ...session.Message
 	return s.ID
 }
 
+// fakeClock is the clock a harness's Model reads: time moves only when a
+// test says so.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
 // harness drives a Model as the Bubble Tea runtime does: every Cmd runs in
 // its own goroutine and the messages they return are delivered in order of
 // arrival. send returns when no Cmd is left running, or when the running
@@ -175,6 +194,7 @@ type harness struct {
 	agent *fakeAgent
 	cmds  *fakeCommands
 	store *session.Store
+	clock *fakeClock
 	quiet time.Duration
 
 	msgs     chan tea.Msg
@@ -201,7 +221,9 @@ func newHarness(t testing.TB, width, height int, opts ...harnessOpt) *harness {
 		names:   []string{"/clear", "/config", "/context", "/exit", "/help", "/history", "/model", "/resume", "/sessions", "/summarize"},
 		results: map[string]commands.Result{}, errs: map[string]error{},
 	}, quiet: 150 * time.Millisecond, msgs: make(chan tea.Msg, 1024)}
-	o := harnessSetup{Options: Options{Agent: h.agent, Commands: h.cmds, Cwd: "/work", SoftRatio: 0.6, Renderer: plainRenderer()}}
+	h.clock = &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	o := harnessSetup{Options: Options{Agent: h.agent, Commands: h.cmds, Cwd: "/work", SoftRatio: 0.6, Renderer: plainRenderer(),
+		Now: h.clock.Now}}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -359,6 +381,9 @@ func (h *harness) key(s string) {
 	h.t.Helper()
 	h.send(keyMsg(s))
 }
+
+// pause lets time pass without a key, as a person reading the screen.
+func (h *harness) pause(d time.Duration) { h.clock.Advance(d) }
 
 // typ types text, one key per rune.
 func (h *harness) typ(s string) {

@@ -99,6 +99,9 @@ type Options struct {
 	HistoryTail int
 	// Context is the parent of every turn's context; nil: Background.
 	Context context.Context
+	// Now is the clock the permission dialog's guard reads (nil:
+	// time.Now); tests inject theirs.
+	Now func() time.Time
 }
 
 // Model is the root model.
@@ -115,6 +118,9 @@ type Model struct {
 	asking bool
 	askSeq int // the open dialog's id; decisions for older ones are dropped
 	reply  chan<- tools.Decision
+	// askedAt is when the dialog opened, lastKey when the last key came:
+	// the dialog takes keys only after a pause in both (answerGuard).
+	askedAt, lastKey time.Time
 
 	width, height int
 
@@ -144,6 +150,12 @@ type turn struct {
 // quitWindow is how long a first Ctrl+C waits for the second.
 const quitWindow = 2 * time.Second
 
+// answerGuard is how long the permission dialog ignores keys after it
+// opened and after the last key: keys typed ahead for the draft (the "a"
+// of "about") go to the draft, and only a key pressed once the user has
+// seen the dialog answers it.
+const answerGuard = 500 * time.Millisecond
+
 // New returns the root model.
 func New(o Options) Model {
 	if o.HistoryTail <= 0 {
@@ -154,6 +166,9 @@ func New(o Options) Model {
 	}
 	if o.ErrorText == nil {
 		o.ErrorText = func(err error) string { return err.Error() }
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	md := markdown.New(o.Renderer)
 	var comp input.Completer
@@ -292,21 +307,40 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 
 // key handles the global keys and routes the rest.
 func (m *Model) key(k tea.KeyMsg) tea.Cmd {
+	now := m.o.Now()
+	last := m.lastKey
+	m.lastKey = now
 	if k.Type == tea.KeyCtrlC {
 		return m.ctrlC()
 	}
+	var diverted tea.Cmd
 	if m.asking {
-		var cmd tea.Cmd
-		m.dialog, cmd = m.dialog.Update(k)
-		return cmd
+		// Esc only denies, which is always safe; any other key answers
+		// only once the user has had time to see the dialog. Before
+		// that it is typing meant for the draft, and goes there.
+		if k.Type == tea.KeyEscape || m.answerable(now, last) {
+			var cmd tea.Cmd
+			m.dialog, cmd = m.dialog.Update(k)
+			return cmd
+		}
+		m.quitArm = false
+		m.status.SetNotice("typed into your draft, not the dialog")
+		diverted = m.expireNotice()
 	}
+	return tea.Batch(diverted, m.draftKey(k))
+}
+
+// answerable reports whether the dialog may take a key pressed at now,
+// the key before it having come at last.
+func (m *Model) answerable(now, last time.Time) bool {
+	return now.Sub(m.askedAt) >= answerGuard && now.Sub(last) >= answerGuard
+}
+
+// draftKey handles a key meant for the editor, the chat or the turn.
+func (m *Model) draftKey(k tea.KeyMsg) tea.Cmd {
 	switch k.String() {
 	case "esc":
-		if m.turn != nil && !m.turn.canceling {
-			m.turn.canceling = true
-			m.turn.cancel()
-			m.status.SetBusy(true, "canceling")
-		}
+		m.cancelTurn()
 		return nil
 	case "pgup", "pgdown", "ctrl+home", "ctrl+end", "shift+up", "shift+down", "ctrl+o":
 		var cmd tea.Cmd
@@ -325,6 +359,9 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		return nil
 	case "enter":
 		if m.turn != nil && !isCommand(m.input.Value()) {
+			if m.asking {
+				return nil // the dialog's notice says where the typing went
+			}
 			m.quitArm = false // the notice replaces the Ctrl+C hint
 			m.status.SetNotice("a turn is running: wait for it, or press esc to cancel it")
 			return m.expireNotice()
@@ -335,12 +372,41 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	return cmd
 }
 
-func (m *Model) ctrlC() tea.Cmd {
-	if m.quitArm {
-		return m.quit()
+// cancelTurn stops the running turn, as Esc does; the partial answer is
+// kept. It reports whether there was a turn to stop.
+func (m *Model) cancelTurn() bool {
+	if m.turn == nil || m.turn.canceling {
+		return false
 	}
-	m.quitArm = true
-	m.status.SetNotice("press ctrl+c again to quit")
+	m.turn.canceling = true
+	m.turn.cancel()
+	m.status.SetBusy(true, "canceling")
+	return true
+}
+
+// ctrlC does the first of: cancel the running turn, clear the draft, quit
+// when a Ctrl+C just before armed it. Each step arms the next press and the
+// notice says what it will do.
+func (m *Model) ctrlC() tea.Cmd {
+	switch {
+	case m.cancelTurn():
+		if m.input.Empty() {
+			m.quitArm = true
+			m.status.SetNotice("canceling the turn · ctrl+c again to quit")
+		} else {
+			m.quitArm = false
+			m.status.SetNotice("canceling the turn · ctrl+c again clears the draft")
+		}
+	case !m.input.Empty():
+		m.input.Clear()
+		m.quitArm = true
+		m.status.SetNotice("draft cleared (↑ brings it back) · ctrl+c again to quit")
+	case m.quitArm:
+		return m.quit()
+	default:
+		m.quitArm = true
+		m.status.SetNotice("press ctrl+c again to quit")
+	}
 	return m.expireNotice()
 }
 
@@ -374,13 +440,22 @@ func (m *Model) layout() {
 	m.input.SetWidth(m.width)
 	bottom := m.input.Height()
 	if m.asking {
-		m.dialog.SetSize(m.width, max(m.height*2/3, 8))
-		bottom = m.dialog.Height()
+		draft := 0
+		if m.showDraft() {
+			draft = bottom
+		}
+		m.dialog.SetSize(m.width, max(min(m.height*2/3, m.height-draft-2), 8))
+		bottom = m.dialog.Height() + draft
 	}
 	m.chat.SetSize(m.width, max(m.height-bottom-1, 1))
 }
 
-// View draws the chat, the editor or the dialog, and the status bar.
+// showDraft reports whether the editor shows under the dialog: when it
+// holds text, such as keys typed while the dialog opened.
+func (m Model) showDraft() bool { return m.asking && !m.input.Empty() }
+
+// View draws the chat, the editor or the dialog (with the draft under it
+// when there is one), and the status bar.
 func (m Model) View() string {
 	if m.width == 0 || m.quitting {
 		return ""
@@ -388,6 +463,9 @@ func (m Model) View() string {
 	bottom := m.input.View()
 	if m.asking {
 		bottom = m.dialog.View()
+		if m.showDraft() {
+			bottom += "\n" + m.input.View()
+		}
 	}
 	return m.chat.View() + "\n" + bottom + "\n" + m.status.View()
 }

@@ -131,6 +131,7 @@ func (m *Model) endTurn() tea.Cmd {
 		return nil
 	}
 	m.asking, m.reply = false, nil
+	m.status.SetEscHint("")
 	return m.o.Asker.wait()
 }
 
@@ -221,8 +222,10 @@ func (m *Model) ask(a askMsg) tea.Cmd {
 	m.askSeq++
 	m.dialog = dialog.New(a.req, m.dst).WithID(m.askSeq)
 	m.asking = true
+	m.askedAt = m.o.Now()
 	m.reply = a.reply
 	m.status.SetBusy(true, "waiting for permission")
+	m.status.SetEscHint("esc denies")
 	return nil
 }
 
@@ -234,6 +237,7 @@ func (m *Model) answer(d tools.Decision) tea.Cmd {
 	m.asking = false
 	m.reply <- d // buffered: never blocks
 	m.reply = nil
+	m.status.SetEscHint("")
 	if m.turn != nil {
 		m.status.SetBusy(true, "working")
 	}

@@ -182,8 +182,10 @@ func TestPermissionDialogKeys(t *testing.T) {
 			h.key("enter")
 			h.until("the dialog", func(v string) bool { return strings.Contains(v, "Allow Write?") })
 			require.Contains(t, h.view(), "+hi")
-			h.typ("x") // not an answer, and not typed into the editor
+			h.pause(time.Second) // the user reads it
+			h.typ("x")           // not an answer, and not typed into the editor
 			require.Contains(t, h.view(), "Allow Write?")
+			h.pause(time.Second)
 			h.key(tt.key)
 			select {
 			case d := <-got:
@@ -207,8 +209,6 @@ func TestCancelWhileAskingClosesTheDialog(t *testing.T) {
 	h.typ("one")
 	h.key("enter")
 	h.until("the dialog", func(v string) bool { return strings.Contains(v, "Allow Write?") })
-	h.key("ctrl+c") // arms quit, keeps the dialog
-	require.Contains(t, h.view(), "Allow Write?")
 	h.m.turn.cancel() // as a canceled context would
 	require.Equal(t, tools.Deny, <-got)
 	h.until("the turn's end", func(string) bool { return !h.m.Running() })
@@ -218,6 +218,7 @@ func TestCancelWhileAskingClosesTheDialog(t *testing.T) {
 	h.typ("two")
 	h.key("enter")
 	h.until("the second dialog", func(v string) bool { return strings.Contains(v, "Allow Write?") })
+	h.pause(time.Second)
 	h.key("y")
 	require.Equal(t, tools.AllowOnce, <-got)
 }
@@ -576,4 +577,191 @@ func TestQuitRightAfterSendWaitsForTheTurn(t *testing.T) {
 	default:
 		t.Fatal("Wait returned before the turn finished writing")
 	}
+}
+
+// bashAsker plays a turn that waits for open, then asks to run a Bash
+// command and reports the decision.
+func bashAsker(asker *Asker, open <-chan struct{}, got chan<- tools.Decision) func(context.Context, chan<- agent.Event) {
+	return func(ctx context.Context, ch chan<- agent.Event) {
+		<-open
+		ch <- agent.Event{Kind: agent.EventToolRun, Call: &session.ToolCall{ID: "b", Name: "Bash"}}
+		d, err := asker.Ask(ctx, tools.Request{Tool: tools.ToolBash, Summary: "rm -rf build", Args: `{"command":"rm -rf build"}`})
+		if err != nil {
+			d = tools.Deny
+		}
+		got <- d
+		ch <- agent.Event{Kind: agent.EventDone}
+	}
+}
+
+// typeAhead types s one key every 100 ms, without waiting on the model.
+func (h *harness) typeAhead(s string) {
+	for _, r := range s {
+		h.pause(100 * time.Millisecond)
+		h.update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+	h.pump()
+}
+
+// TestTypeAheadCannotAnswerTheDialog: a Bash call's dialog opens while
+// the user types the next message. The "a" of "about", the "y" and "n"
+// must not answer it: every key goes to the draft, shown under the dialog.
+// Once the user stops and has seen it, a deliberate y answers.
+func TestTypeAheadCannotAnswerTheDialog(t *testing.T) {
+	t.Parallel()
+	asker := NewAsker()
+	h := newHarness(t, 80, 30, func(o *harnessSetup) { o.Asker = asker })
+	open, got := make(chan struct{}), make(chan tools.Decision, 1)
+	h.agent.scripts = append(h.agent.scripts, bashAsker(asker, open, got))
+	h.typ("clean the build")
+	h.key("enter")
+	h.typeAhead("so what do you ")
+	close(open)
+	h.until("the dialog", func(v string) bool { return strings.Contains(v, "Allow Bash?") })
+	h.typeAhead("think about my plan")
+	h.key("enter") // held back: a turn runs
+	select {
+	case d := <-got:
+		t.Fatalf("typing answered the dialog: %v", d)
+	default:
+	}
+	const draft = "so what do you think about my plan"
+	require.Equal(t, draft, h.m.input.Value(), "every letter is in the draft")
+	view := h.view()
+	require.Contains(t, view, "Allow Bash?")
+	require.Contains(t, view, "❯ "+draft, "the draft shows under the dialog")
+	require.Contains(t, view, "typed into your draft")
+
+	h.pause(answerGuard)
+	h.key("y")
+	select {
+	case d := <-got:
+		require.Equal(t, tools.AllowOnce, d)
+	case <-time.After(5 * time.Second):
+		t.Fatal("a deliberate y did not answer the dialog")
+	}
+	h.until("the turn's end", func(string) bool { return !h.m.Running() })
+	require.Equal(t, draft, h.m.input.Value())
+	require.NotContains(t, h.view(), "Allow Bash?")
+}
+
+// TestDialogGuardAfterItOpens: a key right after the dialog opens goes to
+// the draft; Esc always denies at once (denying is safe).
+func TestDialogGuardAfterItOpens(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		first string
+		after time.Duration
+		want  tools.Decision
+		draft string
+	}{
+		{"y too soon, then y", "y", 100 * time.Millisecond, tools.AllowOnce, "y"},
+		{"a too soon, then y", "a", answerGuard - time.Millisecond, tools.AllowOnce, "a"},
+		{"esc at once", "esc", 0, tools.Deny, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			asker := NewAsker()
+			h := newHarness(t, 80, 30, func(o *harnessSetup) { o.Asker = asker })
+			open, got := make(chan struct{}), make(chan tools.Decision, 1)
+			close(open)
+			h.agent.scripts = append(h.agent.scripts, bashAsker(asker, open, got))
+			h.typ("clean the build")
+			h.key("enter")
+			h.until("the dialog", func(v string) bool { return strings.Contains(v, "Allow Bash?") })
+			h.pause(answerGuard) // read the dialog; the last key was long ago
+			h.pause(-answerGuard + tt.after)
+			h.key(tt.first)
+			if tt.first != "esc" {
+				select {
+				case d := <-got:
+					t.Fatalf("%s %s after the dialog opened answered %v", tt.first, tt.after, d)
+				default:
+				}
+				require.Equal(t, tt.draft, h.m.input.Value())
+				h.pause(answerGuard)
+				h.key("y")
+			}
+			select {
+			case d := <-got:
+				require.Equal(t, tt.want, d)
+			case <-time.After(5 * time.Second):
+				t.Fatal("the dialog was not answered")
+			}
+			h.until("the turn's end", func(string) bool { return !h.m.Running() })
+			require.Equal(t, tt.draft, h.m.input.Value())
+		})
+	}
+}
+
+// TestDialogStatusSaysWhatEscDoes: while the dialog asks, Esc denies the
+// call; the status line says so, and says "cancel" again afterwards.
+func TestDialogStatusSaysWhatEscDoes(t *testing.T) {
+	t.Parallel()
+	asker := NewAsker()
+	h := newHarness(t, 120, 30, func(o *harnessSetup) { o.Asker = asker })
+	open, got := make(chan struct{}), make(chan tools.Decision, 1)
+	close(open)
+	h.agent.scripts = append(h.agent.scripts, bashAsker(asker, open, got),
+		func(ctx context.Context, ch chan<- agent.Event) { <-ctx.Done() })
+	h.typ("clean the build")
+	h.key("enter")
+	h.until("the dialog", func(v string) bool { return strings.Contains(v, "Allow Bash?") })
+	require.Contains(t, h.view(), "(esc denies)")
+	require.NotContains(t, h.view(), "esc to cancel")
+	h.key("esc")
+	require.Equal(t, tools.Deny, <-got)
+	h.until("the turn's end", func(string) bool { return !h.m.Running() })
+	h.typ("next")
+	h.key("enter")
+	require.Contains(t, h.view(), "(esc to cancel)")
+	h.key("esc")
+}
+
+// TestCtrlCClearsTheDraftFirst: Ctrl+C on a draft clears it (Up brings it
+// back); a second Ctrl+C, on the empty editor, quits.
+func TestCtrlCClearsTheDraftFirst(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 80, 20)
+	h.typ("half a thought")
+	h.key("ctrl+c")
+	require.False(t, h.quit)
+	require.Empty(t, h.m.input.Value())
+	require.Contains(t, h.view(), "draft cleared")
+	h.key("up")
+	require.Equal(t, "half a thought", h.m.input.Value(), "Up brings the cleared draft back")
+	h.key("ctrl+c")
+	require.Empty(t, h.m.input.Value())
+	h.key("ctrl+c")
+	require.True(t, h.quit)
+}
+
+// TestCtrlCCancelsTheTurnFirst: during a turn the first Ctrl+C cancels it
+// as Esc does (the partial answer stays, the draft too); the next clears
+// the draft, the one after quits.
+func TestCtrlCCancelsTheTurnFirst(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 80, 20)
+	h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) {
+		ch <- agent.Event{Kind: agent.EventTextDelta, Text: "Working on it"}
+		<-ctx.Done()
+		ch <- agent.Event{Kind: agent.EventMessage, Message: &session.Message{Role: session.RoleAssistant,
+			Content: "Working on it", Meta: session.Meta{Interrupted: true}}}
+		ch <- agent.Event{Kind: agent.EventError, Err: agent.ErrCanceled}
+	})
+	h.typ("long task")
+	h.key("enter")
+	h.until("the streamed text", func(v string) bool { return strings.Contains(v, "Working on it") })
+	h.typ("next question")
+	h.key("ctrl+c")
+	h.until("the turn's end", func(string) bool { return !h.m.Running() })
+	require.False(t, h.quit)
+	require.Contains(t, h.view(), "⎿ interrupted")
+	require.Equal(t, "next question", h.m.input.Value())
+	h.key("ctrl+c")
+	require.False(t, h.quit)
+	require.Empty(t, h.m.input.Value())
+	h.key("ctrl+c")
+	require.True(t, h.quit)
 }

@@ -64,17 +64,32 @@ func TestGoldenPermissionDialog(t *testing.T) {
 		Path: "/work/hello.go",
 		Diff: "--- /dev/null\n+++ b/hello.go\n@@ -0,0 +1,5 @@\n+package main\n+\n+func main() {\n+\tprintln(\"hi\")\n+}\n",
 	}
-	for _, w := range widths {
-		t.Run(fmt.Sprint(w), func(t *testing.T) {
-			t.Parallel()
-			h := newHarness(t, w, 24)
-			h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) { <-ctx.Done() })
-			h.typ("write hello.go")
-			h.key("enter")
-			reply := make(chan tools.Decision, 1)
-			h.send(askMsg{ctx: context.Background(), req: req, reply: reply})
-			golden.RequireEqual(t, h.view())
-		})
+	for _, draft := range []string{"", "so what do you think"} {
+		for _, w := range []int{40, 80, 120} {
+			name := fmt.Sprint(w)
+			if draft != "" {
+				name = "draft/" + name
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				h := newHarness(t, w, 24)
+				h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) { <-ctx.Done() })
+				h.typ("write hello.go")
+				h.key("enter")
+				reply := make(chan tools.Decision, 1)
+				h.send(askMsg{ctx: context.Background(), req: req, reply: reply})
+				// Typed while the dialog opened: kept in the draft, shown
+				// under the dialog.
+				h.typ(draft)
+				view := h.view()
+				lines := strings.Split(view, "\n")
+				require.Len(t, lines, 24)
+				for _, l := range lines {
+					require.LessOrEqual(t, ansi.StringWidth(l), w, "%q", l)
+				}
+				golden.RequireEqual(t, view)
+			})
+		}
 	}
 }
 

@@ -68,6 +68,7 @@ type Model struct {
 
 	busy     bool
 	busyText string
+	escHint  string // what Esc does now; "": it cancels the turn
 	notice   string // a transient hint (ctrl+c again to quit)
 }
 
@@ -104,6 +105,10 @@ func (m *Model) SetContext(tokens, window int) {
 		m.window = window
 	}
 }
+
+// SetEscHint says what Esc does while busy, such as "esc denies" while a
+// dialog asks; "" restores "esc to cancel".
+func (m *Model) SetEscHint(s string) { m.escHint = s }
 
 // SetNotice shows a transient hint ("" clears it).
 func (m *Model) SetNotice(s string) { m.notice = s }
@@ -223,7 +228,11 @@ func (m Model) line(drop int) (string, bool) {
 	case m.busy:
 		t := m.st.Busy.Render(m.spin.View() + " " + m.busyText)
 		if drop < 3 {
-			t += m.st.Dim.Render(" (esc to cancel)")
+			hint := m.escHint
+			if hint == "" {
+				hint = "esc to cancel"
+			}
+			t += m.st.Dim.Render(" (" + hint + ")")
 		}
 		left = append(left, t)
 	}
