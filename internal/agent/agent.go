@@ -16,6 +16,7 @@ import (
 
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tokens"
 	"github.com/gencode/gencode/internal/tools"
 )
@@ -63,6 +64,9 @@ type Options struct {
 	MaxIterations int // model round trips per user turn (default 50)
 	MaxTokens     int // answer bound per request; 0: provider default
 	Window        int // the model's context window in tokens
+	// MaskToolOutputsAfter keeps this many recent tool outputs whole in
+	// the view and masks older ones (0: no masking).
+	MaskToolOutputsAfter int
 }
 
 // Agent runs turns of one or more sessions. It is safe for concurrent use
@@ -75,7 +79,7 @@ type Agent struct {
 	compactor Compactor
 	opts      Options
 	toolDefs  []openai.Tool
-	fixedCost int // tokens of system prompt + tool schemas
+	policy    *summarize.Policy
 }
 
 // New returns an Agent. tools may be nil (no tools offered).
@@ -94,7 +98,10 @@ func New(store logStore, client streamer, tr toolRunner, c counter, opts Options
 			}})
 		}
 	}
-	a.fixedCost = a.countFixed()
+	a.policy = summarize.NewPolicy(summarize.ViewConfig{
+		Window: opts.Window, SystemPrompt: opts.SystemPrompt, Overhead: a.overhead(),
+		MaskAfter: opts.MaskToolOutputsAfter, Count: a.countMessage,
+	})
 	return a
 }
 
@@ -105,16 +112,18 @@ func (a *Agent) SetCompactor(c Compactor) { a.compactor = c }
 func (a *Agent) Model() string { return a.opts.Model }
 
 // Window is the context window the agent budgets for.
-func (a *Agent) Window() int { return a.opts.Window }
+func (a *Agent) Window() int { return a.policy.Window() }
 
 // FixedCost is what the system prompt and tool schemas take of every request.
-func (a *Agent) FixedCost() int { return a.fixedCost }
+func (a *Agent) FixedCost() int { return a.policy.Fixed() }
 
 // SystemPrompt is the system prompt sent first in every request.
 func (a *Agent) SystemPrompt() string { return a.opts.SystemPrompt }
 
-func (a *Agent) countFixed() int {
-	n := a.counter.CountMessage(tokens.Message{Role: "system", Content: a.opts.SystemPrompt}) + tokens.ReplyPriming
+// overhead is what a request costs besides its messages: the reply
+// priming and the tool schemas.
+func (a *Agent) overhead() int {
+	n := tokens.ReplyPriming
 	if len(a.toolDefs) > 0 {
 		// The schemas as they go on the wire; providers count about this.
 		if b, err := json.Marshal(a.toolDefs); err == nil {
@@ -199,9 +208,9 @@ func (t *turn) append(msgs ...session.Message) error {
 func (a *Agent) countMessage(m session.Message) int { return MessageTokens(a.counter, m) }
 
 // MessageTokens counts a logged message as the provider will: role,
-// content and tool calls. Count it once, when it is appended.
+// content, name and tool calls. Count it once, when it is appended.
 func MessageTokens(c interface{ CountMessage(tokens.Message) int }, m session.Message) int {
-	tm := tokens.Message{Role: string(m.Role), Content: m.Content}
+	tm := tokens.Message{Role: string(m.Role), Content: m.Content, Name: m.Name}
 	for _, tc := range m.ToolCalls {
 		tm.ToolCalls = append(tm.ToolCalls, tokens.ToolCall{Name: tc.Name, Arguments: tc.Arguments})
 	}
@@ -274,17 +283,14 @@ func (t *turn) run(text string) (string, error) {
 // system prompt and tool schemas. A cheap byte bound goes first, so a huge
 // paste is refused without tokenizing all of it.
 func (a *Agent) checkSize(text string) error {
-	if a.opts.Window <= 0 {
-		return nil
-	}
-	room := a.opts.Window*9/10 - a.fixedCost
+	room := a.policy.MessageRoom()
 	n := len(text) / 6 // no tokenizer gives fewer than ~1 token per 6 bytes of text
 	if n <= room {
 		n = a.counter.Count(text)
 	}
 	if n > room {
 		return fmt.Errorf("your message is about %d tokens and the model's context window is %d (%d usable): %w; attach less, or use a model with a larger window",
-			n, a.opts.Window, room, ErrMessageTooLarge)
+			n, a.policy.Window(), room, ErrMessageTooLarge)
 	}
 	return nil
 }
@@ -306,7 +312,7 @@ func (t *turn) request() (llm.Response, error) {
 	})
 	if resp.Usage != nil {
 		u := &Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
-			TotalTokens: resp.Usage.TotalTokens, ContextTokens: est, Window: t.a.opts.Window}
+			TotalTokens: resp.Usage.TotalTokens, ContextTokens: est, Window: t.a.policy.Window()}
 		t.emit(Event{Kind: EventUsage, Usage: u})
 		if t.a.compactor != nil {
 			t.a.compactor.ObserveUsage(t.sessionID, est, resp.Usage.PromptTokens)

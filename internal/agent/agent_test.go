@@ -274,6 +274,7 @@ func TestBuildContextRunsNoTokenizerOnOldMessages(t *testing.T) {
 	seedLog(t, f.store, f.sess.ID, 10_000)
 	cc := &countingCounter{inner: tokens.New("gpt-4o-mini")}
 	a := New(f.store, nil, &echoTools{}, cc, Options{Model: "gpt-4o-mini", Window: 128_000})
+	a.FixedCost() // the system prompt is counted once, when first needed
 	before := cc.n.Load()
 	v, err := f.store.LoadView(context.Background(), f.sess.ID)
 	require.NoError(t, err)
@@ -313,6 +314,7 @@ func BenchmarkBuildContext(b *testing.B) {
 			seedLog(b, store, sess.ID, n)
 			cc := &countingCounter{inner: tokens.New("gpt-4o-mini")}
 			a := New(store, nil, &echoTools{}, cc, Options{Model: "gpt-4o-mini"})
+			a.FixedCost()
 			v, err := store.LoadView(context.Background(), sess.ID)
 			require.NoError(b, err)
 			start := cc.n.Load()

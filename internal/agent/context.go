@@ -15,8 +15,6 @@ import (
 // Compactor is the summarizer as the agent drives it. Implementations must
 // be safe for concurrent use; background work must not block these calls.
 type Compactor interface {
-	// ContextOptions says how views are masked before they are sent.
-	ContextOptions() session.ContextOptions
 	// Prepare is called before every request with the view and its size
 	// (fixed cost included). Past the soft threshold it starts a background
 	// compaction and returns at once; past the hard one it compacts before
@@ -29,54 +27,35 @@ type Compactor interface {
 	ObserveUsage(sessionID string, estimated, actual int)
 }
 
-// buildContext turns a view into the request's messages: one leading
-// system message (prompt + summary block; no system message mid-way, which
-// breaks some local models' templates), then the unsummarized messages.
-// It returns the estimated prompt size from stored counts.
+// buildContext turns a view into the request's messages with the view
+// policy, and returns the request's size in tokens.
 func (a *Agent) buildContext(v session.View) ([]openai.ChatCompletionMessage, int) {
-	c := v.Context(a.contextOptions())
-	sys := a.opts.SystemPrompt
-	if c.Block != "" {
-		sys += "\n\n" + c.Block
-	}
-	out := make([]openai.ChatCompletionMessage, 0, len(c.Messages)+1)
-	out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: sys})
-	for _, m := range c.Messages {
+	r := a.policy.Build(v)
+	out := make([]openai.ChatCompletionMessage, 0, len(r.Messages))
+	for _, m := range r.Messages {
 		out = append(out, ToOpenAI(m))
 	}
-	return out, a.fixedCost + c.Tokens
+	return out, r.Tokens
 }
 
-// ContextTokens estimates the size of the request a view makes, from the
-// stored counts, without building the request.
-func (a *Agent) ContextTokens(v session.View) int {
-	return a.fixedCost + v.Tokens(a.contextOptions())
-}
+// ContextTokens is the size of the request a view makes, as the view
+// policy counts it (what /context and the status bar show).
+func (a *Agent) ContextTokens(v session.View) int { return a.policy.Tokens(v) }
 
-func (a *Agent) contextOptions() session.ContextOptions {
-	if a.compactor == nil {
-		return session.ContextOptions{}
-	}
-	return a.compactor.ContextOptions()
-}
+// Policy is the view policy the agent builds its requests with.
+func (a *Agent) Policy() *summarize.Policy { return a.policy }
 
-// ToOpenAI converts a logged message to the wire format.
+// ToOpenAI converts a message of a request (see summarize.Policy.Build)
+// to the wire format.
 func ToOpenAI(m session.Message) openai.ChatCompletionMessage {
 	out := openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID}
 	switch m.Role {
 	case session.RoleTool:
 		out.Name = m.Name
-		if out.Content == "" {
-			out.Content = "(no output)"
-		}
 	case session.RoleAssistant:
 		for _, c := range m.ToolCalls {
-			args := c.Arguments
-			if args == "" {
-				args = "{}"
-			}
 			out.ToolCalls = append(out.ToolCalls, openai.ToolCall{ID: c.ID, Type: openai.ToolTypeFunction,
-				Function: openai.FunctionCall{Name: c.Name, Arguments: args}})
+				Function: openai.FunctionCall{Name: c.Name, Arguments: c.Arguments}})
 		}
 	}
 	return out

@@ -114,6 +114,12 @@ func newRootCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 				return err
 			}
 			defer app.Close()
+			if o.noSummary {
+				// The flag overrides the config, so /config and /context
+				// say what this run does.
+				app.cfg.Summarize.Enabled = false
+				app.cfg.Sources["summarize.enabled"] = "flag --no-summarize"
+			}
 			if o.print {
 				return app.printMode(ctx, o)
 			}

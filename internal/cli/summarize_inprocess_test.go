@@ -46,9 +46,10 @@ func newHarness(t *testing.T, srv *openaitest.Server, store *session.Store, sess
 	require.NoError(t, perms.Allow("Write", "Bash"))
 	ts := tools.New(tools.Options{WorkDir: sess.Cwd, Permissions: perms, CountTokens: counter.Count})
 	client := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k"})
-	ag := agent.New(store, client, ts, counter, agent.Options{Model: "gpt-4o-mini", WorkDir: sess.Cwd, MaxIterations: 10, Window: window})
 	cfg := summarize.DefaultConfig()
-	cfg.Window, cfg.Model, cfg.FixedCost = window, fakeSummaryModel, ag.FixedCost()
+	ag := agent.New(store, client, ts, counter, agent.Options{Model: "gpt-4o-mini", WorkDir: sess.Cwd, MaxIterations: 10, Window: window,
+		MaskToolOutputsAfter: cfg.MaskToolOutputsAfter})
+	cfg.Window, cfg.Model, cfg.View = window, fakeSummaryModel, ag.Policy()
 	if tune != nil {
 		tune(&cfg)
 	}

@@ -69,7 +69,7 @@ func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *s
 		Window:               ag.Window(),
 		SummaryWindow:        summaryWindow,
 		Model:                model,
-		FixedCost:            ag.FixedCost(),
+		View:                 ag.Policy(),
 		SoftRatio:            sc.SoftRatio,
 		HardRatio:            sc.HardRatio,
 		TriggerThreshold:     sc.TriggerThreshold,
@@ -183,10 +183,10 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	r := newRenderer(a.env)
 	reg := commands.New(commands.Deps{
 		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window,
-		FixedCost: func() int { // the current agent's, after /model too
+		View: func() *summarize.Policy { // the current agent's, after /model too
 			mu.Lock()
 			defer mu.Unlock()
-			return current.FixedCost()
+			return current.Policy()
 		},
 	}, commands.State{SessionID: sessionID, Model: ag.Model()})
 	soft := 0.0

@@ -68,7 +68,9 @@ func newFixture(t *testing.T) *fixture {
 	t.Cleanup(func() { _ = store.Close() })
 	sess, err := store.CreateSession(ctx, "/w", "gpt-4o-mini")
 	require.NoError(t, err)
-	reg := New(Deps{Store: store, Config: config.Default(), Window: func(string) int { return 8192 }, FixedCost: func() int { return 1500 }},
+	reg := New(Deps{Store: store, Config: config.Default(), Window: func(string) int { return 8192 }, View: func() *summarize.Policy {
+		return summarize.NewPolicy(summarize.ViewConfig{Window: 8192, Overhead: 1500, MaskAfter: 10})
+	}},
 		State{SessionID: sess.ID, Model: "gpt-4o-mini"})
 	return &fixture{store: store, reg: reg, sess: sess}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/summarize"
 )
 
 func runHistory(ctx context.Context, r *Registry, st State, in Invocation) (Result, error) {
@@ -32,41 +33,15 @@ func runHistory(ctx context.Context, r *Registry, st State, in Invocation) (Resu
 	return Result{Report: rep}, nil
 }
 
-// ContextBreakdown is what fills the context window.
-type ContextBreakdown struct {
-	Fixed, Summaries, User, Assistant, ToolOutputs, Masked int
-	Total, Window                                          int
-	Messages, MaskedCount, SummaryCount                    int
-}
-
-// Breakdown measures a view the way the agent sends it.
-func Breakdown(v session.View, opts session.ContextOptions, fixed, window int) ContextBreakdown {
-	c := v.Context(opts)
-	b := ContextBreakdown{Fixed: fixed, Summaries: session.BlockTokens(v.Summaries), Window: window,
-		Messages: len(c.Messages), MaskedCount: c.Masked, SummaryCount: len(v.Summaries)}
-	for _, m := range c.Messages {
-		switch m.Role {
-		case session.RoleUser:
-			b.User += m.Tokens
-		case session.RoleAssistant:
-			b.Assistant += m.Tokens
-		case session.RoleTool:
-			if session.IsPlaceholder(m.Content) {
-				b.Masked += m.Tokens
-			} else {
-				b.ToolOutputs += m.Tokens
-			}
-		}
-	}
-	b.Total = fixed + c.Tokens
-	return b
-}
-
+// runContext shows what fills the context window: the prompt the next
+// request sends, measured by the view policy that builds it.
 func runContext(ctx context.Context, r *Registry, st State, _ Invocation) (Result, error) {
-	window := r.deps.Window(st.Model)
-	fixed := 0
-	if r.deps.FixedCost != nil {
-		fixed = r.deps.FixedCost()
+	var p *summarize.Policy
+	if r.deps.View != nil {
+		p = r.deps.View()
+	}
+	if p == nil {
+		p = summarize.NewPolicy(summarize.ViewConfig{Window: r.deps.Window(st.Model), MaskAfter: r.deps.Config.Summarize.MaskToolOutputsAfter})
 	}
 	var v session.View
 	if st.SessionID != "" {
@@ -76,27 +51,32 @@ func runContext(ctx context.Context, r *Registry, st State, _ Invocation) (Resul
 			return Result{}, err
 		}
 	}
-	cfg := r.deps.Config.Summarize
-	b := Breakdown(v, session.ContextOptions{MaskAfter: cfg.MaskToolOutputsAfter}, fixed, window)
+	b := p.Build(v)
+	window := b.Window
 	row := func(name string, n int, note string) string {
 		return fmt.Sprintf("%-28s %9s  %5s  %s", name, thousands(n), pct(n, window), note)
 	}
-	rep := &Report{Title: fmt.Sprintf("Context · %s · %s of %s tokens (%s)", st.Model, thousands(b.Total), thousands(window), pct(b.Total, window))}
+	rep := &Report{Title: fmt.Sprintf("Context · %s · %s of %s tokens (%s)", st.Model, thousands(b.Tokens), thousands(window), pct(b.Tokens, window))}
+	cut := ""
+	if b.CutCount > 0 {
+		cut = fmt.Sprintf("%d cut to %s tokens each", b.CutCount, thousands(p.CapTokens()))
+	}
 	rep.Sections = []Section{{Lines: []string{
 		row("System prompt + tool schemas", b.Fixed, ""),
 		row("Summaries", b.Summaries, fmt.Sprintf("%d active", b.SummaryCount)),
 		row("User messages", b.User, ""),
 		row("Assistant messages", b.Assistant, ""),
-		row("Tool outputs", b.ToolOutputs, ""),
+		row("Tool outputs", b.ToolOutputs, cut),
 		row("Masked tool outputs", b.Masked, fmt.Sprintf("%d placeholders", b.MaskedCount)),
-		row("Free", max(0, window-b.Total), ""),
+		row("Free", max(0, window-b.Tokens), ""),
 	}}}
+	cfg := r.deps.Config.Summarize
 	auto := "automatic summarization is off"
 	if cfg.Enabled {
 		auto = fmt.Sprintf("background summary starts at %s tokens (%.0f%%), compaction before sending at %s (%.0f%%)",
 			thousands(int(float64(window)*cfg.SoftRatio)), cfg.SoftRatio*100, thousands(int(float64(window)*cfg.HardRatio)), cfg.HardRatio*100)
 	}
-	rep.Footer = fmt.Sprintf("%d messages in the view · %s", b.Messages, auto)
+	rep.Footer = fmt.Sprintf("%d messages in the view · %s", b.LogMessages, auto)
 	return Result{Report: rep}, nil
 }
 

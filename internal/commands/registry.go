@@ -12,6 +12,7 @@ import (
 
 	"github.com/gencode/gencode/internal/config"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/summarize"
 )
 
 // Store is the session store as the commands read it.
@@ -43,9 +44,9 @@ type Deps struct {
 	Config config.Config
 	// Window returns a model's context window.
 	Window func(model string) int
-	// FixedCost is what the system prompt and tool schemas take of every
-	// request (nil: unknown, shown as 0).
-	FixedCost func() int
+	// View returns the view policy the current agent builds its requests
+	// with (nil: a default policy for the model's window).
+	View func() *summarize.Policy
 }
 
 // State is what the commands act on: the front end's current session.

@@ -106,6 +106,14 @@ func WithContextWindow(window int, count func(Request) int) Option {
 	}
 }
 
+// WithTokenCounter sets how the server counts a request's prompt tokens:
+// for the usage it reports and the window WithContextWindow enforces
+// (default len(body)/4). Give it a real tokenizer to play a provider whose
+// prompt_tokens a test can compare with its own figures.
+func WithTokenCounter(count func(Request) int) Option {
+	return func(s *Server) { s.count = count }
+}
+
 // WithModels sets the model ids listed by GET /v1/models (default: gpt-4o-mini).
 func WithModels(ids ...string) Option {
 	return func(s *Server) { s.models = ids }

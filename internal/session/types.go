@@ -1,7 +1,9 @@
 // Package session stores conversations: an append-only log of messages per
-// session, the summaries that cover ranges of it, and the context view the
-// model is sent, all in one SQLite file. The log is the truth: a message is
-// written once and never rewritten; summaries are stored beside it.
+// session and the summaries that cover ranges of it, in one SQLite file.
+// LoadView returns a session's active summaries and the messages after
+// them; what the model is sent from that is summarize.Policy's decision.
+// The log is the truth: a message is written once and never rewritten;
+// summaries are stored beside it.
 package session
 
 import (

@@ -41,7 +41,7 @@ type budgets struct {
 }
 
 func (s *Summarizer) budgets(fixed int) budgets {
-	w := s.cfg.Window
+	w := s.window()
 	soft, _ := s.thresholds()
 	var b budgets
 	b.block = min(int(s.cfg.SummaryBudgetRatio*float64(w)), max(300, (soft-fixed)/2))
@@ -77,17 +77,16 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	if err != nil {
 		return fail(fmt.Errorf("load session %s: %w", id, err))
 	}
-	opts := s.ContextOptions()
 	fixed := s.fixedCost()
-	before := fixed + v.Tokens(opts)
+	before := s.view.Tokens(v)
 	eff := st.effective(before)
 	b := s.budgets(fixed)
-	blockNow := session.BlockTokens(v.Summaries)
+	blockNow := blockTokens(v.Summaries)
 	tailBudget := b.goal - fixed - min(b.block, blockNow+b.perSummary)
 	if m == modeOverflow {
 		tailBudget = tailBudget * 3 / 4
 	}
-	capTokens := opts.CapTokens
+	capTokens := s.view.CapTokens()
 	cost := func(msg session.Message) int {
 		if msg.Role == session.RoleTool && capTokens > 0 && msg.Tokens > capTokens {
 			return capTokens
@@ -126,7 +125,7 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		est := sum
 		est.Content = strings.Repeat("word ", words)
 		s.finish(&est, b)
-		after := fixed + session.View{Summaries: append(append([]session.Summary{}, v.Summaries...), est), Messages: tail}.Tokens(opts)
+		after := s.view.Tokens(session.View{Session: v.Session, Summaries: append(append([]session.Summary{}, v.Summaries...), est), Messages: tail})
 		byTokens := float64(before-after) >= minReduction*float64(before)
 		byCount := float64(cut) >= minReduction*float64(len(v.Messages)) && after < before
 		soft, _ := s.thresholds()
@@ -188,7 +187,7 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	}
 	s.finish(&sum, b)
 	withSum := func(x session.Summary) int {
-		return fixed + session.View{Summaries: append(append([]session.Summary{}, v.Summaries...), x), Messages: tail}.Tokens(opts)
+		return s.view.Tokens(session.View{Session: v.Session, Summaries: append(append([]session.Summary{}, v.Summaries...), x), Messages: tail})
 	}
 	after := withSum(sum)
 	if after >= before && llmErr == nil {
@@ -217,7 +216,7 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		st.mu.Lock()
 		st.failures++
 		if st.failures >= llmFailureLimit {
-			st.holdTokens = eff + s.cfg.Window/10
+			st.holdTokens = eff + s.window()/10
 			st.holdMsgs = len(v.Messages) + max(5, s.cfg.TriggerThreshold/10)
 		}
 		st.mu.Unlock()
@@ -268,7 +267,7 @@ func (s *Summarizer) noteLLM(st *sessState, err error, eff int) {
 	}
 	st.llmFailures++
 	if st.llmFailures >= llmFailureLimit {
-		st.llmHoldTokens = eff + s.cfg.Window/10
+		st.llmHoldTokens = eff + s.window()/10
 	}
 }
 
@@ -279,7 +278,7 @@ func (s *Summarizer) finish(sum *session.Summary, b budgets) {
 		redactSummary(sum)
 	}
 	sum.RenderChars = b.factChars
-	sum.TokenCount = s.counter.Count(session.RenderSummary(*sum))
+	sum.TokenCount = s.counter.Count(RenderSummary(*sum))
 	if sum.GeneratedAt.IsZero() {
 		sum.GeneratedAt = s.cfg.Now()
 	}
@@ -473,7 +472,7 @@ func (s *Summarizer) mergeIfOver(ctx, lctx context.Context, st *sessState, id, f
 	}
 	fixed := s.fixedCost()
 	b := s.budgets(fixed)
-	if len(v.Summaries) < 2 || session.BlockTokens(v.Summaries) <= b.block {
+	if len(v.Summaries) < 2 || blockTokens(v.Summaries) <= b.block {
 		return nil, nil
 	}
 	pick := v.Summaries[:len(v.Summaries)-1]
@@ -528,10 +527,9 @@ func (s *Summarizer) mergeIfOver(ctx, lctx context.Context, st *sessState, id, f
 		return nil, ctx.Err()
 	}
 	s.finish(&merged, b)
-	opts := s.ContextOptions()
 	rest := append([]session.Summary{merged}, v.Summaries[len(pick):]...)
-	before := fixed + v.Tokens(opts)
-	after := fixed + session.View{Summaries: rest, Messages: v.Messages}.Tokens(opts)
+	before := s.view.Tokens(v)
+	after := s.view.Tokens(session.View{Session: v.Session, Summaries: rest, Messages: v.Messages})
 	if after >= before {
 		return nil, nil
 	}
@@ -583,15 +581,14 @@ func (s *Summarizer) upgrade(ctx context.Context, st *sessState, id string, targ
 	if s.cfg.RedactSecrets {
 		msgs = redactMessages(msgs)
 	}
-	fixed, opts := s.fixedCost(), s.ContextOptions()
-	b := s.budgets(fixed)
+	b := s.budgets(s.fixedCost())
 	lctx, lcancel := context.WithCancel(ctx)
 	defer lcancel()
 	st.setHurry(lcancel)
 	defer st.setHurry(nil)
 	nar, chunks, err := s.narrate(lctx, msgs, target.Focus, s.words(rangeTokens, b), &attempts{left: s.cfg.MaxAttempts})
 	if ctx.Err() == nil && !errors.Is(lctx.Err(), context.Canceled) {
-		s.noteLLM(st, err, st.effective(fixed+v.Tokens(opts)))
+		s.noteLLM(st, err, st.effective(s.view.Tokens(v)))
 	}
 	if err != nil {
 		return fail(fmt.Errorf("the summary of messages %d-%d keeps its facts only: %w", target.FromSeq, target.ToSeq, err))
@@ -607,7 +604,7 @@ func (s *Summarizer) upgrade(ctx context.Context, st *sessState, id string, targ
 	s.finish(&up, b)
 	sums := append([]session.Summary{}, v.Summaries...)
 	sums[idx] = up
-	after := fixed + session.View{Summaries: sums, Messages: v.Messages}.Tokens(opts)
+	after := s.view.Tokens(session.View{Session: v.Session, Summaries: sums, Messages: v.Messages})
 	if _, hard := s.thresholds(); st.effective(after) >= hard {
 		return fail(fmt.Errorf("%w: the narrative would bring the context to the hard threshold", ErrNoReduction))
 	}

@@ -81,15 +81,14 @@ func simulateSession(tb testing.TB, turns, window int) costResult {
 		return b.String()
 	}
 	res := costResult{turns: turns, window: window}
-	opts := s.ContextOptions()
 	v := l.view()
 	request := func(completion session.Message) {
 		var err error
-		tok := s.fixedCost() + v.Tokens(opts)
+		tok := s.View().Tokens(v)
 		v, err = s.Prepare(ctx, v, tok, nil)
 		require.NoError(tb, err)
 		s.Wait()
-		sent := s.fixedCost() + v.Tokens(opts)
+		sent := s.View().Tokens(v)
 		res.peak = max(res.peak, sent)
 		res.requests++
 		res.mainTokens += sent + charCounter{}.Count(completion.Content) + 4
@@ -153,7 +152,7 @@ func simulateSession(tb testing.TB, turns, window int) costResult {
 			res.rangeTokens += m.Tokens
 		}
 	}
-	res.finalContext = s.fixedCost() + l.view().Tokens(opts)
+	res.finalContext = s.View().Tokens(l.view())
 	return res
 }
 

@@ -176,7 +176,7 @@ func testConfig(window int) Config {
 
 // viewTokens is what Prepare is told: fixed cost plus the view.
 func viewTokens(s *Summarizer, v session.View) int {
-	return s.fixedCost() + v.Tokens(s.ContextOptions())
+	return s.View().Tokens(v)
 }
 
 // windowAt returns the window in which the session's view takes ratio of

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gencode/gencode/internal/session"
@@ -68,8 +67,12 @@ type Config struct {
 	SummaryWindow int
 	// Model is the summarizer model.
 	Model string
+	// View is the view policy the agent builds its requests with; the
+	// summarizer plans with the same figures. nil: a policy made of
+	// Window, FixedCost and MaskToolOutputsAfter (tests, tools).
+	View *Policy
 	// FixedCost is what system prompt and tool schemas take of each
-	// request, until Prepare measures it.
+	// request, when View is nil.
 	FixedCost int
 
 	SoftRatio            float64 // background compaction starts here
@@ -169,9 +172,10 @@ type Summarizer struct {
 	counter Counter
 	cfg     Config
 
+	view *Policy
+
 	ctx    context.Context // canceled by Close; background work runs under it
 	cancel context.CancelFunc
-	fixed  atomic.Int64
 
 	mu       sync.Mutex // guards the fields below; taken before any sessState.mu
 	sessions map[string]*sessState
@@ -184,9 +188,18 @@ type Summarizer struct {
 func New(store logStore, llm Completer, counter Counter, cfg Config) *Summarizer {
 	cfg.fill()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Summarizer{store: store, llm: llm, counter: counter, cfg: cfg, ctx: ctx, cancel: cancel,
+	s := &Summarizer{store: store, llm: llm, counter: counter, cfg: cfg, view: cfg.View, ctx: ctx, cancel: cancel,
 		sessions: map[string]*sessState{}}
-	s.fixed.Store(int64(cfg.FixedCost))
+	if s.view == nil {
+		s.view = NewPolicy(ViewConfig{Window: cfg.Window, Overhead: cfg.FixedCost, MaskAfter: cfg.MaskToolOutputsAfter,
+			Count: func(m session.Message) int {
+				n := 4 + counter.Count(m.Content)
+				for _, c := range m.ToolCalls {
+					n += 4 + counter.Count(c.Name) + counter.Count(c.Arguments)
+				}
+				return n
+			}})
+	}
 	return s
 }
 
@@ -200,12 +213,11 @@ func (s *Summarizer) Stats() Stats {
 	return s.stats
 }
 
-// ContextOptions says how views are masked and cut before they are sent:
-// stale tool outputs masked in batches, and no single output over an
-// eighth of the window.
-func (s *Summarizer) ContextOptions() session.ContextOptions {
-	return session.ContextOptions{MaskAfter: s.cfg.MaskToolOutputsAfter, CapTokens: max(256, s.cfg.Window/8)}
-}
+// View is the view policy the summarizer plans with.
+func (s *Summarizer) View() *Policy { return s.view }
+
+// window is the context window compactions aim at.
+func (s *Summarizer) window() int { return s.view.Window() }
 
 // Wait blocks until no background compaction runs.
 func (s *Summarizer) Wait() {
@@ -353,7 +365,7 @@ func deliver(st *sessState, report func(Report)) {
 func (s *Summarizer) hold(st *sessState, tokens, msgs int) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.holdTokens = tokens + s.cfg.Window/10
+	st.holdTokens = tokens + s.window()/10
 	st.holdMsgs = msgs + max(5, s.cfg.TriggerThreshold/10)
 }
 
@@ -365,10 +377,11 @@ func (st *sessState) release() {
 
 // thresholds in tokens.
 func (s *Summarizer) thresholds() (soft, hard int) {
-	return int(s.cfg.SoftRatio * float64(s.cfg.Window)), int(s.cfg.HardRatio * float64(s.cfg.Window))
+	w := float64(s.window())
+	return int(s.cfg.SoftRatio * w), int(s.cfg.HardRatio * w)
 }
 
-func (s *Summarizer) fixedCost() int { return int(s.fixed.Load()) }
+func (s *Summarizer) fixedCost() int { return s.view.Fixed() }
 
 // Prepare is called before every request. Below the soft threshold it
 // returns at once; past it (or past trigger_threshold messages) it starts
@@ -382,8 +395,6 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, re
 	}
 	id := v.Session.ID
 	st := s.state(id)
-	opts := s.ContextOptions()
-	s.fixed.Store(int64(max(0, tokens-v.Tokens(opts))))
 	deliver(st, report)
 	reload := func() {
 		if !st.changed() {
@@ -391,7 +402,7 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, re
 		}
 		if nv, err := s.store.LoadView(ctx, id); err == nil {
 			v = nv
-			tokens = s.fixedCost() + v.Tokens(opts)
+			tokens = s.view.Tokens(v)
 		}
 	}
 	reload()
@@ -400,7 +411,8 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, re
 	st.mu.Lock()
 	holdTokens, holdMsgs := st.holdTokens, st.holdMsgs
 	st.mu.Unlock()
-	pct := func(n int) int { return n * 100 / s.cfg.Window }
+	window := s.window()
+	pct := func(n int) int { return n * 100 / window }
 	switch {
 	case eff >= hard && eff >= holdTokens:
 		if job := st.running(); job != nil {
@@ -413,7 +425,7 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, re
 				return v, nil
 			}
 		}
-		reason := fmt.Sprintf("context at %d%% of the %d-token window (hard threshold %d%%)", pct(eff), s.cfg.Window, pct(hard))
+		reason := fmt.Sprintf("context at %d%% of the %d-token window (hard threshold %d%%)", pct(eff), window, pct(hard))
 		if report != nil {
 			report(Report{SessionID: id, Phase: Started, Reason: reason})
 		}
@@ -434,7 +446,7 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, re
 		s.upgradeLater(st, id, rep, report)
 	case eff >= soft && eff >= holdTokens:
 		s.startBackground(st, id, fmt.Sprintf("context at %d%% of the %d-token window (soft threshold %d%%)",
-			pct(eff), s.cfg.Window, pct(soft)), report)
+			pct(eff), window, pct(soft)), report)
 	case s.cfg.TriggerThreshold > 0 && len(v.Messages) > s.cfg.TriggerThreshold && len(v.Messages) >= holdMsgs:
 		s.startBackground(st, id, fmt.Sprintf("%d messages in the context (trigger_threshold %d)",
 			len(v.Messages), s.cfg.TriggerThreshold), report)
@@ -555,8 +567,7 @@ func (s *Summarizer) Compact(ctx context.Context, v session.View, reason string,
 	if st.changed() {
 		// A background summary was applied since the refused request was
 		// built. If it shrank the context by a fifth, retry with it.
-		opts := s.ContextOptions()
-		if nv, err := s.store.LoadView(ctx, id); err == nil && nv.Tokens(opts)*5 <= v.Tokens(opts)*4 {
+		if nv, err := s.store.LoadView(ctx, id); err == nil && s.view.Tokens(nv)*5 <= s.view.Tokens(v)*4 {
 			return nv, nil
 		}
 	}

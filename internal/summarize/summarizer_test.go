@@ -86,7 +86,7 @@ func TestSummarizeNowKeepsEveryOriginal(t *testing.T) {
 	v := l.view()
 	require.Len(t, v.Summaries, 1)
 	require.EqualValues(t, sum.ToSeq+1, v.Messages[0].Seq)
-	require.Contains(t, v.Context(s.ContextOptions()).Block, "FACT-BLUEFALCON")
+	require.Contains(t, s.View().Build(v).Messages[0].Content, "FACT-BLUEFALCON", "the summary block is sent")
 
 	// The latest user request and the ten recent messages stay verbatim.
 	require.GreaterOrEqual(t, len(v.Messages), 10)
@@ -320,7 +320,7 @@ func TestSummarizerFaults(t *testing.T) {
 			require.Len(t, fin, 1)
 			require.True(t, fin[0].Fallback)
 			require.Error(t, fin[0].Err)
-			require.Contains(t, session.RenderSummary(sum), "FACT-BLUEFALCON", "the user's requests survive without an LLM")
+			require.Contains(t, RenderSummary(sum), "FACT-BLUEFALCON", "the user's requests survive without an LLM")
 		})
 	}
 }
@@ -415,7 +415,7 @@ func TestMergeWhenTheBlockPassesItsBudget(t *testing.T) {
 		rep, err := s.SummarizeNow(context.Background(), l.id, "")
 		require.NoError(t, err)
 		merged = rep.Merged
-		t.Logf("round %d: block %d tokens, %d summaries", round, session.BlockTokens(l.view().Summaries), len(l.view().Summaries))
+		t.Logf("round %d: block %d tokens, %d summaries", round, blockTokens(l.view().Summaries), len(l.view().Summaries))
 	}
 	require.NotNil(t, merged, "the block never merged")
 	require.GreaterOrEqual(t, len(merged.Merged), 2)
@@ -430,7 +430,7 @@ func TestMergeWhenTheBlockPassesItsBudget(t *testing.T) {
 	}
 	require.Equal(t, len(merged.Merged), superseded, "merged summaries are kept, superseded")
 	b := s.budgets(s.fixedCost())
-	require.LessOrEqual(t, session.BlockTokens(l.view().Summaries), b.block+b.perSummary)
+	require.LessOrEqual(t, blockTokens(l.view().Summaries), b.block+b.perSummary)
 }
 
 // TestNestedCompactionsKeepFilesAndCommands is acceptance 6: after five

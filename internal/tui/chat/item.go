@@ -7,6 +7,7 @@ import (
 
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tui/sanitize"
 )
 
@@ -193,7 +194,7 @@ func summaryItem(b *builder, s session.Summary) *item {
 	it.arg = head
 	body := s.Content
 	if strings.TrimSpace(body) == "" {
-		body = session.RenderSummary(s)
+		body = summarize.RenderSummary(s)
 	}
 	it.text = sanitize.Display(body)
 	return it

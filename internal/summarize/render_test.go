@@ -1,4 +1,4 @@
-package session
+package summarize
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/session"
 )
 
 func TestContextCapsHugeToolOutputs(t *testing.T) {
@@ -16,14 +18,14 @@ func TestContextCapsHugeToolOutputs(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("line %04d ünïcode", i))
 	}
 	big := strings.Join(lines, "\n")
-	v := View{Messages: []Message{
-		{Seq: 1, Role: RoleUser, Content: "run it", Tokens: 5},
-		{Seq: 2, Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "a", Name: "Bash"}}, Tokens: 10},
-		{Seq: 3, Role: RoleTool, ToolCallID: "a", Name: "Bash", Content: big, Tokens: 12000},
+	v := session.View{Session: session.Session{ID: "s"}, Messages: []session.Message{
+		{Seq: 1, Role: session.RoleUser, Content: "run it", Tokens: 5},
+		{Seq: 2, Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: "a", Name: "Bash"}}, Tokens: 10},
+		{Seq: 3, Role: session.RoleTool, ToolCallID: "a", Name: "Bash", Content: big, Tokens: 12000},
 	}}
-	c := v.Context(ContextOptions{CapTokens: 1000})
-	require.Equal(t, 1, c.Cut)
-	out := c.Messages[2].Content
+	c := NewPolicy(ViewConfig{Window: 8000}).Build(v) // caps outputs at 1000 tokens
+	require.Equal(t, 1, c.CutCount)
+	out := c.Messages[2].Content // no system prompt: no system message
 	require.True(t, utf8.ValidString(out))
 	require.True(t, strings.HasPrefix(out, "line 0000"))
 	require.True(t, strings.HasSuffix(out, "line 1999 ünïcode"))
@@ -32,14 +34,14 @@ func TestContextCapsHugeToolOutputs(t *testing.T) {
 	require.Less(t, c.Tokens, 1200)
 	require.Equal(t, big, v.Messages[2].Content, "the view's messages are not changed")
 
-	none := v.Context(ContextOptions{CapTokens: 20000})
-	require.Equal(t, 0, none.Cut)
+	none := NewPolicy(ViewConfig{Window: 160000}).Build(v)
+	require.Equal(t, 0, none.CutCount)
 	require.Equal(t, big, none.Messages[2].Content)
 }
 
 func TestRenderSummaryWithinItsLimit(t *testing.T) {
 	t.Parallel()
-	s := Summary{Content: "## Goal\n- x", LastUserRequest: "do it", RenderChars: 600}
+	s := session.Summary{Content: "## Goal\n- x", LastUserRequest: "do it", RenderChars: 600}
 	for i := 0; i < 300; i++ {
 		s.FilesModified = append(s.FilesModified, fmt.Sprintf("/w/pkg/file%03d.go", i))
 		s.Commands = append(s.Commands, fmt.Sprintf("go test ./pkg/%03d", i))

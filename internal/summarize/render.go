@@ -1,117 +1,47 @@
-package session
+package summarize
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gencode/gencode/internal/session"
 )
 
-// ContextOptions shape the messages a View sends to the model.
-type ContextOptions struct {
-	// MaskAfter keeps the most recent MaskAfter tool results verbatim and
-	// replaces older ones with a one-line placeholder; 0 disables masking.
-	MaskAfter int
-	// MaskBatch is how many results are masked at a time (default
-	// max(1, MaskAfter/2)). Masking in batches keeps the request's prefix
-	// unchanged for several turns, so the provider's prompt cache holds.
-	MaskBatch int
-	// CapTokens cuts, in the view only, a tool output larger than this to
-	// its head and tail with a line saying what was cut (0: no cap). Tools
-	// cap outputs when they are recorded; this second cap follows the
-	// window, so that one output cannot fill a small one.
-	CapTokens int
-}
-
-// Context is what a View sends after the system prompt.
-type Context struct {
-	// Block holds the active summaries, to be put inside the leading system
-	// message ("" when nothing is summarized).
-	Block string
-	// Messages are the unsummarized messages, old tool outputs masked.
-	Messages []Message
-	// Tokens estimates Block + Messages from the counts stored at append.
-	Tokens int
-	// Masked is how many tool results were replaced by placeholders.
-	Masked int
-	// Cut is how many tool outputs were shortened by CapTokens.
-	Cut int
-}
-
-// Context builds what the view sends. It reads stored token counts and
-// never runs a tokenizer over old messages.
-func (v View) Context(opts ContextOptions) Context {
-	c := v.messages(opts)
-	c.Block = SummaryBlock(v.Summaries)
-	return c
-}
-
-// Tokens is Context(opts).Tokens without rendering the summary block: what
-// a compaction policy checks before every request.
-func (v View) Tokens(opts ContextOptions) int { return v.messages(opts).Tokens }
-
-// messages is Context without the block's text.
-func (v View) messages(opts ContextOptions) Context {
-	var c Context
-	c.Tokens = BlockTokens(v.Summaries)
-	toMask := maskCount(v.Messages, opts)
-	c.Messages = make([]Message, len(v.Messages))
-	for i, m := range v.Messages {
-		if m.Role == RoleTool && toMask > 0 {
-			toMask--
-			if !m.Meta.Deleted {
-				m.Content = Placeholder(m)
-				m.Full = ""
-				m.Tokens = placeholderTokens(m.Content)
-				c.Masked++
-			}
-		} else if m.Role == RoleTool && opts.CapTokens > 0 && m.Tokens > opts.CapTokens && !m.Meta.Deleted {
-			m = CutOutput(m, opts.CapTokens)
-			c.Cut++
-		}
-		c.Messages[i] = m
-		c.Tokens += m.Tokens
-	}
-	return c
-}
-
 // maskCount is how many of the oldest tool results to mask.
-func maskCount(msgs []Message, opts ContextOptions) int {
-	if opts.MaskAfter <= 0 {
+func maskCount(msgs []session.Message, after, batch int) int {
+	if after <= 0 {
 		return 0
 	}
-	batch := opts.MaskBatch
 	if batch <= 0 {
-		batch = max(1, opts.MaskAfter/2)
+		batch = max(1, after/2)
 	}
 	n := 0
 	for _, m := range msgs {
-		if m.Role == RoleTool {
+		if m.Role == session.RoleTool {
 			n++
 		}
 	}
-	over := n - opts.MaskAfter
+	over := n - after
 	if over < batch {
 		return 0
 	}
 	return over / batch * batch
 }
 
-// PlaceholderPrefix starts every masked tool output.
-const PlaceholderPrefix = "[older tool output elided"
+// placeholderPrefix starts every masked tool output.
+const placeholderPrefix = "[older tool output elided"
 
-// IsPlaceholder reports whether a tool message's content was masked.
-func IsPlaceholder(content string) bool { return strings.HasPrefix(content, PlaceholderPrefix) }
-
-// Placeholder is the one line that replaces a masked tool output. It says
+// placeholder is the one line that replaces a masked tool output. It says
 // what was elided and where the original is.
-func Placeholder(m Message) string {
+func placeholder(m session.Message) string {
 	what := m.Name
 	switch {
 	case m.Meta.Command != "":
-		what += " `" + oneLine(m.Meta.Command, 80) + "`"
+		what += " `" + shortLine(m.Meta.Command, 80) + "`"
 	case m.Meta.FilePath != "":
 		what += " " + m.Meta.FilePath
 	case m.Meta.Pattern != "":
-		what += " " + oneLine(m.Meta.Pattern, 60)
+		what += " " + shortLine(m.Meta.Pattern, 60)
 	}
 	status := ""
 	if m.Meta.ExitCode != nil {
@@ -119,17 +49,15 @@ func Placeholder(m Message) string {
 	} else if m.Meta.Failed {
 		status = ", failed"
 	}
-	return fmt.Sprintf(PlaceholderPrefix+" to save context: %s (%d tokens%s); the original is message %d of the session log]",
+	return fmt.Sprintf(placeholderPrefix+" to save context: %s (%d tokens%s); the original is message %d of the session log]",
 		strings.TrimSpace(what), m.Tokens, status, m.Seq)
 }
 
-func placeholderTokens(s string) int { return len(s)/3 + 4 }
-
-// CutOutput shortens a tool result to about limit tokens: two thirds from
-// its head, one third from its tail, cut at line ends where possible, with a
-// line between them saying how much was left out and where the whole output
-// is. The token count is scaled from the stored one (no tokenizer runs).
-func CutOutput(m Message, limit int) Message {
+// cutMessage shortens a message to about limit tokens: two thirds from its
+// head, one third from its tail, cut at line ends where possible, with a
+// line between them saying how much was left out and where the whole text
+// is. The caller counts the result's tokens.
+func cutMessage(m session.Message, limit int) session.Message {
 	text := m.Content
 	if m.Tokens <= limit || len(text) == 0 {
 		return m
@@ -137,26 +65,20 @@ func CutOutput(m Message, limit int) Message {
 	keep := len(text) * limit / m.Tokens
 	headLen, tailLen := keep*2/3, keep/3
 	head := cutAtLine(text[:validCut(text, headLen)], false)
-	tail := cutAtLine(text[len(text)-len(text[validCut(text, len(text)-tailLen):]):], true)
+	tail := cutAtLine(text[validCut(text, len(text)-tailLen):], true)
 	elided := len(text) - len(head) - len(tail)
 	if elided <= 0 {
 		return m
 	}
-	marker := fmt.Sprintf("\n[... %d of %d characters of this output are cut from the context to fit the window; the whole output is message %d of the session log ...]\n",
-		elided, len(text), m.Seq)
+	what := "message"
+	if m.Role == session.RoleTool {
+		what = "output"
+	}
+	marker := fmt.Sprintf("\n[... %d of %d characters of this %s are cut from the context to fit the window; the whole %s is message %d of the session log ...]\n",
+		elided, len(text), what, what, m.Seq)
 	m.Content = head + marker + tail
 	m.Full = ""
-	m.Tokens = limit + placeholderTokens(marker)
 	return m
-}
-
-// validCut moves i back to the start of a UTF-8 sequence.
-func validCut(s string, i int) int {
-	i = max(0, min(i, len(s)))
-	for i > 0 && i < len(s) && s[i]&0xC0 == 0x80 {
-		i--
-	}
-	return i
 }
 
 // cutAtLine trims a head to its last line end, or a tail to after its
@@ -174,7 +96,7 @@ func cutAtLine(s string, tail bool) string {
 	return s
 }
 
-func oneLine(s string, n int) string {
+func shortLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
@@ -182,9 +104,9 @@ func oneLine(s string, n int) string {
 	return s
 }
 
-// SummaryBlock renders the active summaries for the system message. Each
-// names its message range, so the model can ask for the originals.
-func SummaryBlock(sums []Summary) string {
+// summaryBlock renders the active summaries. Each names its message
+// range, so the model can ask for the originals.
+func summaryBlock(sums []session.Summary) string {
 	if len(sums) == 0 {
 		return ""
 	}
@@ -200,8 +122,9 @@ func SummaryBlock(sums []Summary) string {
 	return b.String()
 }
 
-// BlockTokens estimates SummaryBlock from the summaries' stored counts.
-func BlockTokens(sums []Summary) int {
+// blockTokens estimates summaryBlock from the summaries' stored counts,
+// without rendering it: what the compaction budgets plan with.
+func blockTokens(sums []session.Summary) int {
 	if len(sums) == 0 {
 		return 0
 	}
@@ -217,7 +140,7 @@ func BlockTokens(sums []Summary) int {
 // s.RenderChars set, each list shows its most recent entries within its share
 // of that many characters and says how many earlier ones it left out; the
 // summary record itself keeps them all.
-func RenderSummary(s Summary) string {
+func RenderSummary(s session.Summary) string {
 	var b strings.Builder
 	narrative := strings.TrimSpace(s.Content)
 	if narrative != "" {

@@ -1,0 +1,255 @@
+package summarize
+
+import (
+	"sync"
+
+	"github.com/gencode/gencode/internal/session"
+)
+
+// ViewConfig configures a Policy.
+type ViewConfig struct {
+	// Window is the model's context window in tokens (config or the
+	// known-model table).
+	Window int
+	// SystemPrompt starts every request. It stays byte-identical for the
+	// whole session: it is the prefix providers cache.
+	SystemPrompt string
+	// Overhead is what a request costs besides its messages: the tool
+	// schemas and the reply priming.
+	Overhead int
+	// MaskAfter keeps the most recent MaskAfter tool results verbatim and
+	// replaces older ones with a one-line placeholder; 0 disables masking.
+	MaskAfter int
+	// MaskBatch is how many results are masked at a time (default
+	// max(1, MaskAfter/2)). Masking in batches keeps the request's prefix
+	// unchanged for several turns, so the provider's prompt cache holds.
+	MaskBatch int
+	// Count counts a message as the provider will: role, content, name and
+	// tool calls. It counts what the policy writes (the system message,
+	// placeholders, cut texts); the log's messages keep their stored counts.
+	Count func(session.Message) int
+}
+
+// Policy is the view policy: it turns a session's view (active summaries
+// and the messages after them) into what one request sends, and says how
+// many tokens that is. The agent builds every request with it, /context
+// and the status bar show its figures, and the summarizer plans with them,
+// so all of them agree. A Policy is safe for concurrent use.
+type Policy struct {
+	cfg ViewConfig
+
+	mu    sync.Mutex
+	heads map[string]int // tokens of a head message, by content
+	texts map[textKey]int
+}
+
+// textKey names a text the policy wrote in place of a logged message.
+type textKey struct {
+	session string
+	seq     int64
+	kind    byte // 'm' masked, 'c' cut
+	limit   int
+}
+
+// maxCached bounds each count cache; past it the cache starts over.
+const maxCached = 4096
+
+// NewPolicy returns the view policy for cfg. A nil cfg.Count counts about
+// a token per four bytes.
+func NewPolicy(cfg ViewConfig) *Policy {
+	if cfg.Count == nil {
+		cfg.Count = roughCount
+	}
+	if cfg.Window <= 0 {
+		cfg.Window = DefaultConfig().Window
+	}
+	return &Policy{cfg: cfg, heads: map[string]int{}, texts: map[textKey]int{}}
+}
+
+// roughCount is a message's size without a tokenizer.
+func roughCount(m session.Message) int {
+	n := 4 + (len(m.Content)+3)/4
+	for _, c := range m.ToolCalls {
+		n += 4 + (len(c.Name)+len(c.Arguments)+3)/4
+	}
+	return n
+}
+
+// Window is the context window the policy fits requests into.
+func (p *Policy) Window() int { return p.cfg.Window }
+
+// Fixed is what every request costs before any message of the log: the
+// system prompt, the tool schemas and the reply priming.
+func (p *Policy) Fixed() int {
+	return p.cfg.Overhead + p.headTokens(p.head(""))
+}
+
+// MessageRoom is the most one message may take: what is left of nine
+// tenths of the window after the fixed part. A user message larger than
+// this is refused before it is stored.
+func (p *Policy) MessageRoom() int { return p.Window()*9/10 - p.Fixed() }
+
+// CapTokens is the most one tool output takes in a request: an eighth of
+// the window, so that one output cannot fill a small one. Tools cap their
+// outputs when they are recorded; this second cap follows the window.
+func (p *Policy) CapTokens() int { return max(256, p.Window()/8) }
+
+// Prompt is what one request sends, and its size: the prompt tokens a
+// provider counts.
+type Prompt struct {
+	// Messages are sent in this order; the first is the system message.
+	Messages []session.Message
+	// Tokens is the whole request: Fixed + Summaries + the messages.
+	Tokens int
+	// Window is the context window the request must fit.
+	Window int
+
+	// Fixed is the system prompt, tool schemas and reply priming.
+	Fixed int
+	// Summaries is what the summary block adds.
+	Summaries int
+	// User, Assistant and ToolOutputs are the tokens of those messages;
+	// Masked is the placeholders of masked tool outputs.
+	User, Assistant, ToolOutputs, Masked int
+
+	// LogMessages is how many messages of the log the view holds.
+	LogMessages int
+	// SummaryCount is how many summaries are active.
+	SummaryCount int
+	// MaskedCount is how many tool outputs were replaced by placeholders.
+	MaskedCount int
+	// CutCount is how many tool outputs were shortened to CapTokens.
+	CutCount int
+}
+
+// Build makes the prompt a view sends. It reads the messages' stored
+// token counts and counts only the texts it writes itself (placeholders,
+// cut outputs, the system message), each once.
+func (p *Policy) Build(v session.View) Prompt {
+	r := Prompt{Window: p.Window(), LogMessages: len(v.Messages), SummaryCount: len(v.Summaries)}
+	msgs := normalize(v.Messages)
+	toMask := maskCount(msgs, p.cfg.MaskAfter, p.cfg.MaskBatch)
+	capTokens := p.CapTokens()
+	for i, m := range msgs {
+		if m.Role == session.RoleTool && !m.Meta.Deleted {
+			switch {
+			case toMask > 0:
+				toMask--
+				m.Content, m.Full = placeholder(m), ""
+				m.Tokens = p.textTokens(v.Session.ID, m, 'm', 0)
+				r.MaskedCount++
+				r.Masked += m.Tokens
+				msgs[i] = m
+				continue
+			case m.Tokens > capTokens:
+				m = cutMessage(m, capTokens)
+				m.Tokens = p.textTokens(v.Session.ID, m, 'c', capTokens)
+				r.CutCount++
+			}
+		} else if m.Role == session.RoleTool {
+			toMask = max(0, toMask-1)
+		}
+		switch m.Role {
+		case session.RoleUser:
+			r.User += m.Tokens
+		case session.RoleAssistant:
+			r.Assistant += m.Tokens
+		default:
+			r.ToolOutputs += m.Tokens
+		}
+		msgs[i] = m
+	}
+	head := p.head(summaryBlock(v.Summaries))
+	r.Fixed = p.Fixed()
+	r.Summaries = p.cfg.Overhead + p.headTokens(head) - r.Fixed
+	r.Messages = append(head, msgs...)
+	r.Tokens = r.Fixed + r.Summaries + r.User + r.Assistant + r.ToolOutputs + r.Masked
+	return r
+}
+
+// Tokens is Build(v).Tokens: what a compaction policy checks before every
+// request.
+func (p *Policy) Tokens(v session.View) int { return p.Build(v).Tokens }
+
+// head is what a request sends before the log's messages. This is the one
+// place that decides where the summary block goes: today inside the one
+// leading system message, after the prompt (a second system message mid-way
+// breaks some local models' chat templates).
+func (p *Policy) head(block string) []session.Message {
+	sys := p.cfg.SystemPrompt
+	if block != "" {
+		if sys != "" {
+			sys += "\n\n"
+		}
+		sys += block
+	}
+	if sys == "" {
+		return nil
+	}
+	return []session.Message{{Role: session.RoleSystem, Content: sys}}
+}
+
+// headTokens counts head messages, each text once.
+func (p *Policy) headTokens(head []session.Message) int {
+	n := 0
+	for _, m := range head {
+		p.mu.Lock()
+		c, ok := p.heads[m.Content]
+		p.mu.Unlock()
+		if !ok {
+			c = p.cfg.Count(m)
+			p.mu.Lock()
+			if len(p.heads) >= 8 {
+				clear(p.heads)
+			}
+			p.heads[m.Content] = c
+			p.mu.Unlock()
+		}
+		n += c
+	}
+	return n
+}
+
+// textTokens counts a text the policy wrote in place of message m, once
+// per session, message and kind.
+func (p *Policy) textTokens(session string, m session.Message, kind byte, limit int) int {
+	k := textKey{session: session, seq: m.Seq, kind: kind, limit: limit}
+	p.mu.Lock()
+	n, ok := p.texts[k]
+	p.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = p.cfg.Count(m)
+	p.mu.Lock()
+	if len(p.texts) >= maxCached {
+		clear(p.texts)
+	}
+	p.texts[k] = n
+	p.mu.Unlock()
+	return n
+}
+
+// normalize returns a copy of msgs as a request may carry them: empty
+// arguments sent as {} and empty tool outputs said. The log keeps what it
+// received.
+func normalize(msgs []session.Message) []session.Message {
+	out := make([]session.Message, len(msgs))
+	for i, m := range msgs {
+		if len(m.ToolCalls) > 0 {
+			calls := make([]session.ToolCall, len(m.ToolCalls))
+			copy(calls, m.ToolCalls)
+			for j := range calls {
+				if calls[j].Arguments == "" {
+					calls[j].Arguments = "{}"
+				}
+			}
+			m.ToolCalls = calls
+		}
+		if m.Role == session.RoleTool && m.Content == "" {
+			m.Content = "(no output)"
+		}
+		out[i] = m
+	}
+	return out
+}
