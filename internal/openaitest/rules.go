@@ -55,3 +55,46 @@ func CheckMessageRules(msgs []openai.ChatCompletionMessage) error {
 	}
 	return nil
 }
+
+// CheckRoleAlternation reports the first way msgs break the role order that
+// strict local chat templates enforce (Mistral's and Gemma's raise
+// "conversation roles must alternate user/assistant"): after the one
+// optional leading system message, the conversation starts with a user
+// message; a user message is answered by an assistant message; an assistant
+// message without tool calls is followed by a user message; tool results
+// are followed by the assistant's next message.
+//
+// The error names the index of the offending message.
+func CheckRoleAlternation(msgs []openai.ChatCompletionMessage) error {
+	prev := "" // role of the previous message; "" at the start
+	for i, m := range msgs {
+		switch m.Role {
+		case openai.ChatMessageRoleSystem:
+			if i != 0 {
+				return fmt.Errorf("message %d: system message after the start of the conversation", i)
+			}
+			continue
+		case openai.ChatMessageRoleUser:
+			if prev == openai.ChatMessageRoleUser || prev == openai.ChatMessageRoleTool {
+				return fmt.Errorf("message %d: user message after a %s message; roles must alternate", i, prev)
+			}
+		case openai.ChatMessageRoleAssistant:
+			if prev == "" || prev == openai.ChatMessageRoleAssistant {
+				what := "an assistant message"
+				if prev == "" {
+					what = "the start of the conversation"
+				}
+				return fmt.Errorf("message %d: assistant message after %s; roles must alternate", i, what)
+			}
+		case openai.ChatMessageRoleTool:
+			if prev != openai.ChatMessageRoleAssistant+"+calls" && prev != openai.ChatMessageRoleTool {
+				return fmt.Errorf("message %d: tool message not after an assistant's tool calls", i)
+			}
+		}
+		prev = m.Role
+		if m.Role == openai.ChatMessageRoleAssistant && len(m.ToolCalls) > 0 {
+			prev = openai.ChatMessageRoleAssistant + "+calls"
+		}
+	}
+	return nil
+}

@@ -117,3 +117,59 @@ func TestCheckMessageRules(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckRoleAlternation(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		msgs    []openai.ChatCompletionMessage
+		wantErr string
+	}{
+		{name: "plain chat", msgs: []openai.ChatCompletionMessage{sys("s"), user("hi"), assistant("hello"), user("bye")}},
+		{
+			name: "tool rounds",
+			msgs: []openai.ChatCompletionMessage{sys("s"), user("read"), calls("c1", "c2"), result("c1"), result("c2"),
+				calls("c3"), result("c3"), assistant("done"), user("again")},
+		},
+		{
+			name: "summary as a user message and an acknowledgement",
+			msgs: []openai.ChatCompletionMessage{sys("s"), user("summary of messages 1-40"), assistant("ok"), user("go on")},
+		},
+		{
+			name:    "assistant first",
+			msgs:    []openai.ChatCompletionMessage{sys("s"), assistant("hello"), user("hi")},
+			wantErr: "message 1: assistant message after the start of the conversation",
+		},
+		{
+			name:    "two user messages",
+			msgs:    []openai.ChatCompletionMessage{sys("s"), user("summary"), user("hi")},
+			wantErr: "message 2: user message after a user message",
+		},
+		{
+			name:    "user after tool results",
+			msgs:    []openai.ChatCompletionMessage{user("read"), calls("c1"), result("c1"), user("hi")},
+			wantErr: "message 3: user message after a tool message",
+		},
+		{
+			name:    "two assistant messages",
+			msgs:    []openai.ChatCompletionMessage{user("hi"), assistant("a"), assistant("b")},
+			wantErr: "message 2: assistant message after an assistant message",
+		},
+		{
+			name:    "mid-conversation system message",
+			msgs:    []openai.ChatCompletionMessage{sys("s"), user("hi"), assistant("a"), sys("summary"), user("go on")},
+			wantErr: "message 3: system message",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := openaitest.CheckRoleAlternation(tt.msgs)
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tt.wantErr)
+		})
+	}
+}

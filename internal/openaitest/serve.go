@@ -339,6 +339,10 @@ func (s *Server) usage(req Request, rep Reply) openai.Usage {
 	}
 	u := openai.Usage{PromptTokens: s.count(req), CompletionTokens: max(1, (n+3)/4)}
 	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	if req.cached > 0 {
+		// As OpenAI reports it: the part of the prompt served from its cache.
+		u.PromptTokensDetails = &openai.PromptTokensDetails{CachedTokens: min(req.cached, u.PromptTokens)}
+	}
 	return u
 }
 

@@ -36,11 +36,15 @@ type Request struct {
 	IncludeUsage        bool                           `json:"include_usage,omitempty"` // stream_options.include_usage
 	MaxTokens           int                            `json:"max_tokens,omitempty"`
 	MaxCompletionTokens int                            `json:"max_completion_tokens,omitempty"`
+	// ToolChoice is tool_choice: "none", "auto", "required", or an object's JSON.
+	ToolChoice string `json:"tool_choice,omitempty"`
 
 	// Header is the request's HTTP header (Authorization included).
 	Header http.Header `json:"-"`
 	// Body is the raw JSON body.
 	Body []byte `json:"-"`
+
+	prompt, cached int // the server's token count, and what its cache served
 }
 
 // wireRequest is the part of a request body the server reads.
@@ -52,8 +56,22 @@ type wireRequest struct {
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
-	MaxTokens           int `json:"max_tokens"`
-	MaxCompletionTokens int `json:"max_completion_tokens"`
+	MaxTokens           int             `json:"max_tokens"`
+	MaxCompletionTokens int             `json:"max_completion_tokens"`
+	ToolChoice          json.RawMessage `json:"tool_choice"`
+}
+
+// toolChoice is tool_choice as Request holds it: a string's value, or the
+// JSON of an object.
+func (w wireRequest) toolChoice() string {
+	if len(w.ToolChoice) == 0 {
+		return ""
+	}
+	var s string
+	if err := json.Unmarshal(w.ToolChoice, &s); err == nil {
+		return s
+	}
+	return string(w.ToolChoice)
 }
 
 // Server is a running fake. Create it with NewServer; it is safe for concurrent use.
@@ -66,16 +84,21 @@ type Server struct {
 	// set by options, read-only afterwards
 	responder func(Request) Reply
 	rules     bool
+	alternate bool
 	window    int
 	count     func(Request) int
 	models    []string
 	onRequest func(Request)
+	tokenize  func(string) int
+	purpose   func(Request) Purpose
 
 	respMu sync.Mutex // serializes responder calls
 
-	mu       sync.Mutex
-	queue    []Reply
-	requests []Request
+	mu        sync.Mutex
+	queue     []Reply
+	requests  []Request
+	accounts  []Account
+	lastAgent *measured // the prefix a provider's cache holds
 }
 
 // Option configures a Server.
@@ -94,9 +117,16 @@ func WithMessageRules() Option {
 	return func(s *Server) { s.rules = true }
 }
 
+// WithRoleAlternation makes the server reject, like a strict local chat
+// template, requests whose roles break CheckRoleAlternation.
+func WithRoleAlternation() Option {
+	return func(s *Server) { s.alternate = true }
+}
+
 // WithContextWindow makes the server reject, with a 400 context_length_exceeded
 // body worded like OpenAI's, requests whose token count plus max tokens exceeds
-// window. count estimates a request's prompt tokens; nil: len(body)/4.
+// window. count estimates a request's prompt tokens; nil: the tokenizer's
+// count (WithTokenizer), else len(body)/4.
 func WithContextWindow(window int, count func(Request) int) Option {
 	return func(s *Server) {
 		s.window = window
@@ -131,11 +161,16 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 	s := &Server{
 		t:      t,
 		done:   make(chan struct{}),
-		count:  estimateTokens,
 		models: []string{"gpt-4o-mini"},
 	}
 	for _, o := range opts {
 		o(s)
+	}
+	if s.count == nil {
+		s.count = estimateTokens
+		if s.tokenize != nil {
+			s.count = func(r Request) int { return r.prompt }
+		}
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
@@ -223,9 +258,12 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		IncludeUsage:        wire.StreamOptions != nil && wire.StreamOptions.IncludeUsage,
 		MaxTokens:           wire.MaxTokens,
 		MaxCompletionTokens: wire.MaxCompletionTokens,
+		ToolChoice:          wire.toolChoice(),
 		Header:              r.Header.Clone(),
 		Body:                body,
 	}
+	m := s.measure(req)
+	req.prompt = m.prompt()
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	seq := len(s.requests)
@@ -234,9 +272,12 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.onRequest(req)
 	}
 
-	if s.reject(w, req, wire) {
+	rejected := s.reject(w, req, wire)
+	acct := s.account(req, m, rejected)
+	if rejected != "" {
 		return
 	}
+	req.cached = acct.Cached
 	rep, ok := s.pick(req)
 	if !ok {
 		msg := fmt.Sprintf("openaitest: no reply scripted for request %d (model %q)", seq, req.Model)
@@ -249,8 +290,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	s.serve(w, r, req, rep, seq)
 }
 
-// reject answers requests a real provider would refuse, and reports whether it did.
-func (s *Server) reject(w http.ResponseWriter, req Request, wire wireRequest) bool {
+// reject answers requests a real provider would refuse, and says why it did
+// (RejectWindow, RejectRules, RejectOther), or "" when it did not.
+func (s *Server) reject(w http.ResponseWriter, req Request, wire wireRequest) string {
 	switch {
 	case req.Model == "":
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "model", nil,
@@ -266,7 +308,14 @@ func (s *Server) reject(w http.ResponseWriter, req Request, wire wireRequest) bo
 			if err := CheckMessageRules(req.Messages); err != nil {
 				writeError(w, http.StatusBadRequest, "invalid_request_error", "messages", nil,
 					"Invalid 'messages': "+err.Error())
-				return true
+				return RejectRules
+			}
+		}
+		if s.alternate {
+			if err := CheckRoleAlternation(req.Messages); err != nil {
+				writeError(w, http.StatusBadRequest, "invalid_request_error", "messages", nil,
+					"Conversation roles must alternate user/assistant/user/assistant/...: "+err.Error())
+				return RejectRules
 			}
 		}
 		if s.window > 0 {
@@ -278,12 +327,12 @@ func (s *Server) reject(w http.ResponseWriter, req Request, wire wireRequest) bo
 					msg = fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.", s.window, prompt+completion, prompt, completion)
 				}
 				writeError(w, http.StatusBadRequest, "invalid_request_error", "messages", "context_length_exceeded", msg)
-				return true
+				return RejectWindow
 			}
 		}
-		return false
+		return ""
 	}
-	return true
+	return RejectOther
 }
 
 // pick takes the first queued reply for req, else asks the responder.

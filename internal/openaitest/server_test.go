@@ -360,6 +360,12 @@ func TestServerRejectsLikeAProvider(t *testing.T) {
 			wantMsg: "Invalid 'messages': message 1: tool message",
 		},
 		{
+			name:    "roles out of turn for a strict chat template",
+			opts:    []openaitest.Option{openaitest.WithRoleAlternation()},
+			body:    `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"summary"},{"role":"user","content":"x"}]}`,
+			wantMsg: "Conversation roles must alternate user/assistant/user/assistant/...: message 2: user message after a user message",
+		},
+		{
 			name:     "over the window",
 			opts:     []openaitest.Option{openaitest.WithContextWindow(50, nil)},
 			body:     `{"model":"m","messages":[{"role":"user","content":"` + long + `"}]}`,
