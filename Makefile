@@ -3,7 +3,7 @@ GO        ?= go
 BIN       ?= bin/gencode
 PKGS      ?= ./...
 
-.PHONY: build run test test-short bench golden deps-check fmt vet tidy-check ci clean
+.PHONY: build run test test-short bench bench-session golden deps-check fmt vet tidy-check ci clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/gencode
@@ -27,8 +27,18 @@ deps-check:
 	./scripts/check-deps.sh
 
 # bench runs the benchmarks behind the figures in the README and issue notes.
+# A failing benchmark fails the target (pipefail: tee alone would hide it).
+bench: SHELL := /bin/bash
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./internal/... | tee bench.out
+	set -o pipefail; $(GO) test -run '^$$' -bench . -benchmem -count 1 ./internal/... | tee bench.out
+
+# bench-session plays long scripted sessions (scenario B: 150 turns in a
+# 32k window; a 600-turn one) through the built binary against the fake
+# server, prints what a prefix-caching provider would bill and the CPU per
+# turn, and fails when a target of issue 11 is missed. ARGS='-scenarios B'
+# runs one; ARGS='-turns 40' a quick look.
+bench-session: build
+	$(GO) run ./internal/sessionbench/cmd/benchsession -bin $(BIN) -check $(ARGS)
 
 golden:
 	$(GO) test ./internal/tui/... -update
