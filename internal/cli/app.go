@@ -169,6 +169,7 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 	ts := tools.New(tools.Options{
 		WorkDir: a.cwd, Permissions: perms, Asker: asker, Yolo: yolo,
 		OutputCapTokens: a.cfg.Tools.OutputCapTokens, CountTokens: counter.Count,
+		Secrets: []string{a.cfg.APIKey}, // never stored or sent back, whatever prints it
 	})
 	ag := agent.New(a.store, client, a.withRecall(ts, counter.Count, a.window(a.cfg.Model)), counter, agent.Options{
 		Model: a.cfg.Model, WorkDir: a.cwd, MaxIterations: a.cfg.MaxIterations, Window: a.window(a.cfg.Model),

@@ -118,3 +118,41 @@ func TestAllowWriteStaysInsideTheWorkingDirectory(t *testing.T) {
 		require.True(t, strings.Contains(got[id], "outside") || strings.Contains(got[id], "denied"), "result %s: %s", id, got[id])
 	}
 }
+
+// A command the model runs does not see the API key, and a file that
+// holds it is redacted: neither the log nor the next request has it.
+func TestBashNeverLeaksTheAPIKey(t *testing.T) {
+	t.Parallel()
+	const key = "sk-proj-E2EKEY-0123456789abcdefghij"
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules())
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	sb.env["OPENAI_API_KEY"] = key
+	sb.env["GENCODE_MODEL"] = "gpt-4o-mini"
+	require.NoError(t, os.WriteFile(filepath.Join(sb.work, ".env"), []byte("OPENAI_API_KEY="+key+"\n"), 0o600))
+	srv.Enqueue(
+		openaitest.Calls(
+			openaitest.ToolCall{ID: "env", Name: "Bash", Arguments: args(t, map[string]any{"command": "env; echo key=[$OPENAI_API_KEY]"})},
+			openaitest.ToolCall{ID: "cat", Name: "Bash", Arguments: args(t, map[string]any{"command": "cat .env"})},
+		),
+		openaitest.Text("Done."),
+	)
+	res := sb.run("-p", "show me the environment", "--allow", "Bash")
+	require.Equal(t, 0, res.code, res.stderr)
+
+	got := toolResults(srv)
+	require.Contains(t, got["env"], "HOME="+sb.home, "env ran")
+	require.Contains(t, got["env"], "key=[]")
+	require.NotContains(t, got["env"], "OPENAI_API_KEY=")
+	require.NotContains(t, got["env"], "GENCODE_MODEL=")
+	require.Contains(t, got["cat"], "OPENAI_API_KEY=[REDACTED:api-key]")
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	require.NotContains(t, string(reqs[1].Body), key, "the request after the calls")
+
+	hist := sb.run("history", "--json")
+	require.Equal(t, 0, hist.code, hist.stderr)
+	require.Contains(t, hist.stdout, "REDACTED:api-key")
+	require.NotContains(t, hist.stdout, key, "the log")
+	require.NotContains(t, hist.stdout, strings.TrimPrefix(key, "sk-proj-"))
+}

@@ -187,11 +187,11 @@ func reapGroup(cmd *exec.Cmd) {
 	killGroup(cmd)
 }
 
-// bashEnv is env with pagers and prompts turned off, since there is no
-// terminal and no stdin.
+// bashEnv is env without secrets (toolEnv), and with pagers and prompts
+// turned off, since there is no terminal and no stdin.
 func bashEnv(env []string) []string {
 	out := make([]string, 0, len(env)+3)
-	for _, kv := range env {
+	for _, kv := range toolEnv(env) {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
 		case "PAGER", "GIT_PAGER", "GIT_TERMINAL_PROMPT":

@@ -167,8 +167,8 @@ func assertAllGone(t *testing.T, pids map[string]int, marker string) {
 // "$SCRIPT"` runs script under a process name that /proc scans can find.
 func bashWithMarker(t *testing.T, script, marker string) (*Set, string) {
 	t.Helper()
-	s, _ := newTestSet(t, Options{Yolo: true, Env: append(os.Environ(), "GENCODE_TEST_SCRIPT=echo pg=$$; "+script)})
-	return s, fmt.Sprintf(`exec -a %s bash -c "$GENCODE_TEST_SCRIPT" %s`, marker, marker)
+	s, _ := newTestSet(t, Options{Yolo: true, Env: append(os.Environ(), "TOOLS_TEST_SCRIPT=echo pg=$$; "+script)})
+	return s, fmt.Sprintf(`exec -a %s bash -c "$TOOLS_TEST_SCRIPT" %s`, marker, marker)
 }
 
 func TestBashTimeoutKillsTheProcessGroup(t *testing.T) {

@@ -156,7 +156,7 @@ func (s *Set) authorize(ctx context.Context, r Request) string {
 		}
 	}
 	// The front end shows these: no escape sequences from the model or files.
-	r.Summary, r.Args, r.Path, r.Diff = Sanitize(r.Summary), Sanitize(r.Args), Sanitize(r.Path), Sanitize(r.Diff)
+	r.Summary, r.Args, r.Path, r.Diff = s.redact(Sanitize(r.Summary)), s.redact(Sanitize(r.Args)), s.redact(Sanitize(r.Path)), s.redact(Sanitize(r.Diff))
 	d, err := s.asker.Ask(ctx, r)
 	if err != nil {
 		return fmt.Sprintf("permission denied: asking the user about %s failed: %v", r.Tool, err)

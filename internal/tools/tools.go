@@ -109,7 +109,13 @@ type Options struct {
 	CountTokens func(string) int
 
 	// Env is the environment of Bash commands; nil means os.Environ().
+	// Provider API keys and GENCODE_* variables are removed from it.
 	Env []string
+
+	// Secrets are values replaced by [REDACTED:api-key] wherever they
+	// appear in a result, before it is stored or sent: the configured API
+	// key. Values shorter than 8 bytes are ignored.
+	Secrets []string
 }
 
 // Set is the tool registry of one session. It is safe for concurrent use.
@@ -122,6 +128,7 @@ type Set struct {
 	capTokens int
 	count     func(string) int
 	env       []string
+	secrets   []string
 
 	mu     sync.Mutex
 	grants map[grantKey]bool // AllowSession answers
@@ -161,6 +168,11 @@ func New(opts Options) *Set {
 	}
 	if s.env == nil {
 		s.env = os.Environ()
+	}
+	for _, v := range opts.Secrets {
+		if len(v) >= minSecretLen {
+			s.secrets = append(s.secrets, v)
+		}
 	}
 	return s
 }
@@ -273,9 +285,11 @@ func (s *Set) Run(ctx context.Context, c Call) Result {
 	return s.finish(c.Name, out)
 }
 
-// finish sanitizes and caps out into a Result.
+// finish sanitizes, redacts and caps out into a Result.
 func (s *Set) finish(name string, out output) Result {
-	full := Sanitize(out.text)
+	// Redact after sanitizing: an escape sequence inside a secret must not
+	// hide it from the match and then vanish.
+	full := s.redact(Sanitize(out.text))
 	content, capped := s.capText(full, out.elidedLines, out.elidedBytes)
 	r := Result{
 		Content:  content,
@@ -288,9 +302,9 @@ func (s *Set) finish(name string, out output) Result {
 		r.Full = full
 	}
 	r.Meta.Tool = name
-	r.Meta.FilePath = Sanitize(r.Meta.FilePath)
-	r.Meta.Command = Sanitize(r.Meta.Command)
-	r.Meta.Pattern = Sanitize(r.Meta.Pattern)
+	r.Meta.FilePath = s.redact(Sanitize(r.Meta.FilePath))
+	r.Meta.Command = s.redact(Sanitize(r.Meta.Command))
+	r.Meta.Pattern = s.redact(Sanitize(r.Meta.Pattern))
 	r.Meta.Success = !r.IsError
 	return r
 }

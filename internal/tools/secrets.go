@@ -1,0 +1,47 @@
+package tools
+
+import "strings"
+
+// minSecretLen is the shortest value redacted: placeholders such as "none"
+// or "ollama" are not secrets, and replacing them would mangle output.
+const minSecretLen = 8
+
+// redactedKey replaces a configured secret in results, in the form the
+// summarizer's redaction uses.
+const redactedKey = "[REDACTED:api-key]"
+
+// redact replaces every configured secret in text.
+func (s *Set) redact(text string) string {
+	for _, v := range s.secrets {
+		text = strings.ReplaceAll(text, v, redactedKey)
+	}
+	return text
+}
+
+// providerKeys are the environment variables of LLM providers' credentials
+// that commands run by the tools must not see.
+func providerKey(name string) bool {
+	switch name {
+	case "OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN",
+		"OPENROUTER_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY",
+		"MISTRAL_API_KEY", "GROQ_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY", "TOGETHER_API_KEY",
+		"FIREWORKS_API_KEY", "PERPLEXITY_API_KEY", "COHERE_API_KEY", "CO_API_KEY", "CEREBRAS_API_KEY",
+		"DASHSCOPE_API_KEY", "MOONSHOT_API_KEY", "HF_TOKEN", "HUGGINGFACE_API_KEY", "HUGGING_FACE_HUB_TOKEN":
+		return true
+	}
+	return false
+}
+
+// toolEnv is env without the provider keys and gencode's own variables
+// (GENCODE_*), which hold configuration a command has no business with.
+func toolEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if providerKey(k) || strings.HasPrefix(k, "GENCODE_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
