@@ -43,6 +43,9 @@ type app struct {
 	// stderrMu serializes what the turn and the summarizer's goroutine
 	// write to stderr.
 	stderrMu sync.Mutex
+	// themeOnce guards dark: the terminal is asked at most once a run.
+	themeOnce sync.Once
+	dark      bool
 }
 
 func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags) (*app, error) {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 	"golang.org/x/term"
 
@@ -180,7 +179,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	if err != nil {
 		return err
 	}
-	r := newRenderer(a.env)
+	r := a.renderer()
 	reg := commands.New(commands.Deps{
 		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window,
 		View: func() *summarize.Policy { // the current agent's, after /model too
@@ -235,16 +234,6 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	return nil
 }
 
-// newRenderer builds the renderer every style of the TUI is made with, on
-// the program's output and environment: NO_COLOR (and CLICOLOR=0) turn
-// colour off, and the terminal is asked for its background now, before
-// Bubble Tea reads its input, so light and dark themes both read well.
-func newRenderer(env Env) *lipgloss.Renderer {
-	r := lipgloss.NewRenderer(env.Stdout, termenv.WithEnvironment(environ(env.Getenv)))
-	r.HasDarkBackground()
-	return r
-}
-
 // environ gives termenv the injected environment (NO_COLOR, TERM ...).
 type environ func(string) string
 
@@ -259,7 +248,7 @@ func (a *app) renderReport(r *commands.Report) string {
 	if a.env.IsTerminal == nil || !a.env.IsTerminal() {
 		return r.Plain()
 	}
-	lr := newRenderer(a.env)
+	lr := a.renderer()
 	if lr.ColorProfile() == termenv.Ascii {
 		return r.Plain()
 	}

@@ -25,7 +25,7 @@ func TestRendererHonoursNoColor(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r := newRenderer(Env{Stdout: io.Discard, Getenv: func(k string) string { return tt.env[k] }})
+			r := (&app{env: Env{Stdout: io.Discard, Getenv: func(k string) string { return tt.env[k] }}}).renderer()
 			if got := r.ColorProfile(); got != tt.want {
 				t.Errorf("ColorProfile() = %v, want %v", got, tt.want)
 			}

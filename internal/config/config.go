@@ -26,7 +26,10 @@ type Config struct {
 	// MaxIterations bounds the model/tool round trips of one user turn.
 	MaxIterations int `toml:"max_iterations"`
 	// DataDir holds the session database; empty means the XDG default.
-	DataDir   string          `toml:"data_dir"`
+	DataDir string `toml:"data_dir"`
+	// Theme is the terminal's background: "dark", "light", or "auto"
+	// (ask the terminal once, when gencode draws on it).
+	Theme     string          `toml:"theme"`
 	Tools     ToolsConfig     `toml:"tools"`
 	Summarize SummarizeConfig `toml:"summarize"`
 
@@ -68,6 +71,7 @@ func Default() Config {
 	return Config{
 		Model:         "gpt-4o-mini",
 		MaxIterations: 50,
+		Theme:         ThemeAuto,
 		Tools:         ToolsConfig{OutputCapTokens: 8000},
 		Summarize: SummarizeConfig{
 			Enabled:              true,
@@ -83,6 +87,13 @@ func Default() Config {
 		},
 	}
 }
+
+// The themes: the terminal's background, or ask the terminal.
+const (
+	ThemeAuto  = "auto"
+	ThemeDark  = "dark"
+	ThemeLight = "light"
+)
 
 // Env is the environment, injected so tests never read the real one.
 type Env func(key string) string
@@ -184,6 +195,7 @@ func Load(file string, env Env, flags Flags) (Config, error) {
 	setStr("model", "GENCODE_MODEL", &cfg.Model)
 	setStr("summarize.model", "GENCODE_SUMMARY_MODEL", &cfg.Summarize.Model)
 	setStr("data_dir", "GENCODE_HOME", &cfg.DataDir)
+	setStr("theme", "GENCODE_THEME", &cfg.Theme)
 
 	if flags.Model != nil {
 		cfg.Model = *flags.Model
@@ -314,6 +326,9 @@ func (c *Config) Validate(data []byte) error {
 	case s.SummaryBudgetRatio <= 0 || s.SummaryBudgetRatio >= 1:
 		return bad("summarize.summary_budget_ratio", "must be between 0 and 1")
 	}
+	if c.Theme != ThemeAuto && c.Theme != ThemeDark && c.Theme != ThemeLight {
+		return bad("theme", fmt.Sprintf("must be %q, %q or %q, not %q", ThemeDark, ThemeLight, ThemeAuto, c.Theme))
+	}
 	if c.BaseURL != "" && !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
 		return bad("base_url", "must start with http:// or https://")
 	}
@@ -341,6 +356,7 @@ func (c Config) Settings() []Setting {
 		"context_window":                    strconv.Itoa(c.ContextWindow),
 		"max_iterations":                    strconv.Itoa(c.MaxIterations),
 		"data_dir":                          c.DataDir,
+		"theme":                             c.Theme,
 		"tools.output_cap_tokens":           strconv.Itoa(c.Tools.OutputCapTokens),
 		"tools.allow":                       strings.Join(c.Tools.Allow, ","),
 		"summarize.enabled":                 strconv.FormatBool(c.Summarize.Enabled),

@@ -97,3 +97,35 @@ func TestEnvOverrideValidatedWithSource(t *testing.T) {
 	_, err := Load("", envFrom(map[string]string{"HOME": t.TempDir(), "OPENAI_BASE_URL": "ftp://x"}), Flags{})
 	require.ErrorContains(t, err, "base_url: must start with http:// or https:// (from env OPENAI_BASE_URL)")
 }
+
+func TestTheme(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, file, env string
+		want, wantSrc   string
+		wantErr         string
+	}{
+		{"default", "", "", ThemeAuto, "", ""},
+		{"file", "theme = \"light\"\n", "", ThemeLight, "file", ""},
+		{"env over file", "theme = \"light\"\n", "dark", ThemeDark, "env GENCODE_THEME", ""},
+		{"bad in file", "model = \"x\"\ntheme = \"solarized\"\n", "", "", "", `:2: theme: must be "dark", "light" or "auto", not "solarized"`},
+		{"bad in env", "", "Dark", "", "", `theme: must be "dark", "light" or "auto", not "Dark" (from env GENCODE_THEME)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			file := writeFile(t, tt.file)
+			cfg, err := Load(file, envFrom(map[string]string{"HOME": t.TempDir(), "GENCODE_THEME": tt.env}), Flags{})
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, cfg.Theme)
+			if tt.wantSrc == "file" {
+				tt.wantSrc = file
+			}
+			require.Equal(t, tt.wantSrc, cfg.Sources["theme"])
+		})
+	}
+}
