@@ -1,349 +1,557 @@
 package summarize
 
+//go:generate go run ./internal/genrules -dir internal/genrules -out gitleaks_rules.go
+
 import (
-	"math"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
+	"sync"
+
+	"github.com/gencode/gencode/internal/session"
 )
 
-// A secret rule finds one shape of secret. When group > 0 only that
-// submatch is replaced (the password in a URL, the value of a header), so
-// the text around it still reads; valid, when set, vetoes a match that
-// looks like ordinary code. The regexp only runs when the lower-cased text
-// holds one of hints: most text holds none, and a substring search is far
-// cheaper than a regexp.
-type secretRule struct {
-	kind  string
-	hints []string
-	re    *regexp.Regexp
-	group int
-	valid func(match string) bool
+// How redaction works: every rule names keywords (lower case) that its
+// secrets contain or follow. One pass over the text finds where the
+// keywords occur; a rule's regexp then runs only near its keywords, so the
+// cost grows with the text, not with the text times the rules. Near means,
+// for each occurrence (a hit), one of:
+//   - the hit's line and the lines a match may reach (modeRegion);
+//   - for a name that holds a secret (password, api_key): nothing unless a
+//     separator follows the name, else one anchored try from where the
+//     name starts (modeAssign);
+//   - for a token that starts with its keyword after a word boundary
+//     (ghp_, AKIA, eyJ): one anchored try from the hit, if it starts a word
+//     (modeStart);
+//   - for a keyword inside the value of a NAME=VALUE rule (lob's test_):
+//     the hit's surroundings, if the rule's name stands shortly before
+//     (modeValue).
+// Keywords like key, token and api occur far more often than secrets, so
+// most hits end at a cheap check. Each rule yields spans to redact;
+// overlapping spans merge into one and take the label of the most specific
+// rule. The rules come in four tiers, most specific first: local vendor
+// rules (shapes gitleaks has no rule for, or matches more strictly than a
+// made-up or cut key needs), gitleaks' vendor rules (generated from its
+// published config, see gitleaks_rules.go), the keyword-assignment
+// heuristics (password=, *_TOKEN=, URL userinfo, Authorization headers,
+// curl -u), and last gitleaks' generic-api-key.
+
+// tier orders the rules for labels: a lower tier names a span.
+type tier int
+
+const (
+	tierVendor tier = iota
+	tierGitleaks
+	tierHeuristic
+	tierGeneric
+)
+
+// hitMode says how a rule searches around one of its keywords.
+type hitMode uint8
+
+const (
+	modeRegion hitMode = iota
+	modeAssign
+	modeStart
+	modeValue
+)
+
+// A rule finds one shape of secret. find turns one match into the span to
+// redact and its label (empty: the rule's kind), or says no.
+type rule struct {
+	kind     string
+	tier     tier
+	keywords []string
+	re       *regexp.Regexp
+	find     finder
+	// before and after are how many lines around a keyword's line a
+	// match may reach.
+	before, after int
+	// modes says how each keyword is searched (modeRegion when absent).
+	modes map[string]hitMode
+	// startRe is re anchored at its start, for modeAssign and modeStart.
+	startRe *regexp.Regexp
+	// For modeAssign: sep reports whether a separator follows the
+	// keyword ending at at (the hit at pos); nameFrom is where the match
+	// starts; ahead bounds it after the keyword.
+	sep      func(s string, pos, at int) bool
+	nameFrom func(s string, pos int) int
+	ahead    int
+	// For modeValue: names matches the rule's names.
+	names *regexp.Regexp
+	// check, when set, must accept a region before it is searched.
+	check func(region string) bool
 }
 
-// pemRe finds PEM private keys, the one secret that spans lines; one
-// whose END line is missing is cut to the end of the text.
-var pemRe = regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\z)`)
+// multiLineReach is how many lines around its keyword a multi-line
+// gitleaks rule (curl with continuations, a Kubernetes secret) may reach.
+const multiLineReach = 8
 
-// secretRules are tried in order on each line: secrets known by their own shape (a
-// vendor prefix, PEM armor) first, then by what stands before them.
-var secretRules = []secretRule{
-	{kind: "anthropic-key", hints: []string{"sk-ant-"}, re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`)},
-	{kind: "openai-key", hints: []string{"sk-"}, re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}`), valid: hasLetterAndDigit},
-	{kind: "github-token", hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, re: regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}\b`)},
-	{kind: "github-token", hints: []string{"github_pat_"}, re: regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{40,}`)},
-	{kind: "gitlab-token", hints: []string{"glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glft-", "glimt-", "gloas-", "glsoat-"}, re: regexp.MustCompile(`\bgl(?:pat|dt|ptt|rt|cbt|ft|imt|oas|soat)-[A-Za-z0-9_-]{20,}`)},
-	{kind: "slack-webhook", hints: []string{"hooks.slack.com"}, re: regexp.MustCompile(`https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,}`)},
-	{kind: "slack-token", hints: []string{"xox"}, re: regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}`)},
-	{kind: "aws-access-key", hints: []string{"akia", "asia", "abia", "acca", "aida", "aroa", "agpa", "anpa"}, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA|AGPA|ANPA)[A-Z0-9]{16}\b`)},
-	{kind: "aws-secret-key", hints: []string{"secret"}, re: regexp.MustCompile(`(?i)aws_?secret_?(?:access_?)?key["']?\s*(?::=|=>|=|:)\s*["']?([A-Za-z0-9/+=]{40})`), group: 1},
-	{kind: "gcp-api-key", hints: []string{"aiza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
-	{kind: "gcp-oauth-secret", hints: []string{"gocspx-"}, re: regexp.MustCompile(`\bGOCSPX-[A-Za-z0-9_-]{20,}`)},
-	{kind: "google-oauth-token", hints: []string{"ya29."}, re: regexp.MustCompile(`\bya29\.[0-9A-Za-z_-]{20,}`)},
-	{kind: "stripe-key", hints: []string{"_live_", "_test_"}, re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`)},
-	{kind: "stripe-webhook-secret", hints: []string{"whsec_"}, re: regexp.MustCompile(`\bwhsec_[A-Za-z0-9]{20,}`)},
-	{kind: "jwt", hints: []string{"eyj"}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}`)},
-	{kind: "npm-token", hints: []string{"npm_"}, re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
-	{kind: "pypi-token", hints: []string{"pypi-age"}, re: regexp.MustCompile(`\bpypi-AgE[A-Za-z0-9_-]{50,}`)},
-	{kind: "huggingface-token", hints: []string{"hf_"}, re: regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}\b`)},
-	{kind: "sendgrid-key", hints: []string{"sg."}, re: regexp.MustCompile(`\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]*`)},
-	{kind: "digitalocean-token", hints: []string{"doo_v1_", "dop_v1_", "dor_v1_"}, re: regexp.MustCompile(`\bdo[opr]_v1_[a-f0-9]{64}\b`)},
-	{kind: "shopify-token", hints: []string{"shpat_", "shpss_", "shpca_", "shppa_"}, re: regexp.MustCompile(`\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b`)},
-	{kind: "telegram-bot-token", hints: []string{":aa"}, re: regexp.MustCompile(`\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b`)},
-	{kind: "azure-key", hints: []string{"accountkey=", "sharedaccesskey="}, re: regexp.MustCompile(`(?i)\b(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/=]{20,})`), group: 1},
-	{kind: "url-password", hints: []string{"://"}, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/:@"'<>\[\]]+:([^\s/@"'<>\[\]]+)@`), group: 1},
-	{kind: "bearer-token", hints: []string{"bearer"}, re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})`), group: 1, valid: hasLetterAndDigit},
-	{kind: "basic-auth", hints: []string{"basic"}, re: regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?basic\s+([A-Za-z0-9+/=]{12,})`), group: 1},
-}
+// maxReach bounds a region on a long line: no secret shape is longer.
+const maxReach = 4096
 
-// secretWords are the hints of assignRe and nearRe.
-var secretWords = []string{"pass", "pwd", "secret", "token", "key", "credential", "auth"}
+// valueBack is how far before a value keyword (modeValue) the rule's name
+// may stand.
+const valueBack = 96
 
-// assignRe finds `name = value` (also :, :=, =>, and quoted names as in
-// JSON or YAML) where the name says it holds a secret. Group 1 is the
-// name, group 2 the separator, groups 3-5 the value (double-quoted, also
-// with escaped quotes as inside JSON strings; single-quoted; unquoted).
-var assignRe = regexp.MustCompile(`(?i)((?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|auth)[a-z0-9_]*)["']?(\s*(?::=|=>|=|:)[ \t]*)(?:\\?"((?:[^"\\\n]|\\[^"\n]){1,300})\\?"|'([^'\n]{1,300})'|([^\s"',;=)}\]][^\s"',;)}\]]*))`)
-
-// strongName matches names whose value is a secret whatever it looks like;
-// for the others (token, auth, credentials) the value must look random.
-var strongName = regexp.MustCompile(`(?i)password|passwd|pwd|passphrase|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key`)
-
-// nearRe finds a long random-looking string shortly after a word that says
-// what follows is a key, token or secret ("my API key is ...").
-var nearRe = regexp.MustCompile(`(?i)(?:^|[^a-z])(?:api[ _-]?key|secret|token|password|passwd|credential|access[ _-]?key|private[ _-]?key)s?\b[^\n]{0,24}?([A-Za-z0-9+/_=.-]{20,})`)
-
-// hashLike are strings that look random but are not secrets: git object
-// ids, sha1/sha256/sha512 digests and UUIDs.
-var hashLike = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9A-F]{40}|[0-9a-f]{64}|[0-9A-F]{64}|[0-9a-f]{128}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`)
-
-// codeWords are values of a secret-named assignment that are code, types
-// or placeholders, not secrets.
-var codeWords = map[string]bool{
-	"string": true, "str": true, "int": true, "bool": true, "boolean": true, "bytes": true, "byte": true,
-	"none": true, "null": true, "nil": true, "true": true, "false": true, "undefined": true, "optional": true,
-	"required": true, "any": true, "object": true, "text": true, "varchar": true, "number": true, "secretstr": true,
-	"password": true, "secret": true, "token": true, "env": true, "os": true, "self": true, "this": true,
-	"func": true, "function": true, "return": true, "new": true, "const": true, "var": true, "let": true,
-}
+// A finder reads a match of the rule's regexp in s: loc holds the
+// submatch indices into s.
+type finder func(s string, loc []int) (lo, hi int, kind string, ok bool)
 
 const redactedPrefix = "[REDACTED:"
+
+// ruleSet is the compiled rules: built on first use, read-only after.
+type ruleSet struct {
+	rules    []rule
+	keywords *keywordIndex
+}
+
+var compiledRules = sync.OnceValue(buildRules)
+
+func buildRules() *ruleSet {
+	rs := &ruleSet{}
+	rs.rules = append(rs.rules, vendorRules()...)
+	global := compileAllow(gitleaksGlobalAllow())
+	var generic []rule
+	for _, g := range gitleaksRules() {
+		allows := make([]compiledAllow, len(g.allow))
+		for i, a := range g.allow {
+			allows[i] = compileAllow(a)
+		}
+		r := gitleaksAdapt(g, global, allows)
+		if r.tier == tierGeneric {
+			generic = append(generic, r)
+			continue
+		}
+		rs.rules = append(rs.rules, r)
+	}
+	rs.rules = append(rs.rules, heuristicRules()...)
+	rs.rules = append(rs.rules, generic...)
+	rs.keywords = newKeywordIndex(rs.rules)
+	return rs
+}
+
+// ruleCounts are how many rules Redact applies, by tier (the PEM rule
+// counted with the vendor rules).
+func ruleCounts() map[tier]int {
+	n := map[tier]int{tierVendor: 1}
+	for _, r := range compiledRules().rules {
+		n[r.tier]++
+	}
+	return n
+}
+
+// span is a part of the text to redact.
+type span struct {
+	lo, hi int
+	rule   int    // index in ruleSet.rules; -1 for a PEM key
+	kind   string // its label
+}
 
 // Redact replaces every secret it finds in s with [REDACTED:kind] and
 // returns the new text and how many it replaced. It errs on the side of
 // redacting, but leaves ordinary code alone: identifiers, calls and types
 // assigned to variables named password or token, git and sha256 hashes,
-// UUIDs and paths. Apart from PEM blocks every shape fits on one line, so
-// the regexps only run on the lines that hold one of their hints.
+// UUIDs and paths. Its cost is linear in the length of s.
 func Redact(s string) (string, int) {
 	if s == "" {
 		return s, 0
 	}
-	n := 0
-	if strings.Contains(s, "PRIVATE KEY") {
-		s = replaceMatches(s, pemRe, 0, func(string) (string, bool) {
-			n++
-			return redactedPrefix + "private-key]", true
-		})
+	rs := compiledRules()
+	view := unescapeBreaks(s)
+	var spans []span
+	if strings.Contains(view, "PRIVATE KEY") {
+		for _, loc := range pemRe.FindAllStringIndex(view, -1) {
+			spans = append(spans, span{lo: loc[0], hi: loc[1], rule: -1, kind: "private-key"})
+		}
 	}
+	regions, starts := rs.regions(view)
+	add := func(i int, loc []int, base int) {
+		for k := range loc {
+			if loc[k] >= 0 {
+				loc[k] += base
+			}
+		}
+		r := &rs.rules[i]
+		lo, hi, kind, ok := r.find(view, loc)
+		if !ok || lo >= hi || strings.Contains(view[lo:hi], "REDACTED:") {
+			return
+		}
+		if kind == "" {
+			kind = r.kind
+		}
+		spans = append(spans, span{lo: lo, hi: hi, rule: i, kind: kind})
+	}
+	for i := range rs.rules {
+		r := &rs.rules[i]
+		for _, reg := range regions[i] {
+			for _, loc := range r.re.FindAllStringSubmatchIndex(view[reg.lo:reg.hi], -1) {
+				add(i, loc, reg.lo)
+			}
+		}
+		for _, st := range starts[i] {
+			if loc := r.startRe.FindStringSubmatchIndex(view[st.lo:st.hi]); loc != nil {
+				add(i, loc, st.lo)
+			}
+		}
+	}
+	if strings.Contains(view, redactedPrefix) {
+		spans = outsideMarkers(view, spans)
+	}
+	if len(spans) == 0 {
+		return s, 0
+	}
+	return rs.apply(s, spans)
+}
+
+// unescapeBreaks returns s with its escaped line breaks and tabs (\n, \r,
+// \t as two characters, as in JSON strings: tool arguments, JSON lines)
+// turned into a real line break or tab and a space. The rules then see
+// lines and word boundaries where a reader does; the text keeps its
+// length, so what they find lies at the same place in s, and no secret
+// they find holds an escape.
+func unescapeBreaks(s string) string {
+	i := strings.IndexByte(s, '\\')
+	if i < 0 {
+		return s
+	}
+	var b []byte
+	for ; i+1 < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		var c byte
+		switch s[i+1] {
+		case '\\':
+			i++ // an escaped backslash: the next character is itself
+			continue
+		case 'n', 'r':
+			c = '\n'
+		case 't':
+			c = '\t'
+		default:
+			continue
+		}
+		if b == nil {
+			b = []byte(s)
+		}
+		b[i], b[i+1] = c, ' '
+		i++
+	}
+	if b == nil {
+		return s
+	}
+	return string(b)
+}
+
+// outsideMarkers drops the spans that touch a [REDACTED:kind] already in
+// s, so that redacting twice changes nothing.
+func outsideMarkers(s string, spans []span) []span {
+	var marks []span
+	for i := 0; ; {
+		j := strings.Index(s[i:], redactedPrefix)
+		if j < 0 {
+			break
+		}
+		lo := i + j
+		hi := len(s)
+		if k := strings.IndexByte(s[lo:], ']'); k >= 0 {
+			hi = lo + k + 1
+		}
+		marks = append(marks, span{lo: lo, hi: hi})
+		i = hi
+	}
+	out := spans[:0]
+	for _, sp := range spans {
+		// marks are sorted: find the first that ends after sp starts.
+		k := sort.Search(len(marks), func(i int) bool { return marks[i].hi > sp.lo })
+		if k < len(marks) && marks[k].lo < sp.hi {
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// apply replaces the spans, merged where they overlap, by their labels.
+func (rs *ruleSet) apply(s string, spans []span) (string, int) {
+	sort.Slice(spans, func(i, j int) bool {
+		if spans[i].lo != spans[j].lo {
+			return spans[i].lo < spans[j].lo
+		}
+		return spans[i].hi > spans[j].hi
+	})
 	var b strings.Builder
-	changed := false
-	for rest := s; rest != ""; {
-		line := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i+1], rest[i+1:]
-		} else {
-			rest = ""
+	b.Grow(len(s))
+	last, n := 0, 0
+	for i := 0; i < len(spans); {
+		cur := spans[i]
+		best := cur
+		j := i + 1
+		for ; j < len(spans) && spans[j].lo < cur.hi; j++ {
+			cur.hi = max(cur.hi, spans[j].hi)
+			if rs.before(spans[j].rule, best.rule) {
+				best = spans[j]
+			}
 		}
-		red := redactLine(line, &n)
-		if red != line && !changed {
-			changed = true
-			b.Grow(len(s))
-			b.WriteString(s[:len(s)-len(rest)-len(line)])
-		}
-		if changed {
-			b.WriteString(red)
-		}
+		b.WriteString(s[last:cur.lo])
+		b.WriteString(redactedPrefix + best.kind + "]")
+		last = cur.hi
+		n++
+		i = j
 	}
-	if !changed {
-		return s, n
-	}
+	b.WriteString(s[last:])
 	return b.String(), n
 }
 
-func redactLine(s string, n *int) string {
-	lower := strings.ToLower(s)
-	for _, r := range secretRules {
-		if !containsAny(lower, r.hints) {
-			continue
+// before reports whether rule a names a span rather than rule b.
+func (rs *ruleSet) before(a, b int) bool {
+	if a < 0 || b < 0 {
+		return a < 0 && b >= 0
+	}
+	ta, tb := rs.rules[a].tier, rs.rules[b].tier
+	if ta != tb {
+		return ta < tb
+	}
+	return a < b
+}
+
+// regions returns, per rule, the parts of s its regexp must search
+// (merged where they touch) and the parts where its startRe must match
+// at the beginning (see hitMode).
+func (rs *ruleSet) regions(s string) (regions, starts [][]span) {
+	regions = make([][]span, len(rs.rules))
+	starts = make([][]span, len(rs.rules))
+	var nl []int // offsets of the newlines of s
+	for i := 0; ; {
+		j := strings.IndexByte(s[i:], '\n')
+		if j < 0 {
+			break
 		}
-		s = replaceMatches(s, r.re, r.group, func(m string) (string, bool) {
-			if r.valid != nil && !r.valid(m) {
-				return "", false
+		nl = append(nl, i+j)
+		i += j + 1
+	}
+	lineStart := func(li int) int {
+		if li <= 0 {
+			return 0
+		}
+		return nl[min(li, len(nl))-1] + 1
+	}
+	lineEnd := func(li int) int { // just past the newline
+		if li >= len(nl) {
+			return len(s)
+		}
+		return nl[li] + 1
+	}
+	addRegion := func(ri, lo, hi int) {
+		regs := regions[ri]
+		if k := len(regs) - 1; k >= 0 && lo <= regs[k].hi {
+			regs[k].hi = max(regs[k].hi, hi)
+			return
+		}
+		regions[ri] = append(regs, span{lo: lo, hi: hi})
+	}
+	addStart := func(ri, lo, hi int) {
+		if k := len(starts[ri]) - 1; k < 0 || starts[ri][k].lo != lo {
+			starts[ri] = append(starts[ri], span{lo: lo, hi: hi})
+		}
+	}
+	line := 0
+	rs.keywords.scan(s, func(pos, kw int) {
+		for line < len(nl) && nl[line] < pos {
+			line++
+		}
+		at := pos + len(rs.keywords.words[kw])
+		for _, ref := range rs.keywords.rules[kw] {
+			r := &rs.rules[ref.rule]
+			first, last := lineStart(line), lineEnd(line+r.after)
+			switch ref.mode {
+			case modeAssign:
+				if r.sep(s, pos, at) {
+					addStart(ref.rule, max(first, r.nameFrom(s, pos)), min(last, at+r.ahead))
+				}
+			case modeStart:
+				if pos == 0 || !isWordByte(s[pos-1]) {
+					addStart(ref.rule, pos, min(last, pos+maxReach))
+				}
+			case modeValue:
+				if r.names.MatchString(s[max(first, pos-valueBack):pos]) {
+					addRegion(ref.rule, max(first, pos-2*valueBack), min(last, at+maxReach))
+				}
+			default:
+				addRegion(ref.rule, max(lineStart(line-r.before), pos-maxReach), min(lineEnd(line+r.after), at+maxReach))
 			}
-			*n++
-			return redactedPrefix + r.kind + "]", true
-		})
-	}
-	if !containsAny(lower, secretWords) {
-		return s
-	}
-	s = replaceAssignments(s, n)
-	return replaceMatches(s, nearRe, 1, func(m string) (string, bool) {
-		if !looksRandom(m) {
-			return "", false
 		}
-		*n++
-		return redactedPrefix + "high-entropy]", true
 	})
+	for ri := range regions {
+		if check := rs.rules[ri].check; check != nil {
+			kept := regions[ri][:0]
+			for _, reg := range regions[ri] {
+				if check(s[reg.lo:reg.hi]) {
+					kept = append(kept, reg)
+				}
+			}
+			regions[ri] = kept
+		}
+	}
+	return regions, starts
 }
 
-// replaceMatches replaces, for each match of re, its submatch group (0:
-// the whole match) by what f returns, when f says so.
-func replaceMatches(s string, re *regexp.Regexp, group int, f func(string) (string, bool)) string {
-	locs := re.FindAllStringSubmatchIndex(s, -1)
-	if locs == nil {
-		return s
-	}
-	var b strings.Builder
-	last := 0
-	for _, loc := range locs {
-		lo, hi := loc[2*group], loc[2*group+1]
-		if lo < 0 || lo < last {
-			continue
-		}
-		rep, ok := f(s[lo:hi])
-		if !ok {
-			continue
-		}
-		b.WriteString(s[last:lo])
-		b.WriteString(rep)
-		last = hi
-	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
+// keywordIndex finds all rules' keywords in one pass: candidates are
+// looked up by the text's next two bytes, folded to lower case.
+type keywordIndex struct {
+	words []string
+	rules [][]ruleRef // keyword -> rules
+	// pairs[pair[c0 c1]-1] lists the keywords starting with the bytes
+	// c0 c1 (0: none).
+	pair  [1 << 16]uint16
+	pairs [][]int
 }
 
-func replaceAssignments(s string, n *int) string {
-	locs := assignRe.FindAllStringSubmatchIndex(s, -1)
-	if locs == nil {
-		return s
-	}
-	var b strings.Builder
-	last := 0
-	for _, loc := range locs {
-		name := nameAround(s, loc[2], loc[3])
-		sep := s[loc[4]:loc[5]]
-		g := 3
-		for g <= 5 && loc[2*g] < 0 {
-			g++
-		}
-		if g > 5 {
-			continue
-		}
-		lo, hi := loc[2*g], loc[2*g+1]
-		if lo < last || !secretValue(name, sep, s[lo:hi], g == 5) {
-			continue
-		}
-		b.WriteString(s[last:lo])
-		kind := "secret"
-		switch k := strings.ToLower(name); {
-		case strings.Contains(k, "pass") || strings.Contains(k, "pwd"):
-			kind = "password"
-		case !strongName.MatchString(name):
-			kind = "token"
-		}
-		b.WriteString(redactedPrefix + kind + "]")
-		last = hi
-		*n++
-	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
+// ruleRef is a rule a keyword belongs to, and how the keyword is searched.
+type ruleRef struct {
+	rule int
+	mode hitMode
 }
 
-// nameAround widens the secret word found at s[lo:hi] to the whole name
-// it is part of (DB_PASSWORD, client.secret).
-func nameAround(s string, lo, hi int) string {
-	for lo > 0 {
-		c := s[lo-1]
-		if c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
-			lo--
-			continue
+func newKeywordIndex(rules []rule) *keywordIndex {
+	k := &keywordIndex{}
+	ids := map[string]int{}
+	for ri, r := range rules {
+		for _, w := range r.keywords {
+			w = strings.ToLower(w)
+			if len(w) < 2 {
+				panic("redaction keyword shorter than two bytes: " + w)
+			}
+			id, ok := ids[w]
+			if !ok {
+				id = len(k.words)
+				ids[w] = id
+				k.words = append(k.words, w)
+				k.rules = append(k.rules, nil)
+				p := uint16(w[0])<<8 | uint16(w[1])
+				if k.pair[p] == 0 {
+					k.pairs = append(k.pairs, nil)
+					k.pair[p] = uint16(len(k.pairs))
+				}
+				k.pairs[k.pair[p]-1] = append(k.pairs[k.pair[p]-1], id)
+			}
+			if n := len(k.rules[id]); n == 0 || k.rules[id][n-1].rule != ri {
+				k.rules[id] = append(k.rules[id], ruleRef{rule: ri, mode: r.modes[w]})
+			}
 		}
-		break
 	}
-	return s[lo:hi]
+	return k
 }
 
-// secretValue decides whether a value assigned to name with sep is a
-// secret. A name like password or api_key makes any quoted value one, and an
-// unquoted one unless it reads as code: a call, a field, a type, a
-// template, or a plain word assigned with spaces or a colon (api_key = key,
-// APIKey: key) rather than in env or flag style (API_KEY=value). For other
-// names (token, auth, credentials, plurals) the value must look random.
-func secretValue(name, sep, val string, unquoted bool) bool {
-	v := strings.TrimSpace(val)
-	if v == "" || strings.Contains(v, redactedPrefix) {
+// scan calls hit for every occurrence of a keyword in s (ASCII case
+// folded), in order of position.
+func (k *keywordIndex) scan(s string, hit func(pos, kw int)) {
+	for i := 0; i+1 < len(s); i++ {
+		p := k.pair[uint16(lowerASCII(s[i]))<<8|uint16(lowerASCII(s[i+1]))]
+		if p == 0 {
+			continue
+		}
+		for _, id := range k.pairs[p-1] {
+			if hasPrefixFold(s[i:], k.words[id]) {
+				hit(i, id)
+			}
+		}
+	}
+}
+
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// hasPrefixFold reports whether s starts with the lower-case word, ASCII
+// case folded.
+func hasPrefixFold(s, word string) bool {
+	if len(s) < len(word) {
 		return false
 	}
-	lname := strings.ToLower(name)
-	if !strongName.MatchString(name) || strings.HasSuffix(lname, "s") {
-		return looksRandom(v)
-	}
-	if strings.Trim(v, "*xX.•<>_-") == "" || strings.HasPrefix(v, "${") || strings.HasPrefix(v, "$(") ||
-		strings.HasPrefix(v, "{{") || strings.HasPrefix(v, "<") {
-		return false // masked, a template or a placeholder
-	}
-	if !unquoted {
-		return true
-	}
-	if codeWords[strings.ToLower(strings.TrimRight(v, "?!"))] || strings.ContainsAny(v, "()[]{}$<>&|") || isReference(v) {
-		return false
-	}
-	if isWord(v) && sep != "=" {
-		return false
-	}
-	return true
-}
-
-// isWord reports a plain identifier without digits (key, defaultValue).
-func isWord(v string) bool {
-	for _, r := range v {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+	for i := 0; i < len(word); i++ {
+		if lowerASCII(s[i]) != word[i] {
 			return false
 		}
 	}
 	return true
 }
 
-func isReference(v string) bool {
-	if !strings.Contains(v, ".") && !strings.Contains(v, "->") && !strings.Contains(v, "::") {
-		return false
+func redactString(s string, on bool) string {
+	if !on {
+		return s
 	}
-	for _, r := range v {
-		if !(r == '.' || r == '_' || r == '-' || r == '>' || r == ':' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return false
-		}
-	}
-	return true
+	out, _ := Redact(s)
+	return out
 }
 
-// looksRandom reports whether s could be a generated credential: long,
-// letters and digits mixed, high Shannon entropy, and not a hash or UUID.
-func looksRandom(s string) bool {
-	s = strings.Trim(s, ".-=")
-	if len(s) < 16 || hashLike.MatchString(s) || strings.HasPrefix(s, redactedPrefix) {
-		return false
+// redactMessages returns copies of msgs with their texts redacted.
+func redactMessages(msgs []session.Message) []session.Message {
+	out := make([]session.Message, len(msgs))
+	r := func(p *string) { *p, _ = Redact(*p) }
+	for i, m := range msgs {
+		r(&m.Content)
+		r(&m.Full)
+		r(&m.Meta.Command)
+		r(&m.Meta.FilePath)
+		r(&m.Meta.Pattern)
+		if len(m.ToolCalls) > 0 {
+			calls := make([]session.ToolCall, len(m.ToolCalls))
+			copy(calls, m.ToolCalls)
+			for j := range calls {
+				r(&calls[j].Arguments)
+			}
+			m.ToolCalls = calls
+		}
+		out[i] = m
 	}
-	if !hasLetterAndDigit(s) {
-		return false
-	}
-	if strings.Count(s, "/") > 2 || strings.Count(s, ".") > 2 {
-		return false // a path or a host name
-	}
-	return entropy(s) >= 3.5
+	return out
 }
 
-func containsAny(s string, subs []string) bool {
-	for _, sub := range subs {
-		if strings.Contains(s, sub) {
-			return true
+// redactSummary redacts every text a summary stores: it is the one place
+// that does, and TestRedactSummaryCoversEveryField fails when a text field
+// is added to session.Summary without being named here (or among the
+// identifiers it leaves alone: ID, SessionID, Model, Merged,
+// SupersededBy). Lists are copied, not changed in place: they may be
+// shared with the summaries a merge read.
+func redactSummary(sum *session.Summary) {
+	r := func(p *string) { *p, _ = Redact(*p) }
+	rs := func(p *[]string) {
+		if len(*p) == 0 {
+			return
 		}
-	}
-	return false
-}
-
-func hasLetterAndDigit(s string) bool {
-	var letter, digit bool
-	for _, r := range s {
-		switch {
-		case r >= '0' && r <= '9':
-			digit = true
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
-			letter = true
+		list := slices.Clone(*p)
+		for i := range list {
+			r(&list[i])
 		}
+		*p = list
 	}
-	return letter && digit
-}
-
-// entropy is the Shannon entropy of s in bits per character.
-func entropy(s string) float64 {
-	var counts [256]int
-	for i := 0; i < len(s); i++ {
-		counts[s[i]]++
-	}
-	h := 0.0
-	n := float64(len(s))
-	for _, c := range counts {
-		if c > 0 {
-			p := float64(c) / n
-			h -= p * math.Log2(p)
+	r(&sum.Content)
+	r(&sum.Goal)
+	r(&sum.CurrentState)
+	r(&sum.LastUserRequest)
+	r(&sum.Focus)
+	r(&sum.FallbackReason)
+	rs(&sum.KeyDecisions)
+	rs(&sum.Topics)
+	rs(&sum.NextSteps)
+	rs(&sum.FilesModified)
+	rs(&sum.FilesRead)
+	rs(&sum.Commands)
+	rs(&sum.UserConstraints)
+	rs(&sum.UserRequests)
+	rs(&sum.SystemNotes)
+	if len(sum.ToolsUsed) > 0 {
+		tools := slices.Clone(sum.ToolsUsed)
+		for i := range tools {
+			r(&tools[i].Tool)
+			rs(&tools[i].NotableUses)
 		}
+		sum.ToolsUsed = tools
 	}
-	return h
 }
