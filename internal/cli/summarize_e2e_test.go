@@ -448,12 +448,20 @@ func TestSecretsNeverReachTheSummarizer(t *testing.T) {
 	require.GreaterOrEqual(t, len(corpus.Secrets), 20)
 
 	srv := openaitest.NewServer(t, openaitest.WithResponder(func(r openaitest.Request) openaitest.Reply {
-		// A summarizer that repeats everything it was sent.
+		// A summarizer that repeats everything it was sent, line by line
+		// under two headings (a bare echo of the prompt is rejected).
 		var in strings.Builder
+		in.WriteString("## Goal\n- deploy\n## Current state\n")
+		total := 0
 		for _, m := range r.Messages[1:] {
-			in.WriteString(m.Content)
+			total += len(m.Content)
+			for _, line := range strings.Split(m.Content, "\n") {
+				if line = transcriptMark.ReplaceAllString(line, ""); line != "" && !strings.HasPrefix(line, "<") {
+					in.WriteString("- " + line + "\n")
+				}
+			}
 		}
-		return openaitest.Reply{Content: "## Goal\n" + in.String()[:min(in.Len(), 20000)]}
+		return openaitest.Reply{Content: in.String()[:min(in.Len(), total/3, 12000)]}
 	}))
 	sb := newSandbox(t)
 	sb.useServer(srv)
@@ -481,6 +489,9 @@ func TestSecretsNeverReachTheSummarizer(t *testing.T) {
 	sums, err := st.Summaries(context.Background(), sess.ID, true)
 	require.NoError(t, err)
 	require.NotEmpty(t, sums)
+	for _, sum := range sums {
+		require.False(t, sum.Fallback, "the narrative is stored: %s", sum.FallbackReason)
+	}
 	for _, s := range corpus.Secrets {
 		for _, r := range srv.Requests() {
 			for _, m := range r.Messages {
@@ -493,6 +504,9 @@ func TestSecretsNeverReachTheSummarizer(t *testing.T) {
 		require.NotContains(t, res.stdout, s.Secret, "%s was printed in the report", s.Name)
 	}
 }
+
+// transcriptMark is the head of a transcript line of a summarizer prompt.
+var transcriptMark = regexp.MustCompile(`^\s*\[\d+\] [A-Z][^:]*:`)
 
 // withoutTimes drops what the database rounds (times, to milliseconds).
 func withoutTimes(msgs []session.Message) []session.Message {

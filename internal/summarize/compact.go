@@ -410,8 +410,9 @@ type errAnswer struct{ why string }
 func (e *errAnswer) Error() string { return "unusable summarizer answer: " + e.why }
 
 // call makes one summarizer request, again after a failure while the
-// compaction's allowance of failures lasts. An empty answer, or one at
-// least as long as its input, is a failure too.
+// compaction's allowance of failures lasts. An empty answer, one at
+// least as long as its input, or one validateNarrative rejects (garbage,
+// an echo of the prompt) is a failure too.
 func (s *Summarizer) call(ctx context.Context, req Request, inputTokens int, a *attempts) (string, error) {
 	backoff := s.cfg.RetryBackoff
 	for {
@@ -423,7 +424,7 @@ func (s *Summarizer) call(ctx context.Context, req Request, inputTokens int, a *
 		timedOut := errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 		cancel()
 		if err == nil {
-			err = s.checkAnswer(c.Text, inputTokens)
+			err = s.checkAnswer(c.Text, req, inputTokens)
 		} else if timedOut {
 			err = fmt.Errorf("no answer within %s: %w", s.cfg.AttemptTimeout, err)
 		}
@@ -449,15 +450,16 @@ func (s *Summarizer) call(ctx context.Context, req Request, inputTokens int, a *
 	}
 }
 
-func (s *Summarizer) checkAnswer(text string, inputTokens int) error {
-	clean := parseNarrative(text).text
+func (s *Summarizer) checkAnswer(text string, req Request, inputTokens int) error {
+	nar := parseNarrative(text)
+	clean := nar.text
 	if strings.TrimSpace(clean) == "" {
 		return &errAnswer{why: "empty"}
 	}
 	if n := s.counter.Count(clean); inputTokens > 0 && n >= inputTokens {
 		return &errAnswer{why: fmt.Sprintf("%d tokens, not shorter than its %d-token input", n, inputTokens)}
 	}
-	return nil
+	return validateNarrative(nar, req)
 }
 
 // mergeIfOver merges the oldest summaries into one when the block passed

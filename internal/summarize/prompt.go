@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gencode/gencode/internal/session"
 )
@@ -203,6 +205,8 @@ type narrative struct {
 	topics       []string
 	currentState string
 	nextSteps    []string
+	sections     int // distinct known headings found
+	stripped     int // control characters and escape sequences removed
 }
 
 var (
@@ -216,18 +220,24 @@ var (
 // wrapper opened) and reads its sections. Text without the headings is kept
 // whole; only its sections stay empty.
 func parseNarrative(answer string) narrative {
+	answer, stripped := stripControls(answer)
 	text := thinkRe.ReplaceAllString(answer, "")
 	if m := summaryRe.FindStringSubmatch(text); m != nil {
 		text = m[1]
 	}
 	text = strings.TrimSpace(text)
-	n := narrative{text: text}
+	n := narrative{text: text, stripped: stripped}
 	section := ""
+	seen := map[string]bool{}
 	var state []string
 	var goal []string
 	for _, line := range strings.Split(text, "\n") {
 		if m := headingRe.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
 			section = sectionName(m[1] + m[2])
+			if section != "" && !seen[section] {
+				seen[section] = true
+				n.sections++
+			}
 			continue
 		}
 		item := ""
@@ -272,4 +282,173 @@ func sectionName(h string) string {
 		return "next"
 	}
 	return ""
+}
+
+// Bounds of a usable answer.
+const (
+	minAnswerChars = 40
+	// maxAnswerCharsPerToken bounds an answer by what was asked of it
+	// (Request.MaxTokens, about 4 characters a token), twice over, for
+	// a server that ignores max_tokens.
+	maxAnswerCharsPerToken = 8
+)
+
+// transcriptLineRe is a line of the transcript renderTranscript writes,
+// which no summary holds unless it repeats its prompt.
+var transcriptLineRe = regexp.MustCompile(`(?m)^\s*\[\d+\] (?:USER|ASSISTANT|SYSTEM|RESULT of [^\n]*):`)
+
+// validateNarrative reports why an answer cannot be used as the narrative
+// of a summary: it repeats its prompt, is too short or too long for what
+// was asked, or has no summary structure (at least two of the headings,
+// or else readable prose). A valid answer may still have had control
+// characters and escape sequences, which parseNarrative removed.
+func validateNarrative(n narrative, req Request) error {
+	why := ""
+	switch echo := echoes(n.text, req); {
+	case echo != "":
+		why = "it repeats its prompt (" + echo + ")"
+	case n.sections < 2 && !readsAsProse(n.text):
+		why = "no summary structure: not two of the headings ## Goal, ## Key decisions, ## Topics, ## Current state, ## Next steps, nor prose"
+	case len(n.text) < minAnswerChars:
+		why = fmt.Sprintf("too short (%d characters)", len(n.text))
+	case req.MaxTokens > 0 && len(n.text) > maxAnswerCharsPerToken*req.MaxTokens:
+		why = fmt.Sprintf("too long (%d characters for %d tokens asked)", len(n.text), req.MaxTokens)
+	default:
+		return nil
+	}
+	if n.stripped > 0 {
+		why += fmt.Sprintf("; it held %d control characters or escape sequences", n.stripped)
+	}
+	return &errAnswer{why: why}
+}
+
+// echoes says how an answer repeats its request, if it does: its tags,
+// three transcript lines, or a line of its instructions.
+func echoes(text string, req Request) string {
+	for _, tag := range []string{"<history>", "</history>", "<summaries>", "</summaries>"} {
+		if strings.Contains(text, tag) {
+			return "the tag " + tag
+		}
+	}
+	if n := len(transcriptLineRe.FindAllStringIndex(text, 3)); n >= 3 {
+		return "transcript lines"
+	}
+	for _, line := range strings.Split(req.System, "\n") {
+		if len(line) >= 60 && strings.Contains(text, line) {
+			return "its instructions"
+		}
+	}
+	return ""
+}
+
+// readsAsProse reports text a reader could take for a summary without
+// headings: a dozen words or more, mostly letters and digits, not one
+// word repeated.
+func readsAsProse(s string) bool {
+	words := strings.Fields(s)
+	if len(words) < 12 {
+		return false
+	}
+	distinct := map[string]bool{}
+	for _, w := range words {
+		distinct[strings.ToLower(strings.Trim(w, ".,;:!?()[]\"'`*-"))] = true
+	}
+	alnum, total := 0, 0
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			continue
+		}
+		total++
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			alnum++
+		}
+	}
+	return alnum*10 >= total*6 && len(distinct)*4 >= len(words)
+}
+
+// stripControls removes from a model's answer what must never be stored
+// or reach a terminal: escape sequences (CSI, OSC, DCS and the like),
+// control characters but newline and tab (a CR before a newline is
+// dropped, one alone becomes a newline), C1 controls, bidirectional
+// overrides and invalid UTF-8. It returns the text and how many it
+// removed.
+func stripControls(s string) (string, int) {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\n' && c != '\t' || c == 0x7f || c >= 0x80 {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s, 0
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == 0x1b:
+			i += escapeLen(s[i:])
+			n++
+			continue
+		case c == '\r':
+			if i+1 < len(s) && s[i+1] == '\n' {
+				i++
+				continue
+			}
+			b.WriteByte('\n')
+			i++
+			continue
+		case c < 0x20 && c != '\n' && c != '\t' || c == 0x7f:
+			i++
+			n++
+			continue
+		case c < 0x80:
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if r == utf8.RuneError && size == 1 || r >= 0x80 && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
+			n++
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String(), n
+}
+
+// escapeLen is the length of the escape sequence s starts with (s[0] is
+// ESC): CSI (ESC [ … final byte), OSC, DCS, SOS, PM and APC strings (to
+// BEL or ESC \\, or the end), or ESC and one character.
+func escapeLen(s string) int {
+	if len(s) < 2 {
+		return len(s)
+	}
+	switch s[1] {
+	case '[':
+		for i := 2; i < len(s); i++ {
+			if s[i] >= 0x40 && s[i] <= 0x7e {
+				return i + 1
+			}
+		}
+		return len(s)
+	case ']', 'P', 'X', '^', '_':
+		for i := 2; i < len(s); i++ {
+			if s[i] == 0x07 {
+				return i + 1
+			}
+			if s[i] == 0x1b {
+				if i+1 < len(s) && s[i+1] == '\\' {
+					return i + 2
+				}
+				return i
+			}
+		}
+		return len(s)
+	}
+	return 2
 }

@@ -537,15 +537,24 @@ func TestSecretsNeverLeave(t *testing.T) {
 			bashCall("deploy --config "+sc.Text, "deployed with "+sc.Text, 0))
 	}
 	seedTurns(l, 100, 4)
-	// The summarizer repeats whatever it is sent.
+	// The summarizer repeats whatever it is sent, each line as a bullet
+	// (a bare echo of the prompt is rejected as one).
 	llm := &fakeLLM{answer: func(r Request) (Completion, error) {
-		return Completion{Text: "## Goal\n- " + r.Prompt[:min(len(r.Prompt), 3000)]}, nil
+		var b strings.Builder
+		b.WriteString("## Goal\n- deploy\n## Current state\n")
+		for _, line := range strings.Split(r.Prompt, "\n") {
+			if t := strings.TrimSpace(transcriptLineRe.ReplaceAllString(line, "")); t != "" && !strings.HasPrefix(t, "<") {
+				b.WriteString("- " + t + "\n")
+			}
+		}
+		return Completion{Text: b.String()[:min(b.Len(), 12000)]}, nil
 	}}
 	cfg := testConfig(200000)
 	s := New(store, llm, charCounter{}, cfg)
 	defer s.Close()
 	rep, err := s.SummarizeNow(context.Background(), l.id, "")
 	require.NoError(t, err)
+	require.False(t, rep.Fallback, "the narrative is stored: %v", rep.Err)
 	stored, err := json.Marshal(rep.Summary)
 	require.NoError(t, err)
 	all, err := store.Summaries(context.Background(), l.id, true)
