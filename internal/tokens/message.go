@@ -1,5 +1,7 @@
 package tokens
 
+import "context"
+
 // ReplyPriming is the number of tokens added once per chat request: every
 // reply is primed with <|start|>assistant<|message|>.
 const ReplyPriming = 3
@@ -40,12 +42,27 @@ type ToolCall struct {
 // Without tool calls this is the cookbook's formula, which OpenAI checked
 // against the API; it is still an estimate, not a guarantee.
 func (c *Counter) CountMessage(m Message) int {
-	n := perMessage + c.Count(m.Role) + c.Count(m.Content)
+	n, _ := c.CountMessageContext(context.Background(), m)
+	return n
+}
+
+// CountMessageContext is CountMessage that stops counting when ctx is done,
+// as CountContext does: the rest is estimated and the error wraps ctx.Err().
+func (c *Counter) CountMessageContext(ctx context.Context, m Message) (int, error) {
+	var firstErr error
+	count := func(s string) int {
+		n, err := c.CountContext(ctx, s)
+		if firstErr == nil {
+			firstErr = err
+		}
+		return n
+	}
+	n := perMessage + count(m.Role) + count(m.Content)
 	if m.Name != "" {
-		n += c.Count(m.Name) + perName
+		n += count(m.Name) + perName
 	}
 	for _, tc := range m.ToolCalls {
-		n += perToolCall + c.Count(tc.Name) + c.Count(tc.Arguments)
+		n += perToolCall + count(tc.Name) + count(tc.Arguments)
 	}
-	return n
+	return n, firstErr
 }

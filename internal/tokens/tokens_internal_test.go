@@ -5,7 +5,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	tiktoken "github.com/pkoukk/tiktoken-go"
 	"github.com/stretchr/testify/require"
 )
 
@@ -61,7 +60,7 @@ func TestLoadFailureFallsBackToEstimate(t *testing.T) {
 	t.Parallel()
 	errBoom := errors.New("boom")
 	var loads atomic.Int32
-	c := &Counter{name: O200KBase, enc: &encoding{load: func(string) (*tiktoken.Tiktoken, error) {
+	c := &Counter{name: O200KBase, enc: &encoding{load: func(string) (*encoder, error) {
 		loads.Add(1)
 		return nil, errBoom
 	}}}

@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf16"
 
 	"github.com/stretchr/testify/require"
@@ -343,6 +345,64 @@ func BenchmarkCount(b *testing.B) {
 				c.Count(text)
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}
+
+// noSpaceText returns n bytes drawn from alphabet, without spaces or
+// newlines: the texts that made counting quadratic.
+func noSpaceText(alphabet string, n int) string {
+	r := rand.New(rand.NewPCG(11, 12))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alphabet[r.IntN(len(alphabet))]
+	}
+	return string(b)
+}
+
+// BenchmarkCountNoSpace counts 100, 200 and 400 KB of text without spaces
+// in each iteration and reports the cost ratios, which are 2 and 4 when
+// counting is linear (tiktoken-go's were about 5 and over 12).
+// "letters" is one pre-token per 64 KiB segment; "base64" is many short
+// pre-tokens.
+func BenchmarkCountNoSpace(b *testing.B) {
+	kinds := []struct{ name, alphabet string }{
+		{"letters", "abcdefghijklmnopqrstuvwxyz"},
+		{"base64", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"},
+	}
+	for _, k := range kinds {
+		b.Run(k.name, func(b *testing.B) {
+			c := tokens.New("gpt-4o")
+			require.NoError(b, c.Err())
+			sizes := []int{100 << 10, 200 << 10, 400 << 10}
+			texts := make([]string, len(sizes))
+			for i, n := range sizes {
+				texts[i] = noSpaceText(k.alphabet, n)
+			}
+			took := make([]time.Duration, len(sizes))
+			for b.Loop() {
+				for i, text := range texts {
+					start := time.Now()
+					c.Count(text)
+					took[i] += time.Since(start)
+				}
+			}
+			b.ReportMetric(float64(took[0].Milliseconds())/float64(b.N), "ms/100KB")
+			b.ReportMetric(float64(took[1])/float64(took[0]), "x200KB/100KB")
+			b.ReportMetric(float64(took[2])/float64(took[0]), "x400KB/100KB")
+		})
+	}
+}
+
+// BenchmarkLoad measures the first Count of a fresh Counter: loading the
+// vocabulary (what a print-mode turn pays once).
+func BenchmarkLoad(b *testing.B) {
+	for _, model := range []string{"gpt-4o", "gpt-4"} {
+		b.Run(tokens.EncodingFor(model), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				require.NoError(b, tokens.New(model).Err())
+			}
 		})
 	}
 }

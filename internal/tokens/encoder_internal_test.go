@@ -1,0 +1,214 @@
+package tokens
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
+	"github.com/stretchr/testify/require"
+)
+
+// testEncoders shares one load of each encoding between the tests.
+var testEncoders = struct {
+	sync.Mutex
+	m map[string]*encoder
+}{m: map[string]*encoder{}}
+
+func testEncoder(t testing.TB, name string) *encoder {
+	t.Helper()
+	testEncoders.Lock()
+	defer testEncoders.Unlock()
+	if e := testEncoders.m[name]; e != nil {
+		return e
+	}
+	e, err := newEncoder(name)
+	require.NoError(t, err)
+	testEncoders.m[name] = e
+	return e
+}
+
+// TestVocabMatchesTiktokenGo checks the compact table against the ranks
+// tiktoken-go loads from the same file: every token has its rank, and
+// nothing else is a token.
+func TestVocabMatchesTiktokenGo(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{O200KBase, CL100KBase} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ranks, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(name + ".tiktoken")
+			require.NoError(t, err)
+			v := testEncoder(t, name).vocab
+			require.Equal(t, len(ranks), v.size())
+			for tok, r := range ranks {
+				if got := v.rank([]byte(tok)); got != uint32(r) {
+					t.Fatalf("rank(%q) = %d, want %d", tok, got, r)
+				}
+			}
+			for _, s := range []string{"", "\x00\x00\x00\x00\x00\x00\x00\x00\x00", "not a token at all, surely"} {
+				_, ok := ranks[s]
+				require.Equal(t, ok, v.rank([]byte(s)) != noRank, "rank(%q)", s)
+			}
+		})
+	}
+}
+
+func TestParseVocabErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, raw, wantErr string
+	}{
+		{"empty", "", "vocabulary is empty"},
+		{"no rank", "IQ==\n", "vocabulary line 1: no rank"},
+		{"rank out of order", "IQ== 0\nIg== 2\n", `vocabulary line 2: rank "2", want 1`},
+		{"bad base64", "IQ== 0\n!!!! 1\n", "vocabulary line 2: illegal base64 data at input byte 0"},
+		{"repeated token", "IQ== 0\nIQ== 1\n", "vocabulary token 1 repeats token 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := parseVocab([]byte(tt.raw))
+			require.EqualError(t, err, tt.wantErr)
+		})
+	}
+}
+
+// randomPiece returns n bytes drawn from alphabet.
+func randomPiece(r *rand.Rand, alphabet string, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alphabet[r.IntN(len(alphabet))]
+	}
+	return b
+}
+
+// TestHeapMergeMatchesScan: the O(n log n) merge picks the same pairs as
+// tiktoken's scan, so both give the same count for any piece.
+func TestHeapMergeMatchesScan(t *testing.T) {
+	t.Parallel()
+	alphabets := []string{
+		"a", "ab", "abc", "abcdefghijklmnopqrstuvwxyz", "0123456789", "ABCDEFabcdef0123456789+/",
+		" ", " \t", "!-=", "aaaaaaab", "\xe6\x97\xa5\xe6\x9c\xac",
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, name := range []string{O200KBase, CL100KBase} {
+		v := testEncoder(t, name).vocab
+		for _, alpha := range alphabets {
+			for _, n := range []int{shortPiece + 1, 100, 257, 1000, 3000} {
+				p := randomPiece(r, alpha, n)
+				if got, want := v.heapMerge(p), v.scanMerge(p); got != want {
+					t.Errorf("%s: heapMerge(%q...) = %d, scanMerge = %d (%d bytes of %q)", name, p[:10], got, want, n, alpha)
+				}
+			}
+		}
+	}
+}
+
+// TestSafeCutExact checks safeCut's claim directly: at every safe cut of
+// a text, the counts of the two sides add up to the count of the whole.
+func TestSafeCutExact(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(7, 8))
+	texts := []string{
+		"Hello, world! It's 2024.\nNew line\r\nAnd 'quoted' text, x1y2z3 a/b/c\n/path\n\n  indented\n42 apples",
+		"func main() {\n\tfmt.Println(\"hi\")\n}\n// comment\nx := []int{1,2,3}",
+		"A1B2C3d4e5 ab'cd'S 'LL x'll 99'd\n\nZ\n9\n\t \n a",
+		"{\"a\":1,\"b\":[true,null],\"c\":\"d\\ne\"}",
+	}
+	for range 20 {
+		var b strings.Builder
+		for b.Len() < 150 {
+			b.WriteString([]string{"a", "B", "7", " ", "\n", "'", "s", "ll", ",", "/", "\r", "\t", "é", "日", "e\u0301", "  ", "!"}[r.IntN(17)])
+		}
+		texts = append(texts, b.String())
+	}
+	var st scratch
+	for _, name := range []string{O200KBase, CL100KBase} {
+		e := testEncoder(t, name)
+		for _, text := range texts {
+			whole := e.countSegment(text, &st)
+			cuts := 0
+			for p := 1; p < len(text); p++ {
+				if !safeCut(text, p) {
+					continue
+				}
+				cuts++
+				if got := e.countSegment(text[:p], &st) + e.countSegment(text[p:], &st); got != whole {
+					t.Errorf("%s: cut at %d of %q: %d + ... = %d, whole text %d", name, p, text, e.countSegment(text[:p], &st), got, whole)
+				}
+			}
+			require.Positive(t, cuts, "no safe cut in %q", text)
+		}
+	}
+}
+
+// TestHardCutError measures the one approximation: a run longer than
+// maxSegment with no safe cut is cut at maxSegment. The exact count of
+// such a run is one heapMerge over all of it (it is a single pre-token).
+func TestHardCutError(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(9, 10))
+	const n = 2*maxSegment + 123
+	runs := map[string]string{
+		"random letters": string(randomPiece(r, "abcdefghijklmnopqrstuvwxyz", n)),
+		"hex letters":    string(randomPiece(r, "abcdef", n)),
+		"punctuation":    string(randomPiece(r, "!#$%&*+-=<>?@^|~", n)),
+	}
+	for _, name := range []string{O200KBase, CL100KBase} {
+		e := testEncoder(t, name)
+		for what, run := range runs {
+			cuts := len(run) / maxSegment
+			got, err := e.count(context.Background(), run)
+			require.NoError(t, err)
+			exact := e.vocab.heapMerge([]byte(run))
+			diff := got - exact
+			t.Logf("%s, %s: %d bytes, %d cuts: %d tokens, exact %d (%+d)", name, what, len(run), cuts, got, exact, diff)
+			// The bound documented in encoder.go: a few tokens per cut.
+			require.LessOrEqual(t, max(diff, -diff), 3*cuts, "%s, %s", name, what)
+		}
+	}
+}
+
+// errAfter is a context whose Err turns to Canceled after n calls: it
+// cancels a count at a known segment without timing.
+type errAfter struct {
+	context.Context
+	n atomic.Int32
+}
+
+func (c *errAfter) Err() error {
+	if c.n.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+func TestCountStopsWhenCanceled(t *testing.T) {
+	t.Parallel()
+	e := testEncoder(t, O200KBase)
+	text := strings.Repeat("word ", segmentTarget) // 5 segments
+	full, err := e.count(context.Background(), text)
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	got, err := e.count(ctx, text)
+	require.ErrorIs(t, err, context.Canceled)
+	require.Equal(t, estimate(text), got, "canceled before the first segment: all estimated")
+
+	// Canceled after two segments: those are counted, the rest estimated.
+	var st scratch
+	first := text[:segmentEnd(text)]
+	second := text[len(first):][:segmentEnd(text[len(first):])]
+	counted := e.countSegment(first, &st) + e.countSegment(second, &st)
+	ec := &errAfter{Context: context.Background()}
+	ec.n.Store(2)
+	got, err = e.count(ec, text)
+	require.True(t, errors.Is(err, context.Canceled), "err = %v", err)
+	require.Equal(t, counted+estimate(text[len(first)+len(second):]), got)
+	require.Greater(t, got, full, "the estimate overcounts this text")
+}
