@@ -54,6 +54,8 @@ type toolRunner interface {
 type counter interface {
 	CountMessage(m tokens.Message) int
 	Count(text string) int
+	CountMessageContext(ctx context.Context, m tokens.Message) (int, error)
+	CountContext(ctx context.Context, text string) (int, error)
 }
 
 // Options configure an Agent.
@@ -191,7 +193,7 @@ func (t *turn) logCtx() context.Context { return context.WithoutCancel(t.ctx) }
 
 func (t *turn) append(msgs ...session.Message) error {
 	for i := range msgs {
-		msgs[i].Tokens = t.a.countMessage(msgs[i])
+		msgs[i].Tokens = t.a.countMessageContext(t.ctx, msgs[i])
 	}
 	out, err := t.a.store.Append(t.logCtx(), t.sessionID, msgs...)
 	if err != nil {
@@ -206,6 +208,24 @@ func (t *turn) append(msgs ...session.Message) error {
 }
 
 func (a *Agent) countMessage(m session.Message) int { return MessageTokens(a.counter, m) }
+
+// countMessageContext counts m as countMessage does, but a cancel of ctx
+// stops a long count (a huge paste or tool output) and estimates the rest:
+// the message is still appended, with an overestimate.
+func (a *Agent) countMessageContext(ctx context.Context, m session.Message) int {
+	return MessageTokens(ctxCounter{ctx, a.counter}, m)
+}
+
+// ctxCounter counts with a context through MessageTokens.
+type ctxCounter struct {
+	ctx context.Context
+	c   counter
+}
+
+func (c ctxCounter) CountMessage(m tokens.Message) int {
+	n, _ := c.c.CountMessageContext(c.ctx, m)
+	return n
+}
 
 // MessageTokens counts a logged message as the provider will: role,
 // content, name and tool calls. Count it once, when it is appended.
@@ -222,7 +242,7 @@ func (t *turn) run(text string) (string, error) {
 		return "", errors.New("empty message")
 	}
 	text = strings.ToValidUTF8(text, "\uFFFD")
-	if err := t.a.checkSize(text); err != nil {
+	if err := t.a.checkSize(t.ctx, text); err != nil {
 		return "", err
 	}
 	v, err := t.a.store.LoadView(t.logCtx(), t.sessionID)
@@ -282,11 +302,13 @@ func (t *turn) run(text string) (string, error) {
 // checkSize refuses a user message that cannot fit the window next to the
 // system prompt and tool schemas. A cheap byte bound goes first, so a huge
 // paste is refused without tokenizing all of it.
-func (a *Agent) checkSize(text string) error {
+func (a *Agent) checkSize(ctx context.Context, text string) error {
 	room := a.policy.MessageRoom()
 	n := len(text) / 6 // no tokenizer gives fewer than ~1 token per 6 bytes of text
 	if n <= room {
-		n = a.counter.Count(text)
+		// A cancel stops the count and estimates the rest (an overcount);
+		// the turn then stops at its next check, with the message stored.
+		n, _ = a.counter.CountContext(ctx, text)
 	}
 	if n > room {
 		return fmt.Errorf("your message is about %d tokens and the model's context window is %d (%d usable): %w; attach less, or use a model with a larger window",

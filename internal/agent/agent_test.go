@@ -55,6 +55,16 @@ func (c *countingCounter) CountMessage(m tokens.Message) int {
 	return c.inner.CountMessage(m)
 }
 
+func (c *countingCounter) CountMessageContext(ctx context.Context, m tokens.Message) (int, error) {
+	c.n.Add(1)
+	return c.inner.CountMessageContext(ctx, m)
+}
+
+func (c *countingCounter) CountContext(ctx context.Context, s string) (int, error) {
+	c.n.Add(1)
+	return c.inner.CountContext(ctx, s)
+}
+
 func (c *countingCounter) Count(s string) int {
 	c.n.Add(1)
 	return c.inner.Count(s)
@@ -371,4 +381,28 @@ func TestContextTokensMatchesTheRequest(t *testing.T) {
 	require.NoError(t, err)
 	_, built := f.agent.buildContext(v)
 	require.Equal(t, built, f.agent.ContextTokens(v))
+}
+
+// TestCancelWhileCountingKeepsTheMessage: a cancel stops the counting of a
+// huge paste at once (it used to take minutes without spaces, and could
+// not be stopped), and the message is stored, not lost.
+func TestCancelWhileCountingKeepsTheMessage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	client := llm.New(llm.Config{BaseURL: f.srv.URL(), APIKey: "test"})
+	a := New(f.store, client, nil, tokens.New("gpt-4o-mini"), Options{Model: "gpt-4o-mini", WorkDir: "/w", Window: 10_000_000})
+	text := strings.Repeat("x", 4<<20)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the user pressed Esc as the turn started
+	last := lastEvent(collect(a.Start(ctx, f.sess.ID, text)))
+	require.ErrorIs(t, last.Err, ErrCanceled)
+
+	msgs, err := f.store.Messages(context.Background(), f.sess.ID, 1, 0)
+	require.NoError(t, err)
+	require.Len(t, msgs, 1)
+	require.Equal(t, text, msgs[0].Content)
+	// Not counted: the stored count is the documented estimate (3 bytes a
+	// token, plus the framing), an overcount.
+	require.Equal(t, 3+(len("user")+2)/3+(len(text)+2)/3, msgs[0].Tokens)
+	require.Empty(t, f.srv.Requests())
 }
