@@ -306,9 +306,13 @@ func (a *Agent) checkSize(ctx context.Context, text string) error {
 	room := a.policy.MessageRoom()
 	n := len(text) / 6 // no tokenizer gives fewer than ~1 token per 6 bytes of text
 	if n <= room {
-		// A cancel stops the count and estimates the rest (an overcount);
-		// the turn then stops at its next check, with the message stored.
-		n, _ = a.counter.CountContext(ctx, text)
+		// A cancel stops the count and estimates the rest (an overcount).
+		// If the message still fits, the turn stops at its next check with
+		// the message stored; if not, nothing is stored.
+		var err error
+		if n, err = a.counter.CountContext(ctx, text); err != nil && n > room {
+			return fmt.Errorf("count your message: %w", ErrCanceled)
+		}
 	}
 	if n > room {
 		return fmt.Errorf("your message is about %d tokens and the model's context window is %d (%d usable): %w; attach less, or use a model with a larger window",
