@@ -442,8 +442,18 @@ func toolMessage(c session.ToolCall, r tools.Result) session.Message {
 		Meta: session.Meta{
 			Tool: c.Name, FilePath: r.Meta.FilePath, Command: r.Meta.Command, Pattern: r.Meta.Pattern,
 			Failed: r.IsError, Denied: r.Denied, ExitCode: r.ExitCode, Capped: r.Full != "",
+			Changes: fileChanges(r.Meta.Changes),
 		},
 	}
+}
+
+// fileChanges records what a Bash command did to files, as the tool saw it.
+func fileChanges(c *tools.FileChanges) *session.FileChanges {
+	if c == nil {
+		return nil
+	}
+	return &session.FileChanges{Observed: c.Observed, Reason: c.Reason,
+		Created: c.Created, Modified: c.Modified, Deleted: c.Deleted, Reverted: c.Reverted}
 }
 
 // Title makes a session title from the first request.

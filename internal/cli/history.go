@@ -16,6 +16,7 @@ import (
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/summarize"
 )
 
 // sessionFor is --session ID, or the latest session of the directory.
@@ -118,11 +119,14 @@ func (a *app) historyJSON(ctx context.Context, sess session.Session) error {
 	if err != nil {
 		return err
 	}
+	f := relativeFacts(summarize.Facts(msgs), sess.Cwd)
 	out := struct {
 		Session   any               `json:"session"`
+		Facts     sessionFactsJSON  `json:"session_facts"`
 		Messages  []jsonMessage     `json:"messages"`
 		Summaries []session.Summary `json:"summaries"`
 	}{
+		Facts: factsJSON(f),
 		Session: map[string]any{"id": sess.ID, "created": sess.Created, "updated": sess.Updated, "cwd": sess.Cwd,
 			"model": sess.Model, "title": sess.Title, "message_count": sess.MessageCount},
 		Messages:  make([]jsonMessage, 0, len(msgs)),

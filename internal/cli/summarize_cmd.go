@@ -2,8 +2,11 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,11 +18,13 @@ import (
 
 func newSummarizeCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 	var sessionID, focus string
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "summarize",
 		Short: "Compact a session now and print the report",
 		Long: "Summarize the oldest unsummarized messages of a session now, even below the\n" +
 			"thresholds, keeping the recent ones verbatim. The originals stay in the log.\n" +
+			"A session too short to compact still gets its facts (files, commands).\n" +
 			"Without --session it acts on the latest session of the current directory.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -48,25 +53,95 @@ func newSummarizeCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Comman
 			s := a.buildSummarizer(ag, nil)
 			defer s.Close()
 			rep, err := s.SummarizeNow(ctx, sess.ID, focus)
-			if errors.Is(err, summarize.ErrNothingToSummarize) {
-				fmt.Fprintf(env.Stdout, "Nothing to summarize in session %s: the recent messages are kept verbatim and there is no older unsummarized range.\n", sess.ID)
-				return nil
-			}
-			if err != nil {
+			// Too short to compact, or a summary would not shrink it: not a
+			// failure, and the session's facts are still worth printing.
+			nothing := errors.Is(err, summarize.ErrNothingToSummarize) || errors.Is(err, summarize.ErrNoReduction)
+			if err != nil && !nothing {
 				return fmt.Errorf("summarize session %s: %w", sess.ID, err)
 			}
-			return a.printSummary(ctx, sess, rep)
+			msgs, err := a.store.Messages(ctx, sess.ID, 1, 0)
+			if err != nil {
+				return err
+			}
+			facts := relativeFacts(summarize.Facts(msgs), sess.Cwd)
+			if asJSON {
+				return printFactsJSON(env.Stdout, sess, facts, rep.Summary)
+			}
+			if nothing || rep.Summary == nil {
+				fmt.Fprintf(env.Stdout, "Nothing to summarize in session %s: the recent messages are kept verbatim and there is no older unsummarized range.\n", sess.ID)
+				rep := &commands.Report{Title: "Session facts · " + sess.ID, Sections: commands.SessionFacts(facts, len(msgs))}
+				a.printReport(rep)
+				return nil
+			}
+			return a.printSummary(sess, rep, facts, len(msgs))
 		},
 	}
 	cmd.Flags().StringVar(&sessionID, "session", "", "session `ID` (a unique prefix is enough)")
 	cmd.Flags().StringVar(&focus, "focus", "", "what the summary should dwell on, e.g. \"the auth refactor\"")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session's facts and the summary applied (or null) as one JSON object")
 	return cmd
+}
+
+// sessionFactsJSON is the whole-session facts of `summarize --json`.
+type sessionFactsJSON struct {
+	FilesModified []string `json:"files_modified"` // created ones included
+	FilesCreated  []string `json:"files_created"`
+	FilesDeleted  []string `json:"files_deleted"`
+	FilesRead     []string `json:"files_read"`
+	CommandRuns   int      `json:"command_runs"`
+	Commands      []string `json:"commands"` // distinct
+}
+
+func factsJSON(f session.Summary) sessionFactsJSON {
+	nonNil := func(s []string) []string {
+		if s == nil {
+			return []string{}
+		}
+		return s
+	}
+	return sessionFactsJSON{
+		FilesModified: nonNil(f.FilesModified), FilesCreated: nonNil(f.FilesCreated), FilesDeleted: nonNil(f.FilesDeleted),
+		FilesRead: nonNil(f.FilesRead), CommandRuns: f.CommandRuns, Commands: nonNil(f.Commands),
+	}
+}
+
+func printFactsJSON(w io.Writer, sess session.Session, f session.Summary, applied *session.Summary) error {
+	out := struct {
+		SessionID string           `json:"session_id"`
+		Facts     sessionFactsJSON `json:"session_facts"`
+		Summary   *session.Summary `json:"summary"`
+	}{SessionID: sess.ID, Facts: factsJSON(f), Summary: applied}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// relativeFacts writes the file lists of f relative to dir when inside it.
+func relativeFacts(f session.Summary, dir string) session.Summary {
+	rel := func(list []string) []string {
+		var out []string
+		seen := map[string]bool{}
+		for _, p := range list {
+			if dir != "" && filepath.IsAbs(p) {
+				if r, err := filepath.Rel(dir, p); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
+					p = filepath.ToSlash(r)
+				}
+			}
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	f.FilesModified, f.FilesCreated, f.FilesDeleted, f.FilesRead = rel(f.FilesModified), rel(f.FilesCreated), rel(f.FilesDeleted), rel(f.FilesRead)
+	return f
 }
 
 // printSummary prints what /summarize shows (boxed on a terminal), every
 // file and command of the summary, the facts of the whole session, then the
 // narrative the model will read.
-func (a *app) printSummary(ctx context.Context, sess session.Session, r summarize.Report) error {
+func (a *app) printSummary(sess session.Session, r summarize.Report, facts session.Summary, messages int) error {
 	s := r.Summary
 	if s == nil {
 		return nil
@@ -77,11 +152,7 @@ func (a *app) printSummary(ctx context.Context, sess session.Session, r summariz
 		rep.Footer += fmt.Sprintf(" · the summary block passed its budget: %d summaries merged into one (messages %d-%d)",
 			len(m.Merged), m.FromSeq, m.ToSeq)
 	}
-	msgs, err := a.store.Messages(ctx, sess.ID, 1, 0)
-	if err != nil {
-		return err
-	}
-	rep.Sections = append(rep.Sections, commands.SessionFacts(summarize.Facts(msgs), len(msgs))...)
+	rep.Sections = append(rep.Sections, commands.SessionFacts(facts, messages)...)
 	a.printReport(rep)
 	if t := strings.TrimSpace(s.Content); t != "" {
 		fmt.Fprintf(a.env.Stdout, "\n%s\n", t)

@@ -555,7 +555,10 @@ func TestSummarizeCommand(t *testing.T) {
 
 	res = sb.run("summarize", "--session", id[:5])
 	require.Equal(t, 0, res.code, res.stderr)
-	require.Equal(t, "Nothing to summarize in session "+id+": the recent messages are kept verbatim and there is no older unsummarized range.\n", res.stdout)
+	require.True(t, strings.HasPrefix(res.stdout, "Nothing to summarize in session "+id+": "), res.stdout)
+	// Too short to compact, the session still gets its facts.
+	require.Contains(t, res.stdout, "Whole session (48 messages)")
+	require.Contains(t, res.stdout, "12 shell commands run (12 distinct)")
 
 	empty := filepath.Join(sb.home, "elsewhere")
 	require.NoError(t, os.MkdirAll(empty, 0o755))

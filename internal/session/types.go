@@ -82,6 +82,8 @@ type FileChanges struct {
 	Created  []string `json:"created,omitempty"`  // paths relative to the working directory
 	Modified []string `json:"modified,omitempty"` // existed before, content or metadata changed
 	Deleted  []string `json:"deleted,omitempty"`
+	// Reverted files are back to their committed content.
+	Reverted []string `json:"reverted,omitempty"`
 }
 
 // Message is one entry of the log.

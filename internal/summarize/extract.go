@@ -317,6 +317,9 @@ func (t *fileTracker) shell(cmd string, res session.Message, haveResult bool) {
 	observed := haveResult && ch != nil && ch.Observed
 	if observed {
 		t.ledger.Observe(ch.Created, ch.Modified, ch.Deleted)
+		for _, p := range ch.Reverted {
+			t.ledger.Apply(shellfx.Op{Kind: shellfx.Revert, Path: p})
+		}
 	}
 	e, err := shellfx.Parse(cmd, t.dir)
 	if err != nil {

@@ -58,7 +58,9 @@ func runBash(ctx context.Context, s *Set, raw json.RawMessage) output {
 		return denied(msg, meta)
 	}
 
+	snap, obsErr := s.observeBefore(ctx)
 	res := s.execBash(ctx, a.Command, timeout)
+	meta.Changes = observeAfter(ctx, snap, obsErr)
 	text := res.out.String() // final: counts what it drops
 	o := output{meta: meta, elidedLines: res.out.droppedLines, elidedBytes: res.out.droppedBytes}
 	if res.err != nil {

@@ -47,7 +47,10 @@ func TestBash(t *testing.T) {
 			require.NotNil(t, r.ExitCode)
 			assert.Equal(t, tt.wantCode, *r.ExitCode)
 			assert.Equal(t, tt.wantCode != 0, r.IsError)
-			assert.Equal(t, Meta{Tool: ToolBash, Command: tt.command, Success: tt.wantCode == 0}, r.Meta)
+			m := r.Meta
+			require.NotNil(t, m.Changes, "what the command changed was not observed")
+			m.Changes = nil
+			assert.Equal(t, Meta{Tool: ToolBash, Command: tt.command, Success: tt.wantCode == 0}, m)
 			assert.Empty(t, r.Full)
 		})
 	}

@@ -28,6 +28,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/gencode/gencode/internal/fschange"
 )
 
 // Tool names, exactly as the model sees them.
@@ -80,6 +82,8 @@ type Meta struct {
 	Command  string // Bash
 	Pattern  string // Glob, Grep
 	Success  bool   // !IsError
+	// Changes is what a Bash command did to the files under WorkDir.
+	Changes *FileChanges
 }
 
 // Options configure a Set.
@@ -131,7 +135,8 @@ type Set struct {
 	secrets   []string
 
 	mu     sync.Mutex
-	grants map[grantKey]bool // AllowSession answers
+	grants map[grantKey]bool  // AllowSession answers
+	obs    *fschange.Observer // Bash's view of WorkDir's changes; see observer
 }
 
 // New returns a Set for opts. A relative WorkDir is made absolute against

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
+	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 )
 
@@ -21,6 +22,9 @@ type summarizedMsg struct {
 	sessionID string
 	rep       summarize.Report
 	err       error
+	// facts are the whole session's, when there was nothing to summarize.
+	facts    *session.Summary
+	messages int
 }
 
 type compactionMsg struct{ rep summarize.Report }
@@ -155,20 +159,31 @@ func (m *Model) summarize(focus string) tea.Cmd {
 		return nil
 	}
 	spin := m.status.Compaction(summarize.Report{SessionID: m.sessionID, Phase: summarize.Started})
-	sum, id, ctx := m.o.Summarizer, m.sessionID, m.o.Context
+	sum, id, ctx, store := m.o.Summarizer, m.sessionID, m.o.Context, m.o.Store
 	return tea.Batch(spin, func() tea.Msg {
 		rep, err := sum.SummarizeNow(ctx, id, focus)
-		return summarizedMsg{sessionID: id, rep: rep, err: err}
+		msg := summarizedMsg{sessionID: id, rep: rep, err: err}
+		if nothingToSummarize(err) && store != nil {
+			// Too short to compact: the session's facts all the same.
+			if msgs, lerr := store.Messages(ctx, id, 1, 0); lerr == nil {
+				f := summarize.Facts(msgs)
+				msg.facts, msg.messages = &f, len(msgs)
+			}
+		}
+		return msg
 	})
 }
 
 func (m *Model) summarized(s summarizedMsg) tea.Cmd {
 	rep := s.rep
-	if errors.Is(s.err, summarize.ErrNothingToSummarize) {
+	if nothingToSummarize(s.err) {
 		// Not a failure: the history is short enough already.
 		m.status.Compaction(summarize.Report{Phase: summarize.Finished})
 		if s.sessionID == m.sessionID {
 			m.chat.AddNote("Nothing to summarize: the history is short enough.")
+			if s.facts != nil {
+				m.chat.AddReport(commands.Report{Title: "Session facts", Sections: commands.SessionFacts(*s.facts, s.messages)})
+			}
 		}
 		return nil
 	}
@@ -192,4 +207,10 @@ func (m *Model) summarized(s summarizedMsg) tea.Cmd {
 		m.chat.AddNote("Nothing to summarize: the history is short enough.")
 	}
 	return tea.Batch(cmd, m.loadContext(s.sessionID))
+}
+
+// nothingToSummarize says whether a /summarize found nothing worth
+// compacting (not a failure).
+func nothingToSummarize(err error) bool {
+	return errors.Is(err, summarize.ErrNothingToSummarize) || errors.Is(err, summarize.ErrNoReduction)
 }

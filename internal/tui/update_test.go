@@ -348,7 +348,10 @@ func TestSlashCommands(t *testing.T) {
 	t.Run("nothing to summarize", func(t *testing.T) {
 		t.Parallel()
 		st := newStore(t)
-		id := seed(t, st, "short", session.Message{Role: session.RoleUser, Content: "q"})
+		id := seed(t, st, "short", session.Message{Role: session.RoleUser, Content: "q"},
+			session.Message{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: "b", Name: "Bash", Arguments: `{"command":"./gen.sh"}`}}},
+			session.Message{Role: session.RoleTool, ToolCallID: "b", Name: "Bash", Content: "ok", Meta: session.Meta{Tool: "Bash", Command: "./gen.sh",
+				Changes: &session.FileChanges{Observed: true, Created: []string{"out/gen.go"}, Deleted: []string{"old.go"}}}})
 		sum := &fakeSummarizer{err: fmt.Errorf("compact: %w", summarize.ErrNothingToSummarize)}
 		h := newHarness(t, 80, 30, withStore(st), withSession(id), func(o *harnessSetup) { o.Summarizer = sum })
 		h.cmds.results["/summarize"] = commands.Result{Action: commands.ActionSummarize}
@@ -357,6 +360,10 @@ func TestSlashCommands(t *testing.T) {
 		require.Contains(t, h.view(), "Nothing to summarize")
 		require.Contains(t, h.view(), "nothing to summarize")
 		require.NotContains(t, h.view(), "✗")
+		// The session's facts all the same: what the shell changed.
+		require.Contains(t, h.view(), "Files created in the session (1)")
+		require.Contains(t, h.view(), "out/gen.go")
+		require.Contains(t, h.view(), "old.go")
 	})
 	t.Run("no registry", func(t *testing.T) {
 		t.Parallel()

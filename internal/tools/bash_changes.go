@@ -1,0 +1,53 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"runtime"
+
+	"github.com/gencode/gencode/internal/fschange"
+)
+
+// FileChanges is what a Bash command did to the files under WorkDir, for
+// the summaries (never sent to the model). Observed says the tree was
+// compared before and after; when it could not be (too many files, too
+// slow), Observed is false, Reason says why, and the lists are empty: the
+// summaries then read the command line instead.
+type FileChanges struct {
+	Observed                             bool
+	Reason                               string
+	Created, Modified, Deleted, Reverted []string // relative to WorkDir
+}
+
+// observer is the Set's watch on WorkDir, made at the first Bash call and
+// closed when the Set is collected.
+func (s *Set) observer() *fschange.Observer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.obs == nil {
+		s.obs = fschange.New(s.workDir, fschange.Options{})
+		runtime.AddCleanup(s, func(o *fschange.Observer) { o.Close() }, s.obs)
+	}
+	return s.obs
+}
+
+// observeBefore snapshots WorkDir before a command; observeAfter says what
+// the command changed. A failed or cancelled command is compared all the
+// same: what it did before it stopped counts.
+func (s *Set) observeBefore(ctx context.Context) (*fschange.Snapshot, error) {
+	return s.observer().Before(ctx)
+}
+
+func observeAfter(ctx context.Context, snap *fschange.Snapshot, err error) *FileChanges {
+	if err == nil {
+		var c fschange.Changes
+		if c, err = snap.After(context.WithoutCancel(ctx)); err == nil {
+			return &FileChanges{Observed: true, Created: c.Created, Modified: c.Modified, Deleted: c.Deleted, Reverted: c.Reverted}
+		}
+	}
+	reason := err.Error()
+	if !errors.Is(err, fschange.ErrTooLarge) {
+		reason = "not observed: " + reason
+	}
+	return &FileChanges{Reason: reason}
+}
