@@ -5,9 +5,10 @@ import (
 	"strings"
 )
 
-// SWE-agent's editor commands with a body (edit N:M ... end_of_edit) are
-// not shell: they edit the file the agent has open.
-var agentEditRe = regexp.MustCompile(`^(edit|insert|append)(\s+\d+(:\d+)?)?\s*(\n|$)`)
+// SWE-agent's editor commands are not shell: they edit the file the agent
+// has open. edit N:M and insert N take a body up to end_of_edit (0.x);
+// edit 'SEARCH' 'REPLACE' and insert 'TEXT' take quoted text (1.0).
+var agentEditRe = regexp.MustCompile(`^(edit|insert|append)(\s+\d+(:\d+)?\s*(\n|$)|\s*\n|\s+['"])`)
 
 // parseAgentCommand reads the editor commands of SWE-agent's interface whose
 // bodies are not shell (edit, insert, append). ok is false for anything
@@ -19,8 +20,7 @@ func parseAgentCommand(command, dir string) ([]Op, bool) {
 		return nil, false
 	}
 	first, _, _ := strings.Cut(c, "\n")
-	f := strings.Fields(first)
-	if len(f) == 1 && !strings.Contains(c, "end_of_") {
+	if len(strings.Fields(first)) == 1 && !strings.Contains(c, "end_of_") {
 		return nil, false // a plain program called edit
 	}
 	return []Op{{Kind: Modify, CurrentFile: true}}, true

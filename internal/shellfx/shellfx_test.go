@@ -177,6 +177,8 @@ func TestParseAgentEdit(t *testing.T) {
 	for _, cmd := range []string{
 		"edit 287:296\n    def f(self):\n        with open('x', 'w') as fh:\n            pass\nend_of_edit",
 		"insert 12\nimport os\nend_of_insert",
+		"edit 'return int(x)' '# round\n        return int(round(x))'",
+		"insert 'from datetime import timedelta\nprint(1)'",
 	} {
 		e, err := Parse(cmd, "")
 		if err != nil {

@@ -70,6 +70,7 @@ func extract(msgs []session.Message, preserveSystem bool) session.Summary {
 			sum.LastUserRequest = clip(text, maxRequestChars)
 			sum.UserRequests = append(sum.UserRequests, firstLine(text, maxLineChars))
 			sum.UserConstraints = appendNew(sum.UserConstraints, constraints(text)...)
+			ft.result(m) // SWE-agent's task names the shell's directory
 		case session.RoleSystem:
 			if preserveSystem && strings.TrimSpace(m.Content) != "" {
 				sum.SystemNotes = append(sum.SystemNotes, clip(strings.TrimSpace(m.Content), maxSystemChars))
@@ -187,7 +188,7 @@ func (t *fileTracker) result(m session.Message) {
 		t.dir = strings.TrimSpace(d[len(d)-1][1])
 	}
 	if f := openFileRe.FindStringSubmatch(text); f != nil {
-		t.open = strings.TrimSpace(f[1])
+		t.open = t.resolve(strings.TrimSpace(f[1]))
 	}
 }
 
@@ -247,7 +248,7 @@ func (t *fileTracker) edit(name, arguments string, paths []string, res session.M
 	}
 	if len(paths) == 0 && haveResult { // SWE-agent's edit: the file its result shows
 		if f := openFileRe.FindStringSubmatch(res.Text()); f != nil {
-			paths = []string{strings.TrimSpace(f[1])}
+			paths = []string{t.resolve(strings.TrimSpace(f[1]))}
 		} else if t.open != "" {
 			paths = []string{t.open}
 		}
@@ -331,7 +332,7 @@ func (t *fileTracker) shell(cmd string, res session.Message, haveResult bool) {
 			op.Path = t.open
 			if haveResult {
 				if f := openFileRe.FindStringSubmatch(res.Text()); f != nil {
-					op.Path = strings.TrimSpace(f[1])
+					op.Path = t.resolve(strings.TrimSpace(f[1]))
 				}
 			}
 			if haveResult && rejected(res) {

@@ -240,15 +240,19 @@ func importSessionN(t *testing.T, store *session.Store, path string, n int) *log
 // SWE-agent, with tool names gencode does not define).
 func TestExtractRealSessions(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(openaitest.SharedTestdata(t), "sessions")
-	files, err := filepath.Glob(filepath.Join(dir, "*.openai.jsonl"))
+	shared, err := filepath.Glob(filepath.Join(openaitest.SharedTestdata(t), "sessions", "*.openai.jsonl"))
 	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, f := range files {
+	require.NotEmpty(t, shared)
+	// The project's own: bash-only and SWE-agent sessions whose ground
+	// truth is their final patch.
+	own, err := filepath.Glob(filepath.Join("testdata", "sessions", "*.openai.jsonl"))
+	require.NoError(t, err)
+	require.Len(t, own, 3)
+	for _, f := range append(shared, own...) {
 		name := strings.TrimSuffix(filepath.Base(f), ".openai.jsonl")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			truth := readTruth(t, filepath.Join(dir, name+".ground_truth.json"))
+			truth := readTruth(t, strings.TrimSuffix(f, ".openai.jsonl")+".ground_truth.json")
 			l := importSession(t, openStore(t), f)
 			sum := extract(l.allMessages(), true)
 			require.Subset(t, sum.FilesModified, truth.modified())
@@ -259,16 +263,24 @@ func TestExtractRealSessions(t *testing.T) {
 				require.False(t, slices.ContainsFunc(sum.FilesModified, endsWithPath(f)), "%s was removed in the session, yet listed in %q", f, sum.FilesModified)
 			}
 			require.Subset(t, sum.Commands, truth.Commands)
+			if strings.HasPrefix(f, "testdata") {
+				// Exactly the patch: nothing more is listed as modified.
+				require.Len(t, sum.FilesModified, len(truth.FinalPatch), "%q", sum.FilesModified)
+			}
+			if truth.Created != nil {
+				require.ElementsMatch(t, *truth.Created, sum.FilesCreated)
+			}
 		})
 	}
 }
 
 // groundTruth is what a recorded session's ground_truth.json says.
 type groundTruth struct {
-	Files          []string `json:"files_written_or_edited"`
-	Commands       []string `json:"shell_command_list"`
-	DeletedByShell []string `json:"files_deleted_by_shell"`
-	FinalPatch     []string `json:"final_patch_files"`
+	Files          []string  `json:"files_written_or_edited"`
+	Commands       []string  `json:"shell_command_list"`
+	DeletedByShell []string  `json:"files_deleted_by_shell"`
+	FinalPatch     []string  `json:"final_patch_files"`
+	Created        *[]string `json:"files_created"`
 }
 
 func readTruth(t *testing.T, file string) groundTruth {
