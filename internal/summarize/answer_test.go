@@ -3,6 +3,7 @@ package summarize
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -102,4 +103,32 @@ func TestSummarizerRejectsUnusableAnswers(t *testing.T) {
 			require.Len(t, llm.requests(), 3, "asked again while attempts last")
 		})
 	}
+}
+
+// TestStoredSummaryHasNoEscapeCodes: escape codes from anywhere (a
+// hostile server's error, which becomes the fallback reason; a user's
+// pasted terminal output, which becomes a user request) are not stored
+// in a summary.
+func TestStoredSummaryHasNoEscapeCodes(t *testing.T) {
+	t.Parallel()
+	store := openStore(t)
+	l := newLog(t, store)
+	l.turn("why is this \x1b[31mred\x1b[0m?\x1b]0;title\x07", bashCall("make \x1b[2J", "\x1b[1mBUILD OK\x1b[0m", 0))
+	seedTurns(l, 1, 16)
+	llm := &fakeLLM{answer: func(Request) (Completion, error) {
+		return Completion{}, errors.New("provider error 500: \x1b]52;c;cm0gLXJm\x07\x1b[2J boom")
+	}}
+	s := New(store, llm, charCounter{}, testConfig(200000))
+	defer s.Close()
+	_, err := s.SummarizeNow(context.Background(), l.id, "")
+	require.NoError(t, err)
+	sums, err := store.Summaries(context.Background(), l.id, true)
+	require.NoError(t, err)
+	require.Len(t, sums, 1)
+	require.Contains(t, sums[0].FallbackReason, "provider error 500:  boom")
+	require.Contains(t, sums[0].UserRequests[0], "why is this red?")
+	row, err := json.Marshal(sums[0])
+	require.NoError(t, err)
+	require.NotContains(t, string(row), `\u001b`)
+	require.NotContains(t, string(row), `\u0007`)
 }

@@ -271,12 +271,10 @@ func (s *Summarizer) noteLLM(st *sessState, err error, eff int) {
 	}
 }
 
-// finish redacts a summary, sets how much of its facts the model sees and
+// finish scrubs a summary, sets how much of its facts the model sees and
 // counts its tokens as the block will show it.
 func (s *Summarizer) finish(sum *session.Summary, b budgets) {
-	if s.cfg.RedactSecrets {
-		redactSummary(sum)
-	}
+	scrubSummary(sum, s.cfg.RedactSecrets)
 	sum.RenderChars = b.factChars
 	sum.TokenCount = s.counter.Count(RenderSummary(*sum))
 	if sum.GeneratedAt.IsZero() {

@@ -513,14 +513,22 @@ func redactMessages(msgs []session.Message) []session.Message {
 	return out
 }
 
-// redactSummary redacts every text a summary stores: it is the one place
-// that does, and TestRedactSummaryCoversEveryField fails when a text field
-// is added to session.Summary without being named here (or among the
-// identifiers it leaves alone: ID, SessionID, Model, Merged,
+// scrubSummary makes a summary fit to store and show: every text it holds
+// loses its control characters and escape sequences (a summarizer's
+// answer, a user's pasted terminal output, a hostile server's error in
+// the fallback reason) and, when redact is set, its secrets. It is the
+// one place that does; TestScrubSummaryCoversEveryField fails when a text
+// field is added to session.Summary without being named here (or among
+// the identifiers it leaves alone: ID, SessionID, Model, Merged,
 // SupersededBy). Lists are copied, not changed in place: they may be
 // shared with the summaries a merge read.
-func redactSummary(sum *session.Summary) {
-	r := func(p *string) { *p, _ = Redact(*p) }
+func scrubSummary(sum *session.Summary, redact bool) {
+	r := func(p *string) {
+		*p, _ = stripControls(*p)
+		if redact {
+			*p, _ = Redact(*p)
+		}
+	}
 	rs := func(p *[]string) {
 		if len(*p) == 0 {
 			return

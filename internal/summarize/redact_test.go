@@ -185,41 +185,48 @@ func TestRedactRealSessions(t *testing.T) {
 	}
 }
 
-// TestRedactSummaryCoversEveryField puts a secret in every text field of
-// a summary (found by reflection, so a field added later is covered by
-// this test) and checks that redactSummary leaves it in none but the
-// identifiers, which no user text reaches.
-func TestRedactSummaryCoversEveryField(t *testing.T) {
+// TestScrubSummaryCoversEveryField puts a secret and escape codes in
+// every text field of a summary (found by reflection, so a field added
+// later is covered by this test) and checks that scrubSummary leaves them
+// in none but the identifiers, which no user or model text reaches. With
+// redaction off the secret stays; the escape codes never do.
+func TestScrubSummaryCoversEveryField(t *testing.T) {
 	t.Parallel()
 	const secret = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+	const text = "token " + secret + " \x1b]52;c;cHduZWQ=\x07\x1b[2J\x00"
 	identifiers := map[string]bool{"ID": true, "SessionID": true, "Model": true, "Merged": true, "SupersededBy": true}
-	var sum session.Summary
-	fill(t, reflect.ValueOf(&sum).Elem(), "token "+secret)
-	shared := sum.UserRequests
-	redactSummary(&sum)
-	require.Equal(t, "token "+secret, shared[0], "the caller's lists are not changed in place")
-	var check func(v reflect.Value, path string)
-	check = func(v reflect.Value, path string) {
-		switch v.Kind() {
-		case reflect.String:
-			if strings.Contains(v.String(), secret) {
-				t.Errorf("%s still holds the secret: %q", path, v.String())
-			}
-		case reflect.Slice:
-			for i := 0; i < v.Len(); i++ {
-				check(v.Index(i), fmt.Sprintf("%s[%d]", path, i))
-			}
-		case reflect.Struct:
-			for i := 0; i < v.NumField(); i++ {
-				f := v.Type().Field(i)
-				if path == "Summary" && identifiers[f.Name] {
-					continue
+	for _, redact := range []bool{true, false} {
+		var sum session.Summary
+		fill(t, reflect.ValueOf(&sum).Elem(), text)
+		shared := sum.UserRequests
+		scrubSummary(&sum, redact)
+		require.Equal(t, text, shared[0], "the caller's lists are not changed in place")
+		var check func(v reflect.Value, path string)
+		check = func(v reflect.Value, path string) {
+			switch v.Kind() {
+			case reflect.String:
+				if strings.Contains(v.String(), secret) == redact {
+					t.Errorf("redact=%v: %s = %q", redact, path, v.String())
 				}
-				check(v.Field(i), path+"."+f.Name)
+				if strings.ContainsAny(v.String(), "\x1b\x07\x00") {
+					t.Errorf("%s still holds control characters: %q", path, v.String())
+				}
+			case reflect.Slice:
+				for i := 0; i < v.Len(); i++ {
+					check(v.Index(i), fmt.Sprintf("%s[%d]", path, i))
+				}
+			case reflect.Struct:
+				for i := 0; i < v.NumField(); i++ {
+					f := v.Type().Field(i)
+					if path == "Summary" && identifiers[f.Name] {
+						continue
+					}
+					check(v.Field(i), path+"."+f.Name)
+				}
 			}
 		}
+		check(reflect.ValueOf(sum), "Summary")
 	}
-	check(reflect.ValueOf(sum), "Summary")
 }
 
 // fill sets every string reachable from v (fields, slices of strings or
