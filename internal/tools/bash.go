@@ -5,14 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 )
 
 const (
-	bashDescription = "Run a command with bash -c in the working directory. stdout and stderr are combined and the exit code is reported; long output keeps its head and tail. No stdin and no terminal: interactive commands fail. timeout is in seconds (default 120, max 600); on timeout, and when the command ends, its whole process group (background jobs too) is killed. Use Read, Grep, Glob and LS rather than cat, grep, find or ls. Needs the user's approval."
+	bashDescription = "Run a command with bash -c in the working directory. stdout and stderr are combined and the exit code is reported; long output keeps its head and tail. No stdin and no terminal: interactive commands fail. timeout is in seconds (default 120, max 600); on timeout, and when the command ends, every process it started (background jobs and daemons too) is killed. Use Read, Grep, Glob and LS rather than cat, grep, find or ls. Needs the user's approval."
 	bashSchema      = `{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","description":"Seconds, default 120, max 600"}},"required":["command"]}`
 
 	bashDefaultTimeout = 120 * time.Second
@@ -104,8 +106,10 @@ type bashResult struct {
 }
 
 // execBash runs command in its own process group. The group is signaled
-// (SIGTERM, then SIGKILL after killGrace) on timeout, when ctx ends, and
-// after the shell exits, so that no background child outlives the call.
+// (SIGTERM, then SIGKILL after killGrace) on timeout and when ctx ends;
+// after the shell exits, everything it left running is ended too (see
+// reapLeftovers), so that no background child or daemon outlives the call.
+// A watcher process ends them if gencode itself dies during the call.
 // Output goes to a pipe the Set reads itself, so the call returns as soon as
 // the group is gone even if an escaped process keeps the pipe open.
 func (s *Set) execBash(ctx context.Context, command string, timeout time.Duration) bashResult {
@@ -116,18 +120,23 @@ func (s *Set) execBash(ctx context.Context, command string, timeout time.Duratio
 		return res
 	}
 	defer pr.Close()
+	tag := callTagEnv + "=" + strconv.FormatUint(rand.Uint64(), 36)
 	cmd := exec.Command("bash", "-c", command)
 	cmd.Dir = s.workDir
-	cmd.Env = bashEnv(s.env)
+	cmd.Env = append(bashEnv(s.env), tag)
 	cmd.Stdin = nil // /dev/null
 	cmd.Stdout, cmd.Stderr = pw, pw
 	setProcessGroup(cmd)
+	watch := startWatcher(tag) // before the shell, so no moment is unwatched
+	defer watch.done()
 	err = cmd.Start()
 	pw.Close() // the child has its copy
 	if err != nil {
 		res.err = err
 		return res
 	}
+	watch.started(cmd.Process.Pid)
+	since := startTime(cmd.Process.Pid)
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
@@ -147,8 +156,8 @@ func (s *Set) execBash(ctx context.Context, command string, timeout time.Duratio
 		res.canceled = true
 		stopGroup(cmd, waitDone)
 	}
-	// The shell is gone; end whatever it left running in its group.
-	reapGroup(cmd)
+	// The shell is gone; end whatever it left running.
+	reapLeftovers(cmd.Process.Pid, tag, since)
 
 	select {
 	case <-readDone:
@@ -172,21 +181,36 @@ func stopGroup(cmd *exec.Cmd, waitDone <-chan error) {
 	<-waitDone
 }
 
-// reapGroup ends what the exited shell left in its group: SIGTERM, then
-// SIGKILL if members are still alive after killGrace.
-func reapGroup(cmd *exec.Cmd) {
-	if !groupAlive(cmd) {
+// callTagEnv names the environment variable that marks every process of
+// one Bash call, so that those which leave its process group (setsid,
+// daemons) can still be found and ended. Its value is unique per call.
+const callTagEnv = "GENCODE_TOOL_CALL"
+
+// reapLeftovers ends what the exited shell left running: its process group
+// and, where the platform can find them, the processes carrying the call's
+// tag and their descendants (see leftovers). SIGTERM first, then SIGKILL
+// for whatever is still alive after killGrace, repeated while new ones
+// appear.
+func reapLeftovers(pgid int, tag string, since uint64) {
+	left := leftovers(pgid, tag, since)
+	if len(left) == 0 {
 		return
 	}
-	terminateGroup(cmd)
+	signalProcs(pgid, left, false)
 	deadline := time.Now().Add(killGrace)
 	for time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
-		if !groupAlive(cmd) {
+		if left = leftovers(pgid, tag, since); len(left) == 0 {
 			return
 		}
 	}
-	killGroup(cmd)
+	for range 10 {
+		signalProcs(pgid, left, true)
+		time.Sleep(20 * time.Millisecond)
+		if left = leftovers(pgid, tag, since); len(left) == 0 {
+			return
+		}
+	}
 }
 
 // bashEnv is env without secrets (toolEnv), and with pagers and prompts

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -219,8 +220,8 @@ func TestBashKillsLeftoverBackgroundJobs(t *testing.T) {
 	assertAllGone(t, pidsIn(t, r.Content), "")
 }
 
-// A process that leaves the group (setsid) cannot be killed, but it must
-// not keep the call waiting on the pipe it inherited.
+// A process that leaves the group (setsid) must not keep the call waiting
+// on the pipe it inherited.
 func TestBashEscapedProcessDoesNotHang(t *testing.T) {
 	t.Parallel()
 	s, _ := yoloSet(t)
@@ -234,13 +235,18 @@ func TestBashEscapedProcessDoesNotHang(t *testing.T) {
 func TestBashContextCancelKillsTheGroup(t *testing.T) {
 	t.Parallel()
 	marker := fmt.Sprintf("gencode-cancel-marker-%d", os.Getpid())
-	s, script := bashWithMarker(t, "sleep 100 & echo bg=$!; wait", marker)
+	s, script := bashWithMarker(t, "sleep 100 & echo bg=$!; touch started; wait", marker)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan Result, 1)
 	go func() {
 		done <- s.Run(ctx, Call{Name: ToolBash, Arguments: fmt.Sprintf(`{"command": %q}`, script)})
 	}()
-	time.Sleep(500 * time.Millisecond)
+	// Cancel once the command runs (a loaded machine may take a while to
+	// start it).
+	require.Eventually(t, func() bool {
+		_, err := os.Stat(filepath.Join(s.WorkDir(), "started"))
+		return err == nil
+	}, 30*time.Second, 10*time.Millisecond)
 	start := time.Now()
 	cancel()
 	select {
@@ -252,4 +258,21 @@ func TestBashContextCancelKillsTheGroup(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Bash did not return after its context was canceled")
 	}
+}
+
+// A daemon that left the call's process group (its own session) and
+// ignores SIGTERM is still ended when the call ends: it carries the call's
+// tag in its environment.
+func TestBashKillsDaemonsThatLeftTheGroup(t *testing.T) {
+	t.Parallel()
+	s, _ := yoloSet(t)
+	r := run(t, s, ToolBash, map[string]any{"command": `setsid bash -c 'trap "" TERM; echo $$ > daemon.pid; exec sleep 300' > /dev/null 2>&1 < /dev/null &
+for i in $(seq 250); do [ -s daemon.pid ] && break; sleep 0.02; done
+echo pg=$$ daemon=$(cat daemon.pid)`})
+	require.False(t, r.IsError, r.Content)
+	pids := pidsIn(t, r.Content)
+	require.Contains(t, pids, "daemon", r.Content)
+	t.Cleanup(func() { _ = syscall.Kill(pids["daemon"], syscall.SIGKILL) })
+	require.NotEqual(t, pids["pg"], pids["daemon"])
+	assertAllGone(t, pids, "")
 }

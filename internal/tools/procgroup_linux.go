@@ -7,40 +7,103 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"syscall"
 )
 
-// groupAlive reports whether the command's process group still has a live
-// member. Zombies do not count: an orphan stays one until init reaps it,
-// and in containers that may never happen.
-func groupAlive(cmd *exec.Cmd) bool {
-	pgid := cmd.Process.Pid
-	if !groupExists(pgid) {
-		return false
+// setProcessGroup makes the command the leader of a new process group, so
+// that it and all its children can be signaled at once, and kills it when
+// gencode dies (the watcher ends the rest).
+func setProcessGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// procStat is what /proc/PID/stat says of a process.
+type procStat struct {
+	ppid, pgrp int
+	start      uint64 // clock ticks after boot
+	dead       bool   // a zombie: it has run its course
+}
+
+func readStat(pid string) (procStat, bool) {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return procStat{}, false
 	}
+	// pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt
+	// majflt cmajflt utime stime cutime cstime priority nice threads
+	// itrealvalue starttime ...; comm may hold spaces and parens.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return procStat{}, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 20 {
+		return procStat{}, false
+	}
+	var st procStat
+	st.dead = string(f[0]) == "Z" || string(f[0]) == "X"
+	st.ppid, _ = strconv.Atoi(string(f[1]))
+	st.pgrp, _ = strconv.Atoi(string(f[2]))
+	st.start, _ = strconv.ParseUint(string(f[19]), 10, 64)
+	return st, true
+}
+
+// startTime is when process pid started, in /proc's clock ticks (0 if
+// unknown): processes of a call cannot be older than its shell.
+func startTime(pid int) uint64 {
+	st, _ := readStat(strconv.Itoa(pid))
+	return st.start
+}
+
+// leftovers lists the live processes of a Bash call: the members of its
+// process group, those whose environment holds tag (they left the group:
+// setsid, daemons), and every descendant of those that is still attached
+// (it cleared its environment but not its parent). Only processes started
+// since the call's shell are considered. Zombies do not count: an orphan
+// stays one until init reaps it, and in containers that may never happen.
+func leftovers(pgid int, tag string, since uint64) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return true
+		if groupExists(pgid) {
+			return []int{-pgid}
+		}
+		return nil
 	}
+	self := os.Getpid()
+	stats := map[int]procStat{}
+	in := map[int]bool{}
+	want := []byte("\x00" + tag + "\x00")
 	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
 			continue
 		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
+		st, ok := readStat(e.Name())
+		if !ok || st.dead || st.start < since {
 			continue
 		}
-		// pid (comm) state ppid pgrp ...; comm may contain spaces and parens.
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
+		stats[pid] = st
+		if st.pgrp == pgid {
+			in[pid] = true
 			continue
 		}
-		f := bytes.Fields(stat[i+1:])
-		if len(f) < 3 || string(f[0]) == "Z" || string(f[0]) == "X" {
-			continue
-		}
-		if g, err := strconv.Atoi(string(f[2])); err == nil && g == pgid {
-			return true
+		if env, err := os.ReadFile("/proc/" + e.Name() + "/environ"); err == nil {
+			in[pid] = bytes.Contains(append(append([]byte{0}, env...), 0), want)
 		}
 	}
-	return false
+	for grew := true; grew; {
+		grew = false
+		for pid, st := range stats {
+			if !in[pid] && in[st.ppid] {
+				in[pid], grew = true, true
+			}
+		}
+	}
+	var out []int
+	for pid, ok := range in {
+		if ok {
+			out = append(out, pid)
+		}
+	}
+	return out
 }

@@ -1,0 +1,75 @@
+//go:build linux
+
+package cli_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/openaitest"
+)
+
+// gone reports whether pid has exited (a zombie has: it waits to be reaped).
+func gone(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && len(s) > i+2 && (s[i+2] == 'Z' || s[i+2] == 'X')
+}
+
+// readPid waits for a command to write its pid to path.
+func readPid(t *testing.T, path string) int {
+	t.Helper()
+	var pid int
+	require.Eventually(t, func() bool {
+		b, err := os.ReadFile(path)
+		if err != nil || !strings.HasSuffix(string(b), "\n") {
+			return false
+		}
+		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil
+	}, 60*time.Second, 20*time.Millisecond, "%s was not written", path)
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	return pid
+}
+
+// kill -9 of gencode while Bash runs leaves nothing of the command
+// running: neither the job in the shell's group nor a daemon that left it.
+func TestKilledGencodeLeavesNoCommandRunning(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules())
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	srv.Enqueue(openaitest.Calls(openaitest.ToolCall{ID: "b", Name: "Bash", Arguments: args(t, map[string]any{
+		"command": "setsid sleep 301 > /dev/null 2>&1 < /dev/null & echo $! > daemon.pid\n" +
+			"sleep 300 & echo $! > sleep.pid\nwait",
+	})}))
+	cmd := exec.Command(binary, "-p", "run it", "--allow", "Bash")
+	cmd.Dir = sb.work
+	for k, v := range sb.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	daemon := readPid(t, filepath.Join(sb.work, "daemon.pid"))
+	sleep := readPid(t, filepath.Join(sb.work, "sleep.pid"))
+	require.False(t, gone(sleep), "the command runs")
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+	for name, pid := range map[string]int{"sleep": sleep, "setsid daemon": daemon} {
+		require.Eventually(t, func() bool { return gone(pid) }, 5*time.Second, 20*time.Millisecond,
+			"%s (pid %d) outlived gencode", name, pid)
+	}
+}
