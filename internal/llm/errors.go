@@ -27,6 +27,17 @@ var (
 	// ErrInterrupted: the answer broke off after it had started (a stream
 	// ended before the model finished). Stream returns the partial Response with it.
 	ErrInterrupted = errors.New("answer interrupted")
+	// ErrTimeout: the endpoint was silent too long: no response headers
+	// within Config.HeaderTimeout, or no data for Config.IdleTimeout. Before
+	// the answer starts it is retried; after, it also wraps ErrInterrupted.
+	ErrTimeout = errors.New("timed out")
+	// ErrUnexpectedResponse: the endpoint answered with something no
+	// OpenAI-compatible API sends (see ResponseError); the base URL is
+	// probably wrong.
+	ErrUnexpectedResponse = errors.New("unexpected response")
+	// ErrAnswerTooLarge: the answer passed Config.MaxAnswerBytes; what came
+	// before is returned with it, as with ErrInterrupted.
+	ErrAnswerTooLarge = errors.New("answer too large")
 )
 
 // APIError is an error answer from the provider.
@@ -37,6 +48,10 @@ type APIError struct {
 	Param   string
 	Message string // the provider's message, or the start of a non-JSON body
 	Body    []byte // the raw body as received (nil for in-stream errors)
+	// ContentType is the body's type, as the server said.
+	ContentType string
+
+	plain bool // Message is the start of a body that is not a JSON error
 
 	kind     error // one of the Err* kinds, or nil
 	attempts int   // requests sent, when retried
@@ -55,6 +70,9 @@ func (e *APIError) Error() string {
 		}
 		if e.Code != "" {
 			fmt.Fprintf(&b, " (%s)", e.Code)
+		}
+		if e.plain && e.ContentType != "" {
+			fmt.Fprintf(&b, ", %s", Printable(e.ContentType, 100))
 		}
 	}
 	if e.Message != "" {
@@ -95,17 +113,17 @@ func newAPIError(status int, body []byte) *APIError {
 	}
 	switch {
 	case json.Unmarshal(body, &env) != nil:
-		e.Message = snippet(body)
+		e.Message, e.plain = snippet(body), true
 	case json.Unmarshal(env.Error, &inner) == nil && inner.Message != nil:
 		e.Message, e.Type, e.Param, e.Code = text(inner.Message), inner.Type, text(inner.Param), text(inner.Code)
 	case len(env.Error) > 0 && json.Unmarshal(env.Error, &e.Message) == nil:
 	case env.Message != "":
 		e.Message, e.Type, e.Code = env.Message, env.Type, text(env.Code)
 	default:
-		e.Message = snippet(body)
+		e.Message, e.plain = snippet(body), true
 	}
 	if e.Message == "" {
-		e.Message = http.StatusText(status)
+		e.Message, e.plain = http.StatusText(status), false
 	}
 	e.kind = classify(e)
 	return e

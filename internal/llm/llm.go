@@ -8,7 +8,11 @@
 // retrying (429, 5xx, connections that fail before the answer starts) within a
 // bounded time, and sort failures into kinds callers can act on with
 // errors.Is: ErrContextOverflow, ErrRateLimited, ErrQuota, ErrAuth,
-// ErrUnreachable, ErrInterrupted.
+// ErrUnreachable, ErrInterrupted, ErrTimeout, ErrUnexpectedResponse,
+// ErrAnswerTooLarge. An endpoint that stays silent (Config.HeaderTimeout,
+// IdleTimeout), redirects, answers with an HTML page, or streams more than
+// Config.MaxAnswerBytes gets a clear error instead of a wait without end or
+// an answer that cannot be parsed.
 //
 // Callers declare their own small interface for the methods they use.
 package llm
@@ -59,11 +63,28 @@ type Config struct {
 	// "rate limited, retrying in 4s"), on the goroutine making the request.
 	// attempt counts from 1; err is what the failed attempt returned.
 	OnRetry func(attempt int, wait time.Duration, err error)
+
+	// HeaderTimeout bounds the wait for an answer's headers, per attempt
+	// (a non-streamed answer sends them when it is complete). A timeout is
+	// retried like a failed connection. 0: DefaultHeaderTimeout; negative: none.
+	HeaderTimeout time.Duration
+	// IdleTimeout bounds each silence of the endpoint within an answer: until
+	// its first byte (retried), and between any two reads after (the answer
+	// breaks off with ErrTimeout and ErrInterrupted). 0: DefaultIdleTimeout;
+	// negative: none.
+	IdleTimeout time.Duration
+	// MaxAnswerBytes bounds what one answer may hold: the streamed text,
+	// reasoning and tool-call arguments together (past it the stream stops
+	// with ErrAnswerTooLarge), and any one line of a response body (twice
+	// this plus 64 KiB, for JSON escaping). 0: DefaultMaxAnswerBytes;
+	// negative: none.
+	MaxAnswerBytes int
 }
 
 // Client talks to one endpoint. It is safe for concurrent use.
 type Client struct {
-	api *openai.Client
+	api       *openai.Client
+	maxAnswer int // 0: no limit
 }
 
 // New returns a Client for cfg.
@@ -85,6 +106,18 @@ func New(cfg Config) *Client {
 	if rt.sleep == nil {
 		rt.sleep = sleepCtx
 	}
+	rt.headerTimeout = timeout(cfg.HeaderTimeout, DefaultHeaderTimeout)
+	rt.idleTimeout = timeout(cfg.IdleTimeout, DefaultIdleTimeout)
+	maxAnswer := cfg.MaxAnswerBytes
+	switch {
+	case maxAnswer == 0:
+		maxAnswer = DefaultMaxAnswerBytes
+	case maxAnswer < 0:
+		maxAnswer = 0
+	}
+	if maxAnswer > 0 {
+		rt.maxLine = 2*maxAnswer + 64<<10
+	}
 	var hc http.Client
 	if cfg.HTTPClient != nil {
 		hc = *cfg.HTTPClient
@@ -103,12 +136,23 @@ func New(cfg Config) *Client {
 	// Non-data lines (keep-alive comments) between two events; some providers
 	// send them for minutes while a model thinks.
 	oc.EmptyMessagesLimit = 100000
-	return &Client{api: openai.NewClientWithConfig(oc)}
+	return &Client{api: openai.NewClientWithConfig(oc), maxAnswer: maxAnswer}
 }
 
 func orDefault(d, def time.Duration) time.Duration {
 	if d <= 0 {
 		return def
+	}
+	return d
+}
+
+// timeout is d, def for 0, and 0 (none) for a negative d.
+func timeout(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
 	}
 	return d
 }
@@ -194,6 +238,9 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 			return acc.partial(), streamFailure(ctx, op, err, acc.size())
 		}
 		acc.add(chunk, onDelta)
+		if c.maxAnswer > 0 && acc.size() > c.maxAnswer {
+			return acc.partial(), fmt.Errorf("%s: %w", op, &tooLargeError{limit: c.maxAnswer})
+		}
 	}
 }
 
@@ -287,6 +334,18 @@ func failure(ctx context.Context, op string, err error) error {
 	if errors.As(err, &ae) {
 		return fmt.Errorf("%s: %w", op, ae)
 	}
+	var re *ResponseError
+	if errors.As(err, &re) {
+		return fmt.Errorf("%s: %w", op, re)
+	}
+	var te *timeoutError
+	if errors.As(err, &te) {
+		return fmt.Errorf("%s: %w", op, te)
+	}
+	var tl *tooLargeError
+	if errors.As(err, &tl) {
+		return fmt.Errorf("%s: %w", op, tl)
+	}
 	var ne *netError
 	if errors.As(err, &ne) {
 		return fmt.Errorf("%s: %w", op, ne)
@@ -295,9 +354,9 @@ func failure(ctx context.Context, op string, err error) error {
 	if errors.As(err, &oe) {
 		return fmt.Errorf("%s: %w", op, fromOpenAI(oe))
 	}
-	var re *openai.RequestError
-	if errors.As(err, &re) {
-		return fmt.Errorf("%s: %w", op, newAPIError(re.HTTPStatusCode, re.Body))
+	var rqe *openai.RequestError
+	if errors.As(err, &rqe) {
+		return fmt.Errorf("%s: %w", op, newAPIError(rqe.HTTPStatusCode, rqe.Body))
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
 		// The body broke off: the transport only retries before its first byte.

@@ -15,10 +15,12 @@ import (
 	"time"
 )
 
-// retryTransport retries a request when the provider is busy (429, 5xx) or the
-// connection fails before any byte of the response body, replaying the body
-// with GetBody. It also turns error statuses into *APIError, so the headers
-// (Retry-After) and the raw body are at hand: go-openai's errors drop them.
+// retryTransport retries a request when the provider is busy (429, 5xx), the
+// connection fails or the endpoint stays silent before any byte of the
+// response body, replaying the body with GetBody. It also turns error
+// statuses into *APIError, so the headers (Retry-After) and the raw body are
+// at hand (go-openai's errors drop them), and answers that are no OpenAI
+// answer (a redirect, an HTML page) into *ResponseError.
 type retryTransport struct {
 	base       http.RoundTripper
 	maxRetries int
@@ -26,6 +28,10 @@ type retryTransport struct {
 	budget     time.Duration // retrying stops when sleeps plus failed attempts exceed it
 	sleep      func(context.Context, time.Duration) error
 	onRetry    func(attempt int, wait time.Duration, err error)
+
+	headerTimeout time.Duration // 0: none
+	idleTimeout   time.Duration // 0: none
+	maxLine       int           // 0: no limit
 }
 
 // firstBackoff is the base of the exponential backoff: 0.5 s, 1 s, 2 s, 4 s ...
@@ -84,15 +90,52 @@ type outcome struct {
 	wait  time.Duration
 }
 
-// attempt sends r, the n-th attempt, once.
+// attempt sends r, the n-th attempt, once. It runs under a context of its
+// own, canceled (with a *timeoutError as the cause) when the headers take
+// longer than headerTimeout or the body is silent for idleTimeout, and
+// released when the body is closed.
 func (t *retryTransport) attempt(r *http.Request, n int) outcome {
-	ctx := r.Context()
-	resp, err := t.base.RoundTrip(r)
-	if err != nil {
-		if ctx.Err() != nil {
-			return outcome{err: ctx.Err(), wait: -1}
+	parent := r.Context()
+	ctx, cancel := context.WithCancelCause(parent)
+	r = r.WithContext(ctx)
+	host := r.URL.Host
+	// fail ends the attempt with err, or with the cancel or timeout that
+	// caused it.
+	fail := func(err error, retry bool) outcome {
+		defer cancel(context.Canceled)
+		if perr := parent.Err(); perr != nil {
+			return outcome{err: perr, wait: -1}
 		}
-		return outcome{err: &netError{host: r.URL.Host, attempts: n, err: err}, retry: transient(err), wait: -1}
+		var te *timeoutError
+		if errors.As(context.Cause(ctx), &te) {
+			te.attempts = n
+			return outcome{err: te, retry: true, wait: -1}
+		}
+		return outcome{err: err, retry: retry, wait: -1}
+	}
+
+	var headers *time.Timer
+	if t.headerTimeout > 0 {
+		headers = time.AfterFunc(t.headerTimeout, func() {
+			cancel(&timeoutError{host: host, what: "response headers", d: t.headerTimeout})
+		})
+	}
+	resp, err := t.base.RoundTrip(r)
+	if headers != nil && !headers.Stop() && err == nil {
+		// The timer fired as the headers came: the request is canceled.
+		resp.Body.Close()
+		err = context.Cause(ctx)
+	}
+	if err != nil {
+		return fail(&netError{host: host, attempts: n, err: err}, transient(err))
+	}
+	body := newGuardedBody(ctx, cancel, resp.Body, host, t.idleTimeout, t.maxLine)
+	resp.Body = body
+
+	if resp.StatusCode >= http.StatusMultipleChoices && resp.StatusCode < http.StatusBadRequest {
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, headSize))
+		resp.Body.Close()
+		return fail(redirectError(r, resp, head), false)
 	}
 	if resp.StatusCode < http.StatusBadRequest {
 		if resp.ContentLength == 0 {
@@ -103,22 +146,23 @@ func (t *retryTransport) attempt(r *http.Request, n int) outcome {
 		br := bufio.NewReader(resp.Body)
 		if _, perr := br.Peek(1); perr != nil {
 			resp.Body.Close()
-			if ctx.Err() != nil {
-				return outcome{err: ctx.Err(), wait: -1}
-			}
-			nerr := &netError{host: r.URL.Host, attempts: n, err: &bodyError{perr}}
-			return outcome{err: nerr, retry: transient(perr), wait: -1}
+			return fail(&netError{host: host, attempts: n, err: &bodyError{perr}}, transient(perr))
+		}
+		if err := checkStart(r, resp, br); err != nil {
+			resp.Body.Close()
+			return fail(err, false)
 		}
 		resp.Body = readCloser{br, resp.Body}
 		return outcome{resp: resp, wait: -1}
 	}
 
-	body, rerr := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	raw, rerr := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	resp.Body.Close()
-	if rerr != nil && ctx.Err() != nil {
-		return outcome{err: ctx.Err(), wait: -1}
+	if rerr != nil && parent.Err() != nil {
+		return outcome{err: parent.Err(), wait: -1}
 	}
-	e := newAPIError(resp.StatusCode, body)
+	e := newAPIError(resp.StatusCode, raw)
+	e.ContentType = resp.Header.Get("Content-Type")
 	e.attempts = n
 	retry := retryableStatus(resp.StatusCode) &&
 		!errors.Is(e, ErrQuota) && !errors.Is(e, ErrContextOverflow)
