@@ -21,7 +21,7 @@ import (
 //     streamed as chat.completion.chunk events when the request has "stream": true,
 //     else a single chat.completion JSON object.
 //
-// Delay and Gate apply to every kind; ChunkDelay and Cut to every kind that sends a body.
+// Delay and Gate apply to every kind; ChunkDelay, Cut and Stall to every kind that sends a body.
 type Reply struct {
 	// Content is the assistant's text.
 	Content string `json:"content,omitempty"`
@@ -81,6 +81,11 @@ type Reply struct {
 	// (verbatim or generated) CutAfter counts bytes of the body.
 	Cut      bool `json:"cut,omitempty"`
 	CutAfter int  `json:"cut_after,omitempty"`
+	// Stall is Cut without the close: after CutAfter events (or bytes) the
+	// server sends nothing more and holds the connection open until the
+	// client gives up, like a server that hangs mid-answer. (A server that
+	// never answers at all is a long Delay.)
+	Stall bool `json:"stall,omitempty"`
 	// Hangup closes the connection without sending anything.
 	Hangup bool `json:"hangup,omitempty"`
 }

@@ -28,7 +28,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, req Request, rep 
 	}
 	switch {
 	case rep.isVerbatim():
-		s.serveVerbatim(w, rep)
+		s.serveVerbatim(w, r, rep)
 	case rep.isRawSSE():
 		raw := rep.SSE
 		if rep.SSEFile != "" {
@@ -43,7 +43,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, req Request, rep 
 	case req.Stream:
 		s.stream(w, r, rep, s.chunks(req, rep, seq))
 	default:
-		s.serveCompletion(w, req, rep, seq)
+		s.serveCompletion(w, r, req, rep, seq)
 	}
 }
 
@@ -80,7 +80,7 @@ func (s *Server) wait(ctx context.Context, d time.Duration, gate <-chan struct{}
 	return true
 }
 
-func (s *Server) serveVerbatim(w http.ResponseWriter, rep Reply) {
+func (s *Server) serveVerbatim(w http.ResponseWriter, r *http.Request, rep Reply) {
 	status := rep.Status
 	if status == 0 {
 		status = http.StatusOK
@@ -97,10 +97,10 @@ func (s *Server) serveVerbatim(w http.ResponseWriter, rep Reply) {
 		w.Header().Set("Content-Type", "application/json")
 	}
 	w.WriteHeader(status)
-	writeBody(w, []byte(body), rep)
+	s.writeBody(w, r, []byte(body), rep)
 }
 
-func (s *Server) serveCompletion(w http.ResponseWriter, req Request, rep Reply, seq int) {
+func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, req Request, rep Reply, seq int) {
 	type message struct {
 		Role             string         `json:"role"`
 		Content          *string        `json:"content"`
@@ -140,19 +140,34 @@ func (s *Server) serveCompletion(w http.ResponseWriter, req Request, rep Reply, 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	writeBody(w, body, rep)
+	s.writeBody(w, r, body, rep)
 }
 
-// writeBody writes a JSON body, or its first CutAfter bytes and cuts.
-func writeBody(w http.ResponseWriter, body []byte, rep Reply) {
-	if rep.Cut {
+// writeBody writes a JSON body, or its first CutAfter bytes and cuts or stalls.
+func (s *Server) writeBody(w http.ResponseWriter, r *http.Request, body []byte, rep Reply) {
+	switch {
+	case rep.Cut:
 		_, _ = w.Write(body[:min(rep.CutAfter, len(body))])
 		abort(w)
+	case rep.Stall:
+		_, _ = w.Write(body[:min(rep.CutAfter, len(body))])
+		s.stall(w, r)
+		return
 	}
 	_, _ = w.Write(body)
 }
 
-// stream sends events one by one, flushing each, honouring ChunkDelay and Cut.
+// stall flushes what was written and waits until the client or the server
+// goes away, sending nothing.
+func (s *Server) stall(w http.ResponseWriter, r *http.Request) {
+	_ = http.NewResponseController(w).Flush()
+	select {
+	case <-r.Context().Done():
+	case <-s.done:
+	}
+}
+
+// stream sends events one by one, flushing each, honouring ChunkDelay, Cut and Stall.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, rep Reply, events []string) {
 	if w.Header().Get("Content-Type") == "" {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -164,6 +179,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, rep Reply, event
 	for i, ev := range events {
 		if rep.Cut && i == rep.CutAfter {
 			abort(w)
+		}
+		if rep.Stall && i == rep.CutAfter {
+			s.stall(w, r)
+			return
 		}
 		if i > 0 && !s.wait(r.Context(), rep.ChunkDelay, nil) {
 			return
@@ -177,6 +196,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, rep Reply, event
 	}
 	if rep.Cut {
 		abort(w)
+	}
+	if rep.Stall {
+		s.stall(w, r)
 	}
 }
 

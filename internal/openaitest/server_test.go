@@ -658,3 +658,44 @@ func TestSharedTestdata(t *testing.T) {
 		require.True(t, fi.IsDir())
 	}
 }
+
+// TestServerStall: a stalled reply sends its first events (or bytes) and
+// then nothing, keeping the connection open, until the client gives up.
+func TestServerStall(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		reply  openaitest.Reply
+		stream bool
+		want   string // what arrives before the stall (a prefix for streams)
+	}{
+		{name: "stream after two events", reply: openaitest.Reply{Content: "a b c d", Stall: true, CutAfter: 2}, stream: true},
+		{name: "stream after the headers", reply: openaitest.Reply{Content: "a b", Stall: true}, stream: true},
+		{name: "JSON answer", reply: openaitest.Reply{Content: "abc", Stall: true, CutAfter: 10}, want: `{"id":"cha`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := openaitest.NewServer(t)
+			srv.Enqueue(tt.reply)
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			body := fmt.Sprintf(`{"model":"m","messages":[{"role":"user","content":"x"}],"stream":%t}`, tt.stream)
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL()+"/chat/completions", strings.NewReader(body))
+			require.NoError(t, err)
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			got, err := io.ReadAll(resp.Body)
+			require.ErrorIs(t, err, context.DeadlineExceeded, "the server held the connection open")
+			if tt.stream {
+				chunks, _, done := parseSSE(t, string(got))
+				require.Len(t, chunks, tt.reply.CutAfter)
+				require.False(t, done)
+			} else {
+				require.Equal(t, tt.want, string(got))
+			}
+		})
+	}
+}
