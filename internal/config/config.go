@@ -7,12 +7,15 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -25,6 +28,16 @@ type Config struct {
 	ContextWindow int    `toml:"context_window"`
 	// MaxIterations bounds the model/tool round trips of one user turn.
 	MaxIterations int `toml:"max_iterations"`
+	// RequestHeaderTimeout bounds the wait for an answer to start (its
+	// response headers; a summary's only come when it is complete), and
+	// RequestIdleTimeout each silence within an answer. Reasoning models
+	// can think for minutes, so both default to 300 s. 0: no bound.
+	RequestHeaderTimeout Duration `toml:"request_header_timeout"`
+	RequestIdleTimeout   Duration `toml:"request_idle_timeout"`
+	// MaxAnswerBytes bounds what one answer may stream (text, reasoning and
+	// tool-call arguments); past it the answer is cut and kept as far as it
+	// came. 0: no bound.
+	MaxAnswerBytes int `toml:"max_answer_bytes"`
 	// DataDir holds the session database; empty means the XDG default.
 	DataDir string `toml:"data_dir"`
 	// Theme is the terminal's background: "dark", "light", or "auto"
@@ -38,7 +51,29 @@ type Config struct {
 	Sources map[string]string `toml:"-"`
 	// File is the config file that was read, or "" if there was none.
 	File string `toml:"-"`
+	// Warnings are problems worth telling the user about once, that do not
+	// stop gencode: an API key sent unencrypted, a key in a file others can
+	// read.
+	Warnings []string `toml:"-"`
 }
+
+// Duration is a time.Duration written as a string in TOML ("300s", "5m").
+// It is a struct so that a bare number, which would mean nanoseconds, is
+// refused rather than read as 300 ns.
+type Duration struct{ time.Duration }
+
+// UnmarshalText reads a duration such as "300s" or "1m30s".
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration such as \"300s\" or \"5m\" (with its unit, in quotes)", b)
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText writes the duration as time.Duration.String does.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 
 // ToolsConfig holds the agent tools' settings.
 type ToolsConfig struct {
@@ -69,10 +104,13 @@ type SummarizeConfig struct {
 // Default returns the built-in defaults.
 func Default() Config {
 	return Config{
-		Model:         "gpt-4o-mini",
-		MaxIterations: 50,
-		Theme:         ThemeAuto,
-		Tools:         ToolsConfig{OutputCapTokens: 8000},
+		Model:                "gpt-4o-mini",
+		MaxIterations:        50,
+		RequestHeaderTimeout: Duration{300 * time.Second},
+		RequestIdleTimeout:   Duration{300 * time.Second},
+		MaxAnswerBytes:       8 << 20,
+		Theme:                ThemeAuto,
+		Tools:                ToolsConfig{OutputCapTokens: 8000},
 		Summarize: SummarizeConfig{
 			Enabled:              true,
 			SoftRatio:            0.6,
@@ -215,7 +253,32 @@ func Load(file string, env Env, flags Flags) (Config, error) {
 	if err := cfg.Validate(data); err != nil {
 		return Config{}, err
 	}
+	cfg.Warnings = warnings(cfg)
 	return cfg, nil
+}
+
+// warnings lists what is risky in an otherwise valid configuration.
+func warnings(cfg Config) []string {
+	var out []string
+	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Scheme == "http" && !isLoopback(u.Hostname()) {
+		out = append(out, fmt.Sprintf("base_url %s is plain http to another machine: the API key and the whole conversation cross the network unencrypted (use https://)", cfg.BaseURL))
+	}
+	if cfg.File != "" && cfg.Sources["api_key"] == cfg.File {
+		if fi, err := os.Stat(cfg.File); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			out = append(out, fmt.Sprintf("%s holds api_key and other users can read it (mode %04o): run chmod 600 %s", cfg.File, fi.Mode().Perm(), cfg.File))
+		}
+	}
+	return out
+}
+
+// isLoopback reports whether host names this machine.
+func isLoopback(host string) bool {
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 func decodeFile(file string, data []byte, cfg *Config) error {
@@ -307,6 +370,12 @@ func (c *Config) Validate(data []byte) error {
 		return bad("context_window", "must be at least 1024 tokens")
 	case c.MaxIterations < 1:
 		return bad("max_iterations", "must be at least 1")
+	case c.RequestHeaderTimeout.Duration < 0:
+		return bad("request_header_timeout", "must be 0 (no bound) or positive")
+	case c.RequestIdleTimeout.Duration < 0:
+		return bad("request_idle_timeout", "must be 0 (no bound) or positive")
+	case c.MaxAnswerBytes < 0:
+		return bad("max_answer_bytes", "must be 0 (no bound) or positive")
 	case c.Tools.OutputCapTokens < 256:
 		return bad("tools.output_cap_tokens", "must be at least 256")
 	case s.SoftRatio <= 0 || s.SoftRatio >= 1:
@@ -355,6 +424,9 @@ func (c Config) Settings() []Setting {
 		"api_key":                           mask(c.APIKey),
 		"context_window":                    strconv.Itoa(c.ContextWindow),
 		"max_iterations":                    strconv.Itoa(c.MaxIterations),
+		"request_header_timeout":            c.RequestHeaderTimeout.String(),
+		"request_idle_timeout":              c.RequestIdleTimeout.String(),
+		"max_answer_bytes":                  strconv.Itoa(c.MaxAnswerBytes),
 		"data_dir":                          c.DataDir,
 		"theme":                             c.Theme,
 		"tools.output_cap_tokens":           strconv.Itoa(c.Tools.OutputCapTokens),

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -126,6 +127,86 @@ func TestTheme(t *testing.T) {
 				tt.wantSrc = file
 			}
 			require.Equal(t, tt.wantSrc, cfg.Sources["theme"])
+		})
+	}
+}
+
+func TestTimeoutsAndAnswerCap(t *testing.T) {
+	t.Parallel()
+	cfg, err := Load(writeFile(t, ""), envFrom(map[string]string{"HOME": t.TempDir()}), Flags{})
+	require.NoError(t, err)
+	require.Equal(t, Duration{300 * time.Second}, cfg.RequestHeaderTimeout)
+	require.Equal(t, Duration{300 * time.Second}, cfg.RequestIdleTimeout)
+	require.Equal(t, 8<<20, cfg.MaxAnswerBytes)
+
+	file := writeFile(t, "request_header_timeout = \"90s\"\nrequest_idle_timeout = \"10m\"\nmax_answer_bytes = 1_000_000\n")
+	cfg, err = Load(file, envFrom(map[string]string{"HOME": t.TempDir()}), Flags{})
+	require.NoError(t, err)
+	require.Equal(t, Duration{90 * time.Second}, cfg.RequestHeaderTimeout)
+	require.Equal(t, Duration{10 * time.Minute}, cfg.RequestIdleTimeout)
+	require.Equal(t, 1_000_000, cfg.MaxAnswerBytes)
+	settings := map[string]Setting{}
+	for _, s := range cfg.Settings() {
+		settings[s.Key] = s
+	}
+	require.Equal(t, Setting{Key: "request_idle_timeout", Value: "10m0s", Source: file}, settings["request_idle_timeout"])
+	require.Equal(t, Setting{Key: "max_answer_bytes", Value: "1000000", Source: file}, settings["max_answer_bytes"])
+
+	tests := []struct{ text, wantErr string }{
+		{"request_idle_timeout = \"forever\"\n", `:1: request_idle_timeout: "forever" is not a duration such as "300s" or "5m" (with its unit, in quotes)`},
+		// A bare number would be nanoseconds: refused (go-toml gives no line for it).
+		{"request_header_timeout = 300\n", `"300" is not a duration such as "300s"`},
+		{"model = \"x\"\nrequest_header_timeout = \"-1s\"\n", ":2: request_header_timeout: must be 0 (no bound) or positive"},
+		{"max_answer_bytes = -5\n", ":1: max_answer_bytes: must be 0 (no bound) or positive"},
+	}
+	for _, tt := range tests {
+		_, err := Load(writeFile(t, tt.text), envFrom(nil), Flags{})
+		require.ErrorContains(t, err, tt.wantErr, "config %q", tt.text)
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		text string
+		mode os.FileMode
+		env  map[string]string
+		want []string // substrings, one per warning
+	}{
+		{name: "https", text: "base_url = \"https://api.example.com/v1\"\n", mode: 0o600},
+		{name: "http to loopback", text: "base_url = \"http://127.0.0.1:11434/v1\"\n", mode: 0o600},
+		{name: "http to localhost", text: "base_url = \"http://localhost:8080/v1\"\n", mode: 0o600},
+		{name: "http to ::1", text: "base_url = \"http://[::1]:8080/v1\"\n", mode: 0o600},
+		{name: "http to another host", text: "base_url = \"http://gpu-box.lan:8000/v1\"\n", mode: 0o600,
+			want: []string{"base_url http://gpu-box.lan:8000/v1 is plain http to another machine"}},
+		{name: "http from the environment", env: map[string]string{"OPENAI_BASE_URL": "http://10.0.0.7/v1"}, mode: 0o600,
+			want: []string{"base_url http://10.0.0.7/v1 is plain http"}},
+		{name: "key in a private file", text: "api_key = \"sk-secret\"\n", mode: 0o600},
+		{name: "key in a group-readable file", text: "api_key = \"sk-secret\"\n", mode: 0o640,
+			want: []string{"holds api_key and other users can read it (mode 0640): run chmod 600 "}},
+		{name: "key in a world-readable file", text: "api_key = \"sk-secret\"\n", mode: 0o644,
+			want: []string{"(mode 0644)"}},
+		{name: "readable file without a key", text: "model = \"x\"\n", mode: 0o644},
+		{name: "key from the environment", text: "model = \"x\"\n", mode: 0o644, env: map[string]string{"OPENAI_API_KEY": "sk-env"}},
+		{name: "both", text: "api_key = \"k\"\nbase_url = \"http://example.com/v1\"\n", mode: 0o604,
+			want: []string{"plain http", "(mode 0604)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			file := writeFile(t, tt.text)
+			require.NoError(t, os.Chmod(file, tt.mode))
+			env := map[string]string{"HOME": t.TempDir()}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			cfg, err := Load(file, envFrom(env), Flags{})
+			require.NoError(t, err)
+			require.Len(t, cfg.Warnings, len(tt.want), "warnings: %q", cfg.Warnings)
+			for i, w := range tt.want {
+				require.Contains(t, cfg.Warnings[i], w)
+			}
 		})
 	}
 }
