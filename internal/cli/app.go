@@ -63,6 +63,9 @@ func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags) (*
 	if real, err := filepath.EvalSymlinks(cwd); err == nil {
 		cwd = real
 	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintln(env.Stderr, "gencode: warning: "+oneLine(w))
+	}
 	store, err := session.Open(ctx, cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -102,7 +105,24 @@ func (a *app) client(ctx context.Context) (*llm.Client, error) {
 	if key == "" {
 		key = "none" // local servers ignore it; go-openai wants one
 	}
-	return llm.New(llm.Config{BaseURL: a.cfg.BaseURL, APIKey: key}), nil
+	return llm.New(a.llmConfig(key)), nil
+}
+
+// llmConfig is the client configuration for the endpoint: its timeouts and
+// answer cap come from the config, where 0 means none (llm's negative).
+func (a *app) llmConfig(key string) llm.Config {
+	orNone := func(n int64) int64 {
+		if n == 0 {
+			return -1
+		}
+		return n
+	}
+	return llm.Config{
+		BaseURL: a.cfg.BaseURL, APIKey: key,
+		HeaderTimeout:  time.Duration(orNone(int64(a.cfg.RequestHeaderTimeout.Duration))),
+		IdleTimeout:    time.Duration(orNone(int64(a.cfg.RequestIdleTimeout.Duration))),
+		MaxAnswerBytes: int(orNone(int64(a.cfg.MaxAnswerBytes))),
+	}
 }
 
 var errNoEndpoint = errors.New("no model endpoint: set OPENAI_API_KEY (or api_key in the config file), " +
@@ -283,7 +303,17 @@ func (a *app) reportCompaction(c *summarize.Report) {
 // to do where that is known.
 func userMessage(err error) string {
 	var apiErr *llm.APIError
+	var respErr *llm.ResponseError
 	switch {
+	case errors.As(err, &respErr):
+		return "the endpoint did not answer like an OpenAI-compatible API; it sent " + sent(respErr) +
+			" (check OPENAI_BASE_URL or base_url; redirects are not followed)"
+	case errors.Is(err, llm.ErrAnswerTooLarge):
+		return "the answer was cut: " + detail(err) +
+			"; the part received is kept in the session (max_answer_bytes in the config sets the limit)"
+	case errors.Is(err, llm.ErrTimeout):
+		return "the model endpoint stopped answering: " + detail(err) +
+			" (a slow model may need a larger request_header_timeout or request_idle_timeout in the config)"
 	case errors.Is(err, llm.ErrContextOverflow):
 		return "the conversation does not fit the model's context window, even after compaction: " + detail(err) +
 			" (try /summarize, a model with a larger window, or context_window in the config)"
@@ -306,3 +336,19 @@ func userMessage(err error) string {
 }
 
 func detail(err error) string { return oneLine(err.Error()) }
+
+// sent says what an endpoint sent instead of an OpenAI answer: status,
+// redirect target, content type and the first bytes, made printable.
+func sent(e *llm.ResponseError) string {
+	s := fmt.Sprintf("HTTP %d %s", e.Status, http.StatusText(e.Status))
+	if e.Location != "" {
+		s += ", redirect to " + llm.Printable(e.Location, 200)
+	}
+	if e.ContentType != "" {
+		s += ", " + llm.Printable(e.ContentType, 100)
+	}
+	if h := llm.Printable(string(e.Head), 160); h != "" {
+		s += fmt.Sprintf(", starting %q", h)
+	}
+	return s
+}

@@ -10,11 +10,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gencode/gencode/internal/config"
+	"github.com/gencode/gencode/internal/llm"
 )
 
 // Exit codes.
@@ -160,4 +160,7 @@ func loadConfig(env Env, cmd *cobra.Command, g *globalFlags) (config.Config, err
 	return config.Load(g.configFile, env.Getenv, fl)
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine makes s one printable line: white space collapsed, escape
+// sequences and other control characters made inert (an error message can
+// carry what a server or a model sent).
+func oneLine(s string) string { return llm.Printable(s, 4000) }

@@ -56,7 +56,9 @@ func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *s
 	if key == "" {
 		key = "none"
 	}
-	client := llm.New(llm.Config{BaseURL: a.cfg.BaseURL, APIKey: key, MaxRetries: -1})
+	lc := a.llmConfig(key)
+	lc.MaxRetries = -1
+	client := llm.New(lc)
 	sc := a.cfg.Summarize
 	model := a.cfg.SummaryModel()
 	summaryWindow := a.window(model)
