@@ -22,6 +22,7 @@ import (
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tokens"
 	"github.com/gencode/gencode/internal/tools"
+	"github.com/gencode/gencode/internal/tui/sanitize"
 )
 
 // defaultLocalServers are the usual loopback ports of local
@@ -174,7 +175,7 @@ func (a *app) pickSession(ctx context.Context, cont bool, resume, model string) 
 	case cont:
 		s, err := a.store.LatestSession(ctx, a.cwd)
 		if errors.Is(err, session.ErrNotFound) {
-			return session.Session{}, fmt.Errorf("no session to continue in %s: %w", a.cwd, err)
+			return session.Session{}, &noSessionError{"no session to continue in " + a.cwd}
 		}
 		return s, err
 	default:
@@ -232,6 +233,7 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	}
 	var final string
 	var runErr error
+	denied := 0
 	for ev := range ag.Start(ctx, sess.ID, prompt) {
 		switch ev.Kind {
 		case agent.EventDone:
@@ -240,10 +242,18 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 			runErr = ev.Err
 		case agent.EventCompaction:
 			a.reportCompaction(ev.Compaction)
+		case agent.EventMessage:
+			if m := ev.Message; m != nil && m.Role == session.RoleTool && m.Meta.Denied {
+				denied++
+				a.reportDenied(*m)
+			}
 		}
 	}
 	if runErr == nil {
 		fmt.Fprintln(a.env.Stdout, strings.TrimRight(final, "\n"))
+		if denied > 0 {
+			runErr = &deniedError{calls: denied}
+		}
 	}
 	if sum != nil {
 		// The answer is out; a background summary in flight is waited for
@@ -277,6 +287,28 @@ func (a *app) waitSummary(ctx context.Context, sum summarizer, limit time.Durati
 	}
 }
 
+// reportDenied tells a print-mode user on stderr that a tool call was
+// denied: which call, and why (the reason the model was given).
+func (a *app) reportDenied(m session.Message) {
+	call := sanitize.Line(m.Name)
+	if arg := firstNonEmpty(m.Meta.Command, m.Meta.FilePath, m.Meta.Pattern); arg != "" {
+		call += " (" + sanitize.Line(arg) + ")"
+	}
+	why := sanitize.Line(strings.TrimPrefix(m.Content, "permission denied: "))
+	a.stderrMu.Lock()
+	defer a.stderrMu.Unlock()
+	fmt.Fprintf(a.stderr, "gencode: denied %s: %s\n", call, why)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
 // reportCompaction tells a print-mode user on stderr that history was
 // compacted (stdout stays the answer alone).
 func (a *app) reportCompaction(c *summarize.Report) {
@@ -304,7 +336,10 @@ func (a *app) reportCompaction(c *summarize.Report) {
 func userMessage(err error) string {
 	var apiErr *llm.APIError
 	var respErr *llm.ResponseError
+	var amb *session.AmbiguousError
 	switch {
+	case errors.As(err, &amb):
+		return ambiguousMessage(amb)
 	case errors.As(err, &respErr):
 		return "the endpoint did not answer like an OpenAI-compatible API; it sent " + sent(respErr) +
 			" (check OPENAI_BASE_URL or base_url; redirects are not followed)"
@@ -351,4 +386,19 @@ func sent(e *llm.ResponseError) string {
 		s += fmt.Sprintf(", starting %q", h)
 	}
 	return s
+}
+
+// ambiguousMessage lists the sessions an id prefix matches, one a line,
+// as `gencode sessions` does.
+func ambiguousMessage(e *session.AmbiguousError) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "session id %q is the start of more than one session; give more of it:", sanitize.Line(e.Prefix))
+	for _, s := range e.Matches {
+		fmt.Fprintf(&b, "\n  %s  %s  %4d msgs  %s", s.ID, s.Updated.Format("2006-01-02 15:04"), s.MessageCount,
+			sanitize.Line(oneLine(s.Title)))
+	}
+	if e.More {
+		b.WriteString("\n  ... (gencode sessions lists them all)")
+	}
+	return b.String()
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gencode/gencode/internal/config"
 	"github.com/gencode/gencode/internal/llm"
+	"github.com/gencode/gencode/internal/session"
 )
 
 // Exit codes.
@@ -22,6 +23,10 @@ const (
 	ExitOK    = 0
 	ExitError = 1
 	ExitUsage = 2
+	// ExitDenied: print mode's turn ended, but a tool call it made was
+	// denied (not --allow'ed, outside the working directory ...): the
+	// answer is printed, and may not have done what was asked.
+	ExitDenied = 3
 )
 
 // Env is the process's outside world, injected so tests can run the CLI
@@ -58,6 +63,24 @@ type usageError struct{ err error }
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
 
+// noSessionError: there is no session where one was looked for. Its text
+// says all the user needs, once; it is session.ErrNotFound.
+type noSessionError struct{ msg string }
+
+func (e *noSessionError) Error() string { return e.msg }
+func (e *noSessionError) Unwrap() error { return session.ErrNotFound }
+
+// deniedError says that print mode's turn ended with tool calls denied.
+type deniedError struct{ calls int }
+
+func (e *deniedError) Error() string {
+	what := "a tool call was denied"
+	if e.calls > 1 {
+		what = fmt.Sprintf("%d tool calls were denied", e.calls)
+	}
+	return what + ", so the turn may not have done what was asked (--allow the tools, or --yolo)"
+}
+
 // globalFlags are the flags every command takes.
 type globalFlags struct {
 	model, baseURL, configFile, dataDir string
@@ -88,8 +111,12 @@ func Run(ctx context.Context, env Env) int {
 	}
 	fmt.Fprintln(env.Stderr, "gencode: "+userMessage(err))
 	var ue *usageError
-	if errors.As(err, &ue) {
+	var de *deniedError
+	switch {
+	case errors.As(err, &ue):
 		return ExitUsage
+	case errors.As(err, &de):
+		return ExitDenied
 	}
 	return ExitError
 }

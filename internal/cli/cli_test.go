@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/openaitest"
+	"github.com/gencode/gencode/internal/session"
 )
 
 // runCLI runs gencode in-process with a map environment.
@@ -69,5 +71,77 @@ func TestUsageErrors(t *testing.T) {
 			t.Errorf("Run(%q) = %d, want %d (stderr %q)", tt.args, code, ExitUsage, errOut)
 		}
 		require.Contains(t, errOut, tt.wantErr)
+	}
+}
+
+// runIn runs gencode in-process in dir with a map environment.
+func runIn(t *testing.T, dir string, env map[string]string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Run(context.Background(), Env{
+		Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getenv:     func(k string) string { return env[k] },
+		Getwd:      func() (string, error) { return dir, nil },
+		IsTerminal: func() bool { return true },
+	})
+	return out.String(), errb.String(), code
+}
+
+// TestNoSessionIsSaidOnce: -c, print mode's -c and history in a directory
+// without a session each say so in one sentence, not twice.
+func TestNoSessionIsSaidOnce(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	dir := filepath.Join(home, "project")
+	env := map[string]string{"HOME": home, "GENCODE_HOME": filepath.Join(home, "data"), "OPENAI_API_KEY": "k",
+		"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-c"}, "gencode: no session to continue in " + dir + "\n"},
+		{[]string{"-c", "-p", "hi"}, "gencode: no session to continue in " + dir + "\n"},
+		{[]string{"history"}, "gencode: no session in " + dir + " (use --session ID; `gencode sessions` lists them)\n"},
+	}
+	for _, tt := range tests {
+		_, errOut, code := runIn(t, dir, env, tt.args...)
+		require.Equal(t, ExitError, code, "%q", tt.args)
+		require.Equal(t, tt.want, errOut, "%q", tt.args)
+	}
+}
+
+// TestAmbiguousResumeListsTheCandidates: -r with a prefix several
+// sessions share lists them, so the user can pick one.
+func TestAmbiguousResumeListsTheCandidates(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	env := map[string]string{"HOME": home, "GENCODE_HOME": filepath.Join(home, "data"), "OPENAI_API_KEY": "k",
+		"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}
+	st, err := session.Open(context.Background(), env["GENCODE_HOME"])
+	require.NoError(t, err)
+	byFirst := map[byte][]session.Session{}
+	for i := range 17 { // 16 hex digits: two ids share their first one
+		s, err := st.CreateSession(context.Background(), home, "m")
+		require.NoError(t, err)
+		require.NoError(t, st.SetTitle(context.Background(), s.ID, fmt.Sprintf("task %d\x1b[2J", i)))
+		byFirst[s.ID[0]] = append(byFirst[s.ID[0]], s)
+	}
+	require.NoError(t, st.Close())
+	var prefix string
+	var want []session.Session
+	for c, list := range byFirst {
+		if len(list) > 1 {
+			prefix, want = string(c), list
+			break
+		}
+	}
+	for _, args := range [][]string{{"-r", prefix}, {"-r", prefix, "-p", "hi"}, {"history", "--session", prefix}} {
+		_, errOut, code := runIn(t, home, env, args...)
+		require.Equal(t, ExitError, code)
+		require.Contains(t, errOut, fmt.Sprintf("gencode: session id %q is the start of more than one session; give more of it:\n", prefix))
+		for _, s := range want {
+			require.Regexp(t, `(?m)^  `+s.ID+`  \S+ \S+ +0 msgs  task \d+$`, errOut, "%q", args)
+		}
+		require.NotContains(t, errOut, "\x1b")
 	}
 }

@@ -26,7 +26,7 @@ func (a *app) sessionFor(ctx context.Context, id string) (session.Session, error
 	}
 	s, err := a.store.LatestSession(ctx, a.cwd)
 	if errors.Is(err, session.ErrNotFound) {
-		return session.Session{}, fmt.Errorf("no session in %s (use --session ID; `gencode sessions` lists them): %w", a.cwd, err)
+		return session.Session{}, &noSessionError{"no session in " + a.cwd + " (use --session ID; `gencode sessions` lists them)"}
 	}
 	return s, err
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gencode/gencode/internal/cli"
 	"github.com/gencode/gencode/internal/openaitest"
 )
 
@@ -76,8 +77,18 @@ func TestToolsDeniedWithoutAllow(t *testing.T) {
 	)
 	require.NoError(t, os.WriteFile(filepath.Join(sb.work, "keep.txt"), []byte("x\n"), 0o644))
 	res := sb.run("-p", "write and run")
-	require.Equal(t, 0, res.code, "the turn goes on: %s", res.stderr)
+	// The turn goes on to its answer; stderr says what was denied and
+	// the exit status that the turn could not do what it was asked.
+	require.Equal(t, cli.ExitDenied, res.code, "stderr: %s", res.stderr)
 	require.Equal(t, "I could not do it.\n", res.stdout)
+	for _, want := range []string{
+		"gencode: denied Write (x.txt): Write needs approval",
+		"gencode: denied Bash (touch ran.txt): Bash needs approval; the user can rerun with --allow Bash or --yolo",
+		"gencode: denied Edit (keep.txt): ",
+		"gencode: 3 tool calls were denied, so the turn may not have done what was asked",
+	} {
+		require.Contains(t, res.stderr, want)
+	}
 	require.NoFileExists(t, filepath.Join(sb.work, "x.txt"))
 	require.NoFileExists(t, filepath.Join(sb.work, "ran.txt"))
 	kept, err := os.ReadFile(filepath.Join(sb.work, "keep.txt"))
@@ -108,7 +119,8 @@ func TestAllowWriteStaysInsideTheWorkingDirectory(t *testing.T) {
 		openaitest.Text("done"),
 	)
 	res := sb.run("-p", "write everywhere", "--allow", "Write")
-	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, cli.ExitDenied, res.code, res.stderr)
+	require.Contains(t, res.stderr, "gencode: denied Write ("+filepath.Join(sb.home, "x")+"): Write outside the working directory")
 	require.NoFileExists(t, filepath.Join(sb.home, "x"))
 	require.NoFileExists(t, filepath.Join(outside, "abs.txt"))
 	require.NoFileExists(t, filepath.Join(outside, "sym.txt"))

@@ -216,9 +216,34 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	case len(found) == 0:
 		return Session{}, fmt.Errorf("session %s: %w", id, ErrNotFound)
 	case len(found) > 1 && found[0].ID != id:
-		return Session{}, fmt.Errorf("session %s: %w", id, ErrAmbiguous)
+		return Session{}, s.ambiguous(ctx, id)
 	}
 	return found[0], nil
+}
+
+// ambiguous lists the sessions an id prefix matches, for the error.
+func (s *Store) ambiguous(ctx context.Context, prefix string) error {
+	e := &AmbiguousError{Prefix: prefix}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE substr(id, 1, ?) = ?
+		ORDER BY updated_at DESC, rowid DESC LIMIT ?`, len(prefix), prefix, MaxAmbiguous+1)
+	if err != nil {
+		return fmt.Errorf("find sessions %s: %w", prefix, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		sess, err := scanSession(rows)
+		if err != nil {
+			return fmt.Errorf("find sessions %s: %w", prefix, err)
+		}
+		e.Matches = append(e.Matches, sess)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("find sessions %s: %w", prefix, err)
+	}
+	if len(e.Matches) > MaxAmbiguous {
+		e.Matches, e.More = e.Matches[:MaxAmbiguous], true
+	}
+	return e
 }
 
 // LatestSession is the most recently updated session of a working directory.

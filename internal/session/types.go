@@ -8,6 +8,8 @@ package session
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -29,6 +31,31 @@ var (
 	// ErrRangeTaken means a summary's range overlaps one already applied.
 	ErrRangeTaken = errors.New("range already summarized")
 )
+
+// AmbiguousError is ErrAmbiguous with the sessions the prefix matches,
+// most recently updated first, so the user can pick one.
+type AmbiguousError struct {
+	Prefix  string
+	Matches []Session // at most MaxAmbiguous
+	More    bool      // more sessions match than are listed
+}
+
+// MaxAmbiguous is how many matches an AmbiguousError lists.
+const MaxAmbiguous = 10
+
+func (e *AmbiguousError) Error() string {
+	ids := make([]string, len(e.Matches))
+	for i, s := range e.Matches {
+		ids[i] = s.ID
+	}
+	more := ""
+	if e.More {
+		more = ", ..."
+	}
+	return fmt.Sprintf("session %s: %s: it matches %s%s", e.Prefix, ErrAmbiguous, strings.Join(ids, ", "), more)
+}
+
+func (e *AmbiguousError) Unwrap() error { return ErrAmbiguous }
 
 // Session is one conversation's metadata.
 type Session struct {
