@@ -109,6 +109,7 @@ func TestActions(t *testing.T) {
 		{"/quit", ActionExit, nil},
 		{"/clear", ActionNewSession, nil},
 		{"/summarize the auth module", ActionSummarize, func(t *testing.T, r Result) { require.Equal(t, "the auth module", r.Focus) }},
+		{"/compact the auth module", ActionSummarize, func(t *testing.T, r Result) { require.Equal(t, "the auth module", r.Focus) }},
 		{"/model gpt-4", ActionSetModel, func(t *testing.T, r Result) { require.Equal(t, "gpt-4", r.Model) }},
 		{"/resume " + f.sess.ID[:5], ActionResumeSession, func(t *testing.T, r Result) { require.Equal(t, f.sess.ID, r.SessionID) }},
 		{"/model", ActionNone, func(t *testing.T, r Result) { require.Contains(t, r.Text, "gpt-4o-mini (context window 8,192 tokens)") }},
@@ -177,7 +178,11 @@ func TestHistoryReports(t *testing.T) {
 	require.NoError(t, err)
 	exp := r.Report.Plain()
 	require.Contains(t, exp, "the original messages 1-30")
-	require.Contains(t, exp, "#1 user: request 0")
+	// Each message once: a heading (number, role, calls), then its text.
+	require.Contains(t, exp, "#1 user\n  request 0\n")
+	require.Contains(t, exp, "#2 assistant → Bash go test ./...\n\n#3 tool ← Bash exit 0\n  ok\n")
+	require.Equal(t, 1, strings.Count(exp, "request 3"), exp)
+	require.Equal(t, 10, strings.Count(exp, "go test ./..."), "one per call")
 	_, err = f.reg.Run(ctx, "/history --expand 2")
 	require.ErrorContains(t, err, "no summary 2")
 }

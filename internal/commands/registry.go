@@ -83,7 +83,7 @@ func New(deps Deps, st State) *Registry {
 	r := &Registry{deps: deps, state: st}
 	r.cmds = []*Command{
 		{Name: "help", Aliases: []string{"?"}, Summary: "list the commands", run: runHelp},
-		{Name: "summarize", Usage: "[focus text]", Summary: "compact the history now, optionally focused on a topic", run: runSummarize},
+		{Name: "summarize", Aliases: []string{"compact"}, Usage: "[focus text]", Summary: "compact the history now, optionally focused on a topic", run: runSummarize},
 		{Name: "history", Usage: "[--full] [--expand N] [--search TEXT]", Summary: "summaries and recent messages; --expand N shows the originals behind summary N",
 			ValueFlags: map[string]bool{"expand": true, "search": true, "limit": true}, run: runHistory},
 		{Name: "context", Summary: "what fills the context window, in tokens", run: runContext},

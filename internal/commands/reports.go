@@ -1,9 +1,11 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +34,9 @@ func SummaryReportMax(rep summarize.Report, limit int) *Report {
 		fmt.Sprintf("Tokens: %s → %s (%s saved)", thousands(s.TokensBefore), thousands(s.TokensAfter), thousands(max(0, s.TokensBefore-s.TokensAfter))),
 		fmt.Sprintf("Covers messages %d-%d", s.FromSeq, s.ToSeq),
 	}}
+	if s.Focus != "" {
+		head.Lines = append(head.Lines, "Focus: "+oneLine(s.Focus, 200))
+	}
 	r.Sections = append(r.Sections, head)
 	r.Sections = appendList(r.Sections, "Key topics", s.Topics, limit)
 	r.Sections = appendList(r.Sections, fmt.Sprintf("Files modified (%d)", len(s.FilesModified)), s.FilesModified, limit)
@@ -231,10 +236,14 @@ func historyExpand(ctx context.Context, st Store, sess session.Session, sums []s
 	}
 	rep := &Report{Title: fmt.Sprintf("Summary %d · the original messages %d-%d", n, s.FromSeq, s.ToSeq)}
 	for _, m := range msgs {
-		sec := Section{Title: Brief(m, 100)}
+		sec := Section{Title: heading(m)}
 		text := m.Text()
 		if m.Meta.Deleted {
 			text = "(deleted by delete_originals; see the audit trail)"
+		}
+		if strings.TrimSpace(text) == "" {
+			rep.Sections = append(rep.Sections, sec) // tool calls only: all in the heading
+			continue
 		}
 		lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 		for i, l := range lines {
@@ -257,6 +266,8 @@ func historySearch(ctx context.Context, search SearchFunc, sess session.Session,
 	if err != nil {
 		return nil, err
 	}
+	// The best matches, listed in the order they were written.
+	slices.SortStableFunc(hits, func(a, b SearchHit) int { return cmp.Compare(a.Seq, b.Seq) })
 	rep := &Report{Title: fmt.Sprintf("History search %q · %d matches", q, total)}
 	sec := Section{}
 	for _, h := range hits {
@@ -290,6 +301,29 @@ func Gist(s session.Summary) string {
 		return "modified " + listShort(s.FilesModified, 3)
 	}
 	return fmt.Sprintf("%d messages", s.Messages())
+}
+
+// heading is a message's heading where its text follows: its number, its
+// role and its tool calls or tool, not its text.
+func heading(m session.Message) string {
+	h := fmt.Sprintf("#%d %s", m.Seq, m.Role)
+	switch {
+	case m.Role == session.RoleTool:
+		h += " ← " + m.Name
+		if m.Meta.ExitCode != nil {
+			h += fmt.Sprintf(" exit %d", *m.Meta.ExitCode)
+		} else if m.Meta.Failed {
+			h += " failed"
+		}
+	case len(m.ToolCalls) > 0:
+		for _, c := range m.ToolCalls {
+			h += " → " + c.Name + " " + keyArg(c.Arguments)
+		}
+	}
+	if m.Meta.Interrupted {
+		h += " [interrupted]"
+	}
+	return oneLine(h, 160)
 }
 
 // Brief is a message in one line: "#12 user: text", tool calls and results
