@@ -99,13 +99,29 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		passUser:   true,
 		manual:     m == modeManual,
 	}, cost)
-	if cut == 0 {
+	// kept are the summaries the new one goes beside; a refocus replaces
+	// the latest one instead.
+	kept, replaces := v.Summaries, []string(nil)
+	var rng, tail []session.Message
+	switch {
+	case cut > 0:
+		rng, tail = v.Messages[:cut], v.Messages[cut:]
+	case m == modeManual && focus != "" && len(v.Summaries) > 0:
+		// "/summarize FOCUS" right after a summary: nothing new to
+		// cover, so the latest range is summarized again with the focus.
+		last := v.Summaries[len(v.Summaries)-1]
+		if rng, err = s.refocusRange(ctx, id, last); err != nil {
+			return fail(err)
+		}
+		tail = v.Messages
+		kept, replaces = v.Summaries[:len(v.Summaries)-1], []string{last.ID}
+	default:
 		if m.automatic() {
 			s.hold(st, eff, len(v.Messages))
 		}
 		return fail(ErrNothingToSummarize)
 	}
-	rng, tail := v.Messages[:cut], v.Messages[cut:]
+	refocus := replaces != nil
 	rangeTokens := 0
 	for _, msg := range rng {
 		rangeTokens += msg.Tokens
@@ -125,7 +141,7 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		est := sum
 		est.Content = strings.Repeat("word ", words)
 		s.finish(&est, b)
-		after := s.view.Tokens(session.View{Session: v.Session, Summaries: append(append([]session.Summary{}, v.Summaries...), est), Messages: tail})
+		after := s.view.Tokens(session.View{Session: v.Session, Summaries: append(append([]session.Summary{}, kept...), est), Messages: tail})
 		byTokens := float64(before-after) >= minReduction*float64(before)
 		byCount := float64(cut) >= minReduction*float64(len(v.Messages)) && after < before
 		soft, _ := s.thresholds()
@@ -187,10 +203,12 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	}
 	s.finish(&sum, b)
 	withSum := func(x session.Summary) int {
-		return s.view.Tokens(session.View{Session: v.Session, Summaries: append(append([]session.Summary{}, v.Summaries...), x), Messages: tail})
+		return s.view.Tokens(session.View{Session: v.Session, Summaries: append(append([]session.Summary{}, kept...), x), Messages: tail})
 	}
 	after := withSum(sum)
-	if after >= before && llmErr == nil {
+	// A refocus keeps its narrative (the focus is what was asked for);
+	// the summary's own budget bounds it.
+	if after >= before && llmErr == nil && !refocus {
 		// The narrative made it too big (a tiny range, a verbose model):
 		// the facts alone may still help.
 		llmErr = errors.New("the narrative did not make the context smaller")
@@ -202,7 +220,7 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	sum.MessagesBefore, sum.MessagesAfter = len(v.Messages), len(tail)
 	sum.TokensBefore, sum.TokensAfter = before, after
 	sum.Duration = s.cfg.Now().Sub(start)
-	if after >= before {
+	if after >= before && !refocus {
 		if m.automatic() {
 			s.hold(st, eff, len(v.Messages))
 		}
@@ -211,7 +229,7 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	// A deterministic fallback never deletes originals: nothing may be
 	// lost because the summarizer failed. The narrative written later
 	// (upgrade) deletes them, as the user configured.
-	applied, err := s.store.ApplySummary(ctx, sum, nil, s.cfg.DeleteOriginals && !sum.Fallback)
+	applied, err := s.store.ApplySummary(ctx, sum, replaces, s.cfg.DeleteOriginals && !sum.Fallback)
 	if err != nil {
 		st.mu.Lock()
 		st.failures++
@@ -243,6 +261,25 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	}
 	rep.Duration = s.cfg.Now().Sub(start)
 	return rep, nil
+}
+
+// refocusRange loads the originals behind a summary, to summarize them
+// again with a focus. Originals deleted by delete_originals cannot be.
+func (s *Summarizer) refocusRange(ctx context.Context, id string, sum session.Summary) ([]session.Message, error) {
+	msgs, err := s.store.Messages(ctx, id, sum.FromSeq, sum.ToSeq)
+	if err != nil {
+		return nil, fmt.Errorf("load messages %d-%d of session %s: %w", sum.FromSeq, sum.ToSeq, id, err)
+	}
+	for _, m := range msgs {
+		if m.Meta.Deleted {
+			return nil, fmt.Errorf("%w: the originals of messages %d-%d were deleted (delete_originals)",
+				ErrNothingToSummarize, sum.FromSeq, sum.ToSeq)
+		}
+	}
+	if len(msgs) == 0 {
+		return nil, ErrNothingToSummarize
+	}
+	return msgs, nil
 }
 
 // dropNarrative returns the summary without what the LLM wrote.

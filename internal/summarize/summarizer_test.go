@@ -646,3 +646,50 @@ func TestFallbackNeverDeletesOriginals(t *testing.T) {
 		require.False(t, m.Meta.Deleted, "message %d deleted under a fallback summary", m.Seq)
 	}
 }
+
+// TestSummarizeFocusRightAfterASummary: "/summarize FOCUS" straight after
+// a summary has nothing new to cover; it summarizes the latest range again
+// with the focus, replacing that summary, instead of "nothing to summarize".
+// Without a focus it is still nothing to do.
+func TestSummarizeFocusRightAfterASummary(t *testing.T) {
+	t.Parallel()
+	store := openStore(t)
+	l := newLog(t, store)
+	seedTurns(l, 1, 20)
+	llm := &fakeLLM{}
+	s := New(store, llm, charCounter{}, testConfig(16000))
+	defer s.Close()
+	first, err := s.SummarizeNow(context.Background(), l.id, "")
+	require.NoError(t, err)
+	require.NotNil(t, first.Summary)
+
+	_, err = s.SummarizeNow(context.Background(), l.id, "")
+	require.ErrorIs(t, err, ErrNothingToSummarize, "no focus, nothing new: nothing to do")
+
+	rep, err := s.SummarizeNow(context.Background(), l.id, "the test runs")
+	require.NoError(t, err)
+	require.Equal(t, Finished, rep.Phase)
+	sum := rep.Summary
+	require.NotNil(t, sum)
+	require.Equal(t, "the test runs", sum.Focus)
+	require.Equal(t, first.Summary.FromSeq, sum.FromSeq)
+	require.Equal(t, first.Summary.ToSeq, sum.ToSeq)
+	reqs := llm.requests()
+	require.Contains(t, reqs[len(reqs)-1].Prompt, `focus on: "the test runs"`)
+	require.Contains(t, sum.Content, "FACT-BLUEFALCON", "the originals were summarized again")
+
+	// The new summary replaced the old one; the messages after it are as
+	// they were.
+	v := l.view()
+	require.Len(t, v.Summaries, 1)
+	require.Equal(t, sum.ID, v.Summaries[0].ID)
+	require.EqualValues(t, sum.ToSeq+1, v.Messages[0].Seq)
+	all, err := store.Summaries(context.Background(), l.id, true)
+	require.NoError(t, err)
+	require.Len(t, all, 2)
+	for _, x := range all {
+		if x.ID == first.Summary.ID {
+			require.Equal(t, sum.ID, x.SupersededBy)
+		}
+	}
+}
