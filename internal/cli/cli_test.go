@@ -140,7 +140,7 @@ func TestAmbiguousResumeListsTheCandidates(t *testing.T) {
 		require.Equal(t, ExitError, code)
 		require.Contains(t, errOut, fmt.Sprintf("gencode: session id %q is the start of more than one session; give more of it:\n", prefix))
 		for _, s := range want {
-			require.Regexp(t, `(?m)^  `+s.ID+`  \S+ \S+ +0 msgs  task \d+$`, errOut, "%q", args)
+			require.Regexp(t, `(?m)^  `+s.ID+`  \S+ \S+ +0 msgs  task \d+`, errOut, "%q", args)
 		}
 		require.NotContains(t, errOut, "\x1b")
 	}
