@@ -64,8 +64,11 @@ type Options struct {
 	SystemPrompt  string // "" means DefaultSystemPrompt(WorkDir)
 	WorkDir       string
 	MaxIterations int // model round trips per user turn (default 50)
-	MaxTokens     int // answer bound per request; 0: provider default
-	Window        int // the model's context window in tokens
+	// MaxToolCalls bounds the tool calls run for one assistant message
+	// (default DefaultMaxToolCalls); the calls past it are answered, not run.
+	MaxToolCalls int
+	MaxTokens    int // answer bound per request; 0: provider default
+	Window       int // the model's context window in tokens
 	// MaskToolOutputsAfter keeps this many recent tool outputs whole in
 	// the view and masks older ones (0: no masking).
 	MaskToolOutputsAfter int
@@ -88,6 +91,9 @@ type Agent struct {
 func New(store logStore, client streamer, tr toolRunner, c counter, opts Options) *Agent {
 	if opts.MaxIterations <= 0 {
 		opts.MaxIterations = 50
+	}
+	if opts.MaxToolCalls <= 0 {
+		opts.MaxToolCalls = DefaultMaxToolCalls
 	}
 	if opts.SystemPrompt == "" {
 		opts.SystemPrompt = DefaultSystemPrompt(opts.WorkDir)
@@ -365,11 +371,21 @@ func (t *turn) keepPartial(resp llm.Response, err error) error {
 	return err
 }
 
+// DefaultMaxToolCalls is how many tool calls of one assistant message run
+// unless configured otherwise.
+const DefaultMaxToolCalls = 25
+
 // runTools runs the calls of one assistant message in order and appends
 // each result. After a cancel, the remaining calls are answered as
-// interrupted so that no call is left without its result.
+// interrupted so that no call is left without its result. Calls past
+// MaxToolCalls are answered as not run, so that one answer cannot run a
+// thousand commands before the user sees anything.
 func (t *turn) runTools(calls []session.ToolCall) error {
-	for i, c := range calls {
+	run := calls
+	if n := t.a.opts.MaxToolCalls; len(calls) > n {
+		run = calls[:n]
+	}
+	for i, c := range run {
 		if t.ctx.Err() != nil {
 			return t.interruptRest(calls[i:])
 		}
@@ -387,6 +403,16 @@ func (t *turn) runTools(calls []session.ToolCall) error {
 		if t.ctx.Err() != nil {
 			return t.interruptRest(calls[i+1:])
 		}
+	}
+	if rest := calls[len(run):]; len(rest) > 0 {
+		text := fmt.Sprintf("[not run: this answer asked for %d tool calls and at most %d run per answer (tools.max_calls_per_message); the first %d ran. Call the rest again, fewer at a time, if they are still needed]",
+			len(calls), len(run), len(run))
+		msgs := make([]session.Message, 0, len(rest))
+		for _, c := range rest {
+			msgs = append(msgs, session.Message{Role: session.RoleTool, ToolCallID: c.ID, Name: c.Name,
+				Content: text, Meta: session.Meta{Tool: c.Name, Failed: true}})
+		}
+		return t.append(msgs...)
 	}
 	return nil
 }

@@ -406,3 +406,52 @@ func TestCancelWhileCountingKeepsTheMessage(t *testing.T) {
 	require.Equal(t, 3+(len("user")+2)/3+(len(text)+2)/3, msgs[0].Tokens)
 	require.Empty(t, f.srv.Requests())
 }
+
+// One answer cannot run an unbounded number of tool calls: past the cap,
+// each call gets a result saying it did not run, so the next request still
+// pairs every call with a result.
+func TestToolCallsPerMessageAreCapped(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		max     int // Options.MaxToolCalls; 0: the default
+		calls   int
+		wantRun int
+	}{
+		{"default cap", 0, 60, DefaultMaxToolCalls},
+		{"configured cap", 3, 5, 3},
+		{"under the cap", 3, 3, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			client := llm.New(llm.Config{BaseURL: f.srv.URL(), APIKey: "test"})
+			a := New(f.store, client, f.tools, tokens.New("gpt-4o-mini"), Options{Model: "gpt-4o-mini", WorkDir: "/w", Window: 128000, MaxToolCalls: tt.max})
+			calls := make([]openaitest.ToolCall, tt.calls)
+			for i := range calls {
+				calls[i] = openaitest.ToolCall{Name: "Echo", Arguments: fmt.Sprintf(`{"text":"%d"}`, i)}
+			}
+			f.srv.Enqueue(openaitest.Calls(calls...), openaitest.Text("done"))
+			last := lastEvent(collect(a.Start(context.Background(), f.sess.ID, "echo a lot")))
+			require.Equal(t, EventDone, last.Kind, "%+v", last)
+			require.EqualValues(t, tt.wantRun, f.tools.calls.Load(), "calls run")
+
+			reqs := f.srv.Requests()
+			require.Len(t, reqs, 2)
+			require.NoError(t, openaitest.CheckMessageRules(reqs[1].Messages))
+			var ran, refused int
+			for _, m := range reqs[1].Messages {
+				switch {
+				case m.Role != "tool":
+				case strings.HasPrefix(m.Content, "echo: "):
+					ran++
+				case strings.Contains(m.Content, fmt.Sprintf("[not run: this answer asked for %d tool calls and at most %d run per answer (tools.max_calls_per_message)", tt.calls, tt.wantRun)):
+					refused++
+				}
+			}
+			require.Equal(t, tt.wantRun, ran)
+			require.Equal(t, tt.calls-tt.wantRun, refused)
+		})
+	}
+}

@@ -197,6 +197,7 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 	})
 	ag := agent.New(a.store, client, a.withRecall(ts, counter.Count, a.window(a.cfg.Model)), counter, agent.Options{
 		Model: a.cfg.Model, WorkDir: a.cwd, MaxIterations: a.cfg.MaxIterations, Window: a.window(a.cfg.Model),
+		MaxToolCalls:         a.cfg.Tools.MaxCallsPerMessage,
 		MaskToolOutputsAfter: a.cfg.Summarize.MaskToolOutputsAfter,
 	})
 	return ag, ts, nil

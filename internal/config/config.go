@@ -81,6 +81,9 @@ type ToolsConfig struct {
 	OutputCapTokens int `toml:"output_cap_tokens"`
 	// Allow lists tools that run without asking (e.g. ["Bash"]).
 	Allow []string `toml:"allow"`
+	// MaxCallsPerMessage bounds the tool calls run for one answer of the
+	// model; the rest are answered as not run.
+	MaxCallsPerMessage int `toml:"max_calls_per_message"`
 }
 
 // SummarizeConfig holds the compaction settings. The names follow the
@@ -110,7 +113,7 @@ func Default() Config {
 		RequestIdleTimeout:   Duration{300 * time.Second},
 		MaxAnswerBytes:       8 << 20,
 		Theme:                ThemeAuto,
-		Tools:                ToolsConfig{OutputCapTokens: 8000},
+		Tools:                ToolsConfig{OutputCapTokens: 8000, MaxCallsPerMessage: 25},
 		Summarize: SummarizeConfig{
 			Enabled:              true,
 			SoftRatio:            0.6,
@@ -378,6 +381,8 @@ func (c *Config) Validate(data []byte) error {
 		return bad("max_answer_bytes", "must be 0 (no bound) or positive")
 	case c.Tools.OutputCapTokens < 256:
 		return bad("tools.output_cap_tokens", "must be at least 256")
+	case c.Tools.MaxCallsPerMessage < 1:
+		return bad("tools.max_calls_per_message", "must be at least 1")
 	case s.SoftRatio <= 0 || s.SoftRatio >= 1:
 		return bad("summarize.soft_ratio", "must be between 0 and 1")
 	case s.HardRatio <= 0 || s.HardRatio > 1:
@@ -430,6 +435,7 @@ func (c Config) Settings() []Setting {
 		"data_dir":                          c.DataDir,
 		"theme":                             c.Theme,
 		"tools.output_cap_tokens":           strconv.Itoa(c.Tools.OutputCapTokens),
+		"tools.max_calls_per_message":       strconv.Itoa(c.Tools.MaxCallsPerMessage),
 		"tools.allow":                       strings.Join(c.Tools.Allow, ","),
 		"summarize.enabled":                 strconv.FormatBool(c.Summarize.Enabled),
 		"summarize.soft_ratio":              ftoa(c.Summarize.SoftRatio),

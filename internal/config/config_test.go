@@ -37,6 +37,7 @@ func TestLoadPrecedence(t *testing.T) {
 		{"summarize.model", cfg.SummaryModel(), "small", "env GENCODE_SUMMARY_MODEL"},
 		{"data_dir", cfg.DataDir, "/tmp/gh", "env GENCODE_HOME"},
 		{"summarize.soft_ratio", ftoa(cfg.Summarize.SoftRatio), "0.6", ""},
+		{"tools.max_calls_per_message", itoa(cfg.Tools.MaxCallsPerMessage), "25", ""},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
@@ -67,6 +68,7 @@ func TestLoadErrorsNameFileLineAndKey(t *testing.T) {
 		{"syntax", "model = \"x\n", ":1"},
 		{"out of range", "[summarize]\nsoft_ratio = 0.95\nhard_ratio = 0.9\n", ":2: summarize.soft_ratio: must be below hard_ratio (0.90)"},
 		{"bad url", "base_url = \"localhost:8080\"\n", ":1: base_url: must start with http:// or https://"},
+		{"no tool calls", "[tools]\nmax_calls_per_message = 0\n", ":2: tools.max_calls_per_message: must be at least 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -209,4 +211,13 @@ func TestWarnings(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestToolCallCapFromFile(t *testing.T) {
+	t.Parallel()
+	file := writeFile(t, "[tools]\nmax_calls_per_message = 5\n")
+	cfg, err := Load(file, envFrom(nil), Flags{})
+	require.NoError(t, err)
+	require.Equal(t, 5, cfg.Tools.MaxCallsPerMessage)
+	require.Equal(t, file, cfg.Sources["tools.max_calls_per_message"])
 }
