@@ -373,3 +373,26 @@ func TestAskerSeesSanitizedRequests(t *testing.T) {
 		}
 	}
 }
+
+// The documented limit (README, Security): a hard link inside the working
+// directory to an outside file is read like any file of the directory,
+// while Write replaces the link and leaves the outside file alone.
+func TestHardLinkToOutsideKnownLimit(t *testing.T) {
+	t.Parallel()
+	work, outside := confinedTree(t)
+	if err := os.Link(filepath.Join(outside, "secret.txt"), filepath.Join(work, "hard.txt")); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	perms := DefaultPermissions()
+	require.NoError(t, perms.Allow("Write"))
+	s := New(Options{WorkDir: work, Permissions: perms})
+	r := run(t, s, ToolRead, map[string]any{"file_path": "hard.txt"})
+	require.False(t, r.IsError, r.Content)
+	assert.Contains(t, r.Content, "secret", "the limit: the outside content is readable")
+
+	r = run(t, s, ToolWrite, map[string]any{"file_path": "hard.txt", "content": "mine\n"})
+	require.False(t, r.IsError, r.Content)
+	got, err := os.ReadFile(filepath.Join(outside, "secret.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "secret\n", string(got), "the outside file is not written")
+}
