@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/sashabaranov/go-openai"
@@ -42,6 +43,8 @@ type logStore interface {
 	Append(ctx context.Context, sessionID string, msgs ...session.Message) ([]session.Message, error)
 	LoadView(ctx context.Context, sessionID string) (session.View, error)
 	SetTitle(ctx context.Context, id, title string) error
+	// Lease makes the turn the session's one writer (see session.Lease).
+	Lease(ctx context.Context, sessionID string, wait time.Duration) (*session.Lease, error)
 }
 
 // toolRunner runs the agent's tools.
@@ -72,6 +75,9 @@ type Options struct {
 	// MaskToolOutputsAfter keeps this many recent tool outputs whole in
 	// the view and masks older ones (0: no masking).
 	MaskToolOutputsAfter int
+	// LeaseWait is how long a turn waits for another process writing to
+	// the session (default session.LeaseWait).
+	LeaseWait time.Duration
 }
 
 // Agent runs turns of one or more sessions. It is safe for concurrent use
@@ -94,6 +100,9 @@ func New(store logStore, client streamer, tr toolRunner, c counter, opts Options
 	}
 	if opts.MaxToolCalls <= 0 {
 		opts.MaxToolCalls = DefaultMaxToolCalls
+	}
+	if opts.LeaseWait <= 0 {
+		opts.LeaseWait = session.LeaseWait
 	}
 	if opts.SystemPrompt == "" {
 		opts.SystemPrompt = DefaultSystemPrompt(opts.WorkDir)
@@ -251,6 +260,17 @@ func (t *turn) run(text string) (string, error) {
 	if err := t.a.checkSize(t.ctx, text); err != nil {
 		return "", err
 	}
+	// The turn is the session's one writer: no other process appends
+	// meanwhile, and a call without a result is not another process's
+	// call still running.
+	lease, err := t.a.store.Lease(t.ctx, t.sessionID, t.a.opts.LeaseWait)
+	if err != nil {
+		if t.ctx.Err() != nil {
+			return "", ErrCanceled
+		}
+		return "", err
+	}
+	defer lease.Release()
 	v, err := t.a.store.LoadView(t.logCtx(), t.sessionID)
 	if err != nil {
 		return "", fmt.Errorf("load session %s: %w", t.sessionID, err)
@@ -430,7 +450,9 @@ func (t *turn) interruptRest(calls []session.ToolCall) error {
 }
 
 // answerDangling answers tool calls left without results by a crash, so the
-// next request obeys the message rules. The answers go into the log.
+// next request obeys the message rules. The answers go into the log. It
+// runs under the session's lease, so the calls' owner is gone: no other
+// process writes to the session meanwhile.
 func (t *turn) answerDangling() error {
 	msgs := t.view.Messages
 	answered := map[string]bool{}

@@ -231,6 +231,82 @@ func TestDanglingCallsFromACrashAreAnswered(t *testing.T) {
 	require.True(t, msgs[0].Meta.Interrupted)
 }
 
+// TestCallInFlightElsewhereIsNotAnswered: another process (here a second
+// Store on the same database) is in the middle of a turn, its tool call
+// without a result yet. A turn started meanwhile must neither answer that
+// call with a made-up result nor append between the call and its result:
+// it waits, then says the session is in use. Once the other turn is done
+// it runs normally; once the other process is gone (crashed), its call is
+// repaired.
+func TestCallInFlightElsewhereIsNotAnswered(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	other, err := session.Open(ctx, filepath.Dir(f.store.Path()))
+	require.NoError(t, err)
+	defer other.Close()
+	a := New(f.store, llm.New(llm.Config{BaseURL: f.srv.URL(), APIKey: "test"}), f.tools, tokens.New("gpt-4o-mini"),
+		Options{Model: "gpt-4o-mini", WorkDir: "/w", MaxIterations: 5, Window: 8192, LeaseWait: 200 * time.Millisecond})
+
+	// The other process's turn: its lease, its user message and its call.
+	lease, err := other.Lease(ctx, f.sess.ID, 0)
+	require.NoError(t, err)
+	_, err = other.Append(ctx, f.sess.ID,
+		session.Message{Role: session.RoleUser, Content: "run it"},
+		session.Message{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: "call_busy", Name: "Echo", Arguments: `{"text":"x"}`}}},
+	)
+	require.NoError(t, err)
+
+	last := lastEvent(collect(a.Start(ctx, f.sess.ID, "me too")))
+	require.Equal(t, EventError, last.Kind)
+	require.ErrorIs(t, last.Err, session.ErrInUse)
+	require.Contains(t, last.Err.Error(), "session "+f.sess.ID+" is in use by gencode pid")
+	msgs, err := f.store.Messages(ctx, f.sess.ID, 1, 0)
+	require.NoError(t, err)
+	require.Len(t, msgs, 2, "nothing appended while the other turn runs")
+	require.Empty(t, f.srv.Requests())
+
+	// The other turn finishes with the real result and lets go.
+	_, err = other.Append(ctx, f.sess.ID,
+		session.Message{Role: session.RoleTool, ToolCallID: "call_busy", Name: "Echo", Content: "echo: x"},
+		session.Message{Role: session.RoleAssistant, Content: "done"})
+	require.NoError(t, err)
+	lease.Release()
+	f.srv.Enqueue(openaitest.Text("my turn"))
+	last = lastEvent(collect(a.Start(ctx, f.sess.ID, "me too")))
+	require.Equal(t, EventDone, last.Kind, "%v", last.Err)
+	msgs, err = f.store.Messages(ctx, f.sess.ID, 1, 0)
+	require.NoError(t, err)
+	for _, m := range msgs {
+		require.False(t, m.Meta.Interrupted, "message %d: no made-up result: %+v", m.Seq, m)
+	}
+
+	// A process that dies mid-call leaves its lease free: the next turn
+	// repairs the call.
+	_, err = other.Lease(ctx, f.sess.ID, 0)
+	require.NoError(t, err)
+	_, err = other.Append(ctx, f.sess.ID, session.Message{Role: session.RoleUser, Content: "again"},
+		session.Message{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: "call_dead", Name: "Echo", Arguments: `{"text":"y"}`}}})
+	require.NoError(t, err)
+	require.NoError(t, other.Close())
+	f.srv.Enqueue(openaitest.Text("recovered"))
+	last = lastEvent(collect(a.Start(ctx, f.sess.ID, "still there?")))
+	require.Equal(t, EventDone, last.Kind, "%v", last.Err)
+	msgs, err = f.store.Messages(ctx, f.sess.ID, 1, 0)
+	require.NoError(t, err)
+	var repaired int
+	for _, m := range msgs {
+		if m.Role == session.RoleTool && m.ToolCallID == "call_dead" {
+			repaired++
+			require.True(t, m.Meta.Interrupted)
+		}
+	}
+	require.Equal(t, 1, repaired)
+	for _, r := range f.srv.Requests() {
+		require.NoError(t, openaitest.CheckMessageRules(r.Messages))
+	}
+}
+
 func TestIterationBound(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, openaitest.WithResponder(func(openaitest.Request) openaitest.Reply {

@@ -220,6 +220,13 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	if err != nil {
 		return err
 	}
+	// One writer per session: another gencode on it is waited for a few
+	// seconds, then named in the error.
+	lease, err := a.store.Lease(ctx, sess.ID, session.LeaseWait)
+	if err != nil {
+		return err
+	}
+	defer lease.Release()
 	client, err := a.client(ctx)
 	if err != nil {
 		return err
@@ -250,6 +257,9 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 			}
 		}
 	}
+	// The turn is over: the session is free for the next writer while a
+	// background summary (which appends nothing) may still finish.
+	lease.Release()
 	if runErr == nil {
 		fmt.Fprintln(a.env.Stdout, strings.TrimRight(final, "\n"))
 		if denied > 0 {
@@ -363,6 +373,8 @@ func userMessage(err error) string {
 		return "cannot reach the model endpoint: " + detail(err) + " (check OPENAI_BASE_URL or base_url)"
 	case errors.Is(err, agent.ErrMessageTooLarge):
 		return detail(err)
+	case errors.Is(err, session.ErrInUse):
+		return detail(err) + "; wait for it, or use a new session"
 	case errors.Is(err, agent.ErrCanceled), errors.Is(err, context.Canceled):
 		return "canceled"
 	case errors.As(err, &apiErr):

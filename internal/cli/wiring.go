@@ -127,9 +127,13 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		return err
 	}
 	sessionID := ""
+	var lease *session.Lease // the shown session's; Close releases it
 	if o.cont || o.resume != "" {
 		s, err := a.pickSession(ctx, o.cont, o.resume, a.cfg.Model)
 		if err != nil {
+			return err
+		}
+		if lease, err = a.store.Lease(ctx, s.ID, session.LeaseWait); err != nil {
 			return err
 		}
 		sessionID = s.ID
@@ -218,6 +222,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 			return next, sum, nil
 		},
 		SessionID: sessionID,
+		Lease:     lease,
 		Cwd:       a.cwd,
 		SoftRatio: soft,
 		Renderer:  r,

@@ -24,6 +24,9 @@ type Store struct {
 	db   *sql.DB
 	path string
 	now  func() time.Time
+	// readOnly: opened read-only (see ForReading); writes fail.
+	readOnly bool
+	leases   leases
 }
 
 // Option configures a Store.
@@ -76,8 +79,11 @@ func (s *Store) Path() string { return s.path }
 // write to the log tables.
 func (s *Store) DB() *sql.DB { return s.db }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close releases the leases the Store holds and closes the database.
+func (s *Store) Close() error {
+	s.releaseAll()
+	return s.db.Close()
+}
 
 // migrations are applied in order; PRAGMA user_version records how many ran.
 var migrations = []string{

@@ -30,6 +30,9 @@ var (
 	ErrAmbiguous = errors.New("ambiguous session id prefix")
 	// ErrRangeTaken means a summary's range overlaps one already applied.
 	ErrRangeTaken = errors.New("range already summarized")
+	// ErrReadOnly means the store was opened read-only: the data
+	// directory or the database file cannot be written.
+	ErrReadOnly = errors.New("the session store is read-only")
 )
 
 // AmbiguousError is ErrAmbiguous with the sessions the prefix matches,

@@ -103,11 +103,12 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 			m.chat.AddError("a turn is running: press esc to cancel it first", "")
 			return nil
 		}
-		id := ""
 		if r.Action == commands.ActionResumeSession {
-			id = r.SessionID
+			return m.resume(r.SessionID)
 		}
-		return m.switchSession(id)
+		old := m.lease
+		m.lease = nil
+		return tea.Batch(releaseLease(old), m.switchSession(""))
 	case commands.ActionSetModel:
 		if m.o.SwitchModel == nil {
 			m.chat.AddError("switching the model is not available in this build", "")

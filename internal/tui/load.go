@@ -97,6 +97,48 @@ func (m *Model) history(h historyMsg) tea.Cmd {
 	return nil
 }
 
+// sessionLeasedMsg is the lease of a session to resume, or why not.
+type sessionLeasedMsg struct {
+	id    string
+	lease *session.Lease
+	err   error
+}
+
+// resume takes the session's lease (waiting a little for another process
+// writing to it), then shows it.
+func (m *Model) resume(id string) tea.Cmd {
+	store, ctx, wait := m.o.Store, m.o.Context, m.o.LeaseWait
+	return func() tea.Msg {
+		lease, err := store.Lease(ctx, id, wait)
+		return sessionLeasedMsg{id: id, lease: lease, err: err}
+	}
+}
+
+func (m *Model) sessionLeased(msg sessionLeasedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.chat.AddError("could not resume "+msg.id+": "+m.o.ErrorText(msg.err), "")
+		return nil
+	}
+	if m.turn != nil { // started while the lease was awaited
+		m.chat.AddError("a turn is running: press esc to cancel it first", "")
+		return releaseLease(msg.lease)
+	}
+	old := m.lease
+	m.lease = msg.lease
+	return tea.Batch(releaseLease(old), m.switchSession(msg.lease.SessionID()))
+}
+
+// releaseLease gives a lease up in a Cmd (it removes a file).
+func releaseLease(l *session.Lease) tea.Cmd {
+	if l == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		l.Release()
+		return nil
+	}
+}
+
 // switchSession shows another session (/resume, /clear: id "").
 func (m *Model) switchSession(id string) tea.Cmd {
 	m.sessionID, m.title = id, ""

@@ -48,6 +48,8 @@ type sessionStore interface {
 	Messages(ctx context.Context, sessionID string, from, to int64) ([]session.Message, error)
 	Summaries(ctx context.Context, sessionID string, all bool) ([]session.Summary, error)
 	LoadView(ctx context.Context, sessionID string) (session.View, error)
+	// Lease makes this process the session's one writer (session.Lease).
+	Lease(ctx context.Context, sessionID string, wait time.Duration) (*session.Lease, error)
 }
 
 // commandRunner runs slash commands (the commands registry).
@@ -84,6 +86,13 @@ type Options struct {
 	// SessionID is the session to show; "" starts a new one with the first
 	// message.
 	SessionID string
+	// Lease is SessionID's lease, taken by the caller (nil: none). The
+	// model holds the lease of the session it shows, and gives it up when
+	// it shows another (/resume, /clear).
+	Lease *session.Lease
+	// LeaseWait is how long /resume and a new session wait for another
+	// process writing to the session (default session.LeaseWait).
+	LeaseWait time.Duration
 	// Cwd is the working directory new sessions are created for.
 	Cwd string
 	// SoftRatio is where background summarization starts (0: off).
@@ -126,6 +135,7 @@ type Model struct {
 
 	sessionID string
 	title     string
+	lease     *session.Lease // sessionID's, while it is shown
 
 	turn       *turn
 	turnSeq    int
@@ -164,6 +174,9 @@ func New(o Options) Model {
 	if o.Context == nil {
 		o.Context = context.Background()
 	}
+	if o.LeaseWait <= 0 {
+		o.LeaseWait = session.LeaseWait
+	}
 	if o.ErrorText == nil {
 		o.ErrorText = func(err error) string { return err.Error() }
 	}
@@ -184,6 +197,7 @@ func New(o Options) Model {
 		status:    status.New(o.Renderer, o.SoftRatio),
 		dst:       dialog.NewStyles(o.Renderer),
 		sessionID: o.SessionID,
+		lease:     o.Lease,
 	}
 	m.status.SetModel(o.Agent.Model(), o.Agent.Window())
 	m.status.SetSession(o.SessionID, "")
@@ -282,6 +296,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case sessionCreatedMsg:
 		return m.sessionCreated(msg)
+	case sessionLeasedMsg:
+		return m.sessionLeased(msg)
 	case commandMsg:
 		return m.commandDone(msg)
 	case summarizedMsg:

@@ -76,11 +76,15 @@ func (m *Model) startTurn(text, display string) tea.Cmd {
 	m.turn = &turn{id: m.turnSeq, ctx: ctx, cancel: cancel}
 	spin := m.status.SetBusy(true, "working")
 	if m.sessionID == "" {
-		store, cwd, model := m.o.Store, m.o.Cwd, m.agent.Model()
+		store, cwd, model, wait := m.o.Store, m.o.Cwd, m.agent.Model(), m.o.LeaseWait
 		id := m.turnSeq
 		return tea.Batch(spin, func() tea.Msg {
 			s, err := store.CreateSession(ctx, cwd, model)
-			return sessionCreatedMsg{turn: id, sess: s, err: err, text: text}
+			var lease *session.Lease
+			if err == nil {
+				lease, err = store.Lease(ctx, s.ID, wait)
+			}
+			return sessionCreatedMsg{turn: id, sess: s, lease: lease, err: err, text: text}
 		})
 	}
 	return tea.Batch(spin, m.begin(text))
@@ -97,15 +101,16 @@ func (m *Model) begin(text string) tea.Cmd {
 }
 
 type sessionCreatedMsg struct {
-	turn int
-	sess session.Session
-	err  error
-	text string
+	turn  int
+	sess  session.Session
+	lease *session.Lease
+	err   error
+	text  string
 }
 
 func (m *Model) sessionCreated(msg sessionCreatedMsg) tea.Cmd {
 	if m.turn == nil || m.turn.id != msg.turn {
-		return nil
+		return releaseLease(msg.lease)
 	}
 	if msg.err != nil {
 		cmd := m.endTurn()
@@ -113,7 +118,7 @@ func (m *Model) sessionCreated(msg sessionCreatedMsg) tea.Cmd {
 		return cmd
 	}
 	// The agent titles a new session after its first message.
-	m.sessionID, m.title = msg.sess.ID, agent.Title(msg.text)
+	m.sessionID, m.title, m.lease = msg.sess.ID, agent.Title(msg.text), msg.lease
 	m.status.SetSession(m.sessionID, m.title)
 	return m.begin(msg.text)
 }

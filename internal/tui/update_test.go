@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -304,6 +305,55 @@ func TestSlashCommands(t *testing.T) {
 		require.Empty(t, h.m.SessionID())
 		require.NotContains(t, h.view(), "an old question")
 		require.NotEqual(t, first, old)
+	})
+	t.Run("one writer per session", func(t *testing.T) {
+		t.Parallel()
+		ctx := context.Background()
+		st := newStore(t)
+		busy := seed(t, st, "busy", session.Message{Role: session.RoleUser, Content: "busy question"})
+		free := seed(t, st, "free", session.Message{Role: session.RoleUser, Content: "free question"})
+		other, err := session.Open(ctx, filepath.Dir(st.Path())) // another gencode process
+		require.NoError(t, err)
+		defer other.Close()
+		held, err := other.Lease(ctx, busy, 0)
+		require.NoError(t, err)
+		h := newHarness(t, 120, 24, withStore(st), func(o *harnessSetup) { o.LeaseWait = 100 * time.Millisecond })
+		h.agent.scripts = append(h.agent.scripts, events(assistant("fresh answer"), agent.Event{Kind: agent.EventDone}))
+		h.typ("new question")
+		h.key("enter")
+		created := h.m.SessionID()
+		_, err = other.Lease(ctx, created, 0)
+		require.ErrorIs(t, err, session.ErrInUse, "a new session is leased from its creation")
+
+		h.cmds.results["/resume"] = commands.Result{Action: commands.ActionResumeSession, SessionID: busy}
+		h.typ("/resume " + busy)
+		h.key("enter")
+		h.untilModel("the refusal", func(m Model) bool { return strings.Contains(h.view(), "is in use by") })
+		require.Equal(t, created, h.m.SessionID(), "a session in use is not shown")
+		require.Contains(t, h.view(), "session "+busy+" is in use by gencode pid")
+		require.NotContains(t, h.view(), "busy question")
+
+		h.cmds.results["/resume"] = commands.Result{Action: commands.ActionResumeSession, SessionID: free}
+		h.typ("/resume " + free)
+		h.key("enter")
+		h.untilModel("the resumed session", func(m Model) bool { return m.SessionID() == free })
+		_, err = other.Lease(ctx, free, 0)
+		require.ErrorIs(t, err, session.ErrInUse, "the shown session is leased")
+		require.Eventually(t, func() bool {
+			l, err := other.Lease(ctx, created, 0)
+			l.Release()
+			return err == nil
+		}, 5*time.Second, 10*time.Millisecond, "the session left behind is released")
+
+		held.Release()
+		h.cmds.results["/clear"] = commands.Result{Action: commands.ActionNewSession}
+		h.typ("/clear")
+		h.key("enter")
+		require.Eventually(t, func() bool {
+			l, err := other.Lease(ctx, free, 0)
+			l.Release()
+			return err == nil
+		}, 5*time.Second, 10*time.Millisecond, "/clear releases the session")
 	})
 	t.Run("model", func(t *testing.T) {
 		t.Parallel()
