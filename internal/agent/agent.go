@@ -263,7 +263,12 @@ func (t *turn) run(text string) (string, error) {
 	// The turn is the session's one writer: no other process appends
 	// meanwhile, and a call without a result is not another process's
 	// call still running.
-	lease, err := t.a.store.Lease(t.ctx, t.sessionID, t.a.opts.LeaseWait)
+	// A free session is taken even after a cancel, so that the message is
+	// stored; only the wait for another process stops at a cancel.
+	lease, err := t.a.store.Lease(t.logCtx(), t.sessionID, 0)
+	if errors.Is(err, session.ErrInUse) {
+		lease, err = t.a.store.Lease(t.ctx, t.sessionID, t.a.opts.LeaseWait)
+	}
 	if err != nil {
 		if t.ctx.Err() != nil {
 			return "", ErrCanceled
