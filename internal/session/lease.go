@@ -11,7 +11,7 @@ package session
 //
 // The lease is an exclusive advisory lock (flock) on a file beside the
 // database, locks/<session id>.lock, which also names its holder (pid,
-// host, since). The kernel drops the lock when the holder's process ends,
+// host, since). The file stays when the lease ends, for the next writer. The kernel drops the lock when the holder's process ends,
 // however it ends: after a kill -9 the session is free at once, without a
 // stale lease to wait out and without trusting a pid that may have been
 // reused. A process that cannot take the lease waits a little, then gets a
@@ -106,7 +106,6 @@ func (l *Lease) Release() {
 // heldLock is a lock file this Store holds, and how many Leases use it.
 type heldLock struct {
 	f    *os.File
-	path string
 	refs int
 }
 
@@ -172,15 +171,11 @@ func (s *Store) tryLease(id, path string) (bool, error) {
 	if err != nil || f == nil {
 		return false, err
 	}
-	host, _ := os.Hostname()
-	b, _ := json.Marshal(Holder{PID: os.Getpid(), Host: host, Since: time.Now()})
-	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt(append(b, '\n'), 0)
-	}
+	_, _ = f.WriteAt(holderRecord(), 0)
 	if s.leases.held == nil {
 		s.leases.held = map[string]*heldLock{}
 	}
-	s.leases.held[id] = &heldLock{f: f, path: path, refs: 1}
+	s.leases.held[id] = &heldLock{f: f, refs: 1}
 	return true, nil
 }
 
@@ -208,13 +203,31 @@ func (s *Store) releaseAll() {
 	}
 }
 
-// release removes the lock file, then unlocks it. A process waiting on the
-// removed file notices (see lockFile) and locks a new one.
+// release unlocks the lock file. The file stays, for the next writer:
+// removing or truncating it costs milliseconds on some filesystems (a
+// freed block is discarded), a lease every turn.
 func (h *heldLock) release() {
-	if removeWhileOpen {
-		_ = os.Remove(h.path)
-	}
 	_ = h.f.Close() // closing the last descriptor drops the lock
+}
+
+// holderSize is the lock file's record size: a record is written in place,
+// padded, so that the file is never truncated.
+const holderSize = 256
+
+// holderRecord is this process as a lock file's record.
+func holderRecord() []byte {
+	host, _ := os.Hostname()
+	b, _ := json.Marshal(Holder{PID: os.Getpid(), Host: host, Since: time.Now()})
+	if len(b) >= holderSize {
+		b, _ = json.Marshal(Holder{PID: os.Getpid(), Since: time.Now()})
+	}
+	rec := make([]byte, holderSize)
+	copy(rec, b)
+	for i := len(b); i < holderSize-1; i++ {
+		rec[i] = ' '
+	}
+	rec[holderSize-1] = '\n'
+	return rec
 }
 
 // lockFile opens and locks the lock file at path without waiting. It
@@ -230,8 +243,8 @@ func lockFile(path string) (*os.File, error) {
 			_ = f.Close()
 			return nil, err
 		}
-		// The previous holder removes the file before it unlocks it: a
-		// lock on a removed file locks nothing anyone else can see.
+		// A lock on a file removed meanwhile (by hand) locks nothing
+		// anyone else can see.
 		fi, ferr := f.Stat()
 		pi, perr := os.Stat(path)
 		if ferr == nil && perr == nil && os.SameFile(fi, pi) {
@@ -243,12 +256,14 @@ func lockFile(path string) (*os.File, error) {
 }
 
 // readHolder reads who holds a lock file; zero when it cannot tell (the
-// holder may be between locking and writing it).
+// holder may be between locking and writing it, and the record still be
+// the previous holder's).
 func readHolder(path string) Holder {
-	var h Holder
+	host, _ := os.Hostname()
 	for range 3 {
+		var h Holder
 		b, err := os.ReadFile(path)
-		if err == nil && json.Unmarshal(b, &h) == nil && h.PID > 0 {
+		if err == nil && json.Unmarshal(b, &h) == nil && h.PID > 0 && (h.Host != host || alive(h.PID)) {
 			return h
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -159,3 +159,20 @@ func TestBusyErrorWithoutHolder(t *testing.T) {
 	err = &BusyError{SessionID: "abc", Holder: Holder{PID: 7, Host: "elsewhere.example", Since: time.Now().Add(-48 * time.Hour)}}
 	require.Regexp(t, `^session abc is in use by gencode pid 7 on elsewhere.example since [A-Z][a-z]{2} \d+ \d\d:\d\d$`, err.Error())
 }
+
+// BenchmarkLease: taking and giving up a free session's lease, what a
+// turn pays when its front end does not hold the lease already (compare
+// BenchmarkAppend).
+func BenchmarkLease(b *testing.B) {
+	s := openStore(b)
+	ctx := context.Background()
+	sess, err := s.CreateSession(ctx, "/w", "m")
+	require.NoError(b, err)
+	for b.Loop() {
+		l, err := s.Lease(ctx, sess.ID, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		l.Release()
+	}
+}

@@ -8,9 +8,6 @@ import (
 	"syscall"
 )
 
-// removeWhileOpen: a lock file can be removed while it is open and locked.
-const removeWhileOpen = true
-
 // tryLock takes an exclusive flock on f without waiting; false when
 // another open file description holds it.
 func tryLock(f *os.File) (bool, error) {
@@ -27,4 +24,10 @@ func tryLock(f *os.File) (bool, error) {
 			return false, &os.PathError{Op: "flock", Path: f.Name(), Err: err}
 		}
 	}
+}
+
+// alive reports whether a process of this host with that pid exists.
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

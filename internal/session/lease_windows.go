@@ -9,10 +9,6 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// removeWhileOpen: Windows does not remove a file that is open, so lock
-// files stay (one small file per session written to).
-const removeWhileOpen = false
-
 // tryLock takes an exclusive lock on f's first byte without waiting; false
 // when another handle holds it.
 func tryLock(f *os.File) (bool, error) {
@@ -28,3 +24,6 @@ func tryLock(f *os.File) (bool, error) {
 		return false, &os.PathError{Op: "lock", Path: f.Name(), Err: err}
 	}
 }
+
+// alive cannot tell here: a holder named in a lock file is taken as alive.
+func alive(int) bool { return true }
