@@ -1,0 +1,51 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"iter"
+)
+
+// pageSize is how many messages one query of Each reads.
+const pageSize = 256
+
+// Each returns the log's messages with from <= seq <= to (to <= 0: to the
+// end), in order, read a page at a time: memory stays bounded however long
+// the log is, and no read stays open between two pages. It stops at the
+// first error, which it yields.
+func (s *Store) Each(ctx context.Context, sessionID string, from, to int64) iter.Seq2[Message, error] {
+	if to <= 0 {
+		to = 1<<62 - 1
+	}
+	return func(yield func(Message, error) bool) {
+		next := from
+		for next <= to {
+			page, err := s.queryMessages(ctx, `SELECT `+messageCols+` FROM messages
+				WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq LIMIT ?`, sessionID, next, to, pageSize)
+			if err != nil {
+				yield(Message{}, fmt.Errorf("load messages %d-%d of session %s: %w", next, to, sessionID, err))
+				return
+			}
+			for _, m := range page {
+				if !yield(m, nil) {
+					return
+				}
+			}
+			if len(page) < pageSize {
+				return
+			}
+			next = page[len(page)-1].Seq + 1
+		}
+	}
+}
+
+// TailAfter returns the last n messages with seq > after, in order. Its
+// cost does not depend on how many messages there are.
+func (s *Store) TailAfter(ctx context.Context, sessionID string, after int64, n int) ([]Message, error) {
+	msgs, err := s.queryMessages(ctx, `SELECT * FROM (SELECT `+messageCols+` FROM messages
+		WHERE session_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?) ORDER BY seq`, sessionID, after, n)
+	if err != nil {
+		return nil, fmt.Errorf("load last %d messages after %d of session %s: %w", n, after, sessionID, err)
+	}
+	return msgs, nil
+}
