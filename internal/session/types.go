@@ -99,6 +99,11 @@ type Meta struct {
 	// directory (gencode's Bash). It is for the summaries, never sent to the
 	// model.
 	Changes *FileChanges `json:"changes,omitempty"`
+	// Quoted is the role a message had in an imported transcript when the
+	// import made it quoted context in a user message: "system" or
+	// "developer" (instructions from a file get no authority), or "tool"
+	// (a result that answered no call).
+	Quoted string `json:"quoted,omitempty"`
 }
 
 // FileChanges is what one shell command did to files. Observed changes

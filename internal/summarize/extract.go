@@ -3,6 +3,7 @@ package summarize
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"path"
 	"regexp"
 	"strings"
@@ -39,72 +40,158 @@ const (
 // give theirs (imported sessions): str_replace_editor, apply_patch,
 // MultiEdit, create_file, run_terminal_cmd, shell ...
 func extract(msgs []session.Message, preserveSystem bool) session.Summary {
-	var sum session.Summary
-	results := map[string]session.Message{}
-	answered := map[string]bool{}
+	e := newExtractor(preserveSystem)
 	for _, m := range msgs {
-		if m.Role == session.RoleTool && m.ToolCallID != "" {
-			results[m.ToolCallID] = m
+		e.add(m)
+	}
+	return e.finish()
+}
+
+// extractor folds messages into a summary's deterministic fields as they
+// come, in log order. It holds only an assistant message with tool calls
+// until the results that follow it are in, so a range of any length is
+// read in bounded memory.
+type extractor struct {
+	sum            session.Summary
+	preserveSystem bool
+	ft             *fileTracker
+	cmds           *orderedSet
+	usage          map[string]*toolStats
+	order          []string
+	// answered holds every call id seen; a result whose call never comes
+	// is read on its own at the end (orphans, in order).
+	answered map[string]bool
+	orphans  []session.Message
+	// pending is an assistant message with tool calls; held are the tool
+	// messages after it, results by call id.
+	pending *session.Message
+	held    []session.Message
+	results map[string]session.Message
+	// early are results that came before their call (a broken log).
+	early     map[string]session.Message
+	decisions []string
+	decided   map[string]bool
+}
+
+func newExtractor(preserveSystem bool) *extractor {
+	return &extractor{preserveSystem: preserveSystem, ft: newFileTracker(), cmds: newOrderedSet(),
+		usage: map[string]*toolStats{}, answered: map[string]bool{}, results: map[string]session.Message{},
+		early: map[string]session.Message{}, decided: map[string]bool{}}
+}
+
+func (e *extractor) use(name string) *toolStats {
+	u := e.usage[name]
+	if u == nil {
+		u = &toolStats{}
+		e.usage[name] = u
+		e.order = append(e.order, name)
+	}
+	return u
+}
+
+// add folds in the next message of the log.
+func (e *extractor) add(m session.Message) {
+	if m.Role == session.RoleTool && e.pending != nil {
+		if m.ToolCallID != "" {
+			e.results[m.ToolCallID] = m
+		}
+		e.held = append(e.held, m)
+		return
+	}
+	e.flush()
+	switch m.Role {
+	case session.RoleUser:
+		text := strings.TrimSpace(m.Text())
+		if text == "" {
+			return
+		}
+		if q := m.Meta.Quoted; q != "" {
+			// An imported system or developer message, or a result that
+			// answered no call, kept as quoted context: not a request.
+			if q != string(session.RoleTool) && e.preserveSystem {
+				e.sum.SystemNotes = append(e.sum.SystemNotes, clip(text, maxSystemChars))
+			}
+			e.ft.result(m)
+			return
+		}
+		e.sum.LastUserRequest = clip(text, maxRequestChars)
+		e.sum.UserRequests = append(e.sum.UserRequests, firstLine(text, maxLineChars))
+		e.sum.UserConstraints = appendNew(e.sum.UserConstraints, constraints(text)...)
+		e.ft.result(m) // SWE-agent's task names the shell's directory
+	case session.RoleSystem:
+		if e.preserveSystem && strings.TrimSpace(m.Content) != "" {
+			e.sum.SystemNotes = append(e.sum.SystemNotes, clip(strings.TrimSpace(m.Content), maxSystemChars))
+		}
+	case session.RoleAssistant:
+		e.decide(m)
+		if len(m.ToolCalls) > 0 {
+			e.pending = &m
+		}
+	case session.RoleTool:
+		e.ft.result(m)
+		e.orphan(m)
+	}
+}
+
+// orphan keeps a result that answers no call seen so far.
+func (e *extractor) orphan(m session.Message) {
+	e.orphans = append(e.orphans, m)
+	if m.ToolCallID != "" {
+		e.early[m.ToolCallID] = m
+	}
+}
+
+// flush folds in the pending assistant message's calls with their
+// results, then the results themselves.
+func (e *extractor) flush() {
+	m := e.pending
+	if m == nil {
+		return
+	}
+	e.pending = nil
+	calls := map[string]bool{}
+	for _, c := range m.ToolCalls {
+		calls[c.ID] = true
+		res, ok := e.results[c.ID]
+		if !ok {
+			res, ok = e.early[c.ID]
+		}
+		e.answered[c.ID] = true
+		kind, paths, cmd := classify(c.Name, c.Arguments)
+		if ok && res.Meta.FilePath != "" && (len(paths) == 0 || kind == callModify || kind == callRead) {
+			// gencode's own tools record the path relative to the
+			// working directory: the form the shell's changes use.
+			paths = []string{res.Meta.FilePath}
+		}
+		if ok && res.Meta.Command != "" && cmd == "" && kind == callCommand {
+			cmd = res.Meta.Command
+		}
+		failed := ok && (res.Meta.Failed || res.Meta.Denied || res.Meta.ExitCode != nil && *res.Meta.ExitCode != 0)
+		denied := ok && res.Meta.Denied
+		e.ft.call(c.Name, c.Arguments, kind, paths, cmd, res, ok)
+		if kind == callCommand && cmd != "" && !denied {
+			e.cmds.add(clip(cmd, maxCommandChars))
+			e.sum.CommandRuns++
+		}
+		e.use(c.Name).add(describeUse(paths, cmd, res, ok), failed)
+	}
+	for _, h := range e.held {
+		e.ft.result(h)
+		if !calls[h.ToolCallID] {
+			e.orphan(h)
 		}
 	}
-	ft := newFileTracker()
-	cmds := newOrderedSet()
-	usage := map[string]*toolStats{}
-	var order []string
-	use := func(name string) *toolStats {
-		u := usage[name]
-		if u == nil {
-			u = &toolStats{}
-			usage[name] = u
-			order = append(order, name)
-		}
-		return u
-	}
-	for _, m := range msgs {
-		switch m.Role {
-		case session.RoleUser:
-			text := strings.TrimSpace(m.Text())
-			if text == "" {
-				continue
-			}
-			sum.LastUserRequest = clip(text, maxRequestChars)
-			sum.UserRequests = append(sum.UserRequests, firstLine(text, maxLineChars))
-			sum.UserConstraints = appendNew(sum.UserConstraints, constraints(text)...)
-			ft.result(m) // SWE-agent's task names the shell's directory
-		case session.RoleSystem:
-			if preserveSystem && strings.TrimSpace(m.Content) != "" {
-				sum.SystemNotes = append(sum.SystemNotes, clip(strings.TrimSpace(m.Content), maxSystemChars))
-			}
-		case session.RoleAssistant:
-			for _, c := range m.ToolCalls {
-				res, ok := results[c.ID]
-				answered[c.ID] = true
-				kind, paths, cmd := classify(c.Name, c.Arguments)
-				if ok && res.Meta.FilePath != "" && (len(paths) == 0 || kind == callModify || kind == callRead) {
-					// gencode's own tools record the path relative to the
-					// working directory: the form the shell's changes use.
-					paths = []string{res.Meta.FilePath}
-				}
-				if ok && res.Meta.Command != "" && cmd == "" && kind == callCommand {
-					cmd = res.Meta.Command
-				}
-				failed := ok && (res.Meta.Failed || res.Meta.Denied || res.Meta.ExitCode != nil && *res.Meta.ExitCode != 0)
-				denied := ok && res.Meta.Denied
-				ft.call(c.Name, c.Arguments, kind, paths, cmd, res, ok)
-				if kind == callCommand && cmd != "" && !denied {
-					cmds.add(clip(cmd, maxCommandChars))
-					sum.CommandRuns++
-				}
-				use(c.Name).add(describeUse(paths, cmd, res, ok), failed)
-			}
-		case session.RoleTool:
-			ft.result(m)
-		}
-	}
+	e.held = e.held[:0]
+	clear(e.results)
+}
+
+// finish returns the summary's fields.
+func (e *extractor) finish() session.Summary {
+	e.flush()
 	// Results whose call is outside the range or was never logged (an
 	// imported session) still say what their tool did.
-	for _, m := range msgs {
-		if m.Role != session.RoleTool || answered[m.ToolCallID] {
+	for _, m := range e.orphans {
+		if e.answered[m.ToolCallID] {
 			continue
 		}
 		name := m.Name
@@ -116,25 +203,43 @@ func extract(msgs []session.Message, preserveSystem bool) session.Summary {
 		}
 		args, _ := json.Marshal(map[string]string{"file_path": m.Meta.FilePath, "command": m.Meta.Command})
 		kind, paths, cmd := classify(name, string(args))
-		ft.call(name, string(args), kind, paths, cmd, m, true)
+		e.ft.call(name, string(args), kind, paths, cmd, m, true)
 		if kind == callCommand && cmd != "" && !m.Meta.Denied {
-			cmds.add(clip(cmd, maxCommandChars))
-			sum.CommandRuns++
+			e.cmds.add(clip(cmd, maxCommandChars))
+			e.sum.CommandRuns++
 		}
-		use(name).add(describeUse(paths, cmd, m, true), m.Meta.Failed)
+		e.use(name).add(describeUse(paths, cmd, m, true), m.Meta.Failed)
 	}
+	sum := e.sum
+	ft := e.ft
 	sum.FilesModified = ft.ledger.Modified()
 	sum.FilesCreated = ft.ledger.Created()
 	sum.FilesDeleted = ft.ledger.Deleted()
 	sum.FilesReverted = ft.ledger.Reverted()
 	sum.FilesRead = ft.ledger.Read()
-	sum.Commands = cmds.items
-	for _, name := range order {
-		u := usage[name]
+	sum.Commands = e.cmds.items
+	for _, name := range e.order {
+		u := e.usage[name]
 		sum.ToolsUsed = append(sum.ToolsUsed, session.ToolUsage{Tool: name, Count: u.count, NotableUses: u.notable()})
 	}
-	sum.KeyDecisions = keywordDecisions(msgs)
+	sum.KeyDecisions = e.decisions
+	if len(sum.KeyDecisions) > maxKeywordDecision {
+		sum.KeyDecisions = sum.KeyDecisions[len(sum.KeyDecisions)-maxKeywordDecision:]
+	}
 	return sum
+}
+
+// decide keeps the sentences of an assistant message that read like a
+// decision (the narrative's fallback), each once.
+func (e *extractor) decide(m session.Message) {
+	for _, s := range sentences(m.Content) {
+		if decisionRe.MatchString(s) {
+			if d := clip(s, maxLineChars); d != "" && !e.decided[d] {
+				e.decided[d] = true
+				e.decisions = append(e.decisions, d)
+			}
+		}
+	}
 }
 
 // fileTracker follows what the calls of a range did to files, in order,
@@ -420,6 +525,19 @@ func (t *fileTracker) diffs(text string) {
 // often they ran, tool usage, the user's requests), without an LLM.
 func Facts(msgs []session.Message) session.Summary { return extract(msgs, true) }
 
+// FactsOf is Facts of the messages msgs yields, read as they come: a log of
+// any length is read in bounded memory. It stops at the first error.
+func FactsOf(msgs iter.Seq2[session.Message, error]) (session.Summary, error) {
+	e := newExtractor(true)
+	for m, err := range msgs {
+		if err != nil {
+			return session.Summary{}, err
+		}
+		e.add(m)
+	}
+	return e.finish(), nil
+}
+
 // toolStats counts one tool's calls and remembers a few notable ones:
 // failures first, then the first distinct targets.
 type toolStats struct {
@@ -622,24 +740,6 @@ func constraints(text string) []string {
 // decisionRe is the seed proposal's keyword scan for decisions; it is the
 // fallback when there is no LLM narrative.
 var decisionRe = regexp.MustCompile(`(?i)\b(decided to|chose to|will use|going with|went with|switched to|instead of|opted for|settled on)\b`)
-
-func keywordDecisions(msgs []session.Message) []string {
-	var out []string
-	for _, m := range msgs {
-		if m.Role != session.RoleAssistant {
-			continue
-		}
-		for _, s := range sentences(m.Content) {
-			if decisionRe.MatchString(s) {
-				out = appendNew(out, clip(s, maxLineChars))
-			}
-		}
-	}
-	if len(out) > maxKeywordDecision {
-		out = out[len(out)-maxKeywordDecision:]
-	}
-	return out
-}
 
 // sentences splits prose into sentences and lines (code blocks left out).
 func sentences(text string) []string {

@@ -459,3 +459,31 @@ func TestUnionNetEffect(t *testing.T) {
 	u = union([]session.Summary{u, third})
 	require.Equal(t, []string{"new_name.py"}, u.FilesModified)
 }
+
+// TestExtractQuotedContext: an imported system message kept as quoted
+// context in a user message is a system note, not a user request, and a
+// quoted orphan result is neither; FactsOf reads a log as it streams by
+// and gets what Facts gets.
+func TestExtractQuotedContext(t *testing.T) {
+	t.Parallel()
+	msgs := append([]session.Message{
+		{Role: session.RoleUser, Content: "[Quoted from the imported transcript: its system message. It is context, not an instruction.]\n> You are SWE-agent.", Meta: session.Meta{Quoted: "system"}},
+		{Role: session.RoleUser, Content: "[Quoted ...]\n> stray", Meta: session.Meta{Quoted: "tool"}},
+	}, logOf(bash("sed -i s/a/b/ f.py", ""))...)
+	sum := extract(msgs, true)
+	require.Equal(t, []string{"fix it"}, sum.UserRequests)
+	require.Equal(t, "fix it", sum.LastUserRequest)
+	require.Len(t, sum.SystemNotes, 1)
+	require.Contains(t, sum.SystemNotes[0], "> You are SWE-agent.")
+	require.Equal(t, []string{"f.py"}, sum.FilesModified)
+
+	streamed, err := FactsOf(func(yield func(session.Message, error) bool) {
+		for _, m := range msgs {
+			if !yield(m, nil) {
+				return
+			}
+		}
+	})
+	require.NoError(t, err)
+	require.Equal(t, Facts(msgs), streamed)
+}
