@@ -3,13 +3,10 @@ package cli
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +14,7 @@ import (
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/transcript"
 )
 
 // sessionFor is --session ID, or the latest session of the directory.
@@ -76,42 +74,12 @@ func newHistoryCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command 
 	return cmd
 }
 
-// jsonMessage is a logged message in `history --json` and in exports.
-type jsonMessage struct {
-	Seq         int64          `json:"seq"`
-	Role        string         `json:"role"`
-	Content     string         `json:"content"`
-	FullContent string         `json:"full_content,omitempty"`
-	ToolCalls   []jsonToolCall `json:"tool_calls,omitempty"`
-	ToolCallID  string         `json:"tool_call_id,omitempty"`
-	Name        string         `json:"name,omitempty"`
-	Tokens      int            `json:"tokens"`
-	Time        time.Time      `json:"time"`
-	Meta        *session.Meta  `json:"meta,omitempty"`
-}
-
-// jsonToolCall is the OpenAI shape of a tool call.
-type jsonToolCall struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
-
-func toJSONCalls(calls []session.ToolCall) []jsonToolCall {
-	var out []jsonToolCall
-	for _, c := range calls {
-		jc := jsonToolCall{ID: c.ID, Type: "function"}
-		jc.Function.Name, jc.Function.Arguments = c.Name, c.Arguments
-		out = append(out, jc)
-	}
-	return out
-}
-
+// historyJSON prints the whole log and its summaries as one JSON object,
+// a message at a time: the facts are read in a first pass over the log, the
+// messages written in a second, so memory stays bounded however long the
+// session is.
 func (a *app) historyJSON(ctx context.Context, sess session.Session) error {
-	msgs, err := a.store.Messages(ctx, sess.ID, 1, 0)
+	facts, err := summarize.FactsOf(a.store.Each(ctx, sess.ID, 1, 0))
 	if err != nil {
 		return err
 	}
@@ -119,34 +87,8 @@ func (a *app) historyJSON(ctx context.Context, sess session.Session) error {
 	if err != nil {
 		return err
 	}
-	f := relativeFacts(summarize.Facts(msgs), sess.Cwd)
-	out := struct {
-		Session   any               `json:"session"`
-		Facts     sessionFactsJSON  `json:"session_facts"`
-		Messages  []jsonMessage     `json:"messages"`
-		Summaries []session.Summary `json:"summaries"`
-	}{
-		Facts: factsJSON(f),
-		Session: map[string]any{"id": sess.ID, "created": sess.Created, "updated": sess.Updated, "cwd": sess.Cwd,
-			"model": sess.Model, "title": sess.Title, "message_count": sess.MessageCount},
-		Messages:  make([]jsonMessage, 0, len(msgs)),
-		Summaries: sums,
-	}
-	if out.Summaries == nil {
-		out.Summaries = []session.Summary{}
-	}
-	for _, m := range msgs {
-		jm := jsonMessage{Seq: m.Seq, Role: string(m.Role), Content: m.Content, FullContent: m.Full, ToolCalls: toJSONCalls(m.ToolCalls),
-			ToolCallID: m.ToolCallID, Name: m.Name, Tokens: m.Tokens, Time: m.Time}
-		if m.Meta != (session.Meta{}) {
-			meta := m.Meta
-			jm.Meta = &meta
-		}
-		out.Messages = append(out.Messages, jm)
-	}
-	enc := json.NewEncoder(a.env.Stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	h := transcript.History{Session: sess, Facts: transcript.FactsOf(transcript.RelativeFacts(facts, sess.Cwd)), Summaries: sums}
+	return transcript.WriteHistoryJSON(a.env.Stdout, h, a.store.Each(ctx, sess.ID, 1, 0))
 }
 
 func newExportCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
@@ -168,19 +110,16 @@ func newExportCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			msgs, err := a.store.Messages(ctx, sess.ID, 1, 0)
-			if err != nil {
-				return err
-			}
-			w := bufio.NewWriter(env.Stdout)
+			w := bufio.NewWriterSize(env.Stdout, 64<<10)
+			msgs := a.store.Each(ctx, sess.ID, 1, 0)
 			if format == "jsonl" {
-				err = exportJSONL(w, msgs)
+				err = transcript.WriteJSONL(w, msgs)
 			} else {
 				sums, serr := a.store.Summaries(ctx, sess.ID, false)
 				if serr != nil {
 					return serr
 				}
-				err = exportMarkdown(w, sess, msgs, sums)
+				err = transcript.WriteMarkdown(w, sess, sums, msgs)
 			}
 			if err != nil {
 				return err
@@ -193,194 +132,59 @@ func newExportCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 	return cmd
 }
 
-// wireMessage is one line of an OpenAI-format JSONL transcript.
-type wireMessage struct {
-	Role       string         `json:"role"`
-	Content    *string        `json:"content"`
-	ToolCalls  []jsonToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string         `json:"tool_call_id,omitempty"`
-	Name       string         `json:"name,omitempty"`
-}
-
-func exportJSONL(w io.Writer, msgs []session.Message) error {
-	enc := json.NewEncoder(w)
-	for _, m := range msgs {
-		text := m.Text()
-		wm := wireMessage{Role: string(m.Role), Content: &text, ToolCalls: toJSONCalls(m.ToolCalls), ToolCallID: m.ToolCallID, Name: m.Name}
-		if text == "" && len(m.ToolCalls) > 0 {
-			wm.Content = nil
-		}
-		if err := enc.Encode(wm); err != nil {
-			return fmt.Errorf("export message %d: %w", m.Seq, err)
-		}
-	}
-	return nil
-}
-
-func exportMarkdown(w io.Writer, sess session.Session, msgs []session.Message, sums []session.Summary) error {
-	title := sess.Title
-	if title == "" {
-		title = "Session " + sess.ID
-	}
-	fmt.Fprintf(w, "# %s\n\nSession `%s` · %s · model %s · %d messages\n", title, sess.ID, sess.Cwd, sess.Model, len(msgs))
-	for i, s := range sums {
-		fmt.Fprintf(w, "\n> **Summary %d** (messages %d-%d): %s\n", i+1, s.FromSeq, s.ToSeq, commands.Gist(s))
-	}
-	for _, m := range msgs {
-		switch m.Role {
-		case session.RoleTool:
-			fmt.Fprintf(w, "\n**%s result** (#%d)\n\n```\n%s\n```\n", m.Name, m.Seq, strings.ReplaceAll(m.Text(), "```", "ʼʼʼ"))
-		default:
-			fmt.Fprintf(w, "\n## %s (#%d)\n\n%s\n", m.Role, m.Seq, m.Content)
-			for _, c := range m.ToolCalls {
-				fmt.Fprintf(w, "\n→ `%s` %s\n", c.Name, c.Arguments)
-			}
-		}
-	}
-	return nil
-}
-
 func newImportCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:   "import FILE.jsonl",
 		Short: "Import OpenAI-format messages (one JSON object a line) as a new session; prints its id",
-		Args:  cobra.ExactArgs(1),
+		Long: "Import OpenAI-format messages (one JSON object a line) as a new session and print its id.\n" +
+			"A file that breaks the chat message rules is repaired, and each change is listed on stderr:\n" +
+			"system and developer messages become quoted context, results are paired to their calls,\n" +
+			"calls without a result get one saying so, arguments become JSON objects, empty messages go.",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a, err := newApp(ctx, env, cmd, g)
 			if err != nil {
 				return err
 			}
 			defer a.Close()
+			counter := a.tokens.Counter(a.cfg.Model)
+			// The vocabulary loads while the file is read and repaired.
+			go func() { _ = counter.Err() }()
 			f, err := os.Open(args[0])
 			if err != nil {
 				return fmt.Errorf("import: %w", err)
 			}
 			defer f.Close()
-			msgs, err := readTranscript(f, args[0])
+			msgs, changes, err := transcript.Read(f, args[0])
 			if err != nil {
 				return err
 			}
-			sess, err := a.importSession(ctx, msgs)
+			sess, err := transcript.Import(ctx, a.store, msgs, transcript.ImportOptions{Cwd: a.cwd, Model: a.cfg.Model,
+				Count: func(m session.Message) int { return agent.MessageTokens(counter, m) }, Title: agent.Title})
 			if err != nil {
 				return err
 			}
+			reportRepairs(env.Stderr, args[0], changes)
 			fmt.Fprintln(env.Stdout, sess.ID)
 			return nil
 		},
 	}
 }
 
-// readTranscript parses OpenAI-format JSONL. Content may be a string, null
-// or an array of text parts. Tools gencode does not define are kept as
-// they are.
-func readTranscript(r io.Reader, name string) ([]session.Message, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	var out []session.Message
-	callMeta := map[string]session.Meta{}
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
-		}
-		var raw struct {
-			Role       string          `json:"role"`
-			Content    json.RawMessage `json:"content"`
-			ToolCalls  []jsonToolCall  `json:"tool_calls"`
-			ToolCallID string          `json:"tool_call_id"`
-			Name       string          `json:"name"`
-		}
-		if err := json.Unmarshal([]byte(text), &raw); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a JSON message: %w", name, line, err)
-		}
-		role := session.Role(raw.Role)
-		switch role {
-		case session.RoleSystem, session.RoleUser, session.RoleAssistant, session.RoleTool:
-		default:
-			return nil, fmt.Errorf("%s:%d: unknown role %q", name, line, raw.Role)
-		}
-		content, err := contentText(raw.Content)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
-		}
-		m := session.Message{Role: role, Content: strings.ToValidUTF8(content, "\uFFFD"), ToolCallID: raw.ToolCallID, Name: raw.Name}
-		for _, c := range raw.ToolCalls {
-			m.ToolCalls = append(m.ToolCalls, session.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
-			callMeta[c.ID] = metaFromCall(c.Function.Name, c.Function.Arguments)
-		}
-		if role == session.RoleTool {
-			if meta, ok := callMeta[raw.ToolCallID]; ok {
-				m.Meta = meta
-				if m.Name == "" {
-					m.Name = meta.Tool
-				}
-			}
-		}
-		out = append(out, m)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no messages", name)
-	}
-	return out, nil
-}
+// maxRepairsListed is how many repairs import lists before "and N more".
+const maxRepairsListed = 20
 
-func contentText(raw json.RawMessage) (string, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
+// reportRepairs says on stderr what import changed (stdout stays the id).
+func reportRepairs(w io.Writer, name string, changes []transcript.Change) {
+	if len(changes) == 0 {
+		return
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		return s, nil
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", errors.New("content is neither text nor a list of parts")
-	}
-	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString(p.Text)
-	}
-	return b.String(), nil
-}
-
-// metaFromCall records what the summarizer reads off a tool result.
-func metaFromCall(tool, args string) session.Meta {
-	var a map[string]any
-	_ = json.Unmarshal([]byte(args), &a)
-	str := func(k string) string { s, _ := a[k].(string); return s }
-	return session.Meta{Tool: tool, FilePath: str("file_path"), Command: str("command"), Pattern: str("pattern")}
-}
-
-// importSession stores messages as a new session of the working directory,
-// each counted once.
-func (a *app) importSession(ctx context.Context, msgs []session.Message) (session.Session, error) {
-	sess, err := a.store.CreateSession(ctx, a.cwd, a.cfg.Model)
-	if err != nil {
-		return session.Session{}, err
-	}
-	counter := a.tokens.Counter(a.cfg.Model)
-	for i := range msgs {
-		msgs[i].Tokens = agent.MessageTokens(counter, msgs[i])
-	}
-	for start := 0; start < len(msgs); start += 500 {
-		end := min(start+500, len(msgs))
-		if _, err := a.store.Append(ctx, sess.ID, msgs[start:end]...); err != nil {
-			return session.Session{}, fmt.Errorf("import into session %s: %w", sess.ID, err)
-		}
-	}
-	for _, m := range msgs {
-		if m.Role == session.RoleUser && strings.TrimSpace(m.Content) != "" {
-			_ = a.store.SetTitle(ctx, sess.ID, agent.Title(m.Content))
+	fmt.Fprintf(w, "gencode: import: %d change(s) to %s so that its requests obey the message rules (the file is not modified):\n", len(changes), name)
+	for i, c := range changes {
+		if i == maxRepairsListed {
+			fmt.Fprintf(w, "  ... and %d more\n", len(changes)-i)
 			break
 		}
+		fmt.Fprintf(w, "  %s\n", oneLine(c.String()))
 	}
-	return sess, nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,6 +13,7 @@ import (
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/transcript"
 )
 
 func newSummarizeCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
@@ -59,21 +59,22 @@ func newSummarizeCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Comman
 			if err != nil && !nothing {
 				return fmt.Errorf("summarize session %s: %w", sess.ID, err)
 			}
-			msgs, err := a.store.Messages(ctx, sess.ID, 1, 0)
+			all, err := summarize.FactsOf(a.store.Each(ctx, sess.ID, 1, 0))
 			if err != nil {
 				return err
 			}
-			facts := relativeFacts(summarize.Facts(msgs), sess.Cwd)
+			facts := transcript.RelativeFacts(all, sess.Cwd)
+			messages := sess.MessageCount
 			if asJSON {
 				return printFactsJSON(env.Stdout, sess, facts, rep.Summary)
 			}
 			if nothing || rep.Summary == nil {
 				fmt.Fprintf(env.Stdout, "Nothing to summarize in session %s: the recent messages are kept verbatim and there is no older unsummarized range.\n", sess.ID)
-				rep := &commands.Report{Title: "Session facts · " + sess.ID, Sections: commands.SessionFacts(facts, len(msgs))}
+				rep := &commands.Report{Title: "Session facts · " + sess.ID, Sections: commands.SessionFacts(facts, messages)}
 				a.printReport(rep)
 				return nil
 			}
-			return a.printSummary(sess, rep, facts, len(msgs))
+			return a.printSummary(sess, rep, facts, messages)
 		},
 	}
 	cmd.Flags().StringVar(&sessionID, "session", "", "session `ID` (a unique prefix is enough)")
@@ -82,60 +83,15 @@ func newSummarizeCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Comman
 	return cmd
 }
 
-// sessionFactsJSON is the whole-session facts of `summarize --json`.
-type sessionFactsJSON struct {
-	FilesModified []string `json:"files_modified"` // created ones included
-	FilesCreated  []string `json:"files_created"`
-	FilesDeleted  []string `json:"files_deleted"`
-	FilesRead     []string `json:"files_read"`
-	CommandRuns   int      `json:"command_runs"`
-	Commands      []string `json:"commands"` // distinct
-}
-
-func factsJSON(f session.Summary) sessionFactsJSON {
-	nonNil := func(s []string) []string {
-		if s == nil {
-			return []string{}
-		}
-		return s
-	}
-	return sessionFactsJSON{
-		FilesModified: nonNil(f.FilesModified), FilesCreated: nonNil(f.FilesCreated), FilesDeleted: nonNil(f.FilesDeleted),
-		FilesRead: nonNil(f.FilesRead), CommandRuns: f.CommandRuns, Commands: nonNil(f.Commands),
-	}
-}
-
 func printFactsJSON(w io.Writer, sess session.Session, f session.Summary, applied *session.Summary) error {
 	out := struct {
 		SessionID string           `json:"session_id"`
-		Facts     sessionFactsJSON `json:"session_facts"`
+		Facts     transcript.Facts `json:"session_facts"`
 		Summary   *session.Summary `json:"summary"`
-	}{SessionID: sess.ID, Facts: factsJSON(f), Summary: applied}
+	}{SessionID: sess.ID, Facts: transcript.FactsOf(f), Summary: applied}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
-}
-
-// relativeFacts writes the file lists of f relative to dir when inside it.
-func relativeFacts(f session.Summary, dir string) session.Summary {
-	rel := func(list []string) []string {
-		var out []string
-		seen := map[string]bool{}
-		for _, p := range list {
-			if dir != "" && filepath.IsAbs(p) {
-				if r, err := filepath.Rel(dir, p); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
-					p = filepath.ToSlash(r)
-				}
-			}
-			if !seen[p] {
-				seen[p] = true
-				out = append(out, p)
-			}
-		}
-		return out
-	}
-	f.FilesModified, f.FilesCreated, f.FilesDeleted, f.FilesRead = rel(f.FilesModified), rel(f.FilesCreated), rel(f.FilesDeleted), rel(f.FilesRead)
-	return f
 }
 
 // printSummary prints what /summarize shows (boxed on a terminal), every

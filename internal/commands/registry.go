@@ -21,6 +21,7 @@ type Store interface {
 	Sessions(ctx context.Context, limit int) ([]session.Session, error)
 	LoadView(ctx context.Context, id string) (session.View, error)
 	Messages(ctx context.Context, id string, from, to int64) ([]session.Message, error)
+	TailAfter(ctx context.Context, id string, after int64, n int) ([]session.Message, error)
 	Summaries(ctx context.Context, id string, all bool) ([]session.Summary, error)
 }
 

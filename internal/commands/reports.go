@@ -12,6 +12,7 @@ import (
 
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/transcript"
 )
 
 // maxListed is how many items a report section lists before "+N more".
@@ -168,7 +169,7 @@ func History(ctx context.Context, st Store, search SearchFunc, id string, o Hist
 	for i, s := range sums {
 		through = max(through, s.ToSeq)
 		sec := Section{Title: fmt.Sprintf("[Summary %d] Messages %d-%d · %s", i+1, s.FromSeq, s.ToSeq, s.GeneratedAt.Format("2006-01-02 15:04"))}
-		sec.Lines = append(sec.Lines, oneLine(Gist(s), 300))
+		sec.Lines = append(sec.Lines, oneLine(transcript.Gist(s), 300))
 		if o.Full {
 			if len(s.FilesModified) > 0 {
 				sec.Lines = append(sec.Lines, "Files: "+listShort(s.FilesModified, 6))
@@ -187,19 +188,26 @@ func History(ctx context.Context, st Store, search SearchFunc, id string, o Hist
 		}
 		rep.Sections = append(rep.Sections, sec)
 	}
-	recent, err := st.Messages(ctx, sess.ID, through+1, 0)
-	if err != nil {
-		return nil, err
-	}
 	n := o.Recent
 	if n <= 0 {
 		n = 10
 	}
+	// Without --full only the last n are read: the cost does not grow with
+	// the session. The log's seqs are dense, so the rest is counted from
+	// the session's last seq.
+	var recent []session.Message
+	if o.Full {
+		recent, err = st.Messages(ctx, sess.ID, through+1, 0)
+	} else {
+		recent, err = st.TailAfter(ctx, sess.ID, through, n)
+	}
+	if err != nil {
+		return nil, err
+	}
 	sec := Section{}
 	skipped := 0
-	if !o.Full && len(recent) > n {
-		skipped = len(recent) - n
-		recent = recent[skipped:]
+	if !o.Full && len(recent) > 0 {
+		skipped = int(max(0, recent[0].Seq-through-1))
 	}
 	if len(recent) > 0 {
 		sec.Title = fmt.Sprintf("[Recent] Messages %d-%d", recent[0].Seq, recent[len(recent)-1].Seq)
@@ -283,24 +291,6 @@ func historySearch(ctx context.Context, search SearchFunc, sess session.Session,
 	sec.More = max(0, total-len(hits))
 	rep.Sections = []Section{sec}
 	return rep, nil
-}
-
-// Gist is a summary's one-line gist: its goal, or the narrative's first
-// line of text.
-func Gist(s session.Summary) string {
-	if s.Goal != "" {
-		return s.Goal
-	}
-	for _, l := range strings.Split(s.Content, "\n") {
-		l = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "#-*• "))
-		if l != "" && !strings.EqualFold(l, "goal") {
-			return l
-		}
-	}
-	if len(s.FilesModified) > 0 {
-		return "modified " + listShort(s.FilesModified, 3)
-	}
-	return fmt.Sprintf("%d messages", s.Messages())
 }
 
 // heading is a message's heading where its text follows: its number, its
