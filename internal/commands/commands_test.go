@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -227,4 +228,27 @@ func TestSummaryReport(t *testing.T) {
 	require.Contains(t, AutoNotice(summarize.Report{Summary: &session.Summary{FromSeq: 1, ToSeq: 40, TokensBefore: 5000, TokensAfter: 400, Topics: []string{"x"}}}),
 		"Summarized messages 1-40")
 	require.True(t, strings.HasPrefix(SummaryReport(summarize.Report{}).Plain(), "Session Summary"))
+}
+
+// TestConfigShowsFileAndLine: /config says which line of the config file
+// set a value, a dotted key's too, and "default" for the rest.
+func TestConfigShowsFileAndLine(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "config.toml")
+	require.NoError(t, os.WriteFile(file, []byte("model = \"m\"\nsummarize.soft_ratio = 0.5\n"), 0o600))
+	cfg, err := config.Load(file, func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] }, config.Flags{})
+	require.NoError(t, err)
+	f := newFixture(t)
+	reg := New(Deps{Store: f.store, Config: cfg, Window: func(string) int { return 8192 }}, State{SessionID: f.sess.ID, Model: "m"})
+	r, err := reg.Run(context.Background(), "/config")
+	require.NoError(t, err)
+	lines := map[string][]string{}
+	for _, l := range strings.Split(r.Report.Plain(), "\n") {
+		if fs := strings.Fields(strings.Trim(l, "│ ")); len(fs) == 3 {
+			lines[fs[0]] = fs[1:]
+		}
+	}
+	require.Equal(t, []string{"0.5", file + ":2"}, lines["summarize.soft_ratio"], "/config:\n%s", r.Report.Plain())
+	require.Equal(t, []string{"m", file + ":1"}, lines["model"])
+	require.Equal(t, []string{"0.9", "default"}, lines["summarize.hard_ratio"])
 }

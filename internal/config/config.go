@@ -11,13 +11,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2/unstable"
 )
 
 // Config is the effective configuration.
@@ -49,6 +49,9 @@ type Config struct {
 	// Sources maps each dotted key to where its value came from:
 	// "default", the config file path, "env NAME" or "flag --name".
 	Sources map[string]string `toml:"-"`
+	// Lines maps each key whose value came from File to the line that
+	// assigns it, as go-toml's parser saw it.
+	Lines map[string]int `toml:"-"`
 	// File is the config file that was read, or "" if there was none.
 	File string `toml:"-"`
 	// Warnings are problems worth telling the user about once, that do not
@@ -208,7 +211,7 @@ func StateDir(env Env) string {
 // ("" for the default path, which may be absent; a named file must exist).
 func Load(file string, env Env, flags Flags) (Config, error) {
 	cfg := Default()
-	cfg.Sources = map[string]string{}
+	cfg.Sources, cfg.Lines = map[string]string{}, map[string]int{}
 	explicit := file != ""
 	if !explicit {
 		file = DefaultPath(env)
@@ -253,7 +256,7 @@ func Load(file string, env Env, flags Flags) (Config, error) {
 	if cfg.DataDir == "" {
 		cfg.DataDir = DefaultDataDir(env)
 	}
-	if err := cfg.Validate(data); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return Config{}, err
 	}
 	cfg.Warnings = warnings(cfg)
@@ -288,76 +291,135 @@ func decodeFile(file string, data []byte, cfg *Config) error {
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(cfg); err != nil {
-		var strict *toml.StrictMissingError
-		if errors.As(err, &strict) && len(strict.Errors) > 0 {
-			de := strict.Errors[0]
-			line, _ := de.Position()
-			return &Error{File: file, Line: line, Key: strings.Join(de.Key(), "."), Msg: "unknown key", Err: err}
-		}
-		var de *toml.DecodeError
-		if errors.As(err, &de) {
-			line, _ := de.Position()
-			msg := strings.TrimPrefix(de.Error(), "toml: ")
-			return &Error{File: file, Line: line, Key: strings.Join(de.Key(), "."), Msg: msg, Err: err}
-		}
-		return &Error{File: file, Msg: strings.TrimPrefix(err.Error(), "toml: "), Err: err}
+		return decodeError(file, data, err)
 	}
-	for _, a := range assignments(data) {
-		cfg.Sources[a.key] = file
+	as, err := assignments(data)
+	if err != nil { // the decoder accepted it: not expected
+		return &Error{File: file, Msg: err.Error(), Err: err}
+	}
+	for _, a := range as {
+		if !a.table {
+			cfg.Sources[a.key] = file
+			cfg.Lines[a.key] = a.line
+		}
 	}
 	return nil
 }
 
-var (
-	tableRe = regexp.MustCompile(`^\s*\[([A-Za-z0-9_.\- ]+)\]\s*(#.*)?$`)
-	keyRe   = regexp.MustCompile(`^\s*([A-Za-z0-9_\-]+)\s*=`)
-)
-
-// assignment is a key assigned in a TOML document and its 1-based line.
-type assignment struct {
-	key  string // dotted: table.key
-	line int
+// decodeError says where a decode error is: file, line, and the whole
+// dotted key, which go-toml's own error only has in part for a key inside
+// an inline table.
+func decodeError(file string, data []byte, err error) error {
+	var (
+		strict *toml.StrictMissingError
+		de     *toml.DecodeError
+		msg    string
+	)
+	switch {
+	case errors.As(err, &strict) && len(strict.Errors) > 0:
+		de, msg = &strict.Errors[0], "unknown key"
+	case errors.As(err, &de):
+		msg = strings.TrimPrefix(de.Error(), "toml: ")
+	default: // go-toml gives no position for some (a number for a duration)
+		return &Error{File: file, Msg: strings.TrimPrefix(err.Error(), "toml: "), Err: err}
+	}
+	line, col := de.Position()
+	key := strings.Join(de.Key(), ".")
+	as, _ := assignments(data) // after a syntax error: what came before it
+	if a, ok := assignmentAt(as, line, col); ok {
+		key = a.key
+	}
+	return &Error{File: file, Line: line, Key: key, Msg: msg, Err: err}
 }
 
-// assignments lists the keys a config file assigns. It only needs the
-// simple layout a config file has (tables and key = value lines).
-func assignments(data []byte) []assignment {
+// assignment is a key a TOML document assigns (or a table it opens), with
+// where it is, as go-toml's parser saw it.
+type assignment struct {
+	key        string // dotted, unquoted: summarize.soft_ratio
+	line       int    // of the key
+	table      bool   // a [table] header or an inline table, not a value
+	start, end unstable.Position
+}
+
+// assignments lists the keys and tables a TOML document assigns, in order:
+// table headers, dotted keys, quoted keys and inline tables (whose own
+// keys follow it) all resolve to the full dotted key. On a syntax error it
+// returns what came before it, and the error.
+func assignments(data []byte) ([]assignment, error) {
+	var p unstable.Parser
+	p.Reset(data)
 	var out []assignment
-	table := ""
-	for i, line := range strings.Split(string(data), "\n") {
-		if m := tableRe.FindStringSubmatch(line); m != nil {
-			table = strings.TrimSpace(m[1])
-			continue
+	var table []string
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			var first, last *unstable.Node
+			table, first, last = splitKey(e.Key())
+			out = append(out, assignment{key: strings.Join(table, "."), line: p.Shape(first.Raw).Start.Line, table: true,
+				start: p.Shape(first.Raw).Start, end: p.Shape(last.Raw).End})
+		case unstable.KeyValue:
+			out = appendKeyValue(&p, out, table, e)
 		}
-		if m := keyRe.FindStringSubmatch(line); m != nil {
-			k := m[1]
-			if table != "" {
-				k = table + "." + k
+	}
+	return out, p.Error()
+}
+
+// appendKeyValue adds a key = value under prefix, and the keys of an
+// inline table value after it.
+func appendKeyValue(p *unstable.Parser, out []assignment, prefix []string, kv *unstable.Node) []assignment {
+	parts, first, _ := splitKey(kv.Key())
+	full := append(append([]string(nil), prefix...), parts...)
+	v := kv.Value()
+	whole := p.Shape(kv.Raw)
+	out = append(out, assignment{key: strings.Join(full, "."), line: p.Shape(first.Raw).Start.Line,
+		table: v.Kind == unstable.InlineTable, start: whole.Start, end: whole.End})
+	if v.Kind == unstable.InlineTable {
+		for it := v.Children(); it.Next(); {
+			if n := it.Node(); n.Kind == unstable.KeyValue {
+				out = appendKeyValue(p, out, full, n)
 			}
-			out = append(out, assignment{key: k, line: i + 1})
 		}
 	}
 	return out
 }
 
-// lineOf returns the line where a dotted key is assigned, or 0.
-func lineOf(data []byte, dotted string) int {
-	for _, a := range assignments(data) {
-		if a.key == dotted {
-			return a.line
+// splitKey returns a (dotted) key's parts, unquoted, and its first and last
+// part's nodes.
+func splitKey(it unstable.Iterator) (parts []string, first, last *unstable.Node) {
+	for it.Next() {
+		n := it.Node()
+		if first == nil {
+			first = n
 		}
+		last = n
+		parts = append(parts, string(n.Data))
 	}
-	return 0
+	return parts, first, last
 }
 
-// Validate checks ranges and relations between values. data is the config
-// file's text (may be nil) so that an error can name the line.
-func (c *Config) Validate(data []byte) error {
+// assignmentAt returns the innermost assignment whose text holds the
+// 1-based line and column (a decode error's position).
+func assignmentAt(as []assignment, line, col int) (assignment, bool) {
+	before := func(l1, c1, l2, c2 int) bool { return l1 < l2 || (l1 == l2 && c1 < c2) }
+	var found assignment
+	ok := false
+	for _, a := range as {
+		if !before(line, col, a.start.Line, a.start.Column) && before(line, col, a.end.Line, a.end.Column) {
+			found, ok = a, true // later ones are inside earlier ones
+		}
+	}
+	return found, ok
+}
+
+// Validate checks ranges and relations between values. An error about a
+// value from the config file names its line (Lines).
+func (c *Config) Validate() error {
 	bad := func(key, msg string) error {
 		e := &Error{Key: key, Msg: msg}
 		if src := c.Sources[key]; src == c.File && c.File != "" {
 			e.File = c.File
-			e.Line = lineOf(data, key)
+			e.Line = c.Lines[key]
 		} else if src != "" {
 			e.Msg += " (from " + src + ")"
 		}
@@ -420,8 +482,8 @@ func (c Config) SummaryModel() string {
 // Setting is one effective value and where it came from, for /config.
 type Setting struct{ Key, Value, Source string }
 
-// Settings lists every key with its effective value and source, sorted.
-// The API key is never shown, only whether it is set.
+// Settings lists every key with its effective value and source, sorted; a
+// value from the config file says its line (path:line). The API key is never shown, only whether it is set.
 func (c Config) Settings() []Setting {
 	vals := map[string]string{
 		"model":                             c.Model,
@@ -453,8 +515,11 @@ func (c Config) Settings() []Setting {
 	out := make([]Setting, 0, len(vals))
 	for k, v := range vals {
 		src := c.Sources[k]
-		if src == "" {
+		switch {
+		case src == "":
 			src = "default"
+		case src == c.File && c.Lines[k] > 0:
+			src += ":" + strconv.Itoa(c.Lines[k])
 		}
 		out = append(out, Setting{Key: k, Value: v, Source: src})
 	}

@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -151,8 +152,8 @@ func TestTimeoutsAndAnswerCap(t *testing.T) {
 	for _, s := range cfg.Settings() {
 		settings[s.Key] = s
 	}
-	require.Equal(t, Setting{Key: "request_idle_timeout", Value: "10m0s", Source: file}, settings["request_idle_timeout"])
-	require.Equal(t, Setting{Key: "max_answer_bytes", Value: "1000000", Source: file}, settings["max_answer_bytes"])
+	require.Equal(t, Setting{Key: "request_idle_timeout", Value: "10m0s", Source: file + ":2"}, settings["request_idle_timeout"])
+	require.Equal(t, Setting{Key: "max_answer_bytes", Value: "1000000", Source: file + ":3"}, settings["max_answer_bytes"])
 
 	tests := []struct{ text, wantErr string }{
 		{"request_idle_timeout = \"forever\"\n", `:1: request_idle_timeout: "forever" is not a duration such as "300s" or "5m" (with its unit, in quotes)`},
@@ -220,4 +221,96 @@ func TestToolCallCapFromFile(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 5, cfg.Tools.MaxCallsPerMessage)
 	require.Equal(t, file, cfg.Sources["tools.max_calls_per_message"])
+}
+
+// TestSourcesFromTheParser: every way TOML has of writing a key (a table
+// header, a dotted key, a quoted key, an inline table) gives /config the
+// file and line that set it.
+func TestSourcesFromTheParser(t *testing.T) {
+	t.Parallel()
+	text := `model = "m"
+summarize.soft_ratio = 0.5
+"summarize".'hard_ratio' = 0.8
+
+[tools]
+allow = [
+  "Bash",
+]
+max_calls_per_message = 7 # a comment
+`
+	tests := []struct {
+		name, text string
+		want       map[string]string // key -> "value @line" (0: default)
+	}{
+		{"dotted and quoted keys", text, map[string]string{
+			"model":                       "m @1",
+			"summarize.soft_ratio":        "0.5 @2",
+			"summarize.hard_ratio":        "0.8 @3",
+			"tools.allow":                 "Bash @6",
+			"tools.max_calls_per_message": "7 @9",
+			"summarize.trigger_threshold": "50 @0",
+		}},
+		{"inline tables", "tools = { allow = [\"Edit\"] }\nsummarize = { soft_ratio = 0.4, target_compression = 0.2,\n  preserve_recent = 3 }\n", map[string]string{
+			"tools.allow":                  "Edit @1",
+			"summarize.soft_ratio":         "0.4 @2",
+			"summarize.target_compression": "0.2 @2",
+			"summarize.preserve_recent":    "3 @3",
+			"summarize.hard_ratio":         "0.9 @0",
+		}},
+		{"table headers", "[summarize]\nmodel = \"s\"\n\"redact_secrets\" = false\n\n[ tools ]\nmax_calls_per_message = 3\n", map[string]string{
+			"summarize.model":             "s @2",
+			"summarize.redact_secrets":    "false @3",
+			"tools.max_calls_per_message": "3 @6",
+			"model":                       "gpt-4o-mini @0",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			file := writeFile(t, tt.text)
+			cfg, err := Load(file, envFrom(map[string]string{"HOME": t.TempDir()}), Flags{})
+			require.NoError(t, err)
+			got := map[string]Setting{}
+			for _, s := range cfg.Settings() {
+				got[s.Key] = s
+			}
+			for k, w := range tt.want {
+				val, line, _ := strings.Cut(w, " @")
+				src := "default"
+				if line != "0" {
+					src = file + ":" + line
+				}
+				require.Equal(t, Setting{Key: k, Value: val, Source: src}, got[k], "/config's line for %s", k)
+			}
+		})
+	}
+}
+
+// TestBadKeysNameTheirLine: a bad value is reported with the file, the
+// line and the whole dotted key, however the key was written.
+func TestBadKeysNameTheirLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, text, wantErr string
+	}{
+		{"dotted key out of range", "model = \"x\"\nsummarize.soft_ratio = 0.95\nsummarize.hard_ratio = 0.9\n",
+			":2: summarize.soft_ratio: must be below hard_ratio (0.90)"},
+		{"dotted key, unknown", "model = \"x\"\nsummarize.soft_ration = 0.5\n", ":2: summarize.soft_ration: unknown key"},
+		{"dotted key, wrong type", "model = \"x\"\nsummarize.soft_ratio = \"half\"\n",
+			":2: summarize.soft_ratio: cannot decode TOML string into struct field config.SummarizeConfig.SoftRatio of type float64"},
+		{"quoted dotted key, wrong type", "\n\"summarize\".'soft_ratio' = true\n", ":2: summarize.soft_ratio: cannot decode TOML boolean"},
+		{"table header, unknown table", "model = \"x\"\n[summarise]\nenabled = false\n", ":2: summarise: unknown key"},
+		{"inline table, unknown key", "model = \"x\"\nsummarize = { soft_ratio = 0.5, soft_ration = 0.5 }\n", ":2: summarize.soft_ration: unknown key"},
+		{"inline table, wrong type", "summarize = {\n  enabled = true,\n  soft_ratio = \"x\" }\n", ":3: summarize.soft_ratio: cannot decode TOML string"},
+		{"inline table, out of range", "model = \"x\"\nsummarize = { preserve_recent = -1 }\n", ":2: summarize.preserve_recent: must not be negative"},
+		{"array, wrong element", "[tools]\nallow = [\n  \"Bash\",\n  3,\n]\n", ":4: tools.allow: cannot decode TOML integer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			file := writeFile(t, tt.text)
+			_, err := Load(file, envFrom(map[string]string{"HOME": t.TempDir()}), Flags{})
+			require.ErrorContains(t, err, "config "+file+tt.wantErr)
+		})
+	}
 }
