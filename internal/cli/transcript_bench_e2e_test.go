@@ -30,7 +30,7 @@ import (
 //	go test ./internal/cli -run '^$' -bench 'HistoryPeakRSS|HistoryPlain|Import1MB' -benchtime 3x
 //
 // GENCODE_BENCH_BINARY=path/to/an/older/gencode measures that build
-// instead (HistoryPeakRSS).
+// instead.
 
 // benchHome is a data directory holding one session of n messages that
 // look like a coding session (~1.2 KB a message), and that session's id.
@@ -93,11 +93,7 @@ func benchHome(b *testing.B, n int) (home, id string) {
 // measure (an older build, for a before and after).
 func runChild(b *testing.B, home string, args ...string) (out int64, wall time.Duration, rssMB float64) {
 	b.Helper()
-	bin := binary
-	if other := os.Getenv("GENCODE_BENCH_BINARY"); other != "" {
-		bin = other
-	}
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(benchBinary(), args...)
 	cmd.Dir = filepath.Join(home, "project")
 	cmd.Env = []string{"HOME=" + home, "GENCODE_HOME=" + filepath.Join(home, "data"), "PATH=" + os.Getenv("PATH"),
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_STATE_HOME=" + filepath.Join(home, ".state")}
@@ -110,6 +106,15 @@ func runChild(b *testing.B, home string, args ...string) (out int64, wall time.D
 	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	require.True(b, ok, "no rusage")
 	return cw.n, wall, float64(ru.Maxrss) / 1024 // Linux: KB
+}
+
+// benchBinary is the binary the benchmarks measure: the one built for the
+// tests, or GENCODE_BENCH_BINARY.
+func benchBinary() string {
+	if other := os.Getenv("GENCODE_BENCH_BINARY"); other != "" {
+		return other
+	}
+	return binary
 }
 
 type countWriter struct{ n int64 }
@@ -179,7 +184,7 @@ func BenchmarkImport1MB(b *testing.B) {
 	require.NoError(b, os.WriteFile(file, importFile(144, 1<<20), 0o600))
 	var cpu, wall time.Duration
 	for b.Loop() {
-		cmd := exec.Command(binary, "import", file)
+		cmd := exec.Command(benchBinary(), "import", file)
 		cmd.Dir = filepath.Join(home, "project")
 		cmd.Env = []string{"HOME=" + home, "GENCODE_HOME=" + filepath.Join(home, "data"), "PATH=" + os.Getenv("PATH")}
 		start := time.Now()
