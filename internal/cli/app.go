@@ -49,7 +49,9 @@ type app struct {
 	dark      bool
 }
 
-func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags) (*app, error) {
+// newApp wires one run. Reading commands pass session.ForReading: a data
+// directory that cannot be written is then read read-only.
+func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, opts ...session.Option) (*app, error) {
 	cfg, err := loadConfig(env, cmd, g)
 	if err != nil {
 		return nil, err
@@ -67,9 +69,12 @@ func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags) (*
 	for _, w := range cfg.Warnings {
 		fmt.Fprintln(env.Stderr, "gencode: warning: "+oneLine(w))
 	}
-	store, err := session.Open(ctx, cfg.DataDir)
+	store, err := session.Open(ctx, cfg.DataDir, opts...)
 	if err != nil {
 		return nil, err
+	}
+	if n := store.Notice(); n != "" {
+		fmt.Fprintln(env.Stderr, "gencode: warning: the data directory is read-only: "+n)
 	}
 	return &app{env: env, cfg: cfg, store: store, cwd: cwd, tokens: &tokens.Cache{}, stderr: env.Stderr}, nil
 }
@@ -375,6 +380,11 @@ func userMessage(err error) string {
 		return detail(err)
 	case errors.Is(err, session.ErrInUse):
 		return detail(err) + "; wait for it, or use a new session"
+	case errors.Is(err, session.ErrDiskFull):
+		return diskFullMessage(err)
+	case errors.Is(err, session.ErrReadOnly):
+		return "cannot write the session store: " + detail(err) +
+			" (sessions, history and export still read it; make the data directory writable, or use --data-dir)"
 	case errors.Is(err, agent.ErrCanceled), errors.Is(err, context.Canceled):
 		return "canceled"
 	case errors.As(err, &apiErr):
@@ -384,6 +394,35 @@ func userMessage(err error) string {
 }
 
 func detail(err error) string { return oneLine(err.Error()) }
+
+// diskFullMessage says that the disk is full, where, and what the
+// database said (SQLite calls a full disk "disk I/O error" when the WAL's
+// shared memory cannot grow).
+func diskFullMessage(err error) string {
+	var se *session.StorageError
+	if !errors.As(err, &se) {
+		return "no space left on device: " + detail(err)
+	}
+	free := ""
+	if se.Free >= 0 {
+		free = fmt.Sprintf(" (%s free)", byteSize(se.Free))
+	}
+	return fmt.Sprintf("no space left on device: the disk holding %s is full%s; free some space and try again (%s)",
+		se.Path, free, detail(err))
+}
+
+// byteSize is n bytes for a person: 0 B, 12 KB, 3.4 MB.
+func byteSize(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%d KB", n>>10)
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+}
 
 // sent says what an endpoint sent instead of an OpenAI answer: status,
 // redirect target, content type and the first bytes, made printable.

@@ -46,13 +46,19 @@ func newHistoryCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command 
 		Short: "Show a session's summaries and messages",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withApp(ctx, env, cmd, g, func(a *app) error {
+			return withReadApp(ctx, env, cmd, g, func(a *app) error {
 				sess, err := a.sessionFor(ctx, o.id)
 				if err != nil {
 					return err
 				}
 				if o.asJSON {
 					return a.historyJSON(ctx, sess)
+				}
+				if o.search != "" && a.store.ReadOnly() {
+					// The index cannot catch up: say what is not searched.
+					if n, err := a.store.IndexBacklog(ctx); err == nil && n > 0 {
+						fmt.Fprintf(a.stderr, "gencode: note: the data directory is read-only; %d recent messages are not in the search index and were not searched\n", n)
+					}
 				}
 				rep, err := commands.History(ctx, a.store, a.searchFunc(), sess.ID, commands.HistoryOptions{
 					Full: o.full, Expand: o.expand, Search: o.search, Recent: o.recent})
@@ -101,7 +107,7 @@ func newExportCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 			if format != "md" && format != "jsonl" {
 				return &usageError{fmt.Errorf("--format must be md or jsonl, not %q", format)}
 			}
-			a, err := newApp(ctx, env, cmd, g)
+			a, err := newApp(ctx, env, cmd, g, session.ForReading())
 			if err != nil {
 				return err
 			}

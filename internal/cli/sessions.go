@@ -6,6 +6,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gencode/gencode/internal/session"
 )
 
 func subcommands(ctx context.Context, env Env, g *globalFlags) []*cobra.Command {
@@ -22,7 +24,7 @@ func newSessionsCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command
 		Short: "List sessions (id, updated, messages, title)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withApp(ctx, env, cmd, g, func(a *app) error {
+			return withReadApp(ctx, env, cmd, g, func(a *app) error {
 				list, err := a.store.Sessions(ctx, limit)
 				if err != nil {
 					return err
@@ -42,7 +44,17 @@ func newSessionsCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command
 
 // withApp runs f with the wiring of one subcommand run and closes it.
 func withApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, f func(a *app) error) error {
-	a, err := newApp(ctx, env, cmd, g)
+	return withAppOpts(ctx, env, cmd, g, f)
+}
+
+// withReadApp is withApp for a command that only reads: it works on a
+// data directory that cannot be written.
+func withReadApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, f func(a *app) error) error {
+	return withAppOpts(ctx, env, cmd, g, f, session.ForReading())
+}
+
+func withAppOpts(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, f func(a *app) error, opts ...session.Option) error {
+	a, err := newApp(ctx, env, cmd, g, opts...)
 	if err != nil {
 		return err
 	}

@@ -126,11 +126,11 @@ func (s *Store) Lease(ctx context.Context, sessionID string, wait time.Duration)
 	}
 	id := sess.ID
 	if s.readOnly {
-		return nil, fmt.Errorf("take session %s: %w", id, ErrReadOnly)
+		return nil, s.errorf("take session %s: %w", id, ErrReadOnly)
 	}
 	dir := filepath.Join(filepath.Dir(s.path), "locks")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("take session %s: %w", id, err)
+		return nil, s.errorf("take session %s: %w", id, err)
 	}
 	path := filepath.Join(dir, lockName(id))
 	start := time.Now()
@@ -138,7 +138,7 @@ func (s *Store) Lease(ctx context.Context, sessionID string, wait time.Duration)
 	for {
 		ok, err := s.tryLease(id, path)
 		if err != nil {
-			return nil, fmt.Errorf("take session %s: %w", id, err)
+			return nil, s.errorf("take session %s: %w", id, err)
 		}
 		if ok {
 			return &Lease{s: s, id: id}, nil
@@ -151,7 +151,7 @@ func (s *Store) Lease(ctx context.Context, sessionID string, wait time.Duration)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, fmt.Errorf("take session %s: %w", id, ctx.Err())
+			return nil, s.errorf("take session %s: %w", id, ctx.Err())
 		case <-t.C:
 		}
 		poll = min(2*poll, 200*time.Millisecond)

@@ -157,7 +157,7 @@ func (s *Store) IndexBacklog(ctx context.Context) (int64, error) {
 	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM messages
 		WHERE id > (SELECT indexed_through FROM message_search_state)`).Scan(&n)
 	if err != nil {
-		return 0, fmt.Errorf("count unindexed messages: %w", err)
+		return 0, s.errorf("count unindexed messages: %w", err)
 	}
 	return n, nil
 }
@@ -172,11 +172,14 @@ func (s *Store) CatchUpIndex(ctx context.Context) (int, error) { return s.catchU
 // yield it stops as soon as a message is appended meanwhile: the
 // background indexer gives way to a session that is writing.
 func (s *Store) catchUp(ctx context.Context, yield bool) (int, error) {
+	if s.readOnly {
+		return 0, nil // searches see what is indexed already
+	}
 	total := 0
 	start := int64(-1)
 	for {
 		if err := ctx.Err(); err != nil {
-			return total, fmt.Errorf("index messages: %w", err)
+			return total, s.errorf("index messages: %w", err)
 		}
 		top, through, err := s.indexState(ctx)
 		if err != nil || top <= through {
@@ -201,7 +204,7 @@ func (s *Store) indexState(ctx context.Context) (top, through int64, err error) 
 	err = s.db.QueryRowContext(ctx, `SELECT (SELECT coalesce(max(id), 0) FROM messages),
 		(SELECT indexed_through FROM message_search_state)`).Scan(&top, &through)
 	if err != nil {
-		return 0, 0, fmt.Errorf("read index watermark: %w", err)
+		return 0, 0, s.errorf("read index watermark: %w", err)
 	}
 	return top, through, nil
 }
@@ -212,24 +215,24 @@ func (s *Store) indexState(ctx context.Context) (top, through int64, err error) 
 func (s *Store) indexBatch(ctx context.Context, maxRows int, maxBytes int64) (int, error) {
 	tx, err := s.db.BeginTx(ctx, nil) // BEGIN IMMEDIATE (see Open): one writer
 	if err != nil {
-		return 0, fmt.Errorf("index messages: %w", err)
+		return 0, s.errorf("index messages: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
 	var from int64
 	if err := tx.QueryRowContext(ctx, `SELECT indexed_through FROM message_search_state`).Scan(&from); err != nil {
-		return 0, fmt.Errorf("index messages: read watermark: %w", err)
+		return 0, s.errorf("index messages: read watermark: %w", err)
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT id, octet_length(content) + coalesce(octet_length(full_content), 0)
 		+ coalesce(octet_length(tool_calls), 0) FROM messages WHERE id > ? ORDER BY id LIMIT ?`, from, maxRows)
 	if err != nil {
-		return 0, fmt.Errorf("index messages after %d: %w", from, err)
+		return 0, s.errorf("index messages after %d: %w", from, err)
 	}
 	through, n, size := from, 0, int64(0)
 	for rows.Next() {
 		var id, bytes int64
 		if err := rows.Scan(&id, &bytes); err != nil {
 			rows.Close()
-			return 0, fmt.Errorf("index messages after %d: %w", from, err)
+			return 0, s.errorf("index messages after %d: %w", from, err)
 		}
 		if n > 0 && size+bytes > maxBytes {
 			break
@@ -239,20 +242,20 @@ func (s *Store) indexBatch(ctx context.Context, maxRows int, maxBytes int64) (in
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("index messages after %d: %w", from, err)
+		return 0, s.errorf("index messages after %d: %w", from, err)
 	}
 	if n == 0 {
 		return 0, nil
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO message_search(rowid, sid, body, tools)
 		SELECT id, sid, body, tools FROM message_search_docs WHERE id > ? AND id <= ?`, from, through); err != nil {
-		return 0, fmt.Errorf("index messages %d-%d: %w", from+1, through, err)
+		return 0, s.errorf("index messages %d-%d: %w", from+1, through, err)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE message_search_state SET indexed_through = ?`, through); err != nil {
-		return 0, fmt.Errorf("index messages %d-%d: move watermark: %w", from+1, through, err)
+		return 0, s.errorf("index messages %d-%d: move watermark: %w", from+1, through, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("index messages %d-%d: %w", from+1, through, err)
+		return 0, s.errorf("index messages %d-%d: %w", from+1, through, err)
 	}
 	return n, nil
 }
@@ -262,17 +265,17 @@ func (s *Store) indexBatch(ctx context.Context, maxRows int, maxBytes int64) (in
 func (s *Store) RebuildIndex(ctx context.Context) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("rebuild search index: %w", err)
+		return s.errorf("rebuild search index: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO message_search(message_search) VALUES('delete-all')`); err != nil {
-		return fmt.Errorf("rebuild search index: %w", err)
+		return s.errorf("rebuild search index: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE message_search_state SET indexed_through = 0`); err != nil {
-		return fmt.Errorf("rebuild search index: %w", err)
+		return s.errorf("rebuild search index: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("rebuild search index: %w", err)
+		return s.errorf("rebuild search index: %w", err)
 	}
 	return nil
 }
@@ -326,7 +329,7 @@ func (s *Store) runIndexer(ctx context.Context, ticks <-chan time.Time, onErr fu
 				n, err = s.catchUp(ctx, !forced)
 				if err == nil && n > 0 {
 					if _, cerr := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`); cerr != nil {
-						err = fmt.Errorf("checkpoint: %w", cerr)
+						err = s.errorf("checkpoint: %w", cerr)
 					}
 				}
 			}
@@ -392,7 +395,7 @@ func (s *Store) SearchWith(ctx context.Context, q SearchQuery) ([]Hit, int, erro
 		return nil, 0, nil
 	}
 	if _, err := s.CatchUpIndex(ctx); err != nil {
-		return nil, 0, fmt.Errorf("search %q: %w", q.Text, err)
+		return nil, 0, s.errorf("search %q: %w", q.Text, err)
 	}
 	scope := q.scope
 	for _, expr := range allWords(terms) {

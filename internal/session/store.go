@@ -24,9 +24,12 @@ type Store struct {
 	db   *sql.DB
 	path string
 	now  func() time.Time
-	// readOnly: opened read-only (see ForReading); writes fail.
-	readOnly bool
-	leases   leases
+	// forReading: ForReading was given; readOnly: the store was opened
+	// read-only (writes fail with ErrReadOnly); notice: see Notice.
+	forReading bool
+	readOnly   bool
+	notice     string
+	leases     leases
 }
 
 // Option configures a Store.
@@ -35,40 +38,145 @@ type Option func(*Store)
 // WithClock injects the clock (tests).
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
-// Open opens (creating if needed) the store in dir. The directory is made
-// private (0700) and the database file 0600: sessions hold code and output.
+// Open opens (creating if needed) the store in dir. The directory and the
+// database file are made private (no group or other access): sessions hold
+// code and output.
 func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
+	s := &Store{path: filepath.Join(dir, FileName), now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	err := s.openWritable(ctx, dir)
+	if err == nil {
+		return s, nil
+	}
+	if !s.forReading || !readableAnyway(s.path, err) {
+		return nil, err
+	}
+	if rerr := s.openReadOnly(ctx); rerr != nil {
+		return nil, fmt.Errorf("%w (read-only: %v)", err, rerr)
+	}
+	return s, nil
+}
+
+// ForReading is the Option of a command that only reads (sessions,
+// history, export): when the data directory or the database cannot be
+// written (a read-only directory, file or mount; a full disk), the store
+// is opened read-only instead of failing. ReadOnly tells which it got.
+func ForReading() Option { return func(s *Store) { s.forReading = true } }
+
+// ReadOnly reports whether the store was opened read-only (ForReading).
+func (s *Store) ReadOnly() bool { return s.readOnly }
+
+// Notice says what a read-only store cannot show ("" when nothing): the
+// latest changes, when they sit in a write-ahead log it cannot read.
+func (s *Store) Notice() string { return s.notice }
+
+func (s *Store) openWritable(ctx context.Context, dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create data dir %s: %w", dir, err)
+		return classify(s.path, fmt.Errorf("create data dir %s: %w", dir, err))
 	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("make data dir %s private: %w", dir, err)
+	if err := private(dir); err != nil {
+		return classify(s.path, fmt.Errorf("make data dir %s private: %w", dir, err))
 	}
-	path := filepath.Join(dir, FileName)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := os.OpenFile(s.path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+		return classify(s.path, fmt.Errorf("open database %s: %w", s.path, err))
 	}
 	_ = f.Close()
-	if err := os.Chmod(path, 0o600); err != nil {
-		return nil, fmt.Errorf("make database %s private: %w", path, err)
+	if err := private(s.path); err != nil {
+		return classify(s.path, fmt.Errorf("make database %s private: %w", s.path, err))
 	}
-	dsn := "file:" + path + "?_txlock=immediate" +
+	dsn := "file:" + s.path + "?_txlock=immediate" +
 		"&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
 		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+		return classify(s.path, fmt.Errorf("open database %s: %w", s.path, err))
 	}
-	s := &Store{db: db, path: path, now: time.Now}
-	for _, o := range opts {
-		o(s)
-	}
+	s.db = db
 	if err := s.migrate(ctx); err != nil {
 		_ = db.Close()
-		return nil, fmt.Errorf("migrate database %s: %w", path, err)
+		return classify(s.path, fmt.Errorf("migrate database %s: %w", s.path, err))
 	}
-	return s, nil
+	return nil
+}
+
+// private takes group and other access away from a file or directory; the
+// owner's own bits stay as they are (a directory made read-only on
+// purpose stays read-only).
+func private(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return os.Chmod(path, perm&0o700)
+	}
+	return nil
+}
+
+// readableAnyway reports whether a database that could not be opened for
+// writing (err) may still be read: it exists, and writing failed for want
+// of permission or space.
+func readableAnyway(path string, err error) bool {
+	if fi, serr := os.Stat(path); serr != nil || fi.Size() == 0 {
+		return false
+	}
+	return errors.Is(err, ErrReadOnly) || errors.Is(err, ErrDiskFull) || sqliteCode(err)&0xff == sqliteCantOpen
+}
+
+// openReadOnly opens the database without writing anything: no migration,
+// no journal mode change, no file created. A write-ahead log with changes
+// is read through its shared-memory file (read-only is enough); without
+// one, the database is opened immutable (no locks, no shared memory),
+// since nothing can change it: nobody can write in that directory.
+func (s *Store) openReadOnly(ctx context.Context) error {
+	base := "file:" + s.path + "?mode=ro&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
+	walBusy := false
+	if fi, err := os.Stat(s.path + "-wal"); err == nil && fi.Size() > 0 {
+		walBusy = true
+	}
+	var errs []error
+	for _, immutable := range []bool{false, true} {
+		if !immutable && !walBusy {
+			continue
+		}
+		dsn := base
+		if immutable {
+			dsn += "&immutable=1"
+		}
+		db, err := sql.Open("sqlite", dsn)
+		if err == nil {
+			s.db = db
+			if err = s.checkVersion(ctx); err == nil {
+				s.readOnly = true
+				if immutable && walBusy {
+					s.notice = fmt.Sprintf("the latest changes, in %s-wal, cannot be read without %s-shm in a read-only directory", FileName, FileName)
+				}
+				return nil
+			}
+			_ = db.Close()
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// checkVersion is migrate for a read-only store: the schema must be this
+// gencode's already.
+func (s *Store) checkVersion(ctx context.Context) error {
+	var version int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	switch {
+	case version > len(migrations):
+		return fmt.Errorf("schema version %d is newer than this gencode (%d): upgrade gencode", version, len(migrations))
+	case version < len(migrations):
+		return fmt.Errorf("schema version %d needs an upgrade, which needs write access: %w", version, ErrReadOnly)
+	}
+	return nil
 }
 
 // Path is the database file's path.
@@ -179,7 +287,7 @@ func (s *Store) CreateSession(ctx context.Context, cwd, model string) (Session, 
 		`INSERT INTO sessions(id, created_at, updated_at, cwd, model) VALUES(?,?,?,?,?)`,
 		sess.ID, unixMilli(now), unixMilli(now), cwd, model)
 	if err != nil {
-		return Session{}, fmt.Errorf("create session: %w", err)
+		return Session{}, s.errorf("create session: %w", err)
 	}
 	return sess, nil
 }
@@ -198,29 +306,29 @@ func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	id = strings.TrimSpace(id)
 	if id == "" {
-		return Session{}, fmt.Errorf("session %q: %w", id, ErrNotFound)
+		return Session{}, s.errorf("session %q: %w", id, ErrNotFound)
 	}
 	rows, err := s.db.QueryContext(ctx,
 		`SELECT `+sessionCols+` FROM sessions WHERE id = ? OR substr(id, 1, ?) = ? ORDER BY id = ? DESC LIMIT 2`,
 		id, len(id), id, id)
 	if err != nil {
-		return Session{}, fmt.Errorf("find session %s: %w", id, err)
+		return Session{}, s.errorf("find session %s: %w", id, err)
 	}
 	defer rows.Close()
 	var found []Session
 	for rows.Next() {
 		sess, err := scanSession(rows)
 		if err != nil {
-			return Session{}, fmt.Errorf("find session %s: %w", id, err)
+			return Session{}, s.errorf("find session %s: %w", id, err)
 		}
 		found = append(found, sess)
 	}
 	if err := rows.Err(); err != nil {
-		return Session{}, fmt.Errorf("find session %s: %w", id, err)
+		return Session{}, s.errorf("find session %s: %w", id, err)
 	}
 	switch {
 	case len(found) == 0:
-		return Session{}, fmt.Errorf("session %s: %w", id, ErrNotFound)
+		return Session{}, s.errorf("session %s: %w", id, ErrNotFound)
 	case len(found) > 1 && found[0].ID != id:
 		return Session{}, s.ambiguous(ctx, id)
 	}
@@ -233,18 +341,18 @@ func (s *Store) ambiguous(ctx context.Context, prefix string) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE substr(id, 1, ?) = ?
 		ORDER BY updated_at DESC, rowid DESC LIMIT ?`, len(prefix), prefix, MaxAmbiguous+1)
 	if err != nil {
-		return fmt.Errorf("find sessions %s: %w", prefix, err)
+		return s.errorf("find sessions %s: %w", prefix, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		sess, err := scanSession(rows)
 		if err != nil {
-			return fmt.Errorf("find sessions %s: %w", prefix, err)
+			return s.errorf("find sessions %s: %w", prefix, err)
 		}
 		e.Matches = append(e.Matches, sess)
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("find sessions %s: %w", prefix, err)
+		return s.errorf("find sessions %s: %w", prefix, err)
 	}
 	if len(e.Matches) > MaxAmbiguous {
 		e.Matches, e.More = e.Matches[:MaxAmbiguous], true
@@ -257,10 +365,10 @@ func (s *Store) LatestSession(ctx context.Context, cwd string) (Session, error) 
 	sess, err := scanSession(s.db.QueryRowContext(ctx,
 		`SELECT `+sessionCols+` FROM sessions WHERE cwd = ? ORDER BY updated_at DESC, rowid DESC LIMIT 1`, cwd))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Session{}, fmt.Errorf("no session in %s: %w", cwd, ErrNotFound)
+		return Session{}, s.errorf("no session in %s: %w", cwd, ErrNotFound)
 	}
 	if err != nil {
-		return Session{}, fmt.Errorf("find latest session in %s: %w", cwd, err)
+		return Session{}, s.errorf("find latest session in %s: %w", cwd, err)
 	}
 	return sess, nil
 }
@@ -273,19 +381,19 @@ func (s *Store) Sessions(ctx context.Context, limit int) ([]Session, error) {
 	rows, err := s.db.QueryContext(ctx,
 		`SELECT `+sessionCols+` FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT ?`, limit)
 	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
+		return nil, s.errorf("list sessions: %w", err)
 	}
 	defer rows.Close()
 	var out []Session
 	for rows.Next() {
 		sess, err := scanSession(rows)
 		if err != nil {
-			return nil, fmt.Errorf("list sessions: %w", err)
+			return nil, s.errorf("list sessions: %w", err)
 		}
 		out = append(out, sess)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
+		return nil, s.errorf("list sessions: %w", err)
 	}
 	return out, nil
 }
@@ -294,7 +402,7 @@ func (s *Store) Sessions(ctx context.Context, limit int) ([]Session, error) {
 func (s *Store) SetTitle(ctx context.Context, id, title string) error {
 	_, err := s.db.ExecContext(ctx, `UPDATE sessions SET title = ? WHERE id = ?`, title, id)
 	if err != nil {
-		return fmt.Errorf("set title of session %s: %w", id, err)
+		return s.errorf("set title of session %s: %w", id, err)
 	}
 	return nil
 }
@@ -303,7 +411,7 @@ func (s *Store) SetTitle(ctx context.Context, id, title string) error {
 func (s *Store) SetModel(ctx context.Context, id, model string) error {
 	_, err := s.db.ExecContext(ctx, `UPDATE sessions SET model = ? WHERE id = ?`, model, id)
 	if err != nil {
-		return fmt.Errorf("set model of session %s: %w", id, err)
+		return s.errorf("set model of session %s: %w", id, err)
 	}
 	return nil
 }
@@ -317,21 +425,21 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...Message) (
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
+		return nil, s.errorf("append to session %s: %w", sessionID, err)
 	}
 	defer func() { _ = tx.Rollback() }()
 	var last int64
 	if err := tx.QueryRowContext(ctx, `SELECT last_seq FROM sessions WHERE id = ?`, sessionID).Scan(&last); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("append to session %s: %w", sessionID, ErrNotFound)
+			return nil, s.errorf("append to session %s: %w", sessionID, ErrNotFound)
 		}
-		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
+		return nil, s.errorf("append to session %s: %w", sessionID, err)
 	}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO messages
 		(session_id, seq, role, content, full_content, tool_calls, tool_call_id, name, tokens, created_at, meta)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
 	if err != nil {
-		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
+		return nil, s.errorf("append to session %s: %w", sessionID, err)
 	}
 	defer stmt.Close()
 	now := s.now()
@@ -344,7 +452,7 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...Message) (
 		}
 		calls, meta, err := encodeExtras(m)
 		if err != nil {
-			return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
+			return nil, s.errorf("append to session %s: %w", sessionID, err)
 		}
 		var full any
 		if m.Full != "" {
@@ -352,17 +460,17 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...Message) (
 		}
 		if _, err := stmt.ExecContext(ctx, sessionID, m.Seq, string(m.Role), m.Content, full, calls,
 			m.ToolCallID, m.Name, m.Tokens, unixMilli(m.Time), meta); err != nil {
-			return nil, fmt.Errorf("append message %d to session %s: %w", m.Seq, sessionID, err)
+			return nil, s.errorf("append message %d to session %s: %w", m.Seq, sessionID, err)
 		}
 		out[i] = m
 	}
 	if _, err := tx.ExecContext(ctx,
 		`UPDATE sessions SET last_seq = ?, message_count = message_count + ?, updated_at = ? WHERE id = ?`,
 		last, len(msgs), unixMilli(now), sessionID); err != nil {
-		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
+		return nil, s.errorf("append to session %s: %w", sessionID, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
+		return nil, s.errorf("append to session %s: %w", sessionID, err)
 	}
 	return out, nil
 }
@@ -437,7 +545,7 @@ func (s *Store) Messages(ctx context.Context, sessionID string, from, to int64) 
 	msgs, err := s.queryMessages(ctx, `SELECT `+messageCols+` FROM messages
 		WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq`, sessionID, from, to)
 	if err != nil {
-		return nil, fmt.Errorf("load messages %d-%d of session %s: %w", from, to, sessionID, err)
+		return nil, s.errorf("load messages %d-%d of session %s: %w", from, to, sessionID, err)
 	}
 	return msgs, nil
 }
@@ -447,7 +555,7 @@ func (s *Store) Tail(ctx context.Context, sessionID string, n int) ([]Message, e
 	msgs, err := s.queryMessages(ctx, `SELECT * FROM (SELECT `+messageCols+` FROM messages
 		WHERE session_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq`, sessionID, n)
 	if err != nil {
-		return nil, fmt.Errorf("load last %d messages of session %s: %w", n, sessionID, err)
+		return nil, s.errorf("load last %d messages of session %s: %w", n, sessionID, err)
 	}
 	return msgs, nil
 }
@@ -462,7 +570,7 @@ func (s *Store) Summaries(ctx context.Context, sessionID string, all bool) ([]Su
 	q += ` ORDER BY from_seq, created_at`
 	rows, err := s.db.QueryContext(ctx, q, sessionID)
 	if err != nil {
-		return nil, fmt.Errorf("load summaries of session %s: %w", sessionID, err)
+		return nil, s.errorf("load summaries of session %s: %w", sessionID, err)
 	}
 	defer rows.Close()
 	var out []Summary
@@ -470,17 +578,17 @@ func (s *Store) Summaries(ctx context.Context, sessionID string, all bool) ([]Su
 		var data string
 		var sup sql.NullString
 		if err := rows.Scan(&data, &sup); err != nil {
-			return nil, fmt.Errorf("load summaries of session %s: %w", sessionID, err)
+			return nil, s.errorf("load summaries of session %s: %w", sessionID, err)
 		}
 		var sum Summary
 		if err := json.Unmarshal([]byte(data), &sum); err != nil {
-			return nil, fmt.Errorf("decode summary of session %s: %w", sessionID, err)
+			return nil, s.errorf("decode summary of session %s: %w", sessionID, err)
 		}
 		sum.SupersededBy = sup.String
 		out = append(out, sum)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load summaries of session %s: %w", sessionID, err)
+		return nil, s.errorf("load summaries of session %s: %w", sessionID, err)
 	}
 	return out, nil
 }
@@ -493,7 +601,7 @@ func (s *Store) Summaries(ctx context.Context, sessionID string, all bool) ([]Su
 // deletion is recorded.
 func (s *Store) ApplySummary(ctx context.Context, sum Summary, replaces []string, deleteOriginals bool) (Summary, error) {
 	if sum.FromSeq < 1 || sum.ToSeq < sum.FromSeq {
-		return Summary{}, fmt.Errorf("apply summary: bad range %d-%d", sum.FromSeq, sum.ToSeq)
+		return Summary{}, s.errorf("apply summary: bad range %d-%d", sum.FromSeq, sum.ToSeq)
 	}
 	if sum.ID == "" {
 		sum.ID = newID()
@@ -503,18 +611,18 @@ func (s *Store) ApplySummary(ctx context.Context, sum Summary, replaces []string
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return Summary{}, fmt.Errorf("apply summary %s: %w", sum.ID, err)
+		return Summary{}, s.errorf("apply summary %s: %w", sum.ID, err)
 	}
 	defer func() { _ = tx.Rollback() }()
 	var lastSeq int64
 	if err := tx.QueryRowContext(ctx, `SELECT last_seq FROM sessions WHERE id = ?`, sum.SessionID).Scan(&lastSeq); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return Summary{}, fmt.Errorf("apply summary: session %s: %w", sum.SessionID, ErrNotFound)
+			return Summary{}, s.errorf("apply summary: session %s: %w", sum.SessionID, ErrNotFound)
 		}
-		return Summary{}, fmt.Errorf("apply summary %s: %w", sum.ID, err)
+		return Summary{}, s.errorf("apply summary %s: %w", sum.ID, err)
 	}
 	if sum.ToSeq > lastSeq {
-		return Summary{}, fmt.Errorf("apply summary: range %d-%d is past the log's end %d", sum.FromSeq, sum.ToSeq, lastSeq)
+		return Summary{}, s.errorf("apply summary: range %d-%d is past the log's end %d", sum.FromSeq, sum.ToSeq, lastSeq)
 	}
 	replaced := map[string]bool{}
 	for _, id := range replaces {
@@ -523,41 +631,41 @@ func (s *Store) ApplySummary(ctx context.Context, sum Summary, replaces []string
 	rows, err := tx.QueryContext(ctx, `SELECT id FROM summaries WHERE session_id = ? AND superseded_by IS NULL
 		AND from_seq <= ? AND to_seq >= ?`, sum.SessionID, sum.ToSeq, sum.FromSeq)
 	if err != nil {
-		return Summary{}, fmt.Errorf("apply summary %s: %w", sum.ID, err)
+		return Summary{}, s.errorf("apply summary %s: %w", sum.ID, err)
 	}
 	var overlapping []string
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
 			rows.Close()
-			return Summary{}, fmt.Errorf("apply summary %s: %w", sum.ID, err)
+			return Summary{}, s.errorf("apply summary %s: %w", sum.ID, err)
 		}
 		overlapping = append(overlapping, id)
 	}
 	rows.Close()
 	for _, id := range overlapping {
 		if !replaced[id] {
-			return Summary{}, fmt.Errorf("apply summary %d-%d: overlaps summary %s: %w", sum.FromSeq, sum.ToSeq, id, ErrRangeTaken)
+			return Summary{}, s.errorf("apply summary %d-%d: overlaps summary %s: %w", sum.FromSeq, sum.ToSeq, id, ErrRangeTaken)
 		}
 	}
 	for id := range replaced {
 		res, err := tx.ExecContext(ctx, `UPDATE summaries SET superseded_by = ? WHERE id = ? AND session_id = ? AND superseded_by IS NULL`,
 			sum.ID, id, sum.SessionID)
 		if err != nil {
-			return Summary{}, fmt.Errorf("apply summary %s: supersede %s: %w", sum.ID, id, err)
+			return Summary{}, s.errorf("apply summary %s: supersede %s: %w", sum.ID, id, err)
 		}
 		if n, _ := res.RowsAffected(); n != 1 {
-			return Summary{}, fmt.Errorf("apply summary %s: summary %s is not active: %w", sum.ID, id, ErrRangeTaken)
+			return Summary{}, s.errorf("apply summary %s: summary %s is not active: %w", sum.ID, id, ErrRangeTaken)
 		}
 	}
 	sum.SupersededBy = ""
 	data, err := json.Marshal(sum)
 	if err != nil {
-		return Summary{}, fmt.Errorf("encode summary %s: %w", sum.ID, err)
+		return Summary{}, s.errorf("encode summary %s: %w", sum.ID, err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO summaries(id, session_id, from_seq, to_seq, created_at, data)
 		VALUES(?,?,?,?,?,?)`, sum.ID, sum.SessionID, sum.FromSeq, sum.ToSeq, unixMilli(sum.GeneratedAt), string(data)); err != nil {
-		return Summary{}, fmt.Errorf("store summary %s: %w", sum.ID, err)
+		return Summary{}, s.errorf("store summary %s: %w", sum.ID, err)
 	}
 	if deleteOriginals {
 		meta := `json_set(coalesce(meta, '{}'), '$.deleted', json('true'))`
@@ -565,19 +673,19 @@ func (s *Store) ApplySummary(ctx context.Context, sum Summary, replaces []string
 			full_content = NULL, meta = `+meta+` WHERE session_id = ? AND seq BETWEEN ? AND ?`,
 			sum.SessionID, sum.FromSeq, sum.ToSeq)
 		if err != nil {
-			return Summary{}, fmt.Errorf("delete originals of summary %s: %w", sum.ID, err)
+			return Summary{}, s.errorf("delete originals of summary %s: %w", sum.ID, err)
 		}
 		n, _ := res.RowsAffected()
 		if _, err := tx.ExecContext(ctx, `INSERT INTO deletions(session_id, summary_id, from_seq, to_seq, messages, deleted_at)
 			VALUES(?,?,?,?,?,?)`, sum.SessionID, sum.ID, sum.FromSeq, sum.ToSeq, n, unixMilli(s.now())); err != nil {
-			return Summary{}, fmt.Errorf("record deletion for summary %s: %w", sum.ID, err)
+			return Summary{}, s.errorf("record deletion for summary %s: %w", sum.ID, err)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, unixMilli(s.now()), sum.SessionID); err != nil {
-		return Summary{}, fmt.Errorf("apply summary %s: %w", sum.ID, err)
+		return Summary{}, s.errorf("apply summary %s: %w", sum.ID, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return Summary{}, fmt.Errorf("apply summary %s: %w", sum.ID, err)
+		return Summary{}, s.errorf("apply summary %s: %w", sum.ID, err)
 	}
 	return sum, nil
 }
@@ -595,7 +703,7 @@ func (s *Store) Deletions(ctx context.Context, sessionID string) ([]Deletion, er
 	rows, err := s.db.QueryContext(ctx, `SELECT summary_id, from_seq, to_seq, messages, deleted_at
 		FROM deletions WHERE session_id = ? ORDER BY deleted_at`, sessionID)
 	if err != nil {
-		return nil, fmt.Errorf("load deletions of session %s: %w", sessionID, err)
+		return nil, s.errorf("load deletions of session %s: %w", sessionID, err)
 	}
 	defer rows.Close()
 	var out []Deletion
@@ -603,7 +711,7 @@ func (s *Store) Deletions(ctx context.Context, sessionID string) ([]Deletion, er
 		var d Deletion
 		var at int64
 		if err := rows.Scan(&d.SummaryID, &d.FromSeq, &d.ToSeq, &d.Messages, &at); err != nil {
-			return nil, fmt.Errorf("load deletions of session %s: %w", sessionID, err)
+			return nil, s.errorf("load deletions of session %s: %w", sessionID, err)
 		}
 		d.At = fromMilli(at)
 		out = append(out, d)
