@@ -154,10 +154,22 @@ func (a *Agent) overhead() int {
 // ctx is canceled) and returns its events; the channel is closed after the
 // final EventDone or EventError.
 func (a *Agent) Start(ctx context.Context, sessionID, text string) <-chan Event {
+	return a.StartMessage(ctx, sessionID, UserMessage{Text: text})
+}
+
+// UserMessage is what the user sends: the text the model sees, and what
+// the log keeps beside it for the front ends (where the TUI's pastes lie).
+type UserMessage struct {
+	Text string
+	Meta session.Meta
+}
+
+// StartMessage is Start for a message with its metadata.
+func (a *Agent) StartMessage(ctx context.Context, sessionID string, m UserMessage) <-chan Event {
 	ch := make(chan Event, 64)
 	go func() {
 		defer close(ch)
-		_ = a.Run(ctx, sessionID, text, ch)
+		_ = a.runMessage(ctx, sessionID, m, ch)
 	}()
 	return ch
 }
@@ -167,8 +179,12 @@ func (a *Agent) Start(ctx context.Context, sessionID, text string) <-chan Event 
 // appended to the log as it is complete. The last event sent is EventDone
 // or EventError. Run does not close events.
 func (a *Agent) Run(ctx context.Context, sessionID, text string, events chan<- Event) error {
+	return a.runMessage(ctx, sessionID, UserMessage{Text: text}, events)
+}
+
+func (a *Agent) runMessage(ctx context.Context, sessionID string, m UserMessage, events chan<- Event) error {
 	t := &turn{a: a, ctx: ctx, sessionID: sessionID, events: events}
-	final, err := t.run(text)
+	final, err := t.run(m)
 	if err != nil {
 		t.emit(Event{Kind: EventError, Err: err})
 		return err
@@ -252,11 +268,14 @@ func MessageTokens(c interface{ CountMessage(tokens.Message) int }, m session.Me
 	return c.CountMessage(tm)
 }
 
-func (t *turn) run(text string) (string, error) {
+func (t *turn) run(m UserMessage) (string, error) {
+	text, meta := m.Text, m.Meta
 	if strings.TrimSpace(text) == "" {
 		return "", errors.New("empty message")
 	}
-	text = strings.ToValidUTF8(text, "\uFFFD")
+	if valid := strings.ToValidUTF8(text, "\uFFFD"); valid != text {
+		text, meta.Pastes = valid, nil // the offsets no longer hold
+	}
 	if err := t.a.checkSize(t.ctx, text); err != nil {
 		return "", err
 	}
@@ -287,7 +306,7 @@ func (t *turn) run(text string) (string, error) {
 	if v.Session.Title == "" {
 		_ = t.a.store.SetTitle(t.logCtx(), t.sessionID, Title(text))
 	}
-	if err := t.append(session.Message{Role: session.RoleUser, Content: text}); err != nil {
+	if err := t.append(session.Message{Role: session.RoleUser, Content: text, Meta: meta}); err != nil {
 		return "", err
 	}
 	overflowRetried := false

@@ -531,3 +531,32 @@ func TestToolCallsPerMessageAreCapped(t *testing.T) {
 		})
 	}
 }
+
+// TestUserMessageMetaIsLogged: where the TUI's pastes lie is logged with
+// the user message (a resumed session shows them as placeholders again);
+// the model is sent the whole text and nothing of the metadata.
+func TestUserMessageMetaIsLogged(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.srv.Enqueue(openaitest.Text("Read it."))
+	pasted := "line 1\nline 2\n"
+	text := "see: " + pasted + " thanks"
+	meta := session.Meta{Pastes: []session.Paste{{Start: 5, End: 5 + len(pasted), N: 1}}}
+	evs := collect(f.agent.StartMessage(context.Background(), f.sess.ID, UserMessage{Text: text, Meta: meta}))
+	require.Equal(t, EventDone, lastEvent(evs).Kind)
+	msgs, err := f.store.Messages(context.Background(), f.sess.ID, 1, 1)
+	require.NoError(t, err)
+	require.Equal(t, text, msgs[0].Content)
+	require.Equal(t, meta, msgs[0].Meta)
+	req := f.srv.Requests()[0]
+	require.Equal(t, text, req.Messages[1].Content)
+	require.NotContains(t, string(req.Body), "pastes")
+
+	// Text that had to be made valid UTF-8 no longer matches the offsets:
+	// they are dropped, never applied to the wrong bytes.
+	f.srv.Enqueue(openaitest.Text("ok"))
+	collect(f.agent.StartMessage(context.Background(), f.sess.ID, UserMessage{Text: "\xff" + text, Meta: meta}))
+	msgs, err = f.store.Messages(context.Background(), f.sess.ID, 3, 3)
+	require.NoError(t, err)
+	require.Empty(t, msgs[0].Meta.Pastes)
+}

@@ -397,4 +397,13 @@ func TestTUIKeyboardInTmux(t *testing.T) {
 	require.NotContains(t, p.screen(), "❯ a new draft")
 	p.keys("C-c")
 	require.Equal(t, 0, p.exitCode())
+
+	// -c shows the 500-line paste as its placeholder again, not its lines.
+	p = startTUI(t, sb, "-c")
+	s = p.waitText("Five hundred lines received.")
+	require.Contains(t, s, "❯ [pasted text #1: 500 lines")
+	require.NotContains(t, s, "of the log")
+	p.keys("C-c")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
 }

@@ -483,7 +483,7 @@ func encodeExtras(m Message) (calls, meta any, err error) {
 		}
 		calls = string(b)
 	}
-	if m.Meta != (Meta{}) {
+	if !m.Meta.IsZero() {
 		b, err := json.Marshal(m.Meta)
 		if err != nil {
 			return nil, nil, fmt.Errorf("encode meta: %w", err)

@@ -9,6 +9,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 )
@@ -95,6 +96,9 @@ type Meta struct {
 	// Deleted is set when the user chose delete_originals and a summary
 	// replaced this message's text.
 	Deleted bool `json:"deleted,omitempty"`
+	// Pastes are where a user message holds text pasted in the TUI, which
+	// it shows as placeholders (the model sees the whole text).
+	Pastes []Paste `json:"pastes,omitempty"`
 	// Changes is what a shell command did to the files of the working
 	// directory (gencode's Bash). It is for the summaries, never sent to the
 	// model.
@@ -119,6 +123,17 @@ type FileChanges struct {
 	Deleted  []string `json:"deleted,omitempty"`
 	// Reverted files are back to their committed content.
 	Reverted []string `json:"reverted,omitempty"`
+}
+
+// IsZero reports whether m records nothing.
+func (m Meta) IsZero() bool { return reflect.ValueOf(m).IsZero() }
+
+// Paste is a pasted text inside a user message: bytes [Start, End) of its
+// Content, shown by the TUI as placeholder number N.
+type Paste struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+	N     int `json:"n"`
 }
 
 // Message is one entry of the log.

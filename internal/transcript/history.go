@@ -34,7 +34,7 @@ type Message struct {
 func LogMessage(m session.Message) Message {
 	jm := Message{Seq: m.Seq, Role: string(m.Role), Content: m.Content, FullContent: m.Full, ToolCalls: wireCalls(m.ToolCalls),
 		ToolCallID: m.ToolCallID, Name: m.Name, Tokens: m.Tokens, Time: m.Time}
-	if m.Meta != (session.Meta{}) {
+	if !m.Meta.IsZero() {
 		meta := m.Meta
 		jm.Meta = &meta
 	}

@@ -37,13 +37,15 @@ type fakeAgent struct {
 	mu      sync.Mutex
 	scripts []func(ctx context.Context, ch chan<- agent.Event)
 	started []string
+	metas   []session.Meta
 	model   string
 	window  int
 }
 
-func (f *fakeAgent) Start(ctx context.Context, _ string, text string) <-chan agent.Event {
+func (f *fakeAgent) StartMessage(ctx context.Context, _ string, m agent.UserMessage) <-chan agent.Event {
 	f.mu.Lock()
-	f.started = append(f.started, text)
+	f.started = append(f.started, m.Text)
+	f.metas = append(f.metas, m.Meta)
 	var script func(context.Context, chan<- agent.Event)
 	if len(f.scripts) > 0 {
 		script, f.scripts = f.scripts[0], f.scripts[1:]

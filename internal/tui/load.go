@@ -1,9 +1,12 @@
 package tui
 
 import (
+	"maps"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/tui/paste"
 )
 
 // olderPage is how many older messages one scroll to the top pages in.
@@ -87,13 +90,20 @@ func (m *Model) history(h historyMsg) tea.Cmd {
 	m.status.SetSession(h.sess.ID, h.sess.Title)
 	hasOlder := len(h.msgs) > 0 && h.msgs[0].Seq > 1
 	m.chat.SetHistory(h.msgs, h.sums, hasOlder)
+	// Up recalls the messages as they were typed: pastes as placeholders
+	// that still stand for their text.
 	var prompts []string
+	pastes := map[string]string{}
 	for _, msg := range h.msgs {
-		if msg.Role == session.RoleUser && len(msg.Content) < 4096 {
-			prompts = append(prompts, msg.Content)
+		if msg.Role != session.RoleUser {
+			continue
+		}
+		if shown := paste.Collapse(msg.Content, msg.Meta.Pastes); len(shown) < 4096 {
+			prompts = append(prompts, shown)
+			maps.Copy(pastes, paste.Texts(msg.Content, msg.Meta.Pastes))
 		}
 	}
-	m.input.SetHistory(prompts)
+	m.input.SetHistory(prompts, pastes)
 	return nil
 }
 
@@ -144,7 +154,7 @@ func (m *Model) switchSession(id string) tea.Cmd {
 	m.sessionID, m.title = id, ""
 	m.chat.Reset()
 	m.status.SetSession(id, "")
-	m.input.SetHistory(nil)
+	m.input.SetHistory(nil, nil)
 	if id == "" {
 		m.status.SetContext(0, m.agent.Window())
 		return nil

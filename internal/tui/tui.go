@@ -27,7 +27,7 @@ import (
 
 // agentRunner is the agent as the TUI drives it.
 type agentRunner interface {
-	Start(ctx context.Context, sessionID, text string) <-chan agent.Event
+	StartMessage(ctx context.Context, sessionID string, m agent.UserMessage) <-chan agent.Event
 	Model() string
 	Window() int
 	ContextTokens(v session.View) int
@@ -137,14 +137,15 @@ type Model struct {
 	title     string
 	lease     *session.Lease // sessionID's, while it is shown
 
-	turn       *turn
-	turnSeq    int
-	lastPrompt string
-	lastSubmit input.SubmitMsg // as typed, to give back when it cannot be sent
-	canRetry   bool            // the last turn failed: ctrl+r sends lastPrompt again
-	quitSeq    int
-	quitArm    bool
-	quitting   bool
+	turn        *turn
+	turnSeq     int
+	lastPrompt  agent.UserMessage
+	lastDisplay string          // lastPrompt as shown (pastes as placeholders)
+	lastSubmit  input.SubmitMsg // as typed, to give back when it cannot be sent
+	canRetry    bool            // the last turn failed: ctrl+r sends lastPrompt again
+	quitSeq     int
+	quitArm     bool
+	quitting    bool
 }
 
 // turn is the running agent turn.
@@ -370,7 +371,7 @@ func (m *Model) draftKey(k tea.KeyMsg) tea.Cmd {
 		}
 	case "ctrl+r":
 		if m.turn == nil && m.canRetry {
-			return m.startTurn(m.lastPrompt, m.lastPrompt)
+			return m.startTurn(m.lastPrompt, m.lastDisplay)
 		}
 		return nil
 	case "enter":

@@ -63,14 +63,14 @@ func (m *Model) submit(s input.SubmitMsg) tea.Cmd {
 		return nil
 	}
 	m.lastSubmit = s
-	return m.startTurn(s.Text, s.Display)
+	return m.startTurn(agent.UserMessage{Text: s.Text, Meta: session.Meta{Pastes: s.Spans}}, s.Display)
 }
 
 // startTurn shows the message and starts the agent on it; a new session
 // is created first.
-func (m *Model) startTurn(text, display string) tea.Cmd {
+func (m *Model) startTurn(msg agent.UserMessage, display string) tea.Cmd {
 	m.chat.AddUser(display)
-	m.lastPrompt, m.canRetry = text, false
+	m.lastPrompt, m.lastDisplay, m.canRetry = msg, display, false
 	m.turnSeq++
 	ctx, cancel := context.WithCancel(m.o.Context)
 	m.turn = &turn{id: m.turnSeq, ctx: ctx, cancel: cancel}
@@ -84,19 +84,19 @@ func (m *Model) startTurn(text, display string) tea.Cmd {
 			if err == nil {
 				lease, err = store.Lease(ctx, s.ID, wait)
 			}
-			return sessionCreatedMsg{turn: id, sess: s, lease: lease, err: err, text: text}
+			return sessionCreatedMsg{turn: id, sess: s, lease: lease, err: err, msg: msg}
 		})
 	}
-	return tea.Batch(spin, m.begin(text))
+	return tea.Batch(spin, m.begin(msg))
 }
 
 // begin starts the agent's goroutine in a Cmd; it ends with the turn, and
 // its events are read by waitEvents.
-func (m *Model) begin(text string) tea.Cmd {
+func (m *Model) begin(msg agent.UserMessage) tea.Cmd {
 	// Start does no IO: it starts the turn's goroutine and returns its
 	// events. Holding them at once lets a quit wait for the turn's writes
 	// (Wait) however early it comes.
-	m.turn.events = m.agent.Start(m.turn.ctx, m.sessionID, text)
+	m.turn.events = m.agent.StartMessage(m.turn.ctx, m.sessionID, msg)
 	return waitEvents(m.turn.id, m.turn.events)
 }
 
@@ -105,7 +105,7 @@ type sessionCreatedMsg struct {
 	sess  session.Session
 	lease *session.Lease
 	err   error
-	text  string
+	msg   agent.UserMessage
 }
 
 func (m *Model) sessionCreated(msg sessionCreatedMsg) tea.Cmd {
@@ -118,9 +118,9 @@ func (m *Model) sessionCreated(msg sessionCreatedMsg) tea.Cmd {
 		return cmd
 	}
 	// The agent titles a new session after its first message.
-	m.sessionID, m.title, m.lease = msg.sess.ID, agent.Title(msg.text), msg.lease
+	m.sessionID, m.title, m.lease = msg.sess.ID, agent.Title(msg.msg.Text), msg.lease
 	m.status.SetSession(m.sessionID, m.title)
-	return m.begin(msg.text)
+	return m.begin(msg.msg)
 }
 
 // endTurn forgets the finished turn. A dialog still open belongs to it
@@ -205,12 +205,12 @@ func (m *Model) turnError(err error) {
 	if errors.Is(err, agent.ErrMessageTooLarge) {
 		// Nothing was stored: give the text back to edit.
 		m.chat.AddError(m.o.ErrorText(err), "the message is back in the editor")
-		if m.input.Empty() && m.lastSubmit.Text == m.lastPrompt {
+		if m.input.Empty() && m.lastSubmit.Text == m.lastPrompt.Text {
 			m.input.Restore(m.lastSubmit)
 		}
 		return
 	}
-	m.canRetry = m.lastPrompt != ""
+	m.canRetry = m.lastPrompt.Text != ""
 	hint := ""
 	if m.canRetry {
 		hint = "ctrl+r sends the message again"

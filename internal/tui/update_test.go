@@ -822,3 +822,53 @@ func TestCtrlCCancelsTheTurnFirst(t *testing.T) {
 	h.key("ctrl+c")
 	require.True(t, h.quit)
 }
+
+// TestPasteShowsAsItsPlaceholderAfterResume: a 500-line paste shows as its
+// placeholder when sent, and again when the session is opened later (-c,
+// /resume): the log says where the paste lies. Up recalls it the same way
+// and sends the whole text again.
+func TestPasteShowsAsItsPlaceholderAfterResume(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := range 500 {
+		fmt.Fprintf(&b, "log line %03d\n", i)
+	}
+	big := b.String()
+	st := newStore(t)
+	h := newHarness(t, 80, 30, withStore(st))
+	h.agent.scripts = append(h.agent.scripts, events(agent.Event{Kind: agent.EventDone}))
+	h.typ("what failed here? ")
+	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(big), Paste: true})
+	h.key("enter")
+	require.Equal(t, []string{"what failed here? " + big}, h.agent.Starts(), "the model gets the whole text")
+	spans := h.agent.metas[0].Pastes
+	require.Len(t, spans, 1)
+	ph := "[pasted text #1: 500 lines, 6.3 KB]"
+	require.Contains(t, h.view(), "❯ what failed here? "+ph)
+
+	// What the agent logs (text and meta), opened later as -c would.
+	id := seed(t, st, "", session.Message{Role: session.RoleUser, Content: "what failed here? " + big, Meta: session.Meta{Pastes: spans}},
+		session.Message{Role: session.RoleAssistant, Content: "Line 250 did."})
+	for _, open := range []string{"-c", "/resume"} {
+		t.Run(open, func(t *testing.T) {
+			var r *harness
+			if open == "-c" {
+				r = newHarness(t, 80, 30, withStore(st), withSession(id))
+			} else {
+				r = newHarness(t, 80, 30, withStore(st))
+				r.cmds.results["/resume"] = commands.Result{Action: commands.ActionResumeSession, SessionID: id}
+				r.typ("/resume " + id)
+				r.key("enter")
+				r.until("the history", func(v string) bool { return strings.Contains(v, "Line 250 did.") })
+			}
+			view := r.view()
+			require.Contains(t, view, "❯ what failed here? "+ph)
+			require.NotContains(t, view, "log line 250")
+			r.key("up")
+			require.Equal(t, "what failed here? "+ph, r.m.input.Value())
+			r.agent.scripts = append(r.agent.scripts, events(agent.Event{Kind: agent.EventDone}))
+			r.key("enter")
+			require.Equal(t, []string{"what failed here? " + big}, r.agent.Starts())
+		})
+	}
+}

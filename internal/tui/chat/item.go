@@ -8,6 +8,7 @@ import (
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/tui/paste"
 	"github.com/gencode/gencode/internal/tui/sanitize"
 )
 
@@ -143,7 +144,8 @@ func (b *builder) add(m session.Message) []*item {
 	switch m.Role {
 	case session.RoleUser:
 		it := b.newItem(KindUser)
-		it.seq, it.text = m.Seq, sanitize.Display(m.Content)
+		// A paste shows as its placeholder, as when it was sent.
+		it.seq, it.text = m.Seq, sanitize.Display(paste.Collapse(m.Content, m.Meta.Pastes))
 		return []*item{it}
 	case session.RoleAssistant:
 		var out []*item

@@ -9,7 +9,6 @@
 package input
 
 import (
-	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -22,6 +21,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
+	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/tui/paste"
 	"github.com/gencode/gencode/internal/tui/sanitize"
 )
 
@@ -45,6 +46,8 @@ type SubmitMsg struct {
 	Display string
 	// Pastes maps each placeholder in Display to its text.
 	Pastes map[string]string
+	// Spans say where the pasted texts lie in Text, for the log.
+	Spans []session.Paste
 }
 
 // Completer lists the slash commands a partial command line completes to
@@ -138,10 +141,16 @@ func (m *Model) SetWidth(w int) {
 	m.fitHeight()
 }
 
-// SetHistory seeds the history with earlier messages (oldest first).
-func (m *Model) SetHistory(h []string) {
+// SetHistory seeds the history with earlier messages (oldest first), as
+// the user saw them: pastes maps each placeholder in them to its text, so
+// a recalled message is sent whole again.
+func (m *Model) SetHistory(h []string, pastes map[string]string) {
 	m.history = append([]string(nil), h...)
 	m.hist = len(m.history)
+	for ph, full := range pastes {
+		m.pastes[ph] = full
+		m.npastes = max(m.npastes, paste.Number(ph))
+	}
 }
 
 // Value is the editor's text as shown (placeholders kept).
@@ -255,18 +264,51 @@ func (m Model) submit() (Model, tea.Cmd) {
 	if strings.TrimSpace(display) == "" {
 		return m, nil
 	}
-	text := display
-	pastes := map[string]string{}
-	for ph, full := range m.pastes {
-		if strings.Contains(text, ph) {
-			text = strings.ReplaceAll(text, ph, full)
-			pastes[ph] = full
-		}
-	}
+	text, spans, pastes := m.expand(display)
 	m.remember(display)
 	m.clear()
-	return m, func() tea.Msg { return SubmitMsg{Text: text, Display: display, Pastes: pastes} }
+	return m, func() tea.Msg {
+		return SubmitMsg{Text: text, Display: display, Pastes: pastes, Spans: spans}
+	}
 }
+
+// expand replaces each placeholder in display with the text it stands
+// for; spans say where those texts lie in the result.
+func (m Model) expand(display string) (text string, spans []session.Paste, used map[string]string) {
+	used = map[string]string{}
+	if len(m.pastes) == 0 {
+		return display, nil, used
+	}
+	var b strings.Builder
+	rest := display
+	for {
+		i := strings.Index(rest, pastePrefix)
+		if i < 0 {
+			break
+		}
+		end := strings.IndexByte(rest[i:], ']')
+		full, ok := "", false
+		if end >= 0 {
+			full, ok = m.pastes[rest[i:i+end+1]]
+		}
+		if !ok {
+			b.WriteString(rest[:i+len(pastePrefix)])
+			rest = rest[i+len(pastePrefix):]
+			continue
+		}
+		ph := rest[i : i+end+1]
+		b.WriteString(rest[:i])
+		spans = append(spans, session.Paste{Start: b.Len(), End: b.Len() + len(full), N: paste.Number(ph)})
+		b.WriteString(full)
+		used[ph] = full
+		rest = rest[i+end+1:]
+	}
+	b.WriteString(rest)
+	return b.String(), spans, used
+}
+
+// pastePrefix starts every placeholder.
+const pastePrefix = "[pasted text #"
 
 // Restore puts a sent message back in the editor, its pastes as
 // placeholders again: the message could not be sent.
@@ -282,17 +324,13 @@ func (m *Model) Restore(s SubmitMsg) {
 // large: the textarea stays small whatever is pasted.
 func (m *Model) paste(s string) {
 	s = sanitize.Text(newlines(s))
-	lines := strings.Count(s, "\n")
-	if !strings.HasSuffix(s, "\n") {
-		lines++ // the last line has no line break
-	}
-	if utf8.RuneCountInString(s) <= pasteMaxRunes && lines <= pasteMaxLines {
+	if utf8.RuneCountInString(s) <= pasteMaxRunes && paste.Lines(s) <= pasteMaxLines {
 		m.ta.InsertString(s)
 		m.fitHeight()
 		return
 	}
 	m.npastes++
-	ph := fmt.Sprintf("[pasted text #%d: %d lines, %s]", m.npastes, lines, size(len(s)))
+	ph := paste.Placeholder(m.npastes, s)
 	m.pastes[ph] = s
 	m.ta.InsertString(ph)
 	m.fitHeight()
@@ -305,16 +343,6 @@ func newlines(s string) string {
 		return s
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
-}
-
-func size(n int) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // completeLine completes a slash command: a single match in full, several

@@ -11,8 +11,10 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/muesli/termenv"
+	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/tui/input"
+	"github.com/gencode/gencode/internal/tui/paste"
 )
 
 type completer []string
@@ -321,4 +323,42 @@ func TestNewLineKeepsTheFirstLineInView(t *testing.T) {
 	if view := m.View(); !strings.Contains(view, "❯ l0") || !strings.Contains(view, "l5") {
 		t.Errorf("after shrinking, not every line shows:\n%s", view)
 	}
+}
+
+// TestSubmitSaysWhereThePastesLie: the message sent carries, beside the
+// whole text, where each placeholder's text lies in it, so the log can
+// show the placeholder again later.
+func TestSubmitSaysWhereThePastesLie(t *testing.T) {
+	t.Parallel()
+	big1 := strings.Repeat("first paste\n", 20)
+	big2 := strings.Repeat("second paste\n", 30)
+	m := typ(newInput(), "a ")
+	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(big1), Paste: true})
+	m = typ(m, " b [pasted text #9: not one] ")
+	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(big2), Paste: true})
+	_, got := submit(t, m)
+	require.NotNil(t, got)
+	require.Equal(t, "a "+big1+" b [pasted text #9: not one] "+big2, got.Text)
+	require.Len(t, got.Spans, 2)
+	require.Equal(t, big1, got.Text[got.Spans[0].Start:got.Spans[0].End])
+	require.Equal(t, big2, got.Text[got.Spans[1].Start:got.Spans[1].End])
+	require.Equal(t, []int{1, 2}, []int{got.Spans[0].N, got.Spans[1].N})
+	require.Equal(t, got.Display, paste.Collapse(got.Text, got.Spans))
+}
+
+// TestRecalledHistoryKeepsItsPastes: a message loaded from the log is
+// recalled with its placeholder, and sent whole again; a new paste gets
+// the next number.
+func TestRecalledHistoryKeepsItsPastes(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("pasted line\n", 50)
+	ph := paste.Placeholder(3, big)
+	m := newInput()
+	m.SetHistory([]string{"look: " + ph}, map[string]string{ph: big})
+	m, _ = m.Update(up)
+	require.Equal(t, "look: "+ph, m.Value())
+	m, got := submit(t, m)
+	require.Equal(t, "look: "+big, got.Text)
+	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(big + "more\n"), Paste: true})
+	require.Contains(t, m.Value(), "[pasted text #4: ")
 }
