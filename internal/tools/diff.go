@@ -3,6 +3,8 @@ package tools
 import (
 	"fmt"
 	"strings"
+
+	udiff "github.com/aymanbagabas/go-udiff"
 )
 
 const (
@@ -10,54 +12,33 @@ const (
 	maxDiffLines = 400
 )
 
-// unifiedDiff shows the change from old to new for an approval dialog: one
-// hunk spanning from the first to the last changed line (the common prefix
-// and suffix are trimmed), with three lines of context, capped at
+// unifiedDiff shows the change from old to new for an approval dialog: the
+// hunks of go-udiff's line diff with three lines of context, capped at
 // maxDiffLines. It is a preview, not a patch to apply.
 func unifiedDiff(name, old, new string, existed bool) string {
 	from := "a/" + name
 	if !existed {
 		from = "/dev/null"
 	}
+	to := "b/" + name
 	var b strings.Builder
-	fmt.Fprintf(&b, "--- %s\n+++ b/%s\n", from, name)
+	fmt.Fprintf(&b, "--- %s\n+++ %s\n", from, to)
 	if len(old) > maxDiffInput || len(new) > maxDiffInput {
 		fmt.Fprintf(&b, "(diff omitted: %s -> %s)\n", humanSize(int64(len(old))), humanSize(int64(len(new))))
 		return b.String()
 	}
-	a, c := splitLines(old), splitLines(new)
-	p := 0
-	for p < len(a) && p < len(c) && a[p] == c[p] {
-		p++
-	}
-	sfx := 0
-	for sfx < len(a)-p && sfx < len(c)-p && a[len(a)-1-sfx] == c[len(c)-1-sfx] {
-		sfx++
-	}
-	if p == len(a) && p == len(c) {
+	edits := udiff.Lines(old, new)
+	if len(edits) == 0 {
 		b.WriteString("(no changes)\n")
 		return b.String()
 	}
-	start := max(p-diffContext, 0)
-	aEnd, cEnd := len(a)-sfx, len(c)-sfx
-	after := min(diffContext, sfx)
-	aLen := aEnd + after - start
-	cLen := cEnd + after - start
-	fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@\n", hunkStart(start, aLen), aLen, hunkStart(start, cLen), cLen)
-
-	var lines []string
-	for _, l := range a[start:p] {
-		lines = append(lines, " "+l)
+	d, err := udiff.ToUnifiedDiff(from, to, old, edits, diffContext)
+	if err != nil { // the edits come from old itself, so this is a bug in the library
+		fmt.Fprintf(&b, "(diff unavailable: %v)\n", err)
+		return b.String()
 	}
-	for _, l := range a[p:aEnd] {
-		lines = append(lines, "-"+l)
-	}
-	for _, l := range c[p:cEnd] {
-		lines = append(lines, "+"+l)
-	}
-	for _, l := range a[aEnd : aEnd+after] {
-		lines = append(lines, " "+l)
-	}
+	// Skip the library's own header (the same two lines as ours); cap the rest.
+	lines := strings.SplitAfter(strings.TrimSuffix(d.String(), "\n"), "\n")[2:]
 	for i, l := range lines {
 		if i == maxDiffLines {
 			fmt.Fprintf(&b, "... %d more diff lines\n", len(lines)-i)
@@ -67,24 +48,4 @@ func unifiedDiff(name, old, new string, existed bool) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
-}
-
-// hunkStart is a hunk's 1-based first line; an empty range names the line before it.
-func hunkStart(start, n int) int {
-	if n == 0 {
-		return start
-	}
-	return start + 1
-}
-
-// splitLines splits text after each newline; a final line without one is kept.
-func splitLines(text string) []string {
-	if text == "" {
-		return nil
-	}
-	lines := strings.SplitAfter(text, "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return lines
 }

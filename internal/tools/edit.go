@@ -155,3 +155,15 @@ func editReport(name, oldS, newS, updated string, spans []span) string {
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
+
+// splitLines splits text after each newline; a final line without one is kept.
+func splitLines(text string) []string {
+	if text == "" {
+		return nil
+	}
+	lines := strings.SplitAfter(text, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}

@@ -65,7 +65,7 @@ func Example_interactive() {
 	// asked: Write a.txt (1 line) (outside: false)
 	// --- /dev/null
 	// +++ b/a.txt
-	// @@ -0,0 +1,1 @@
+	// @@ -0,0 +1 @@
 	// +one
 	// Created a.txt (4 bytes, 1 line)
 	// Created b.txt (4 bytes, 1 line)

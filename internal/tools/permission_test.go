@@ -248,7 +248,7 @@ func TestInteractivePermissions(t *testing.T) {
 		{
 			name: "write inside shows a diff", decision: AllowOnce, tool: ToolWrite,
 			args: map[string]any{"file_path": "new.txt", "content": "hi\n"}, calls: 1, wantAsks: 1,
-			wantFirst: Request{Tool: ToolWrite, Summary: "new.txt (1 line)", Args: `{"content":"hi\n","file_path":"new.txt"}`, Diff: "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,1 @@\n+hi\n"},
+			wantFirst: Request{Tool: ToolWrite, Summary: "new.txt (1 line)", Args: `{"content":"hi\n","file_path":"new.txt"}`, Diff: "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n"},
 		},
 		{
 			name: "read inside does not ask", decision: Deny, tool: ToolRead,
@@ -365,7 +365,7 @@ func TestAskerSeesSanitizedRequests(t *testing.T) {
 	run(t, s, ToolBash, map[string]any{"command": "echo \x1b[2J\x1b[31mhi"})
 	reqs := asker.asked()
 	require.Len(t, reqs, 2)
-	assert.Equal(t, "--- a/f.txt\n+++ b/f.txt\n@@ -1,1 +1,1 @@\n-a\n+b\n", reqs[0].Diff)
+	assert.Equal(t, "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+b\n", reqs[0].Diff)
 	assert.Equal(t, "echo hi", reqs[1].Summary)
 	for _, r := range reqs {
 		for _, field := range []string{r.Summary, r.Args, r.Path, r.Diff} {

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,7 +116,16 @@ func TestUnifiedDiff(t *testing.T) {
 		{"new file", "", "a\nb\n", false, "--- /dev/null\n+++ b/f\n@@ -0,0 +1,2 @@\n+a\n+b\n"},
 		{"one line changed", "1\n2\n3\n4\n5\n6\n7\n8\n9\n", "1\n2\n3\n4\nFIVE\n6\n7\n8\n9\n", true,
 			"--- a/f\n+++ b/f\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+FIVE\n 6\n 7\n 8\n"},
-		{"lines added at end", "a\n", "a\nb\n", true, "--- a/f\n+++ b/f\n@@ -1,1 +1,2 @@\n a\n+b\n"},
+		{"lines added at end", "a\n", "a\nb\n", true, "--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n a\n+b\n"},
+		// Two changes far apart are two hunks: the untouched lines between
+		// them are not shown as removed and added again.
+		{"two distant changes", numbered(1, 30), strings.Replace(strings.Replace(numbered(1, 30), "2\n", "TWO\n", 1), "28\n", "TWENTY-EIGHT\n", 1), true,
+			"--- a/f\n+++ b/f\n@@ -1,5 +1,5 @@\n 1\n-2\n+TWO\n 3\n 4\n 5\n@@ -25,6 +25,6 @@\n 25\n 26\n 27\n-28\n+TWENTY-EIGHT\n 29\n 30\n"},
+		// A line moved from the top to the bottom is one removal and one
+		// addition, not the whole file rewritten.
+		{"line moved", numbered(1, 12), numbered(2, 12) + "1\n", true,
+			"--- a/f\n+++ b/f\n@@ -1,4 +1,3 @@\n-1\n 2\n 3\n 4\n@@ -10,3 +9,4 @@\n 10\n 11\n 12\n+1\n"},
+		{"no newline at end", "a\nb", "a\nc", true, "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n"},
 		{"no change", "a\n", "a\n", true, "--- a/f\n+++ b/f\n(no changes)\n"},
 	}
 	for _, tt := range tests {
@@ -124,5 +134,15 @@ func TestUnifiedDiff(t *testing.T) {
 		})
 	}
 	big := strings.Repeat("x\n", maxDiffLines+50)
-	assert.Contains(t, unifiedDiff("f", "", big, false), "... 50 more diff lines")
+	// The cap counts every line after the file header: one hunk line and 450 added.
+	assert.Contains(t, unifiedDiff("f", "", big, false), "... 51 more diff lines")
+}
+
+// numbered is the lines from..to, each its number.
+func numbered(from, to int) string {
+	var b strings.Builder
+	for i := from; i <= to; i++ {
+		fmt.Fprintf(&b, "%d\n", i)
+	}
+	return b.String()
 }
