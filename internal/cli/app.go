@@ -2,12 +2,12 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -134,40 +134,55 @@ func (a *app) llmConfig(key string) llm.Config {
 var errNoEndpoint = errors.New("no model endpoint: set OPENAI_API_KEY (or api_key in the config file), " +
 	"or OPENAI_BASE_URL / --base-url for a local OpenAI-compatible server")
 
-// detectLocal probes the local servers' /models endpoints briefly. It
-// returns the first that answers with a valid model list, and the model to
-// use there when the configured one is not offered.
+// localProbeTimeout bounds the whole search for a local server: the
+// candidates are asked at once, so a port that accepts and never answers
+// costs this once, not once per candidate.
+const localProbeTimeout = 400 * time.Millisecond
+
+// detectLocal asks every local server for its models at once (the client's
+// own GET /models), and returns the first candidate, in order, that answers
+// with a model list, and the model to use there when the configured one is
+// not offered.
 func (a *app) detectLocal(ctx context.Context) (url, model string, ok bool) {
 	cands := a.env.LocalServers
 	if cands == nil {
 		cands = defaultLocalServers
 	}
-	hc := &http.Client{Timeout: 400 * time.Millisecond}
-	for _, base := range cands {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/models", nil)
-		if err != nil {
-			continue
-		}
-		resp, err := hc.Do(req)
-		if err != nil {
-			continue
-		}
-		var list struct {
-			Data []struct {
-				ID string `json:"id"`
-			} `json:"data"`
-		}
-		err = json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&list)
-		_ = resp.Body.Close()
-		if err != nil || resp.StatusCode != http.StatusOK || len(list.Data) == 0 {
-			continue
-		}
-		for _, m := range list.Data {
-			if m.ID == a.cfg.Model {
-				return base, "", true
+	ctx, cancel := context.WithTimeout(ctx, localProbeTimeout)
+	defer cancel() // the slower candidates are not waited for
+	type answer struct {
+		i   int
+		ids []string
+	}
+	answers := make(chan answer, len(cands))
+	for i, base := range cands {
+		go func() {
+			c := llm.New(llm.Config{BaseURL: base, APIKey: "local", MaxRetries: -1})
+			ids, err := c.Models(ctx)
+			if err != nil {
+				ids = nil
 			}
+			answers <- answer{i, ids}
+		}()
+	}
+	got := make([][]string, len(cands))
+	done := make([]bool, len(cands))
+	for range cands {
+		r := <-answers
+		got[r.i], done[r.i] = r.ids, true
+		// The first candidate in order wins once every one before it failed.
+		for i := range cands {
+			if !done[i] {
+				break
+			}
+			if len(got[i]) == 0 {
+				continue
+			}
+			if slices.Contains(got[i], a.cfg.Model) {
+				return cands[i], "", true
+			}
+			return cands[i], got[i][0], true
 		}
-		return base, list.Data[0].ID, true
 	}
 	return "", "", false
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -43,6 +45,40 @@ func TestLocalServerIsFoundAndAnnounced(t *testing.T) {
 	reqs := srv.Requests()
 	require.Len(t, reqs, 1)
 	require.Equal(t, "llama3.1:8b", reqs[0].Model, "the configured default model is not offered there, so the first one is used")
+}
+
+// The local servers are asked at once, and the first in order that answers
+// is used even when it answers after a later one was asked: here the first
+// answers only once the third has been asked. Asked one after another, the
+// first is given up on before the third is asked, and the third is used.
+func TestLocalServersAreAskedAtOnce(t *testing.T) {
+	t.Parallel()
+	thirdAsked := make(chan struct{})
+	var once sync.Once
+	waitForThird := func(ctx context.Context) bool {
+		select {
+		case <-thirdAsked:
+			return true
+		case <-ctx.Done(): // the client gave up on this server
+			return false
+		case <-time.After(30 * time.Second):
+			return false
+		}
+	}
+	first := openaitest.NewServer(t, openaitest.WithModels("first-model"), openaitest.WithModelsHook(waitForThird))
+	hangs := openaitest.NewServer(t, openaitest.WithModelsHook(func(ctx context.Context) bool { <-ctx.Done(); return false }))
+	third := openaitest.NewServer(t, openaitest.WithModels("third-model"), openaitest.WithModelsHook(func(context.Context) bool {
+		once.Do(func() { close(thirdAsked) })
+		return true
+	}))
+	first.Enqueue(openaitest.Text("from the first"))
+	home := t.TempDir()
+	env := map[string]string{"HOME": home, "GENCODE_HOME": filepath.Join(home, "data")}
+	out, errOut, code := runCLI(t, env, []string{first.URL(), hangs.URL(), third.URL()}, "-p", "hi")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "from the first\n", out)
+	require.Contains(t, errOut, "using the local server at "+first.URL()+" with model first-model")
+	require.Empty(t, third.Requests(), "no chat request went to a later server")
 }
 
 func TestNoEndpointSaysWhatToSet(t *testing.T) {

@@ -16,6 +16,7 @@
 package openaitest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -89,6 +90,7 @@ type Server struct {
 	count     func(Request) int
 	models    []string
 	onRequest func(Request)
+	onModels  func(ctx context.Context) bool
 	tokenize  func(string) int
 	purpose   func(Request) Purpose
 
@@ -147,6 +149,14 @@ func WithTokenCounter(count func(Request) int) Option {
 // WithModels sets the model ids listed by GET /v1/models (default: gpt-4o-mini).
 func WithModels(ids ...string) Option {
 	return func(s *Server) { s.models = ids }
+}
+
+// WithModelsHook calls f with each GET /v1/models request's context before
+// the list is sent; f may block (until ctx ends, when the client gives up)
+// to play a server that is slow to answer. When f returns false the server
+// sends nothing, as one that hangs and is then abandoned.
+func WithModelsHook(f func(ctx context.Context) bool) Option {
+	return func(s *Server) { s.onModels = f }
 }
 
 // WithRequestHook calls f with every recorded chat request, before it is answered.
@@ -222,7 +232,10 @@ func (s *Server) Requests() []Request {
 
 func estimateTokens(r Request) int { return len(r.Body) / 4 }
 
-func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
+	if s.onModels != nil && !s.onModels(r.Context()) {
+		return
+	}
 	type model struct {
 		ID      string `json:"id"`
 		Object  string `json:"object"`
