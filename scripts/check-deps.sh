@@ -15,7 +15,7 @@ check() { # package, forbidden import regexp, reason
   fi
 }
 ui='github.com/charmbracelet/(bubbletea|lipgloss|glamour|bubbles)'
-for p in session summarize agent commands llm tools tokens config models recall transcript; do
+for p in session summarize agent commands llm tools tokens config models recall transcript termtext; do
   check "$p" "^$mod/internal/tui" "nothing imports tui"
   check "$p" "^$ui" "only tui draws"
 done
@@ -24,4 +24,5 @@ check summarize "^$mod/internal/(agent|commands|cli|llm|tools|tokens)" "summariz
 check agent     "^$mod/internal/(commands|cli)" "agent does not know its front ends"
 check commands  "^$mod/internal/cli" "commands is below the CLI"
 check transcript "^$mod/internal/(summarize|agent|commands|cli|llm|tools|tokens)" "transcript formats sessions: it knows only session"
+check termtext  "^$mod/internal/" "termtext is a leaf: tools, commands, cli and tui all use it"
 exit $fail

@@ -20,9 +20,9 @@ import (
 	"github.com/gencode/gencode/internal/models"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tokens"
 	"github.com/gencode/gencode/internal/tools"
-	"github.com/gencode/gencode/internal/tui/sanitize"
 )
 
 // defaultLocalServers are the usual loopback ports of local
@@ -67,7 +67,7 @@ func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, op
 		cwd = real
 	}
 	for _, w := range cfg.Warnings {
-		fmt.Fprintln(env.Stderr, "gencode: warning: "+oneLine(w))
+		fmt.Fprintln(env.Stderr, "gencode: warning: "+termtext.OneLine(w, 0))
 	}
 	store, err := session.Open(ctx, cfg.DataDir, opts...)
 	if err != nil {
@@ -321,11 +321,11 @@ func (a *app) waitSummary(ctx context.Context, sum summarizer, limit time.Durati
 // reportDenied tells a print-mode user on stderr that a tool call was
 // denied: which call, and why (the reason the model was given).
 func (a *app) reportDenied(m session.Message) {
-	call := sanitize.Line(m.Name)
+	call := termtext.Label(m.Name)
 	if arg := firstNonEmpty(m.Meta.Command, m.Meta.FilePath, m.Meta.Pattern); arg != "" {
-		call += " (" + sanitize.Line(arg) + ")"
+		call += " (" + termtext.Label(arg) + ")"
 	}
-	why := sanitize.Line(strings.TrimPrefix(m.Content, "permission denied: "))
+	why := termtext.Label(strings.TrimPrefix(m.Content, "permission denied: "))
 	a.stderrMu.Lock()
 	defer a.stderrMu.Unlock()
 	fmt.Fprintf(a.stderr, "gencode: denied %s: %s\n", call, why)
@@ -357,7 +357,7 @@ func (a *app) reportCompaction(c *summarize.Report) {
 		}
 	case summarize.Failed:
 		if c.Err != nil {
-			fmt.Fprintf(a.stderr, "gencode: compaction failed, originals kept: %s\n", oneLine(c.Err.Error()))
+			fmt.Fprintf(a.stderr, "gencode: compaction failed, originals kept: %s\n", termtext.OneLine(c.Err.Error(), maxMessageChars))
 		}
 	}
 }
@@ -405,10 +405,14 @@ func userMessage(err error) string {
 	case errors.As(err, &apiErr):
 		return detail(err)
 	}
-	return oneLine(err.Error())
+	return termtext.OneLine(err.Error(), maxMessageChars)
 }
 
-func detail(err error) string { return oneLine(err.Error()) }
+func detail(err error) string { return termtext.OneLine(err.Error(), maxMessageChars) }
+
+// maxMessageChars bounds an error said on stderr: it may carry what a
+// server sent.
+const maxMessageChars = 4000
 
 // diskFullMessage says that the disk is full, where, and what the
 // database said (SQLite calls a full disk "disk I/O error" when the WAL's
@@ -444,12 +448,12 @@ func byteSize(n int64) string {
 func sent(e *llm.ResponseError) string {
 	s := fmt.Sprintf("HTTP %d %s", e.Status, http.StatusText(e.Status))
 	if e.Location != "" {
-		s += ", redirect to " + llm.Printable(e.Location, 200)
+		s += ", redirect to " + termtext.OneLine(e.Location, 200)
 	}
 	if e.ContentType != "" {
-		s += ", " + llm.Printable(e.ContentType, 100)
+		s += ", " + termtext.OneLine(e.ContentType, 100)
 	}
-	if h := llm.Printable(string(e.Head), 160); h != "" {
+	if h := termtext.OneLine(string(e.Head), 160); h != "" {
 		s += fmt.Sprintf(", starting %q", h)
 	}
 	return s
@@ -459,10 +463,10 @@ func sent(e *llm.ResponseError) string {
 // as `gencode sessions` does.
 func ambiguousMessage(e *session.AmbiguousError) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "session id %q is the start of more than one session; give more of it:", sanitize.Line(e.Prefix))
+	fmt.Fprintf(&b, "session id %q is the start of more than one session; give more of it:", termtext.Label(e.Prefix))
 	for _, s := range e.Matches {
 		fmt.Fprintf(&b, "\n  %s  %s  %4d msgs  %s", s.ID, s.Updated.Format("2006-01-02 15:04"), s.MessageCount,
-			sanitize.Line(oneLine(s.Title)))
+			termtext.OneLine(s.Title, 0))
 	}
 	if e.More {
 		b.WriteString("\n  ... (gencode sessions lists them all)")

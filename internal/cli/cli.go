@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gencode/gencode/internal/config"
-	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/session"
 )
 
@@ -186,8 +185,3 @@ func loadConfig(env Env, cmd *cobra.Command, g *globalFlags) (config.Config, err
 	}
 	return config.Load(g.configFile, env.Getenv, fl)
 }
-
-// oneLine makes s one printable line: white space collapsed, escape
-// sequences and other control characters made inert (an error message can
-// carry what a server or a model sent).
-func oneLine(s string) string { return llm.Printable(s, 4000) }

@@ -14,6 +14,7 @@ import (
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/transcript"
 )
 
@@ -191,6 +192,6 @@ func reportRepairs(w io.Writer, name string, changes []transcript.Change) {
 			fmt.Fprintf(w, "  ... and %d more\n", len(changes)-i)
 			break
 		}
-		fmt.Fprintf(w, "  %s\n", oneLine(c.String()))
+		fmt.Fprintf(w, "  %s\n", termtext.OneLine(c.String(), 0))
 	}
 }

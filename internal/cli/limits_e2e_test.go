@@ -148,7 +148,7 @@ func TestPrintModeNotAnOpenAIAnswer(t *testing.T) {
 			name: "html page",
 			reply: openaitest.Reply{Status: 200, Header: map[string]string{"Content-Type": "text/html"},
 				Body: "<html><title>\x1b]0;pwned\x07Portal</title>\n\n<body>Log in first</body></html>"},
-			want: `gencode: the endpoint did not answer like an OpenAI-compatible API; it sent HTTP 200 OK, text/html, starting "<html><title>` + "\ufffd]0;pwned\ufffd" + `Portal</title> <body>Log in first</body></html>" (check OPENAI_BASE_URL or base_url; redirects are not followed)` + "\n",
+			want: `gencode: the endpoint did not answer like an OpenAI-compatible API; it sent HTTP 200 OK, text/html, starting "<html><title>Portal</title> <body>Log in first</body></html>" (check OPENAI_BASE_URL or base_url; redirects are not followed)` + "\n",
 		},
 	}
 	for _, tt := range tests {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 func subcommands(ctx context.Context, env Env, g *globalFlags) []*cobra.Command {
@@ -32,7 +33,7 @@ func newSessionsCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command
 				w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(w, "ID\tUPDATED\tMESSAGES\tDIRECTORY\tTITLE")
 				for _, s := range list {
-					fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.Updated.Format("2006-01-02 15:04"), s.MessageCount, s.Cwd, oneLine(s.Title))
+					fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.Updated.Format("2006-01-02 15:04"), s.MessageCount, s.Cwd, termtext.OneLine(s.Title, 0))
 				}
 				return w.Flush()
 			})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 func runHistory(ctx context.Context, r *Registry, st State, in Invocation) (Result, error) {
@@ -54,12 +55,12 @@ func runContext(ctx context.Context, r *Registry, st State, _ Invocation) (Resul
 	b := p.Build(v)
 	window := b.Window
 	row := func(name string, n int, note string) string {
-		return fmt.Sprintf("%-28s %9s  %5s  %s", name, thousands(n), pct(n, window), note)
+		return fmt.Sprintf("%-28s %9s  %5s  %s", name, termtext.Thousands(n), pct(n, window), note)
 	}
-	rep := &Report{Title: fmt.Sprintf("Context · %s · %s of %s tokens (%s)", st.Model, thousands(b.Tokens), thousands(window), pct(b.Tokens, window))}
+	rep := &Report{Title: fmt.Sprintf("Context · %s · %s of %s tokens (%s)", st.Model, termtext.Thousands(b.Tokens), termtext.Thousands(window), pct(b.Tokens, window))}
 	cut := ""
 	if b.CutCount > 0 {
-		cut = fmt.Sprintf("%d cut to %s tokens each", b.CutCount, thousands(p.CapTokens()))
+		cut = fmt.Sprintf("%d cut to %s tokens each", b.CutCount, termtext.Thousands(p.CapTokens()))
 	}
 	rep.Sections = []Section{{Lines: []string{
 		row("System prompt + tool schemas", b.Fixed, ""),
@@ -74,7 +75,7 @@ func runContext(ctx context.Context, r *Registry, st State, _ Invocation) (Resul
 	auto := "automatic summarization is off"
 	if cfg.Enabled {
 		auto = fmt.Sprintf("background summary starts at %s tokens (%.0f%%), compaction before sending at %s (%.0f%%)",
-			thousands(int(float64(window)*cfg.SoftRatio)), cfg.SoftRatio*100, thousands(int(float64(window)*cfg.HardRatio)), cfg.HardRatio*100)
+			termtext.Thousands(int(float64(window)*cfg.SoftRatio)), cfg.SoftRatio*100, termtext.Thousands(int(float64(window)*cfg.HardRatio)), cfg.HardRatio*100)
 	}
 	rep.Footer = fmt.Sprintf("%d messages in the view · %s", b.LogMessages, auto)
 	return Result{Report: rep}, nil

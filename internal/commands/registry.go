@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/gencode/gencode/internal/config"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 // Store is the session store as the commands read it.
@@ -219,11 +219,11 @@ func runResume(ctx context.Context, r *Registry, _ State, in Invocation) (Result
 
 func runModel(_ context.Context, r *Registry, st State, in Invocation) (Result, error) {
 	if len(in.Args) == 0 {
-		return Result{Text: fmt.Sprintf("Model: %s (context window %s tokens)", st.Model, thousands(r.deps.Window(st.Model)))}, nil
+		return Result{Text: fmt.Sprintf("Model: %s (context window %s tokens)", st.Model, termtext.Thousands(r.deps.Window(st.Model)))}, nil
 	}
 	m := in.Args[0]
 	return Result{Action: ActionSetModel, Model: m,
-		Text: fmt.Sprintf("Switched to %s (context window %s tokens).", m, thousands(r.deps.Window(m)))}, nil
+		Text: fmt.Sprintf("Switched to %s (context window %s tokens).", m, termtext.Thousands(r.deps.Window(m)))}, nil
 }
 
 func runSessions(ctx context.Context, r *Registry, st State, _ Invocation) (Result, error) {
@@ -238,7 +238,7 @@ func runSessions(ctx context.Context, r *Registry, st State, _ Invocation) (Resu
 		if s.ID == st.SessionID {
 			mark = "*"
 		}
-		sec.Lines = append(sec.Lines, fmt.Sprintf("%s %s  %s  %4d msgs  %s", mark, s.ID, s.Updated.Format("01-02 15:04"), s.MessageCount, oneLine(s.Title, 60)))
+		sec.Lines = append(sec.Lines, fmt.Sprintf("%s %s  %s  %4d msgs  %s", mark, s.ID, s.Updated.Format("01-02 15:04"), s.MessageCount, termtext.OneLine(s.Title, 60)))
 	}
 	if len(sec.Lines) == 0 {
 		sec.Lines = []string{"no sessions yet"}
@@ -264,29 +264,4 @@ func runConfig(_ context.Context, r *Registry, _ State, _ Invocation) (Result, e
 		rep.Footer = "no config file (defaults, env and flags only)"
 	}
 	return Result{Report: rep}, nil
-}
-
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); n > 0 && len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/transcript"
 )
 
@@ -32,11 +33,11 @@ func SummaryReportMax(rep summarize.Report, limit int) *Report {
 	r := &Report{Title: "Session Summary"}
 	head := Section{Lines: []string{
 		fmt.Sprintf("Messages: %d → %d (%s reduction)", s.MessagesBefore, s.MessagesAfter, percent(s.MessagesBefore, s.MessagesAfter)),
-		fmt.Sprintf("Tokens: %s → %s (%s saved)", thousands(s.TokensBefore), thousands(s.TokensAfter), thousands(max(0, s.TokensBefore-s.TokensAfter))),
+		fmt.Sprintf("Tokens: %s → %s (%s saved)", termtext.Thousands(s.TokensBefore), termtext.Thousands(s.TokensAfter), termtext.Thousands(max(0, s.TokensBefore-s.TokensAfter))),
 		fmt.Sprintf("Covers messages %d-%d", s.FromSeq, s.ToSeq),
 	}}
 	if s.Focus != "" {
-		head.Lines = append(head.Lines, "Focus: "+oneLine(s.Focus, 200))
+		head.Lines = append(head.Lines, "Focus: "+termtext.OneLine(s.Focus, 200))
 	}
 	r.Sections = append(r.Sections, head)
 	r.Sections = appendList(r.Sections, "Key topics", s.Topics, limit)
@@ -86,7 +87,7 @@ func AutoNotice(rep summarize.Report) string {
 		kind = "Compacted (deterministic fallback)"
 	}
 	fmt.Fprintf(&b, "%s messages %d-%d to keep the context small: %s → %s tokens. The originals stay in the log (/history --full).",
-		kind, s.FromSeq, s.ToSeq, thousands(s.TokensBefore), thousands(s.TokensAfter))
+		kind, s.FromSeq, s.ToSeq, termtext.Thousands(s.TokensBefore), termtext.Thousands(s.TokensAfter))
 	bullets := append([]string{}, s.Topics...)
 	if n := len(s.FilesModified); n > 0 {
 		bullets = append(bullets, fmt.Sprintf("modified %d file(s): %s", n, listShort(s.FilesModified, 3)))
@@ -98,7 +99,7 @@ func AutoNotice(rep summarize.Report) string {
 		if i == 4 {
 			break
 		}
-		b.WriteString("\n• " + oneLine(l, 100))
+		b.WriteString("\n• " + termtext.OneLine(l, 100))
 	}
 	return b.String()
 }
@@ -121,7 +122,7 @@ func appendList(secs []Section, title string, items []string, limit int) []Secti
 			sec.More = len(items) - limit
 			break
 		}
-		sec.Lines = append(sec.Lines, "• "+oneLine(it, 200))
+		sec.Lines = append(sec.Lines, "• "+termtext.OneLine(it, 200))
 	}
 	return append(secs, sec)
 }
@@ -169,13 +170,13 @@ func History(ctx context.Context, st Store, search SearchFunc, id string, o Hist
 	for i, s := range sums {
 		through = max(through, s.ToSeq)
 		sec := Section{Title: fmt.Sprintf("[Summary %d] Messages %d-%d · %s", i+1, s.FromSeq, s.ToSeq, s.GeneratedAt.Format("2006-01-02 15:04"))}
-		sec.Lines = append(sec.Lines, oneLine(transcript.Gist(s), 300))
+		sec.Lines = append(sec.Lines, termtext.OneLine(transcript.Gist(s), 300))
 		if o.Full {
 			if len(s.FilesModified) > 0 {
 				sec.Lines = append(sec.Lines, "Files: "+listShort(s.FilesModified, 6))
 			}
 			for _, d := range s.KeyDecisions {
-				sec.Lines = append(sec.Lines, "Decision: "+oneLine(d, 200))
+				sec.Lines = append(sec.Lines, "Decision: "+termtext.OneLine(d, 200))
 			}
 			if len(s.Commands) > 0 {
 				sec.Lines = append(sec.Lines, fmt.Sprintf("Commands: %d (%s)", len(s.Commands), listShort(s.Commands, 3)))
@@ -283,7 +284,7 @@ func historySearch(ctx context.Context, search SearchFunc, sess session.Session,
 		if h.Tool != "" {
 			who += " " + h.Tool
 		}
-		sec.Lines = append(sec.Lines, fmt.Sprintf("#%d %s: %s", h.Seq, who, oneLine(h.Snippet, 200)))
+		sec.Lines = append(sec.Lines, fmt.Sprintf("#%d %s: %s", h.Seq, who, termtext.OneLine(h.Snippet, 200)))
 	}
 	if len(hits) == 0 {
 		sec.Lines = []string{"no message matches"}
@@ -313,7 +314,7 @@ func heading(m session.Message) string {
 	if m.Meta.Interrupted {
 		h += " [interrupted]"
 	}
-	return oneLine(h, 160)
+	return termtext.OneLine(h, 160)
 }
 
 // Brief is a message in one line: "#12 user: text", tool calls and results
@@ -341,14 +342,14 @@ func Brief(m session.Message, width int) string {
 	if m.Meta.Interrupted {
 		body += " [interrupted]"
 	}
-	return fmt.Sprintf("#%d %s: %s", m.Seq, m.Role, oneLine(body, width))
+	return fmt.Sprintf("#%d %s: %s", m.Seq, m.Role, termtext.OneLine(body, width))
 }
 
 // keyArg picks the argument that says most about a tool call.
 func keyArg(args string) string {
 	for _, k := range []string{"command", "file_path", "pattern", "path", "query", "url"} {
 		if v := jsonString(args, k); v != "" {
-			return oneLine(v, 60)
+			return termtext.OneLine(v, 60)
 		}
 	}
 	return ""

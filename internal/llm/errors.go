@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/sashabaranov/go-openai"
+
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 // Error kinds. Check them with errors.Is; the errors returned by Client wrap
@@ -72,7 +74,7 @@ func (e *APIError) Error() string {
 			fmt.Fprintf(&b, " (%s)", e.Code)
 		}
 		if e.plain && e.ContentType != "" {
-			fmt.Fprintf(&b, ", %s", Printable(e.ContentType, 100))
+			fmt.Fprintf(&b, ", %s", termtext.OneLine(e.ContentType, 100))
 		}
 	}
 	if e.Message != "" {

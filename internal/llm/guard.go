@@ -11,8 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 // Guards on an answer: how long the endpoint may stay silent, how much one
@@ -65,48 +65,18 @@ func (e *ResponseError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: HTTP %d %s", ErrUnexpectedResponse, e.Status, http.StatusText(e.Status))
 	if e.Location != "" {
-		fmt.Fprintf(&b, ", redirect to %s", Printable(e.Location, 200))
+		fmt.Fprintf(&b, ", redirect to %s", termtext.OneLine(e.Location, 200))
 	}
 	if e.ContentType != "" {
-		fmt.Fprintf(&b, ", %s", Printable(e.ContentType, 100))
+		fmt.Fprintf(&b, ", %s", termtext.OneLine(e.ContentType, 100))
 	}
-	if h := Printable(string(e.Head), 200); h != "" {
+	if h := termtext.OneLine(string(e.Head), 200); h != "" {
 		fmt.Fprintf(&b, ": %q", h)
 	}
 	return b.String()
 }
 
 func (e *ResponseError) Unwrap() error { return ErrUnexpectedResponse }
-
-// Printable returns the start of s fit for one line of a terminal: escape
-// sequences and other control and format characters become U+FFFD, runs
-// of white space one space, invalid UTF-8 U+FFFD, and at most max runes
-// are kept ("..." marks a cut).
-func Printable(s string, max int) string {
-	var b strings.Builder
-	n, space := 0, false
-	for _, r := range s {
-		if unicode.IsSpace(r) {
-			space = b.Len() > 0
-			continue
-		}
-		if n >= max {
-			b.WriteString("...")
-			break
-		}
-		if space {
-			b.WriteByte(' ')
-			n++
-			space = false
-		}
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError {
-			r = utf8.RuneError
-		}
-		b.WriteRune(r)
-		n++
-	}
-	return b.String()
-}
 
 // checkStart looks at the first bytes of a successful answer (what the
 // reader holds after its first read) and returns a *ResponseError for one

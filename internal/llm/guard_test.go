@@ -107,11 +107,11 @@ func TestAnswersThatAreNotOpenAI(t *testing.T) {
 	t.Parallel()
 	page := "<!DOCTYPE html>\n<html><head><title>Sign in \x1b]0;owned\x07 to the Wi-Fi</title></head><body>" +
 		strings.Repeat("<p>terms</p>", 100) + "</body></html>"
-	// What the message shows of it: one line, the escape made inert, 200
-	// characters.
-	shown := []rune("<!DOCTYPE html> <html><head><title>Sign in \ufffd]0;owned\ufffd to the Wi-Fi</title></head><body>" +
+	// What the message shows of it: one line, the escape sequence removed,
+	// 200 characters.
+	shown := []rune("<!DOCTYPE html> <html><head><title>Sign in to the Wi-Fi</title></head><body>" +
 		strings.Repeat("<p>terms</p>", 100))
-	pageMsg := string(shown[:200]) + "..."
+	pageMsg := string(shown[:199]) + "…"
 	tests := []struct {
 		name     string
 		reply    openaitest.Reply
@@ -178,25 +178,4 @@ func TestPlainErrorBodyNamesItsType(t *testing.T) {
 	var ae *llm.APIError
 	require.True(t, errors.As(err, &ae))
 	require.Equal(t, "text/plain", ae.ContentType)
-}
-
-func TestPrintable(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in   string
-		max  int
-		want string
-	}{
-		{"plain", 10, "plain"},
-		{"  a \n\t b  ", 10, "a b"},
-		{"\x1b[2Jclear", 10, "\ufffd[2Jclear"},
-		{"bidi \u202e gnp.exe", 20, "bidi \ufffd gnp.exe"},
-		{"bad \xff byte", 20, "bad \ufffd byte"},
-		{"abcdef", 3, "abc..."},
-	}
-	for _, tt := range tests {
-		if got := llm.Printable(tt.in, tt.max); got != tt.want {
-			t.Errorf("Printable(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
-		}
-	}
 }

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tools"
 )
 
@@ -124,7 +125,7 @@ func (t *Tools) RunInSession(ctx context.Context, sessionID string, c tools.Call
 	default:
 		r = t.read(ctx, sessionID, json.RawMessage(args))
 	}
-	r.Content = tools.Sanitize(r.Content)
+	r.Content = termtext.Sanitize(r.Content)
 	r.Meta.Tool, r.Meta.Success = c.Name, !r.IsError
 	return r
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 const (
@@ -55,7 +57,7 @@ func runBash(ctx context.Context, s *Set, raw json.RawMessage) output {
 			timeout = d
 		}
 	}
-	req := Request{Tool: ToolBash, Summary: oneLine(a.Command, 200), Args: string(raw), Path: s.workDir}
+	req := Request{Tool: ToolBash, Summary: termtext.FirstLine(a.Command, 200), Args: string(raw), Path: s.workDir}
 	if msg := s.authorize(ctx, req); msg != "" {
 		return denied(msg, meta)
 	}
@@ -226,20 +228,4 @@ func bashEnv(env []string) []string {
 		out = append(out, kv)
 	}
 	return append(out, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
-}
-
-// oneLine shortens s to its first line and at most n bytes.
-func oneLine(s string, n int) string {
-	s = strings.TrimSpace(s)
-	more := false
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s, more = s[:i], true
-	}
-	if len(s) > n {
-		s, more = s[:runeStart(s, n)], true
-	}
-	if more {
-		s += " …"
-	}
-	return s
 }

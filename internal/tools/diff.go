@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	udiff "github.com/aymanbagabas/go-udiff"
+
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 const (
@@ -24,7 +26,7 @@ func unifiedDiff(name, old, new string, existed bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "--- %s\n+++ %s\n", from, to)
 	if len(old) > maxDiffInput || len(new) > maxDiffInput {
-		fmt.Fprintf(&b, "(diff omitted: %s -> %s)\n", humanSize(int64(len(old))), humanSize(int64(len(new))))
+		fmt.Fprintf(&b, "(diff omitted: %s -> %s)\n", termtext.Size(int64(len(old))), termtext.Size(int64(len(new))))
 		return b.String()
 	}
 	edits := udiff.Lines(old, new)

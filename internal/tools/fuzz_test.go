@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 // FuzzRun feeds arbitrary arguments to every tool. With the print-mode
@@ -31,7 +33,7 @@ func FuzzRun(f *testing.F) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		r := s.Run(ctx, Call{Name: name, Arguments: args})
-		if !utf8.ValidString(r.Content) || Sanitize(r.Content) != r.Content {
+		if !utf8.ValidString(r.Content) || termtext.Sanitize(r.Content) != r.Content {
 			t.Fatalf("Run(%q, %q) content not sanitized: %q", name, args, r.Content)
 		}
 		if r.Content == "" {

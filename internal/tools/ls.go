@@ -9,6 +9,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 const (
@@ -53,7 +55,7 @@ func runLS(ctx context.Context, s *Set, raw json.RawMessage) output {
 	dir, fi, err := s.openRoot(t)
 	switch {
 	case errors.Is(err, errNotDir):
-		return output{text: fmt.Sprintf("%s is a file (%s); use Read to see it", t.display, humanSize(fi.Size()))}
+		return output{text: fmt.Sprintf("%s is a file (%s); use Read to see it", t.display, termtext.Size(fi.Size()))}
 	case err != nil:
 		return fileError(t.display, err)
 	}

@@ -5,68 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/charmbracelet/x/ansi"
 )
-
-// Sanitize makes s safe to show in a terminal and to send as JSON: invalid
-// UTF-8 becomes U+FFFD, escape sequences (CSI, OSC, DCS, ...) are removed,
-// CR LF and lone CR become LF, and the other C0/C1 control characters except
-// tab and newline are dropped.
-func Sanitize(s string) string {
-	if isClean(s) {
-		return s
-	}
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	// 8-bit C1 introducers as their 7-bit ESC forms, so Strip removes the
-	// whole sequence and not only the introducer.
-	s = c1Replacer().Replace(s)
-	if strings.IndexByte(s, 0x1b) >= 0 {
-		s = ansi.Strip(s)
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		switch {
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
-		case r == '\r':
-			b.WriteByte('\n')
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
-			// drop
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func c1Replacer() *strings.Replacer {
-	return strings.NewReplacer(
-		"\u009b", "\x1b[", "\u009d", "\x1b]", "\u0090", "\x1bP",
-		"\u009c", "\x1b\\", "\u009e", "\x1b^", "\u009f", "\x1b_", "\u0098", "\x1bX",
-	)
-}
-
-// isClean reports whether s is valid UTF-8 without control characters other
-// than tab and newline: the common case, which Sanitize returns unchanged.
-func isClean(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
-			return false
-		}
-		if c >= 0x80 {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 || r >= 0x80 && r <= 0x9f {
-				return false
-			}
-			i += size - 1
-		}
-	}
-	return true
-}
 
 // capText returns text capped at the Set's token budget: head and tail kept,
 // the middle replaced by a marker saying how much was cut. priorLines and

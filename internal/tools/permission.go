@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 // Mode is what a tool may do without asking the user.
@@ -156,7 +158,7 @@ func (s *Set) authorize(ctx context.Context, r Request) string {
 		}
 	}
 	// The front end shows these: no escape sequences from the model or files.
-	r.Summary, r.Args, r.Path, r.Diff = s.redact(Sanitize(r.Summary)), s.redact(Sanitize(r.Args)), s.redact(Sanitize(r.Path)), s.redact(Sanitize(r.Diff))
+	r.Summary, r.Args, r.Path, r.Diff = s.redact(termtext.Sanitize(r.Summary)), s.redact(termtext.Sanitize(r.Args)), s.redact(termtext.Sanitize(r.Path)), s.redact(termtext.Sanitize(r.Diff))
 	d, err := s.asker.Ask(ctx, r)
 	if err != nil {
 		return fmt.Sprintf("permission denied: asking the user about %s failed: %v", r.Tool, err)

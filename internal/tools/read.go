@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 const (
@@ -84,7 +86,7 @@ func (s *Set) readFile(t target, offset, limit int) output {
 		return fileError(t.display, err)
 	}
 	if isBinary(head, len(head) < sniffBytes) {
-		return failf("%s is a binary or non-UTF-8 file (%s); Read shows UTF-8 text only", t.display, humanSize(fi.Size()))
+		return failf("%s is a binary or non-UTF-8 file (%s); Read shows UTF-8 text only", t.display, termtext.Size(fi.Size()))
 	}
 
 	budget := s.capTokens * 3 // bytes; a token is 3-4 bytes of code
@@ -122,7 +124,7 @@ func (s *Set) readFile(t target, offset, limit int) output {
 	case last == 0:
 		return failf("offset %d is past the end of %s (%d lines)", offset, t.display, n)
 	case full:
-		fmt.Fprintf(&b, "[lines %d-%d of %s (%s); more follow: Read with offset=%d]", offset, last, t.display, humanSize(fi.Size()), last+1)
+		fmt.Fprintf(&b, "[lines %d-%d of %s (%s); more follow: Read with offset=%d]", offset, last, t.display, termtext.Size(fi.Size()), last+1)
 	case offset > 1:
 		fmt.Fprintf(&b, "[lines %d-%d of %d]", offset, last, last)
 	}
@@ -230,16 +232,4 @@ func trimEOL(b []byte) []byte {
 		}
 	}
 	return b
-}
-
-func humanSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

@@ -30,6 +30,7 @@ import (
 	"sync"
 
 	"github.com/gencode/gencode/internal/fschange"
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 // Tool names, exactly as the model sees them.
@@ -294,7 +295,7 @@ func (s *Set) Run(ctx context.Context, c Call) Result {
 func (s *Set) finish(name string, out output) Result {
 	// Redact after sanitizing: an escape sequence inside a secret must not
 	// hide it from the match and then vanish.
-	full := s.redact(Sanitize(out.text))
+	full := s.redact(termtext.Sanitize(out.text))
 	content, capped := s.capText(full, out.elidedLines, out.elidedBytes)
 	r := Result{
 		Content:  content,
@@ -307,9 +308,9 @@ func (s *Set) finish(name string, out output) Result {
 		r.Full = full
 	}
 	r.Meta.Tool = name
-	r.Meta.FilePath = s.redact(Sanitize(r.Meta.FilePath))
-	r.Meta.Command = s.redact(Sanitize(r.Meta.Command))
-	r.Meta.Pattern = s.redact(Sanitize(r.Meta.Pattern))
+	r.Meta.FilePath = s.redact(termtext.Sanitize(r.Meta.FilePath))
+	r.Meta.Command = s.redact(termtext.Sanitize(r.Meta.Command))
+	r.Meta.Pattern = s.redact(termtext.Sanitize(r.Meta.Pattern))
 	r.Meta.Success = !r.IsError
 	return r
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/termtext/termtexttest"
 )
 
 // fakeAsker answers every request with decision and records the requests.
@@ -217,28 +220,25 @@ func TestRunCanceledContext(t *testing.T) {
 	assert.Contains(t, r.Content, "context canceled")
 }
 
-func TestSanitize(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want string
-	}{
-		{"clean", "a\tb\nc ✓", "a\tb\nc ✓"},
-		{"sgr color", "\x1b[31mred\x1b[0m ok", "red ok"},
-		{"cursor and clear", "\x1b[2J\x1b[Hhome\x1b[?25l", "home"},
-		{"osc title bel", "\x1b]0;pwned\x07text", "text"},
-		{"osc hyperlink st", "\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", "link"},
-		{"dcs", "\x1bPq#0;2;0;0;0\x1b\\after", "after"},
-		{"charset", "\x1b(Bx", "x"},
-		{"c1 csi", "\u009b31mX", "X"},
-		{"c0 controls", "a\x00b\x07c\x08d\x7fe", "abcde"},
-		{"crlf and cr", "a\r\nb\rc", "a\nb\nc"},
-		{"invalid utf8", "ok\xff\xfe!", "ok\uFFFD!"},
-		{"lone esc at end", "abc\x1b", "abc"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, Sanitize(tt.in), "Sanitize(%q)", tt.in)
+// TestOutputSanitizedHostileCorpus: whatever a command prints, the
+// model, the log and the chat get it inert: each case of the corpus every
+// surface is tested with, printed by Bash, comes back as the sanitizer
+// leaves it.
+func TestOutputSanitizedHostileCorpus(t *testing.T) {
+	t.Parallel()
+	s, dir := yoloSet(t)
+	for i, tt := range termtexttest.Corpus() {
+		t.Run(tt.Name, func(t *testing.T) {
+			t.Parallel()
+			name := fmt.Sprintf("case%d.txt", i)
+			writeFile(t, filepath.Join(dir, name), tt.In)
+			r := run(t, s, ToolBash, map[string]any{"command": "cat " + name})
+			want := strings.TrimSuffix(tt.Want, "\n")
+			if want == "" {
+				want = "(no output)"
+			}
+			assert.Equal(t, want+"\n[exit code 0]", r.Content, "Bash(cat %q)", tt.In)
+			assert.Empty(t, termtexttest.Raw(r.Content))
 		})
 	}
 }

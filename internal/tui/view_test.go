@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/termtext/termtexttest"
 	"github.com/gencode/gencode/internal/tools"
 )
 
@@ -171,44 +171,50 @@ func TestGoldenStreaming(t *testing.T) {
 }
 
 // TestEscapeSequencesInert checks with colours on that nothing but SGR
-// (colour) sequences reaches the terminal, wherever hostile text comes in:
-// the streamed answer, the final message, tool output, the session title.
+// (colour) sequences reaches the terminal, wherever hostile text comes in
+// (the streamed answer, the final message, a tool call's name and
+// arguments, tool output, an error, the session title), for each case of
+// the corpus every surface is tested with.
 func TestEscapeSequencesInert(t *testing.T) {
 	t.Parallel()
-	evil := "A\x1b]0;pwned\x07B\x1b[2JC\x1b[HD\x07E\u009bF\x1bP1$r\x1b\\G\rH"
-	args, err := json.Marshal(map[string]string{"command": "echo " + evil})
-	require.NoError(t, err)
-	st := newStore(t)
-	id := seed(t, st, "title"+evil,
-		session.Message{Role: session.RoleUser, Content: "user " + evil},
-		session.Message{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: "x", Name: "Bash" + evil, Arguments: string(args)}}},
-		session.Message{Role: session.RoleTool, ToolCallID: "x", Name: "Bash", Content: "out " + evil},
-	)
-	r := plainRenderer()
-	r.SetColorProfile(termenv.ANSI256)
-	h := newHarness(t, 100, 40, withStore(st), withSession(id), func(o *harnessSetup) { o.Renderer = r })
-	final := &session.Message{Seq: 99, Role: session.RoleAssistant, Content: "final " + evil}
-	h.agent.scripts = append(h.agent.scripts, events(
-		agent.Event{Kind: agent.EventTextDelta, Text: "stream " + evil},
-		agent.Event{Kind: agent.EventToolCallStart, Text: "Ba" + evil},
-	))
-	h.typ("x")
-	h.key("enter")
-	streamed := h.view()
-	h.agent.scripts = append(h.agent.scripts, events(
-		agent.Event{Kind: agent.EventMessage, Message: final},
-		agent.Event{Kind: agent.EventError, Err: errors.New("boom " + evil)},
-	))
-	h.typ("y")
-	h.key("enter")
-	for _, view := range []string{streamed, h.view()} {
-		require.Contains(t, view, "ABCDEFG")
-		sgr := regexp.MustCompile(`\x1b\[[0-9;]*m`)
-		rest := sgr.ReplaceAllString(view, "")
-		for _, c := range rest {
-			if c != '\n' && (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0)) {
-				t.Fatalf("control character %U reached the view:\n%q", c, rest)
+	for _, c := range termtexttest.Corpus() {
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			evil := c.In
+			args, err := json.Marshal(map[string]string{"command": "echo " + strings.ToValidUTF8(evil, "?")})
+			require.NoError(t, err)
+			st := newStore(t)
+			id := seed(t, st, "title"+evil,
+				session.Message{Role: session.RoleUser, Content: "user " + evil},
+				session.Message{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: "x", Name: "Bash" + evil, Arguments: string(args)}}},
+				session.Message{Role: session.RoleTool, ToolCallID: "x", Name: "Bash", Content: "out " + evil},
+			)
+			r := plainRenderer()
+			r.SetColorProfile(termenv.ANSI256)
+			h := newHarness(t, 100, 40, withStore(st), withSession(id), func(o *harnessSetup) { o.Renderer = r })
+			final := &session.Message{Seq: 99, Role: session.RoleAssistant, Content: "final " + evil}
+			h.agent.scripts = append(h.agent.scripts, events(
+				agent.Event{Kind: agent.EventTextDelta, Text: "stream " + evil},
+				agent.Event{Kind: agent.EventToolCallStart, Text: "Ba" + evil},
+			))
+			h.typ("x")
+			h.key("enter")
+			streamed := h.view()
+			h.agent.scripts = append(h.agent.scripts, events(
+				agent.Event{Kind: agent.EventMessage, Message: final},
+				agent.Event{Kind: agent.EventError, Err: errors.New("boom " + evil)},
+			))
+			h.typ("y")
+			h.key("enter")
+			done := h.view()
+			require.Contains(t, ansi.Strip(streamed), "stream")
+			require.Contains(t, ansi.Strip(done), "final")
+			require.Contains(t, ansi.Strip(done), "boom")
+			for _, view := range []string{streamed, done} {
+				if raw := termtexttest.Raw(view); len(raw) > 0 {
+					t.Fatalf("%v reached the view:\n%q", raw, view)
+				}
 			}
-		}
+		})
 	}
 }

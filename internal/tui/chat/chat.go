@@ -21,9 +21,9 @@ import (
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tui/markdown"
 	"github.com/gencode/gencode/internal/tui/report"
-	"github.com/gencode/gencode/internal/tui/sanitize"
 )
 
 // cacheBytes bounds the render cache (rendered text, ANSI included).
@@ -217,23 +217,23 @@ func (m *Model) push(it *item) *item {
 
 // AddUser shows a message the user sent, and scrolls to the end.
 func (m *Model) AddUser(text string) {
-	m.push(&item{kind: KindUser, text: sanitize.Display(text), unlogged: true})
+	m.push(&item{kind: KindUser, text: termtext.Display(text), unlogged: true})
 	m.follow = true
 }
 
 // AddNote shows a command's text output (markdown).
 func (m *Model) AddNote(text string) {
-	m.push(&item{kind: KindNote, text: sanitize.Display(text)})
+	m.push(&item{kind: KindNote, text: termtext.Display(text)})
 }
 
 // AddInfo shows a one-line notice.
 func (m *Model) AddInfo(text string) {
-	m.push(&item{kind: KindInfo, text: sanitize.Display(text)})
+	m.push(&item{kind: KindInfo, text: termtext.Display(text)})
 }
 
 // AddError shows an error line and what the user can do about it.
 func (m *Model) AddError(text, hint string) {
-	m.push(&item{kind: KindError, text: sanitize.Display(text), hint: sanitize.Line(hint)})
+	m.push(&item{kind: KindError, text: termtext.Display(text), hint: termtext.Label(hint)})
 }
 
 // AddReport shows a command's boxed report.
@@ -283,11 +283,11 @@ func (m *Model) HandleEvent(ev agent.Event) tea.Cmd {
 		s := m.ensureStream()
 		switch ev.Kind {
 		case agent.EventTextDelta:
-			s.text.WriteString(sanitize.Display(ev.Text))
+			s.text.WriteString(termtext.Display(ev.Text))
 		case agent.EventReasoningDelta:
 			s.reasoning += len(ev.Text)
 		default:
-			s.calls = append(s.calls, sanitize.Line(ev.Text))
+			s.calls = append(s.calls, termtext.Label(ev.Text))
 		}
 		s.dirty = true
 		if m.flushPending {

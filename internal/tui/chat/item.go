@@ -8,8 +8,8 @@ import (
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tui/paste"
-	"github.com/gencode/gencode/internal/tui/sanitize"
 )
 
 // Kind is what an item of the chat shows.
@@ -94,7 +94,7 @@ var keyArgs = map[string][]string{
 func keyArg(tool, args string) string {
 	var m map[string]any
 	if json.Unmarshal([]byte(args), &m) != nil {
-		return sanitize.Line(args)
+		return termtext.Label(args)
 	}
 	var parts []string
 	for _, k := range keyArgs[tool] {
@@ -110,7 +110,7 @@ func keyArg(tool, args string) string {
 			}
 		}
 	}
-	return sanitize.Line(strings.Join(parts, " in "))
+	return termtext.Label(strings.Join(parts, " in "))
 }
 
 // stateOf reads a tool result's outcome from its meta.
@@ -145,18 +145,18 @@ func (b *builder) add(m session.Message) []*item {
 	case session.RoleUser:
 		it := b.newItem(KindUser)
 		// A paste shows as its placeholder, as when it was sent.
-		it.seq, it.text = m.Seq, sanitize.Display(paste.Collapse(m.Content, m.Meta.Pastes))
+		it.seq, it.text = m.Seq, termtext.Display(paste.Collapse(m.Content, m.Meta.Pastes))
 		return []*item{it}
 	case session.RoleAssistant:
 		var out []*item
 		if strings.TrimSpace(m.Content) != "" {
 			it := b.newItem(KindAssistant)
-			it.seq, it.text, it.interrupted = m.Seq, sanitize.Display(m.Content), m.Meta.Interrupted
+			it.seq, it.text, it.interrupted = m.Seq, termtext.Display(m.Content), m.Meta.Interrupted
 			out = append(out, it)
 		}
 		for _, c := range m.ToolCalls {
 			it := b.newItem(KindTool)
-			it.seq, it.callID, it.tool, it.arg = m.Seq, c.ID, sanitize.Line(c.Name), keyArg(c.Name, c.Arguments)
+			it.seq, it.callID, it.tool, it.arg = m.Seq, c.ID, termtext.Label(c.Name), keyArg(c.Name, c.Arguments)
 			b.calls[c.ID] = it
 			out = append(out, it)
 		}
@@ -166,8 +166,8 @@ func (b *builder) add(m session.Message) []*item {
 		if !ok {
 			// The call is older than what is loaded.
 			it = b.newItem(KindTool)
-			it.seq, it.callID, it.tool = m.Seq, m.ToolCallID, sanitize.Line(m.Name)
-			it.arg = sanitize.Line(firstNonEmpty(m.Meta.FilePath, m.Meta.Command, m.Meta.Pattern))
+			it.seq, it.callID, it.tool = m.Seq, m.ToolCallID, termtext.Label(m.Name)
+			it.arg = termtext.Label(firstNonEmpty(m.Meta.FilePath, m.Meta.Command, m.Meta.Pattern))
 			b.attach(it, m)
 			return []*item{it}
 		}
@@ -179,9 +179,9 @@ func (b *builder) add(m session.Message) []*item {
 
 func (b *builder) attach(it *item, m session.Message) {
 	it.state = stateOf(m)
-	it.output = sanitize.Display(m.Content)
+	it.output = termtext.Display(m.Content)
 	if m.Full != "" {
-		it.full = sanitize.Display(m.Full)
+		it.full = termtext.Display(m.Full)
 	}
 	it.version++
 }
@@ -198,7 +198,7 @@ func summaryItem(b *builder, s session.Summary) *item {
 	if strings.TrimSpace(body) == "" {
 		body = summarize.RenderSummary(s)
 	}
-	it.text = sanitize.Display(body)
+	it.text = termtext.Display(body)
 	return it
 }
 

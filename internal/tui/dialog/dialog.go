@@ -14,8 +14,8 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tools"
-	"github.com/gencode/gencode/internal/tui/sanitize"
 )
 
 // DecisionMsg is the user's answer.
@@ -80,10 +80,10 @@ func (m Model) WithID(id int) Model {
 // New returns the dialog for r.
 func New(r tools.Request, st Styles) Model {
 	m := Model{req: r, st: st, width: 80, maxHeight: 20}
-	summary := sanitize.Line(r.Summary)
-	m.head = append(m.head, strings.TrimSpace(sanitize.Line(r.Tool)+" "+summary))
+	summary := termtext.Label(r.Summary)
+	m.head = append(m.head, strings.TrimSpace(termtext.Label(r.Tool)+" "+summary))
 	if r.Path != "" && !strings.Contains(summary, r.Path) {
-		m.head = append(m.head, "path: "+sanitize.Line(r.Path))
+		m.head = append(m.head, "path: "+termtext.Label(r.Path))
 	}
 	switch {
 	case r.Diff != "":
@@ -109,7 +109,7 @@ func New(r tools.Request, st Styles) Model {
 }
 
 func lines(s string) []string {
-	out := strings.Split(strings.TrimRight(sanitize.Display(s), "\n"), "\n")
+	out := strings.Split(strings.TrimRight(termtext.Display(s), "\n"), "\n")
 	if len(out) > maxBodyLines {
 		more := len(out) - maxBodyLines
 		out = append(out[:maxBodyLines], fmt.Sprintf("… %d more lines", more))
@@ -194,7 +194,7 @@ func (m Model) View() string {
 	b := lipgloss.RoundedBorder()
 	bs := m.st.Border
 	var out []string
-	title := fmt.Sprintf("Allow %s?", sanitize.Line(m.req.Tool))
+	title := fmt.Sprintf("Allow %s?", termtext.Label(m.req.Tool))
 	fill := max(inner-ansi.StringWidth(title)-1, 0)
 	out = append(out, bs.Render(b.TopLeft+b.Top+" ")+m.st.Title.Render(title)+bs.Render(" "+strings.Repeat(b.Top, fill)+b.TopRight))
 	row := func(s string, st lipgloss.Style) {

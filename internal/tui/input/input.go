@@ -22,8 +22,8 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tui/paste"
-	"github.com/gencode/gencode/internal/tui/sanitize"
 )
 
 // A paste longer than either bound becomes an attachment placeholder.
@@ -323,7 +323,7 @@ func (m *Model) Restore(s SubmitMsg) {
 // paste inserts pasted text, or a placeholder standing for it when it is
 // large: the textarea stays small whatever is pasted.
 func (m *Model) paste(s string) {
-	s = sanitize.Text(newlines(s))
+	s = termtext.Sanitize(newlines(s))
 	if utf8.RuneCountInString(s) <= pasteMaxRunes && paste.Lines(s) <= pasteMaxLines {
 		m.ta.InsertString(s)
 		m.fitHeight()

@@ -10,11 +10,12 @@ import (
 	"strings"
 
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 // Placeholder is what paste number n of text shows as.
 func Placeholder(n int, text string) string {
-	return fmt.Sprintf("[pasted text #%d: %d lines, %s]", n, Lines(text), size(len(text)))
+	return fmt.Sprintf("[pasted text #%d: %d lines, %s]", n, Lines(text), termtext.Size(int64(len(text))))
 }
 
 // Number is the number of a placeholder made by Placeholder (0: not one).
@@ -79,14 +80,4 @@ func each(text string, spans []session.Paste, f func(session.Paste)) {
 // boundary reports whether i is where a UTF-8 character starts in s.
 func boundary(s string, i int) bool {
 	return i == len(s) || s[i]&0xC0 != 0x80
-}
-
-func size(n int) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

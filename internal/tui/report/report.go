@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gencode/gencode/internal/commands"
-	"github.com/gencode/gencode/internal/tui/sanitize"
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 // Styles are the report box's styles.
@@ -53,14 +53,14 @@ func Render(rep commands.Report, width int, st Styles) []string {
 			body = append(body, line{"", st.Text})
 		}
 		if s.Title != "" {
-			body = append(body, line{sanitize.Line(s.Title), st.Section})
+			body = append(body, line{termtext.Label(s.Title), st.Section})
 		}
 		indent := ""
 		if s.Title != "" {
 			indent = "  "
 		}
 		for _, l := range s.Lines {
-			body = append(body, line{indent + sanitize.Line(l), st.Text})
+			body = append(body, line{indent + termtext.Label(l), st.Text})
 		}
 		if s.More > 0 {
 			body = append(body, line{fmt.Sprintf("%s+%d more", indent, s.More), st.Dim})
@@ -70,11 +70,11 @@ func Render(rep commands.Report, width int, st Styles) []string {
 		if len(body) > 0 {
 			body = append(body, line{"", st.Text})
 		}
-		for _, l := range strings.Split(sanitize.Display(rep.Footer), "\n") {
+		for _, l := range strings.Split(termtext.Display(rep.Footer), "\n") {
 			body = append(body, line{l, st.Dim})
 		}
 	}
-	title := sanitize.Line(rep.Title)
+	title := termtext.Label(rep.Title)
 
 	// Border (2) and padding (2) take 4 cells.
 	maxInner := max(width-4, minInner)

@@ -13,7 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gencode/gencode/internal/summarize"
-	"github.com/gencode/gencode/internal/tui/sanitize"
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 // summarizerState is what the summarizer is doing.
@@ -90,7 +90,7 @@ func (m *Model) SetModel(name string, window int) { m.model, m.window = name, wi
 func (m *Model) SetSession(id, title string) {
 	switch {
 	case title != "":
-		m.session = sanitize.Line(title)
+		m.session = termtext.Label(title)
 	case id != "":
 		m.session = id
 	default:

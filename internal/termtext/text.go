@@ -1,0 +1,86 @@
+package termtext
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Ellipsis marks where text was cut.
+const Ellipsis = "…"
+
+// OneLine puts s, sanitized, on one line: every run of white space, line
+// breaks included, becomes one space, and the ends are trimmed. With
+// max > 0 the result has at most max characters, the last an ellipsis
+// when it was cut.
+func OneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(Sanitize(s)), " ")
+	return clip(s, max, Ellipsis)
+}
+
+// FirstLine is the first line of s, sanitized and trimmed, at most max
+// characters (max > 0). When anything was left out, a later line or the
+// end of a long one, it ends with " …".
+func FirstLine(s string, max int) string {
+	s = strings.TrimSpace(Sanitize(s))
+	more := false
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s, more = strings.TrimRight(s[:i], " \t\r"), true
+	}
+	if max > 0 && utf8.RuneCountInString(s) > max {
+		s, more = clip(s, max, ""), true
+	}
+	if more {
+		s += " " + Ellipsis
+	}
+	return s
+}
+
+// clip cuts s to max characters (max > 0), the last of them mark when it
+// is not empty.
+func clip(s string, max int, mark string) string {
+	if max <= 0 || len(s) <= max || utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	keep := max - utf8.RuneCountInString(mark)
+	i := 0
+	for n := 0; n < keep; n++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i] + mark
+}
+
+// Size says a number of bytes as a person reads it: "512 bytes", "1.5 KB",
+// "3.2 MB", "1.1 GB" (binary units).
+func Size(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// Thousands writes n with a comma between groups of three digits:
+// 31204 -> "31,204".
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	sign := ""
+	if n < 0 {
+		sign, s = "-", s[1:]
+	}
+	var b strings.Builder
+	b.WriteString(sign)
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
