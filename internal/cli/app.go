@@ -281,7 +281,7 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	// background summary (which appends nothing) may still finish.
 	lease.Release()
 	if runErr == nil {
-		fmt.Fprintln(a.env.Stdout, strings.TrimRight(final, "\n"))
+		fmt.Fprintln(a.env.textOut(), strings.TrimRight(final, "\n"))
 		if denied > 0 {
 			runErr = &deniedError{calls: denied}
 		}

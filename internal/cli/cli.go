@@ -42,6 +42,8 @@ type Env struct {
 	// LocalServers are probed, in order, when no API key and no base URL
 	// are configured (nil: the usual Ollama, LM Studio, llama.cpp ports).
 	LocalServers []string
+
+	screen *screen // set by Run: what is printed for a person, made inert
 }
 
 // OSEnv is the real process environment.
@@ -98,6 +100,8 @@ type rootOptions struct {
 
 // Run runs gencode with env and returns the exit code.
 func Run(ctx context.Context, env Env) int {
+	env, sc := withScreen(env)
+	defer sc.flush()
 	var g globalFlags
 	root := newRootCmd(ctx, env, &g)
 	root.SetArgs(env.Args)

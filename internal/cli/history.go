@@ -95,7 +95,7 @@ func (a *app) historyJSON(ctx context.Context, sess session.Session) error {
 		return err
 	}
 	h := transcript.History{Session: sess, Facts: transcript.FactsOf(transcript.RelativeFacts(facts, sess.Cwd)), Summaries: sums}
-	return transcript.WriteHistoryJSON(a.env.Stdout, h, a.store.Each(ctx, sess.ID, 1, 0))
+	return transcript.WriteHistoryJSON(a.env.jsonOut(), h, a.store.Each(ctx, sess.ID, 1, 0))
 }
 
 func newExportCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
@@ -117,7 +117,13 @@ func newExportCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			w := bufio.NewWriterSize(env.Stdout, 64<<10)
+			// A JSONL export on a terminal is escaped, a markdown one
+			// sanitized; piped, both keep the log's exact bytes.
+			out := env.textOut()
+			if format == "jsonl" {
+				out = env.jsonOut()
+			}
+			w := bufio.NewWriterSize(out, 64<<10)
 			msgs := a.store.Each(ctx, sess.ID, 1, 0)
 			if format == "jsonl" {
 				err = transcript.WriteJSONL(w, msgs)

@@ -30,7 +30,7 @@ func newSessionsCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command
 				if err != nil {
 					return err
 				}
-				w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+				w := tabwriter.NewWriter(env.textOut(), 0, 4, 2, ' ', 0)
 				fmt.Fprintln(w, "ID\tUPDATED\tMESSAGES\tDIRECTORY\tTITLE")
 				for _, s := range list {
 					fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.Updated.Format("2006-01-02 15:04"), s.MessageCount, s.Cwd, termtext.OneLine(s.Title, 0))

@@ -66,7 +66,7 @@ func newSummarizeCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Comman
 			facts := transcript.RelativeFacts(all, sess.Cwd)
 			messages := sess.MessageCount
 			if asJSON {
-				return printFactsJSON(env.Stdout, sess, facts, rep.Summary)
+				return printFactsJSON(env.jsonOut(), sess, facts, rep.Summary)
 			}
 			if nothing || rep.Summary == nil {
 				fmt.Fprintf(env.Stdout, "Nothing to summarize in session %s: the recent messages are kept verbatim and there is no older unsummarized range.\n", sess.ID)
@@ -111,7 +111,7 @@ func (a *app) printSummary(sess session.Session, r summarize.Report, facts sessi
 	rep.Sections = append(rep.Sections, commands.SessionFacts(facts, messages)...)
 	a.printReport(rep)
 	if t := strings.TrimSpace(s.Content); t != "" {
-		fmt.Fprintf(a.env.Stdout, "\n%s\n", t)
+		fmt.Fprintf(a.env.textOut(), "\n%s\n", t)
 	}
 	return nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/gencode/gencode/internal/recall"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tui"
 	"github.com/gencode/gencode/internal/tui/report"
 )
@@ -257,7 +258,8 @@ func (a *app) renderReport(r *commands.Report) string {
 	}
 	lr := a.renderer()
 	if lr.ColorProfile() == termenv.Ascii {
-		return r.Plain()
+		// Plain, but on a terminal: made inert like the boxed lines.
+		return termtext.Sanitize(r.Plain())
 	}
 	width := 80
 	if f, ok := a.env.Stdout.(*os.File); ok {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -16,9 +17,12 @@ const maxPending = 64 << 10
 // a stream: an escape sequence, a CR LF or a UTF-8 character split
 // between two writes is treated as if it came in one, so its tail is held
 // back until the next Write or Flush. Flush once the last Write is done.
+// A Writer is safe for concurrent use.
 type Writer struct {
-	w       io.Writer
-	json    bool
+	w    io.Writer
+	json bool
+
+	mu      sync.Mutex
 	pending []byte
 }
 
@@ -35,6 +39,8 @@ func NewJSONWriter(w io.Writer) *Writer { return &Writer{w: w, json: true} }
 // Write sanitizes p, with what an earlier Write held back, and writes it.
 // It reports len(p) written unless the underlying writer fails.
 func (w *Writer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	s := string(append(w.pending, p...))
 	w.pending = w.pending[:0]
 	out, done := w.convert(s, len(s) > maxPending)
@@ -50,6 +56,8 @@ func (w *Writer) Write(p []byte) (int, error) {
 
 // Flush writes what was held back, sanitized as the end of the text.
 func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if len(w.pending) == 0 {
 		return nil
 	}
