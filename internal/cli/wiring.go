@@ -25,6 +25,7 @@ import (
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tui"
 	"github.com/gencode/gencode/internal/tui/report"
+	"github.com/gencode/gencode/internal/tui/theme"
 )
 
 // summarizer is the background compactor as the CLI owns it: started with
@@ -267,7 +268,7 @@ func (a *app) renderReport(r *commands.Report) string {
 			width = w
 		}
 	}
-	return strings.Join(report.Render(*r, width, report.NewStyles(lr)), "\n") + "\n"
+	return strings.Join(report.Render(*r, width, theme.New(lr).Report), "\n") + "\n"
 }
 
 // searchFunc is the history search over the recall index: the same

@@ -23,6 +23,7 @@ import (
 	"github.com/gencode/gencode/internal/tui/input"
 	"github.com/gencode/gencode/internal/tui/markdown"
 	"github.com/gencode/gencode/internal/tui/status"
+	"github.com/gencode/gencode/internal/tui/theme"
 )
 
 // agentRunner is the agent as the TUI drives it.
@@ -123,7 +124,7 @@ type Model struct {
 	input  input.Model
 	status status.Model
 	dialog dialog.Model
-	dst    dialog.Styles
+	dst    theme.Dialog
 	asking bool
 	askSeq int // the open dialog's id; decisions for older ones are dropped
 	reply  chan<- tools.Decision
@@ -184,7 +185,8 @@ func New(o Options) Model {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	md := markdown.New(o.Renderer)
+	th := theme.New(o.Renderer)
+	md := markdown.New(th)
 	var comp input.Completer
 	if o.Commands != nil {
 		comp = o.Commands
@@ -193,10 +195,10 @@ func New(o Options) Model {
 		o:         o,
 		agent:     o.Agent,
 		md:        md,
-		chat:      chat.New(o.Renderer, md),
-		input:     input.New(o.Renderer, comp),
-		status:    status.New(o.Renderer, o.SoftRatio),
-		dst:       dialog.NewStyles(o.Renderer),
+		chat:      chat.New(th, md),
+		input:     input.New(th, comp),
+		status:    status.New(th, o.SoftRatio),
+		dst:       th.Dialog,
 		sessionID: o.SessionID,
 		lease:     o.Lease,
 	}

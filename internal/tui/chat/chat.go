@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
@@ -23,7 +22,7 @@ import (
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tui/markdown"
-	"github.com/gencode/gencode/internal/tui/report"
+	"github.com/gencode/gencode/internal/tui/theme"
 )
 
 // cacheBytes bounds the render cache (rendered text, ANSI included).
@@ -81,10 +80,10 @@ type Model struct {
 	loadingOlder bool
 }
 
-// New returns an empty chat drawing with r's styles and md's markdown.
-func New(r *lipgloss.Renderer, md *markdown.Renderer) Model {
+// New returns an empty chat drawing with th's styles and md's markdown.
+func New(th *theme.Theme, md *markdown.Renderer) Model {
 	return Model{
-		r:       renderer{st: NewStyles(r), rst: report.NewStyles(r), md: md},
+		r:       renderer{st: th.Chat, rst: th.Report, md: md},
 		md:      md,
 		cache:   newRenderCache(cacheBytes),
 		stats:   &Stats{},

@@ -17,14 +17,16 @@ import (
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/tui/markdown"
+	"github.com/gencode/gencode/internal/tui/theme"
 )
 
 func newChat(width, height int) (Model, *markdown.Renderer) {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
 	r.SetHasDarkBackground(true)
-	md := markdown.New(r)
-	m := New(r, md)
+	th := theme.New(r)
+	md := markdown.New(th)
+	m := New(th, md)
 	m.SetSize(width, height)
 	return m, md
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gencode/gencode/internal/tui/markdown"
 	"github.com/gencode/gencode/internal/tui/report"
+	"github.com/gencode/gencode/internal/tui/theme"
 )
 
 // Display bounds: a message is never wrapped or drawn whole when it is
@@ -24,8 +25,8 @@ const (
 
 // renderer draws items; markdown may be nil in draft-only contexts.
 type renderer struct {
-	st     Styles
-	rst    report.Styles
+	st     theme.Chat
+	rst    theme.Report
 	md     *markdown.Renderer
 	expand bool // ctrl+o: every tool output expanded
 }

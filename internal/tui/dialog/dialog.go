@@ -16,6 +16,7 @@ import (
 
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tools"
+	"github.com/gencode/gencode/internal/tui/theme"
 )
 
 // DecisionMsg is the user's answer.
@@ -26,42 +27,13 @@ type DecisionMsg struct {
 	ID int
 }
 
-// Styles are the dialog's styles.
-type Styles struct {
-	Border lipgloss.Style
-	Title  lipgloss.Style
-	Text   lipgloss.Style
-	Dim    lipgloss.Style
-	Warn   lipgloss.Style
-	Add    lipgloss.Style
-	Del    lipgloss.Style
-	Hunk   lipgloss.Style
-	Key    lipgloss.Style
-}
-
-// NewStyles builds the dialog styles with r.
-func NewStyles(r *lipgloss.Renderer) Styles {
-	warn := lipgloss.AdaptiveColor{Light: "130", Dark: "221"}
-	return Styles{
-		Border: r.NewStyle().Foreground(warn),
-		Title:  r.NewStyle().Foreground(warn).Bold(true),
-		Text:   r.NewStyle(),
-		Dim:    r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "243", Dark: "245"}),
-		Warn:   r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "160", Dark: "203"}).Bold(true),
-		Add:    r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "28", Dark: "78"}),
-		Del:    r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "160", Dark: "203"}),
-		Hunk:   r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "30", Dark: "80"}),
-		Key:    r.NewStyle().Bold(true),
-	}
-}
-
 // maxBodyLines bounds what is prepared of a diff or arguments.
 const maxBodyLines = 2000
 
 // Model is the permission dialog for one request.
 type Model struct {
 	req       tools.Request
-	st        Styles
+	st        theme.Dialog
 	width     int
 	maxHeight int
 	head      []string // plain lines above the body
@@ -78,7 +50,7 @@ func (m Model) WithID(id int) Model {
 }
 
 // New returns the dialog for r.
-func New(r tools.Request, st Styles) Model {
+func New(r tools.Request, st theme.Dialog) Model {
 	m := Model{req: r, st: st, width: 80, maxHeight: 20}
 	summary := termtext.Label(r.Summary)
 	m.head = append(m.head, strings.TrimSpace(termtext.Label(r.Tool)+" "+summary))

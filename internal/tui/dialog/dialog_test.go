@@ -14,12 +14,13 @@ import (
 
 	"github.com/gencode/gencode/internal/tools"
 	"github.com/gencode/gencode/internal/tui/dialog"
+	"github.com/gencode/gencode/internal/tui/theme"
 )
 
-func styles() dialog.Styles {
+func styles() theme.Dialog {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
-	return dialog.NewStyles(r)
+	return theme.New(r).Dialog
 }
 
 func longDiff() string {

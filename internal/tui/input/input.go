@@ -9,7 +9,6 @@
 package input
 
 import (
-	"io"
 	"strings"
 	"unicode/utf8"
 
@@ -17,13 +16,12 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/muesli/termenv"
 
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tui/paste"
+	"github.com/gencode/gencode/internal/tui/theme"
 )
 
 // A paste longer than either bound becomes an attachment placeholder.
@@ -56,29 +54,10 @@ type Completer interface {
 	Complete(prefix string) []string
 }
 
-// Styles are the editor's styles.
-type Styles struct {
-	Prompt lipgloss.Style
-	Hint   lipgloss.Style
-	Border lipgloss.Style
-	Text   lipgloss.Style
-}
-
-// NewStyles builds the editor styles with r.
-func NewStyles(r *lipgloss.Renderer) Styles {
-	dim := lipgloss.AdaptiveColor{Light: "243", Dark: "245"}
-	return Styles{
-		Prompt: r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "25", Dark: "75"}).Bold(true),
-		Hint:   r.NewStyle().Foreground(dim),
-		Border: r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "250", Dark: "238"}),
-		Text:   r.NewStyle(),
-	}
-}
-
 // Model is the editor.
 type Model struct {
 	ta       textarea.Model
-	st       Styles
+	st       theme.Input
 	complete Completer
 	width    int
 
@@ -90,9 +69,10 @@ type Model struct {
 	npastes int
 }
 
-// New returns an editor; complete may be nil (no completion).
-func New(r *lipgloss.Renderer, complete Completer) Model {
-	st := NewStyles(r)
+// New returns an editor drawn with th; complete may be nil (no
+// completion).
+func New(th *theme.Theme, complete Completer) Model {
+	st := th.Input
 	ta := textarea.New()
 	ta.Placeholder = "Message gencode · / for commands · Alt+Enter for a new line"
 	ta.ShowLineNumbers = false
@@ -105,33 +85,21 @@ func New(r *lipgloss.Renderer, complete Completer) Model {
 		return "  "
 	})
 	focused := textarea.Style{
-		Base:        r.NewStyle(),
-		CursorLine:  r.NewStyle(),
-		EndOfBuffer: r.NewStyle(),
-		Placeholder: r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "247", Dark: "240"}),
+		Base:        st.Text,
+		CursorLine:  st.Text,
+		EndOfBuffer: st.Text,
+		Placeholder: st.Placeholder,
 		Prompt:      st.Prompt,
-		Text:        r.NewStyle(),
+		Text:        st.Text,
 	}
 	ta.FocusedStyle, ta.BlurredStyle = focused, focused
 	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("ctrl+j", "alt+enter"))
 	ta.Cursor.SetMode(cursor.CursorStatic)
-	ta.Cursor.Style = cursorRenderer(r).NewStyle().Reverse(true)
-	ta.Cursor.TextStyle = r.NewStyle()
+	ta.Cursor.Style = st.Cursor
+	ta.Cursor.TextStyle = st.Text
 	ta.Focus()
 	ta.SetHeight(1)
 	return Model{ta: ta, st: st, complete: complete, pastes: map[string]string{}}
-}
-
-// cursorRenderer draws the cursor. Without colours (NO_COLOR) on a
-// terminal it still draws it in reverse video: NO_COLOR removes colour, not
-// the cursor.
-func cursorRenderer(r *lipgloss.Renderer) *lipgloss.Renderer {
-	if r.ColorProfile() != termenv.Ascii || r.Output().TTY() == nil {
-		return r
-	}
-	c := lipgloss.NewRenderer(io.Discard)
-	c.SetColorProfile(termenv.ANSI)
-	return c
 }
 
 // SetWidth sets the editor's width.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gencode/gencode/internal/tui/input"
 	"github.com/gencode/gencode/internal/tui/paste"
+	"github.com/gencode/gencode/internal/tui/theme"
 )
 
 type completer []string
@@ -34,7 +35,7 @@ var names = completer{"/clear", "/config", "/context", "/exit", "/help", "/histo
 func newInput() input.Model {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
-	m := input.New(r, names)
+	m := input.New(theme.New(r), names)
 	m.SetWidth(60)
 	return m
 }

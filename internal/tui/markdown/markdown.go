@@ -12,9 +12,9 @@ import (
 
 	"github.com/charmbracelet/glamour"
 	gansi "github.com/charmbracelet/glamour/ansi"
-	"github.com/charmbracelet/glamour/styles"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/gencode/gencode/internal/tui/theme"
 	"github.com/muesli/termenv"
 )
 
@@ -34,22 +34,10 @@ type Renderer struct {
 	renders atomic.Int64
 }
 
-// New returns a Renderer whose colours follow r: the ASCII style without
-// colour when r's profile is plain (NO_COLOR, not a terminal), else the dark
-// or light style by r's background.
-func New(r *lipgloss.Renderer) *Renderer {
-	p := r.ColorProfile()
-	st := styles.DarkStyleConfig
-	switch {
-	case p == termenv.Ascii:
-		st = styles.ASCIIStyleConfig
-	case !r.HasDarkBackground():
-		st = styles.LightStyleConfig
-	}
-	// No document margin: chat indents and spaces items itself.
-	zero := uint(0)
-	st.Document.Margin = &zero
-	return &Renderer{style: st, profile: p, idle: map[int][]*glamour.TermRenderer{}}
+// New returns a Renderer drawing with th's markdown style and colour
+// profile.
+func New(th *theme.Theme) *Renderer {
+	return &Renderer{style: th.Markdown, profile: th.Profile, idle: map[int][]*glamour.TermRenderer{}}
 }
 
 // Renders counts the glamour renders done so far (for tests and benchmarks).

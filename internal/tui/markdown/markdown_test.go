@@ -12,6 +12,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/gencode/gencode/internal/tui/markdown"
+	"github.com/gencode/gencode/internal/tui/theme"
 )
 
 const sample = "# Title\n\nA paragraph with **bold**, *emphasis* and `code`, long enough to wrap at eighty columns when it is rendered.\n\n```go\nfunc main() {\n    fmt.Println(\"a very long line of code that does not wrap but is cut by the chat instead of the renderer\")\n}\n```\n\n1. first\n2. second\n\n> a quote\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
@@ -20,7 +21,7 @@ func renderer(p termenv.Profile, dark bool) *markdown.Renderer {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(p)
 	r.SetHasDarkBackground(dark)
-	return markdown.New(r)
+	return markdown.New(theme.New(r))
 }
 
 func TestGoldenRender(t *testing.T) {

@@ -13,36 +13,15 @@ import (
 
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/termtext"
+	"github.com/gencode/gencode/internal/tui/theme"
 )
-
-// Styles are the report box's styles.
-type Styles struct {
-	Border  lipgloss.Style
-	Title   lipgloss.Style
-	Section lipgloss.Style
-	Text    lipgloss.Style
-	Dim     lipgloss.Style
-}
-
-// NewStyles builds the report styles with r.
-func NewStyles(r *lipgloss.Renderer) Styles {
-	accent := lipgloss.AdaptiveColor{Light: "25", Dark: "75"}
-	dim := lipgloss.AdaptiveColor{Light: "243", Dark: "245"}
-	return Styles{
-		Border:  r.NewStyle().Foreground(dim),
-		Title:   r.NewStyle().Foreground(accent).Bold(true),
-		Section: r.NewStyle().Bold(true),
-		Text:    r.NewStyle(),
-		Dim:     r.NewStyle().Foreground(dim),
-	}
-}
 
 // minInner is the narrowest content width a box is drawn with.
 const minInner = 8
 
 // Render draws rep in a box at most width cells wide (as narrow as its
 // content allows) and returns its lines.
-func Render(rep commands.Report, width int, st Styles) []string {
+func Render(rep commands.Report, width int, st theme.Report) []string {
 	type line struct {
 		text  string
 		style lipgloss.Style

@@ -13,13 +13,14 @@ import (
 
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/tui/report"
+	"github.com/gencode/gencode/internal/tui/theme"
 )
 
-func styles(p termenv.Profile) report.Styles {
+func styles(p termenv.Profile) theme.Report {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(p)
 	r.SetHasDarkBackground(true)
-	return report.NewStyles(r)
+	return theme.New(r).Report
 }
 
 var sample = commands.Report{

@@ -9,11 +9,11 @@ import (
 
 	"github.com/charmbracelet/bubbles/spinner"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
+	"github.com/gencode/gencode/internal/tui/theme"
 )
 
 // summarizerState is what the summarizer is doing.
@@ -30,30 +30,9 @@ func (s summarizerState) String() string {
 	return [...]string{"idle", "summarizing", "done", "failed"}[s]
 }
 
-// Styles are the status bar's styles.
-type Styles struct {
-	Key  lipgloss.Style
-	Dim  lipgloss.Style
-	Warn lipgloss.Style
-	Hot  lipgloss.Style
-	Busy lipgloss.Style
-}
-
-// NewStyles builds the status bar styles with r.
-func NewStyles(r *lipgloss.Renderer) Styles {
-	dim := lipgloss.AdaptiveColor{Light: "243", Dark: "245"}
-	return Styles{
-		Key:  r.NewStyle().Bold(true),
-		Dim:  r.NewStyle().Foreground(dim),
-		Warn: r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "130", Dark: "221"}),
-		Hot:  r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "160", Dark: "203"}),
-		Busy: r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "25", Dark: "75"}),
-	}
-}
-
 // Model is the status bar.
 type Model struct {
-	st      Styles
+	st      theme.Status
 	spin    spinner.Model
 	width   int
 	model   string
@@ -72,12 +51,12 @@ type Model struct {
 	notice   string // a transient hint (ctrl+c again to quit)
 }
 
-// New returns a status bar; softRatio is where background summarization
-// starts (0: disabled).
-func New(r *lipgloss.Renderer, softRatio float64) Model {
+// New returns a status bar drawn with th; softRatio is where background
+// summarization starts (0: disabled).
+func New(th *theme.Theme, softRatio float64) Model {
 	sp := spinner.New(spinner.WithSpinner(spinner.MiniDot))
-	sp.Style = r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "25", Dark: "75"})
-	return Model{st: NewStyles(r), spin: sp, softRatio: softRatio, tokens: -1}
+	sp.Style = th.Status.Spinner
+	return Model{st: th.Status, spin: sp, softRatio: softRatio, tokens: -1}
 }
 
 // SetWidth sets the bar's width.

@@ -15,12 +15,13 @@ import (
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tui/status"
+	"github.com/gencode/gencode/internal/tui/theme"
 )
 
-func plain() *lipgloss.Renderer {
+func plain() *theme.Theme {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
-	return r
+	return theme.New(r)
 }
 
 // states builds the bar in each state the golden file shows.
