@@ -79,7 +79,10 @@ func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, op
 	return &app{env: env, cfg: cfg, store: store, cwd: cwd, tokens: &tokens.Cache{}, stderr: env.Stderr}, nil
 }
 
-func (a *app) Close() { _ = a.store.Close() }
+func (a *app) Close() {
+	a.reportDamage()
+	_ = a.store.Close()
+}
 
 // window is the context window for a model: config, else the known table.
 func (a *app) window(model string) int {
@@ -397,6 +400,8 @@ func userMessage(err error) string {
 		return detail(err) + "; wait for it, or use a new session"
 	case errors.Is(err, session.ErrDiskFull):
 		return diskFullMessage(err)
+	case errors.Is(err, session.ErrCorrupt):
+		return corruptMessage(err)
 	case errors.Is(err, session.ErrReadOnly):
 		return "cannot write the session store: " + detail(err) +
 			" (sessions, history and export still read it; make the data directory writable, or use --data-dir)"

@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"fmt"
 	"iter"
 )
 
@@ -22,8 +21,21 @@ func (s *Store) Each(ctx context.Context, sessionID string, from, to int64) iter
 		for next <= to {
 			page, err := s.queryMessages(ctx, `SELECT `+messageCols+` FROM messages
 				WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq LIMIT ?`, sessionID, next, to, pageSize)
+			if isCorrupt(err) {
+				// A damaged page: the rest is read around it, at once
+				// (see damage.go).
+				page, err = s.salvageMessages(ctx, sessionID, next, to)
+				if err == nil {
+					for _, m := range page {
+						if !yield(m, nil) {
+							return
+						}
+					}
+					return
+				}
+			}
 			if err != nil {
-				yield(Message{}, fmt.Errorf("load messages %d-%d of session %s: %w", next, to, sessionID, err))
+				yield(Message{}, s.errorf("load messages %d-%d of session %s: %w", next, to, sessionID, err))
 				return
 			}
 			for _, m := range page {
@@ -44,8 +56,15 @@ func (s *Store) Each(ctx context.Context, sessionID string, from, to int64) iter
 func (s *Store) TailAfter(ctx context.Context, sessionID string, after int64, n int) ([]Message, error) {
 	msgs, err := s.queryMessages(ctx, `SELECT * FROM (SELECT `+messageCols+` FROM messages
 		WHERE session_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?) ORDER BY seq`, sessionID, after, n)
+	if isCorrupt(err) {
+		// A damaged page: read the range around it, keep the last n.
+		msgs, err = s.salvageMessages(ctx, sessionID, after+1, 1<<62-1)
+		if len(msgs) > n {
+			msgs = msgs[len(msgs)-n:]
+		}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("load last %d messages after %d of session %s: %w", n, after, sessionID, err)
+		return nil, s.errorf("load last %d messages after %d of session %s: %w", n, after, sessionID, err)
 	}
 	return msgs, nil
 }

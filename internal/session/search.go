@@ -116,15 +116,19 @@ func docColumns(p string) string {
 			coalesce(json_extract(` + p + `meta, '$.pattern'), '') ELSE '' END)`
 }
 
+// searchTable creates the index itself, empty (the migration, and the
+// rebuild of a damaged one).
+const searchTable = `CREATE VIRTUAL TABLE message_search USING fts5(sid, body, tools,
+		content = 'message_search_docs', content_rowid = 'id',
+		tokenize = 'unicode61 remove_diacritics 2');
+	INSERT INTO message_search(message_search, rank) VALUES('rank', 'bm25(0.0, 1.0, 0.5)');`
+
 // searchSchema is the migration that adds the index, empty: opening an
 // existing database stays fast, and catch-up fills the index later.
 func searchSchema() string {
 	return `CREATE VIEW message_search_docs(id, sid, body, tools) AS
 		SELECT id, ` + docColumns("") + ` FROM messages;
-	CREATE VIRTUAL TABLE message_search USING fts5(sid, body, tools,
-		content = 'message_search_docs', content_rowid = 'id',
-		tokenize = 'unicode61 remove_diacritics 2');
-	INSERT INTO message_search(message_search, rank) VALUES('rank', 'bm25(0.0, 1.0, 0.5)');
+	` + searchTable + `
 	CREATE TABLE message_search_state (
 		id              INTEGER PRIMARY KEY CHECK (id = 1),
 		indexed_through INTEGER NOT NULL -- every message with rowid <= this is indexed
@@ -222,26 +226,11 @@ func (s *Store) indexBatch(ctx context.Context, maxRows int, maxBytes int64) (in
 	if err := tx.QueryRowContext(ctx, `SELECT indexed_through FROM message_search_state`).Scan(&from); err != nil {
 		return 0, s.errorf("index messages: read watermark: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, octet_length(content) + coalesce(octet_length(full_content), 0)
-		+ coalesce(octet_length(tool_calls), 0) FROM messages WHERE id > ? ORDER BY id LIMIT ?`, from, maxRows)
+	through, n, err := batchAfter(ctx, tx, from, maxRows, maxBytes)
+	if isCorrupt(err) {
+		return s.indexAroundDamage(ctx, tx, from, maxRows)
+	}
 	if err != nil {
-		return 0, s.errorf("index messages after %d: %w", from, err)
-	}
-	through, n, size := from, 0, int64(0)
-	for rows.Next() {
-		var id, bytes int64
-		if err := rows.Scan(&id, &bytes); err != nil {
-			rows.Close()
-			return 0, s.errorf("index messages after %d: %w", from, err)
-		}
-		if n > 0 && size+bytes > maxBytes {
-			break
-		}
-		through, size = id, size+bytes
-		n++
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return 0, s.errorf("index messages after %d: %w", from, err)
 	}
 	if n == 0 {
@@ -249,6 +238,9 @@ func (s *Store) indexBatch(ctx context.Context, maxRows int, maxBytes int64) (in
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO message_search(rowid, sid, body, tools)
 		SELECT id, sid, body, tools FROM message_search_docs WHERE id > ? AND id <= ?`, from, through); err != nil {
+		if isCorrupt(err) {
+			return s.indexAroundDamage(ctx, tx, from, maxRows)
+		}
 		return 0, s.errorf("index messages %d-%d: %w", from+1, through, err)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE message_search_state SET indexed_through = ?`, through); err != nil {
@@ -258,6 +250,116 @@ func (s *Store) indexBatch(ctx context.Context, maxRows int, maxBytes int64) (in
 		return 0, s.errorf("index messages %d-%d: %w", from+1, through, err)
 	}
 	return n, nil
+}
+
+// batchAfter picks the rows of the next batch after the watermark from:
+// up to maxRows rows or maxBytes of text (at least one row). It returns
+// the last one's id and how many.
+func batchAfter(ctx context.Context, tx *sql.Tx, from int64, maxRows int, maxBytes int64) (through int64, n int, err error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, octet_length(content) + coalesce(octet_length(full_content), 0)
+		+ coalesce(octet_length(tool_calls), 0) FROM messages WHERE id > ? ORDER BY id LIMIT ?`, from, maxRows)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer rows.Close()
+	through, size := from, int64(0)
+	for rows.Next() {
+		var id, bytes int64
+		if err := rows.Scan(&id, &bytes); err != nil {
+			return 0, 0, err
+		}
+		if n > 0 && size+bytes > maxBytes {
+			break
+		}
+		through, size = id, size+bytes
+		n++
+	}
+	return through, n, rows.Err()
+}
+
+// indexAroundDamage is indexBatch's next batch when it met a damaged page
+// of the log: the readable rows after from are indexed, the damaged ones
+// skipped (see damage.go), so that the index still covers the rest.
+func (s *Store) indexAroundDamage(ctx context.Context, tx *sql.Tx, from int64, maxRows int) (int, error) {
+	var top int64
+	if err := tx.QueryRowContext(ctx, `SELECT id FROM messages ORDER BY id DESC LIMIT 1`).Scan(&top); err != nil {
+		return 0, s.errorf("index messages after %d: %w", from, err)
+	}
+	ids, through, err := readableIDs(ctx, tx, from+1, top, maxRows)
+	if err != nil {
+		return 0, s.errorf("index messages after %d: %w", from, err)
+	}
+	for _, id := range ids {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO message_search(rowid, sid, body, tools)
+			SELECT id, sid, body, tools FROM message_search_docs WHERE id = ?`, id); err != nil && !isCorrupt(err) {
+			return 0, s.errorf("index message %d: %w", id, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE message_search_state SET indexed_through = ?`, through); err != nil {
+		return 0, s.errorf("index messages %d-%d: move watermark: %w", from+1, through, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, s.errorf("index messages %d-%d: %w", from+1, through, err)
+	}
+	return max(len(ids), 1), nil
+}
+
+// readableIDs lists, in order, the ids in a..b of the rows that can be
+// read, halving each range that meets a damaged page, until it has limit
+// of them. through is how far it looked (b when it looked at every id).
+func readableIDs(ctx context.Context, tx *sql.Tx, a, b int64, limit int) (ids []int64, through int64, err error) {
+	through = a - 1
+	var walk func(a, b int64) error
+	walk = func(a, b int64) error {
+		if len(ids) >= limit {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		q := `SELECT id FROM messages WHERE id BETWEEN ? AND ? ORDER BY id`
+		if a == b {
+			q = `SELECT id FROM messages WHERE id = ? AND id = ?` // an exact seek (see salvageMessages)
+		}
+		rows, err := tx.QueryContext(ctx, q, a, b)
+		var got []int64
+		if err == nil {
+			for rows.Next() {
+				var id int64
+				if err = rows.Scan(&id); err != nil {
+					break
+				}
+				got = append(got, id)
+			}
+			if err == nil {
+				err = rows.Err()
+			}
+			rows.Close()
+		}
+		switch {
+		case err == nil:
+			if room := limit - len(ids); len(got) > room {
+				got = got[:room]
+				through = got[len(got)-1]
+			} else {
+				through = b
+			}
+			ids = append(ids, got...)
+			return nil
+		case !isCorrupt(err):
+			return err
+		case a == b:
+			through = b // a row on a damaged page: skipped
+			return nil
+		}
+		mid := a + (b-a)/2
+		if err := walk(a, mid); err != nil {
+			return err
+		}
+		return walk(mid+1, b)
+	}
+	err = walk(a, b)
+	return ids, through, err
 }
 
 // RebuildIndex empties the index in one transaction; the next catch-up
@@ -383,8 +485,20 @@ type SearchQuery struct {
 	SkipTools []string
 }
 
-// SearchWith is Search with options.
+// SearchWith is Search with options. A damaged index is rebuilt and
+// searched again (see damage.go).
 func (s *Store) SearchWith(ctx context.Context, q SearchQuery) ([]Hit, int, error) {
+	hits, total, err := s.search(ctx, q)
+	if isCorrupt(err) && !s.readOnly && s.indexDamaged(ctx) {
+		if rerr := s.rebuildDamagedIndex(ctx); rerr != nil {
+			return nil, 0, fmt.Errorf("%w (%v)", err, rerr)
+		}
+		hits, total, err = s.search(ctx, q)
+	}
+	return hits, total, err
+}
+
+func (s *Store) search(ctx context.Context, q SearchQuery) ([]Hit, int, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 10

@@ -30,6 +30,9 @@ type Store struct {
 	readOnly   bool
 	notice     string
 	leases     leases
+	damage     damageLog
+	// quickCheckMax: see damage.go.
+	quickCheckMax int64
 }
 
 // Option configures a Store.
@@ -42,20 +45,20 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // database file are made private (no group or other access): sessions hold
 // code and output.
 func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
-	s := &Store{path: filepath.Join(dir, FileName), now: time.Now}
+	s := &Store{path: filepath.Join(dir, FileName), now: time.Now, quickCheckMax: quickCheckMax}
 	for _, o := range opts {
 		o(s)
 	}
 	err := s.openWritable(ctx, dir)
-	if err == nil {
-		return s, nil
+	if err != nil {
+		if !s.forReading || !readableAnyway(s.path, err) {
+			return nil, err
+		}
+		if rerr := s.openReadOnly(ctx); rerr != nil {
+			return nil, fmt.Errorf("%w (read-only: %v)", err, rerr)
+		}
 	}
-	if !s.forReading || !readableAnyway(s.path, err) {
-		return nil, err
-	}
-	if rerr := s.openReadOnly(ctx); rerr != nil {
-		return nil, fmt.Errorf("%w (read-only: %v)", err, rerr)
-	}
+	s.checkAtOpen(ctx)
 	return s, nil
 }
 
@@ -542,7 +545,7 @@ func (s *Store) Messages(ctx context.Context, sessionID string, from, to int64) 
 	if to <= 0 {
 		to = 1<<62 - 1
 	}
-	msgs, err := s.queryMessages(ctx, `SELECT `+messageCols+` FROM messages
+	msgs, err := s.readMessages(ctx, sessionID, from, to, `SELECT `+messageCols+` FROM messages
 		WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq`, sessionID, from, to)
 	if err != nil {
 		return nil, s.errorf("load messages %d-%d of session %s: %w", from, to, sessionID, err)
@@ -552,12 +555,7 @@ func (s *Store) Messages(ctx context.Context, sessionID string, from, to int64) 
 
 // Tail returns the last n messages of the log, in order.
 func (s *Store) Tail(ctx context.Context, sessionID string, n int) ([]Message, error) {
-	msgs, err := s.queryMessages(ctx, `SELECT * FROM (SELECT `+messageCols+` FROM messages
-		WHERE session_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq`, sessionID, n)
-	if err != nil {
-		return nil, s.errorf("load last %d messages of session %s: %w", n, sessionID, err)
-	}
-	return msgs, nil
+	return s.TailAfter(ctx, sessionID, 0, n)
 }
 
 // Summaries returns a session's summaries ordered by range. With all false
