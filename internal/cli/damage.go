@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 // reportDamage says what the store found damaged while this command ran:
@@ -27,7 +28,7 @@ func (a *app) reportDamage() {
 	}
 	if d.Check != "" && len(d.Lost) == 0 {
 		fmt.Fprintf(a.stderr, "gencode: warning: the session store %s is damaged (%s); what can be read is read around it\n",
-			path, oneLine(d.Check))
+			path, termtext.OneLine(d.Check, maxMessageChars))
 	}
 	if d.IndexRebuilt {
 		fmt.Fprintln(a.stderr, "gencode: warning: the search index was damaged and is being rebuilt; searches find older messages again once it is")
