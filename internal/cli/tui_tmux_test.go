@@ -407,3 +407,51 @@ func TestTUIKeyboardInTmux(t *testing.T) {
 	p.keys("C-c")
 	require.Equal(t, 0, p.exitCode())
 }
+
+// TestTUIQueueInTmux: two messages typed while a turn runs are queued,
+// shown as queued, and each is answered after it, in order.
+func TestTUIQueueInTmux(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	gate := make(chan struct{})
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules(), openaitest.WithResponder(func(r openaitest.Request) openaitest.Reply {
+		q := lastUser(t, r)
+		rep := openaitest.Reply{Content: "Answer to " + strings.ToUpper(q) + "."}
+		if q == "first question" {
+			rep.Gate = gate
+		}
+		return rep
+	}))
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	p := startTUI(t, sb)
+	p.waitText("Message gencode")
+
+	p.typeLine("first question")
+	p.waitText("esc to cancel")
+	p.typeLine("second question")
+	p.typeLine("third question")
+	s := p.waitText("queued ❯ third question")
+	require.Contains(t, s, "queued ❯ second question")
+	require.Len(t, srv.Requests(), 1, "a queued message was sent while the turn ran")
+	close(gate)
+
+	s = p.waitText("Answer to THIRD QUESTION.")
+	require.NotContains(t, s, "queued ❯")
+	order := []string{"❯ first question", "Answer to FIRST QUESTION.", "❯ second question", "Answer to SECOND QUESTION.",
+		"❯ third question", "Answer to THIRD QUESTION."}
+	at := 0
+	for _, want := range order {
+		i := strings.Index(s[at:], want)
+		require.GreaterOrEqual(t, i, 0, "%q is not after the text before it:\n%s", want, s)
+		at += i + len(want)
+	}
+	var asked []string
+	for _, r := range srv.Requests() {
+		asked = append(asked, lastUser(t, r))
+	}
+	require.Equal(t, []string{"first question", "second question", "third question"}, asked)
+	p.keys("C-c")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
+}

@@ -191,7 +191,8 @@ func runHelp(_ context.Context, r *Registry, _ State, _ Invocation) (Result, err
 		sec.Lines = append(sec.Lines, fmt.Sprintf("%-44s %s", use, c.Summary))
 	}
 	rep.Sections = append(rep.Sections, sec, Section{Title: "Keys", Lines: []string{
-		"Enter send · Alt+Enter or Ctrl+J newline · Up recall · Tab complete",
+		"Enter send (during a turn: queue) · Alt+Enter or Ctrl+J newline · Up recall · Tab complete",
+		"Up on an empty editor edit the last queued message · Esc remove it",
 		"Esc cancel the running turn (a draft stays) · PgUp/PgDn scroll",
 		"Ctrl+C cancel the turn, else clear the draft · twice on an empty editor quit",
 	}})

@@ -138,8 +138,11 @@ type Model struct {
 	title     string
 	lease     *session.Lease // sessionID's, while it is shown
 
-	turn        *turn
-	turnSeq     int
+	turn    *turn
+	turnSeq int
+	// queue holds the messages sent while a turn ran, oldest first; each
+	// is sent when the turn before it ends well.
+	queue       []input.SubmitMsg
 	lastPrompt  agent.UserMessage
 	lastDisplay string          // lastPrompt as shown (pastes as placeholders)
 	lastSubmit  input.SubmitMsg // as typed, to give back when it cannot be sent
@@ -359,8 +362,17 @@ func (m *Model) answerable(now, last time.Time) bool {
 func (m *Model) draftKey(k tea.KeyMsg) tea.Cmd {
 	switch k.String() {
 	case "esc":
+		if len(m.queue) > 0 {
+			m.unqueue()
+			return nil
+		}
 		m.cancelTurn()
 		return nil
+	case "up":
+		if len(m.queue) > 0 && m.input.Empty() {
+			m.editQueued()
+			return nil
+		}
 	case "pgup", "pgdown", "ctrl+home", "ctrl+end", "shift+up", "shift+down", "ctrl+o":
 		var cmd tea.Cmd
 		m.chat, cmd = m.chat.Update(k)
@@ -377,13 +389,8 @@ func (m *Model) draftKey(k tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	case "enter":
-		if m.turn != nil && !isCommand(m.input.Value()) {
-			if m.asking {
-				return nil // the dialog's notice says where the typing went
-			}
-			m.quitArm = false // the notice replaces the Ctrl+C hint
-			m.status.SetNotice("a turn is running: wait for it, or press esc to cancel it")
-			return m.expireNotice()
+		if m.asking && !isCommand(m.input.Value()) {
+			return nil // the dialog's notice says where the typing went
 		}
 	}
 	var cmd tea.Cmd
@@ -457,14 +464,14 @@ func (m *Model) layout() {
 	}
 	m.status.SetWidth(m.width)
 	m.input.SetWidth(m.width)
-	bottom := m.input.Height()
+	bottom := m.input.Height() + m.queueHeight()
 	if m.asking {
 		draft := 0
 		if m.showDraft() {
 			draft = bottom
 		}
 		m.dialog.SetSize(m.width, max(min(m.height*2/3, m.height-draft-2), 8))
-		bottom = m.dialog.Height() + draft
+		bottom = m.dialog.Height() + draft + m.queueHeight()
 	}
 	m.chat.SetSize(m.width, max(m.height-bottom-1, 1))
 }
@@ -485,6 +492,9 @@ func (m Model) View() string {
 		if m.showDraft() {
 			bottom += "\n" + m.input.View()
 		}
+	}
+	if q := m.queueView(); q != "" {
+		bottom = q + "\n" + bottom
 	}
 	return m.chat.View() + "\n" + bottom + "\n" + m.status.View()
 }

@@ -58,8 +58,7 @@ func (m *Model) submit(s input.SubmitMsg) tea.Cmd {
 		return m.command(strings.TrimSpace(s.Text))
 	}
 	if m.turn != nil {
-		// Enter is held back while a turn runs; keep what was sent.
-		m.input.Restore(s)
+		m.enqueue(s)
 		return nil
 	}
 	m.lastSubmit = s
@@ -136,7 +135,7 @@ func (m *Model) endTurn() tea.Cmd {
 		return nil
 	}
 	m.asking, m.reply = false, nil
-	m.status.SetEscHint("")
+	m.syncEscHint()
 	return m.o.Asker.wait()
 }
 
@@ -146,7 +145,7 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 		return nil
 	}
 	var cmds []tea.Cmd
-	ended := false
+	ended, ok := false, false
 	for _, ev := range msg.events {
 		cmds = append(cmds, m.chat.HandleEvent(ev))
 		switch ev.Kind {
@@ -179,14 +178,15 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 				m.status.SetBusy(true, "working")
 			}
 		case agent.EventDone:
-			ended = true
+			ended, ok = true, !m.turn.canceling
 		case agent.EventError:
-			ended = true
+			ended, ok = true, false
 			m.turnError(ev.Err)
 		}
 	}
 	if ended || msg.closed {
-		return tea.Batch(append(cmds, m.endTurn())...)
+		cmds = append(cmds, m.endTurn())
+		return tea.Batch(append(cmds, m.sendQueued(ok))...)
 	}
 	return tea.Batch(append(cmds, waitEvents(msg.turn, m.turn.events))...)
 }
@@ -230,7 +230,7 @@ func (m *Model) ask(a askMsg) tea.Cmd {
 	m.askedAt = m.o.Now()
 	m.reply = a.reply
 	m.status.SetBusy(true, "waiting for permission")
-	m.status.SetEscHint("esc denies")
+	m.syncEscHint()
 	return nil
 }
 
@@ -242,7 +242,7 @@ func (m *Model) answer(d tools.Decision) tea.Cmd {
 	m.asking = false
 	m.reply <- d // buffered: never blocks
 	m.reply = nil
-	m.status.SetEscHint("")
+	m.syncEscHint()
 	if m.turn != nil {
 		m.status.SetBusy(true, "working")
 	}

@@ -96,18 +96,127 @@ func TestEscCancelsTheTurnAndKeepsThePartialAnswer(t *testing.T) {
 	require.NotContains(t, view, "✗", "a cancel is not an error")
 }
 
-func TestEnterWhileRunningKeepsTheText(t *testing.T) {
+// waitCancel is a turn script that runs until it is canceled.
+func waitCancel(ctx context.Context, ch chan<- agent.Event) {
+	<-ctx.Done()
+	ch <- agent.Event{Kind: agent.EventError, Err: agent.ErrCanceled}
+}
+
+// gated is a turn script that ends well when release is closed.
+func gated(release <-chan struct{}, answer string) func(context.Context, chan<- agent.Event) {
+	return func(ctx context.Context, ch chan<- agent.Event) {
+		select {
+		case <-release:
+			ch <- assistant(answer)
+			ch <- agent.Event{Kind: agent.EventDone}
+		case <-ctx.Done():
+			ch <- agent.Event{Kind: agent.EventError, Err: agent.ErrCanceled}
+		}
+	}
+}
+
+// TestEnterWhileRunningQueues: Enter during a turn queues the message,
+// shown as queued; each queued message is sent when the turn before it
+// ends, in order.
+func TestEnterWhileRunningQueues(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, 80, 20)
-	h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) { <-ctx.Done() })
+	h := newHarness(t, 80, 24)
+	first, second := make(chan struct{}), make(chan struct{})
+	h.agent.scripts = append(h.agent.scripts, gated(first, "answer one"), gated(second, "answer two"),
+		events(assistant("answer three"), agent.Event{Kind: agent.EventDone}))
 	h.typ("first")
 	h.key("enter")
 	h.typ("second")
 	h.key("enter")
+	h.typ("third")
+	h.key("ctrl+j")
+	h.typ("more")
+	h.key("enter")
 	require.Equal(t, []string{"first"}, h.agent.Starts())
-	require.Contains(t, h.view(), "a turn is running")
-	require.Equal(t, "second", h.m.input.Value())
+	require.True(t, h.m.input.Empty(), "a queued message leaves the editor")
+	view := h.view()
+	require.Contains(t, view, "queued ❯ second")
+	require.Contains(t, view, "queued ❯ third (+1 lines)")
+	require.Contains(t, view, "(esc unqueues)")
+
+	close(first)
+	h.until("the second message to start", func(string) bool { return len(h.agent.Starts()) == 2 })
+	require.Equal(t, []string{"first", "second"}, h.agent.Starts())
+	view = h.view()
+	require.NotContains(t, view, "queued ❯ second")
+	require.Contains(t, view, "queued ❯ third")
+	close(second)
+	h.until("the queue to empty", func(v string) bool { return strings.Contains(v, "answer three") && !h.m.Running() })
+	require.Equal(t, []string{"first", "second", "third\nmore"}, h.agent.Starts())
+	view = h.view()
+	require.NotContains(t, view, "queued")
+	// The chat shows each message before its answer.
+	order := []string{"❯ first", "answer one", "❯ second", "answer two", "❯ third", "answer three"}
+	at := 0
+	for _, s := range order {
+		i := strings.Index(view[at:], s)
+		require.GreaterOrEqual(t, i, 0, "%q out of order in:\n%s", s, view)
+		at += i
+	}
+}
+
+// TestQueuedMessageCanBeEditedOrRemoved: Up on an empty editor takes the
+// last queued message back to edit; Esc removes the last queued message
+// before it cancels anything.
+func TestQueuedMessageCanBeEditedOrRemoved(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 80, 24)
+	release := make(chan struct{})
+	h.agent.scripts = append(h.agent.scripts, gated(release, "answer one"))
+	h.typ("first")
+	h.key("enter")
+	h.typ("secnd")
+	h.key("enter")
+	h.typ("third")
+	h.key("enter")
+
 	h.key("esc")
+	require.True(t, h.m.Running(), "esc removed a queued message, not the turn")
+	require.Contains(t, h.view(), "queued message removed")
+	require.NotContains(t, h.view(), "queued ❯ third")
+	require.Contains(t, h.view(), "queued ❯ secnd")
+
+	h.send(quitExpiredMsg{seq: h.m.quitSeq}) // the notice expires
+	require.Contains(t, h.view(), "(esc unqueues)")
+	h.key("up")
+	require.Equal(t, "secnd", h.m.input.Value())
+	require.NotContains(t, h.view(), "queued ❯")
+	require.Contains(t, h.view(), "esc to cancel", "with the queue empty, esc cancels the turn again")
+	h.key("backspace")
+	h.key("backspace")
+	h.typ("ond")
+	h.key("enter")
+	require.Contains(t, h.view(), "queued ❯ second")
+
+	close(release)
+	h.until("the edited message to be sent", func(string) bool { return len(h.agent.Starts()) == 2 })
+	require.Equal(t, []string{"first", "second"}, h.agent.Starts())
+}
+
+// TestQueueAfterAFailedTurnGoesBackToTheEditor: a canceled or failed
+// turn does not send the queue; its messages return to the editor, and
+// nothing typed is lost.
+func TestQueueAfterAFailedTurnGoesBackToTheEditor(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 80, 24)
+	h.agent.scripts = append(h.agent.scripts, waitCancel)
+	h.typ("first")
+	h.key("enter")
+	h.typ("second")
+	h.key("enter")
+	h.typ("third")
+	h.key("enter")
+	h.key("ctrl+c") // cancels the turn
+	h.until("the turn's end", func(string) bool { return !h.m.Running() })
+	require.Equal(t, []string{"first"}, h.agent.Starts())
+	require.Equal(t, "second\nthird", h.m.input.Value())
+	require.Contains(t, h.view(), "queued messages are back in the editor")
+	require.NotContains(t, h.view(), "queued ❯")
 }
 
 func TestCtrlCTwiceQuits(t *testing.T) {

@@ -218,3 +218,32 @@ func TestEscapeSequencesInert(t *testing.T) {
 		})
 	}
 }
+
+// TestGoldenQueue: messages sent during a turn are listed above the
+// editor, one line each, with what Up and Esc do; long ones are cut to the
+// width, not wrapped.
+func TestGoldenQueue(t *testing.T) {
+	t.Parallel()
+	for _, w := range []int{40, 80, 120} {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, w, 16)
+			h.agent.scripts = append(h.agent.scripts, waitCancel)
+			h.typ("refactor the parser")
+			h.key("enter")
+			for _, msg := range []string{"then run the tests", "and update the README with every new flag and setting you added", "one", "two"} {
+				h.typ(msg)
+				h.key("enter")
+			}
+			h.typ("a draft")
+			view := h.view()
+			lines := strings.Split(view, "\n")
+			require.Len(t, lines, 16)
+			for _, l := range lines {
+				require.LessOrEqual(t, ansi.StringWidth(l), w, "%q", l)
+			}
+			golden.RequireEqual(t, view)
+			h.key("ctrl+c")
+		})
+	}
+}

@@ -278,14 +278,26 @@ func (m Model) expand(display string) (text string, spans []session.Paste, used 
 // pastePrefix starts every placeholder.
 const pastePrefix = "[pasted text #"
 
-// Restore puts a sent message back in the editor, its pastes as
-// placeholders again: the message could not be sent.
+// Restore puts a sent message back in the editor in place of its text,
+// its pastes as placeholders again: the message could not be sent, or is
+// taken back from the queue to edit. Other pastes stay known, for Up.
 func (m *Model) Restore(s SubmitMsg) {
-	m.Reset()
+	m.clear()
+	m.Append(s)
+}
+
+// Append adds a sent message at the end of the editor's text, on a line
+// of its own, its pastes as placeholders again.
+func (m *Model) Append(s SubmitMsg) {
 	for ph, full := range s.Pastes {
 		m.pastes[ph] = full
+		m.npastes = max(m.npastes, paste.Number(ph))
 	}
-	m.SetValue(s.Display)
+	v := m.ta.Value()
+	if strings.TrimSpace(v) != "" {
+		v += "\n"
+	}
+	m.SetValue(v + s.Display)
 }
 
 // paste inserts pasted text, or a placeholder standing for it when it is

@@ -1,0 +1,111 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/gencode/gencode/internal/agent"
+	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/tui/input"
+)
+
+// maxQueueShown bounds the queued messages listed above the editor; the
+// rest are counted.
+const maxQueueShown = 3
+
+// enqueue keeps a message sent while a turn runs; it is sent when the
+// turn ends well.
+func (m *Model) enqueue(s input.SubmitMsg) {
+	m.queue = append(m.queue, s)
+	m.syncEscHint()
+}
+
+// unqueue drops the last queued message (Esc). It stays in the editor's
+// history: Up brings it back once the queue is empty.
+func (m *Model) unqueue() {
+	m.queue = m.queue[:len(m.queue)-1]
+	m.quitArm = false
+	m.status.SetNotice("queued message removed")
+	m.syncEscHint()
+}
+
+// editQueued takes the last queued message back into the editor (Up on
+// an empty editor); Enter queues it again.
+func (m *Model) editQueued() {
+	last := m.queue[len(m.queue)-1]
+	m.queue = m.queue[:len(m.queue)-1]
+	m.input.Restore(last)
+	m.syncEscHint()
+}
+
+// sendQueued starts the next queued message after a turn that ended
+// well. After a failed or canceled turn the queue is not sent: its
+// messages go back into the editor, to send again or change.
+func (m *Model) sendQueued(ok bool) tea.Cmd {
+	if len(m.queue) == 0 || m.turn != nil {
+		return nil
+	}
+	if !ok {
+		for _, s := range m.queue {
+			m.input.Append(s)
+		}
+		m.queue = nil
+		m.syncEscHint()
+		m.status.SetNotice("the turn did not finish: the queued messages are back in the editor")
+		return m.expireNotice()
+	}
+	next := m.queue[0]
+	m.queue = m.queue[1:]
+	m.syncEscHint()
+	m.lastSubmit = next
+	return m.startTurn(agent.UserMessage{Text: next.Text, Meta: session.Meta{Pastes: next.Spans}}, next.Display)
+}
+
+// syncEscHint tells the status bar what Esc does now: deny an open
+// dialog, remove the last queued message, or (no hint) cancel the turn.
+func (m *Model) syncEscHint() {
+	switch {
+	case m.asking:
+		m.status.SetEscHint("esc denies")
+	case len(m.queue) > 0:
+		m.status.SetEscHint("esc unqueues")
+	default:
+		m.status.SetEscHint("")
+	}
+}
+
+// queueHeight is the number of lines queueView draws.
+func (m Model) queueHeight() int {
+	if len(m.queue) == 0 {
+		return 0
+	}
+	n := min(len(m.queue), maxQueueShown)
+	if len(m.queue) > maxQueueShown {
+		n++
+	}
+	return n + 1
+}
+
+// queueView lists the queued messages, oldest first, one line each, and
+// what Up and Esc do to them.
+func (m Model) queueView() string {
+	if len(m.queue) == 0 {
+		return ""
+	}
+	var lines []string
+	for _, s := range m.queue[:min(len(m.queue), maxQueueShown)] {
+		first, rest, multi := strings.Cut(strings.TrimSpace(s.Display), "\n")
+		if multi {
+			first += fmt.Sprintf(" (+%d lines)", strings.Count(rest, "\n")+1)
+		}
+		lines = append(lines, ansi.Truncate("queued ❯ "+first, m.width, "…"))
+	}
+	if more := len(m.queue) - maxQueueShown; more > 0 {
+		lines = append(lines, fmt.Sprintf("… %d more queued", more))
+	}
+	lines = append(lines, ansi.Truncate("↑ edits the last · esc removes it · sent when the turn ends", m.width, "…"))
+	return m.dst.Dim.Render(strings.Join(lines, "\n"))
+}
