@@ -20,9 +20,9 @@ for p in session summarize agent commands llm tools tokens config models recall 
   check "$p" "^$ui" "only tui draws"
 done
 check session   "^$mod/internal/(summarize|agent|commands|cli|llm|tools)" "session is the bottom layer"
-check summarize "^$mod/internal/(agent|commands|cli|llm|tools|tokens)" "summarize -> session only; it declares its own Completer"
+check summarize "^$mod/internal/(agent|commands|cli|llm|tokens)" "summarize -> session (and tools, to read a call); it declares its own Completer"
 check agent     "^$mod/internal/(commands|cli)" "agent does not know its front ends"
 check commands  "^$mod/internal/cli" "commands is below the CLI"
-check transcript "^$mod/internal/(summarize|agent|commands|cli|llm|tools|tokens)" "transcript formats sessions: it knows only session"
+check transcript "^$mod/internal/(summarize|agent|commands|cli|llm|tokens)" "transcript formats sessions: it knows only session (and tools, to read a call)"
 check termtext  "^$mod/internal/" "termtext is a leaf: tools, commands, cli and tui all use it"
 exit $fail

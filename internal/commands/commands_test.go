@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/config"
@@ -251,4 +252,15 @@ func TestConfigShowsFileAndLine(t *testing.T) {
 	require.Equal(t, []string{"0.5", file + ":2"}, lines["summarize.soft_ratio"], "/config:\n%s", r.Report.Plain())
 	require.Equal(t, []string{"m", file + ":1"}, lines["model"])
 	require.Equal(t, []string{"0.9", "default"}, lines["summarize.hard_ratio"])
+}
+
+// A call in /history says what the chat's header says: where a search ran,
+// and the arguments themselves when they are not JSON (a cut stream).
+func TestBriefSaysWhatACallIsAbout(t *testing.T) {
+	t.Parallel()
+	m := session.Message{Seq: 5, Role: session.RoleAssistant, ToolCalls: []session.ToolCall{
+		{ID: "a", Name: "Glob", Arguments: `{"pattern":"*.go","path":"internal"}`},
+		{ID: "b", Name: "Write", Arguments: `{"file_path":"cut.go","content":"pa`},
+	}}
+	assert.Equal(t, `#5 assistant: → Glob *.go in internal → Write {"file_path":"cut.go","content":"pa`, Brief(m, 200))
 }

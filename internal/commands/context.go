@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -94,14 +93,4 @@ func parsePositive(s string) (int, error) {
 		return 0, fmt.Errorf("%q is not a positive number", s)
 	}
 	return n, nil
-}
-
-// jsonString returns a top-level string field of a JSON object, or "".
-func jsonString(obj, key string) string {
-	var m map[string]any
-	if json.Unmarshal([]byte(obj), &m) != nil {
-		return ""
-	}
-	s, _ := m[key].(string)
-	return s
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
+	"github.com/gencode/gencode/internal/tools"
 	"github.com/gencode/gencode/internal/transcript"
 )
 
@@ -308,7 +309,7 @@ func heading(m session.Message) string {
 		}
 	case len(m.ToolCalls) > 0:
 		for _, c := range m.ToolCalls {
-			h += " → " + c.Name + " " + keyArg(c.Arguments)
+			h += " → " + c.Name + " " + keyArg(c)
 		}
 	}
 	if m.Meta.Interrupted {
@@ -333,7 +334,7 @@ func Brief(m session.Message, width int) string {
 	case len(m.ToolCalls) > 0:
 		var calls []string
 		for _, c := range m.ToolCalls {
-			calls = append(calls, "→ "+c.Name+" "+keyArg(c.Arguments))
+			calls = append(calls, "→ "+c.Name+" "+keyArg(c))
 		}
 		body = strings.TrimSpace(m.Content + " " + strings.Join(calls, " "))
 	default:
@@ -345,14 +346,9 @@ func Brief(m session.Message, width int) string {
 	return fmt.Sprintf("#%d %s: %s", m.Seq, m.Role, termtext.OneLine(body, width))
 }
 
-// keyArg picks the argument that says most about a tool call.
-func keyArg(args string) string {
-	for _, k := range []string{"command", "file_path", "pattern", "path", "query", "url"} {
-		if v := jsonString(args, k); v != "" {
-			return termtext.OneLine(v, 60)
-		}
-	}
-	return ""
+// keyArg is what a tool call is about, in one short line.
+func keyArg(c session.ToolCall) string {
+	return termtext.OneLine(tools.Describe(tools.Call{Name: c.Name, Arguments: c.Arguments}).Summary, 60)
 }
 
 // Plain renders a report as plain text (for pipes and NO_COLOR).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/shellfx"
+	"github.com/gencode/gencode/internal/tools"
 )
 
 // Limits of the deterministic extraction. They bound single entries, never
@@ -21,16 +22,6 @@ const (
 	maxSystemChars     = 4000 // one preserved system message
 	maxNotableUses     = 3
 	maxKeywordDecision = 5
-)
-
-// callKind is what a tool call did, as far as the summary cares.
-type callKind int
-
-const (
-	callOther callKind = iota
-	callModify
-	callRead
-	callCommand
 )
 
 // extract fills a summary's deterministic fields from a range of the log:
@@ -157,19 +148,20 @@ func (e *extractor) flush() {
 			res, ok = e.early[c.ID]
 		}
 		e.answered[c.ID] = true
-		kind, paths, cmd := classify(c.Name, c.Arguments)
-		if ok && res.Meta.FilePath != "" && (len(paths) == 0 || kind == callModify || kind == callRead) {
+		d := tools.Describe(tools.Call{Name: c.Name, Arguments: c.Arguments})
+		kind, paths, cmd := d.Kind, d.Paths, d.Command
+		if ok && res.Meta.FilePath != "" && (len(paths) == 0 || kind == tools.CallModify || kind == tools.CallRead) {
 			// gencode's own tools record the path relative to the
 			// working directory: the form the shell's changes use.
 			paths = []string{res.Meta.FilePath}
 		}
-		if ok && res.Meta.Command != "" && cmd == "" && kind == callCommand {
+		if ok && res.Meta.Command != "" && cmd == "" && kind == tools.CallCommand {
 			cmd = res.Meta.Command
 		}
 		failed := ok && (res.Meta.Failed || res.Meta.Denied || res.Meta.ExitCode != nil && *res.Meta.ExitCode != 0)
 		denied := ok && res.Meta.Denied
-		e.ft.call(c.Name, c.Arguments, kind, paths, cmd, res, ok)
-		if kind == callCommand && cmd != "" && !denied {
+		e.ft.call(d, paths, cmd, res, ok)
+		if kind == tools.CallCommand && cmd != "" && !denied {
 			e.cmds.add(clip(cmd, maxCommandChars))
 			e.sum.CommandRuns++
 		}
@@ -202,9 +194,10 @@ func (e *extractor) finish() session.Summary {
 			continue
 		}
 		args, _ := json.Marshal(map[string]string{"file_path": m.Meta.FilePath, "command": m.Meta.Command})
-		kind, paths, cmd := classify(name, string(args))
-		e.ft.call(name, string(args), kind, paths, cmd, m, true)
-		if kind == callCommand && cmd != "" && !m.Meta.Denied {
+		d := tools.Describe(tools.Call{Name: name, Arguments: string(args)})
+		kind, paths, cmd := d.Kind, d.Paths, d.Command
+		e.ft.call(d, paths, cmd, m, true)
+		if kind == tools.CallCommand && cmd != "" && !m.Meta.Denied {
 			e.cmds.add(clip(cmd, maxCommandChars))
 			e.sum.CommandRuns++
 		}
@@ -306,12 +299,13 @@ func (t *fileTracker) resolve(p string) string {
 }
 
 // call folds one tool call and its result in.
-func (t *fileTracker) call(name, arguments string, kind callKind, paths []string, cmd string, res session.Message, haveResult bool) {
+// paths and cmd are d's, or what the result recorded.
+func (t *fileTracker) call(d tools.Description, paths []string, cmd string, res session.Message, haveResult bool) {
 	if haveResult && (res.Meta.Denied || res.Meta.Interrupted && res.Meta.Failed) {
 		return // not run
 	}
-	switch kind {
-	case callRead:
+	switch d.Kind {
+	case tools.CallRead:
 		for _, p := range paths {
 			t.ledger.Apply(shellfx.Op{Kind: shellfx.Read, Path: p})
 			if haveResult && !res.Meta.Failed {
@@ -319,12 +313,12 @@ func (t *fileTracker) call(name, arguments string, kind callKind, paths []string
 			}
 			t.open = p
 		}
-	case callModify:
+	case tools.CallModify:
 		if haveResult && (res.Meta.Failed || rejected(res)) {
 			return
 		}
-		t.edit(name, arguments, paths, res, haveResult)
-	case callCommand:
+		t.edit(d, paths, res, haveResult)
+	case tools.CallCommand:
 		if cmd != "" {
 			t.shell(cmd, res, haveResult)
 		}
@@ -336,12 +330,12 @@ func (t *fileTracker) call(name, arguments string, kind callKind, paths []string
 
 // edit folds in an edit tool's call: Write/Edit/MultiEdit/NotebookEdit,
 // str_replace_editor, apply_patch, SWE-agent's create and edit.
-func (t *fileTracker) edit(name, arguments string, paths []string, res session.Message, haveResult bool) {
-	args := parseArgs(arguments)
-	n := strings.ToLower(name)
+func (t *fileTracker) edit(d tools.Description, paths []string, res session.Message, haveResult bool) {
+	args := d.Args
+	n := strings.ToLower(d.Name)
 	if strings.Contains(n, "patch") {
 		for _, k := range []string{"patch", "input", "diff"} {
-			if p := stringArg(args, k); p != "" {
+			if p := tools.StringArg(args, k); p != "" {
 				if files := shellfx.DiffFiles(p); len(files) > 0 {
 					for _, f := range files {
 						t.ledger.Apply(shellfx.Op{Kind: f.Kind, Path: t.resolve(f.Path), To: t.resolve(f.To)})
@@ -358,7 +352,7 @@ func (t *fileTracker) edit(name, arguments string, paths []string, res session.M
 			paths = []string{t.open}
 		}
 	}
-	sub := strings.ToLower(stringArg(args, "command"))
+	sub := strings.ToLower(tools.StringArg(args, "command"))
 	for _, p := range paths {
 		kind := shellfx.Modify
 		switch {
@@ -605,122 +599,6 @@ func describeUse(paths []string, cmd string, res session.Message, haveResult boo
 		what += " (failed: " + clip(oneLine(res.Content), 80) + ")"
 	}
 	return strings.TrimSpace(what)
-}
-
-// Tool names as other agents spell them, lower-cased.
-var (
-	commandTools = map[string]bool{
-		"bash": true, "shell": true, "sh": true, "run_command": true, "execute_command": true, "exec": true,
-		"terminal": true, "run_terminal_cmd": true, "execute_bash": true, "run_shell_command": true,
-		"local_shell": true, "shell_exec": true, "run": true, "command": true, "powershell": true,
-	}
-	editorTools = map[string]bool{ // one tool, the "command" argument says what it does
-		"str_replace_editor": true, "str_replace_based_edit_tool": true, "text_editor": true, "editor": true,
-	}
-	modifyWords = []string{"write", "edit", "create", "replace", "patch", "insert", "append", "delete", "remove",
-		"move", "rename", "save", "modify", "update", "overwrite"}
-	readWords = []string{"read", "view", "open", "cat", "show", "get_file", "fetch_file", "load"}
-	pathKeys  = []string{"file_path", "path", "filepath", "filename", "file", "notebook_path", "target_file",
-		"target", "file_name", "dest", "destination", "new_path"}
-	commandKeys = []string{"command", "cmd", "script", "shell_command", "commandline"}
-)
-
-// patchFileRe finds the files an apply_patch or unified diff touches.
-var patchFileRe = regexp.MustCompile(`(?m)^(?:\*\*\* (?:Update|Add|Delete) File: (.+)|\+\+\+ (?:b/)?(\S+))`)
-
-// classify says what a call did from its tool's name and arguments.
-func classify(name, arguments string) (callKind, []string, string) {
-	n := strings.ToLower(name)
-	args := parseArgs(arguments)
-	var paths []string
-	for _, k := range pathKeys {
-		if p := stringArg(args, k); p != "" {
-			paths = append(paths, p)
-			break
-		}
-	}
-	if edits, ok := args["edits"].([]any); ok && len(paths) == 0 { // MultiEdit-like tools with per-edit paths
-		for _, e := range edits {
-			if em, ok := e.(map[string]any); ok {
-				for _, k := range pathKeys {
-					if p := stringArg(em, k); p != "" {
-						paths = append(paths, p)
-						break
-					}
-				}
-			}
-		}
-	}
-	cmd := ""
-	for _, k := range commandKeys {
-		if c := stringArg(args, k); c != "" {
-			cmd = c
-			break
-		}
-	}
-	switch {
-	case editorTools[n]:
-		if strings.EqualFold(cmd, "view") {
-			return callRead, paths, ""
-		}
-		return callModify, paths, ""
-	case commandTools[n] || (cmd != "" && len(paths) == 0 && containsWord(n, "bash", "shell", "command", "exec", "terminal")):
-		if cmd == "" {
-			return callCommand, nil, ""
-		}
-		return callCommand, nil, cmd
-	case strings.Contains(n, "patch") && len(paths) == 0:
-		for _, k := range []string{"patch", "input", "diff"} {
-			if p := stringArg(args, k); p != "" {
-				for _, m := range patchFileRe.FindAllStringSubmatch(p, -1) {
-					if f := strings.TrimSpace(m[1] + m[2]); f != "" && f != "/dev/null" {
-						paths = append(paths, f)
-					}
-				}
-			}
-		}
-		return callModify, paths, ""
-	case len(paths) > 0 && containsWord(n, modifyWords...):
-		return callModify, paths, ""
-	case len(paths) > 0 && containsWord(n, readWords...):
-		return callRead, paths, ""
-	}
-	return callOther, paths, ""
-}
-
-func containsWord(s string, words ...string) bool {
-	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// pathArgRe recovers "file_path": "..." from arguments that are not valid
-// JSON (a cut stream, an imported session).
-var pathArgRe = regexp.MustCompile(`"(file_path|path|command|notebook_path)"\s*:\s*"((?:[^"\\]|\\.)*)"`)
-
-func parseArgs(arguments string) map[string]any {
-	args := map[string]any{}
-	if err := json.Unmarshal([]byte(arguments), &args); err == nil {
-		return args
-	}
-	for _, m := range pathArgRe.FindAllStringSubmatch(arguments, -1) {
-		var v string
-		if err := json.Unmarshal([]byte(`"`+m[2]+`"`), &v); err == nil {
-			args[m[1]] = v
-		}
-	}
-	return args
-}
-
-func stringArg(args map[string]any, key string) string {
-	v, ok := args[key].(string)
-	if !ok {
-		return ""
-	}
-	return strings.TrimSpace(v)
 }
 
 // constraintRe finds the sentences of a user message that set rules for

@@ -3,12 +3,12 @@ package summarize
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/tools"
 )
 
 // How much of each message the summarizer reads. Tool outputs are cut
@@ -102,7 +102,7 @@ func renderTranscript(msgs []session.Message) []entry {
 // renderArgs shows a call's arguments as key=value, long values cut, the
 // path and command first.
 func renderArgs(arguments string) string {
-	args := parseArgs(arguments)
+	args := tools.Describe(tools.Call{Arguments: arguments}).Args
 	if len(args) == 0 {
 		return headTail(oneLine(arguments), transcriptArgChars)
 	}
@@ -110,20 +110,7 @@ func renderArgs(arguments string) string {
 	for k := range args {
 		keys = append(keys, k)
 	}
-	rank := func(k string) int {
-		for i, p := range append(append([]string{}, pathKeys...), commandKeys...) {
-			if k == p {
-				return i
-			}
-		}
-		return 100
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if ri, rj := rank(keys[i]), rank(keys[j]); ri != rj {
-			return ri < rj
-		}
-		return keys[i] < keys[j]
-	})
+	tools.SortArgKeys(keys)
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
 		var v string

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gencode/gencode/internal/termtext"
@@ -112,6 +113,19 @@ type Request struct {
 	Diff           string // Write/Edit: unified diff of the file, old -> new
 }
 
+// Choices are the answers the user may give to r. A write outside the
+// working directory is never granted for the session, so it offers no
+// AllowSession.
+func (r Request) Choices() []Decision {
+	if r.OutsideWorkDir && (r.Tool == ToolWrite || r.Tool == ToolEdit) {
+		return []Decision{AllowOnce, Deny}
+	}
+	return []Decision{AllowOnce, AllowSession, Deny}
+}
+
+// Allows reports whether d is one of r's Choices.
+func (r Request) Allows(d Decision) bool { return slices.Contains(r.Choices(), d) }
+
 // Asker is answered by the front end (a dialog in the TUI). Ask blocks until
 // the user decides or ctx ends; an error counts as Deny. When the agent runs
 // tool calls in parallel, Ask may be called from several goroutines at once.
@@ -139,17 +153,16 @@ func (s *Set) authorize(ctx context.Context, r Request) string {
 	if s.yolo {
 		return ""
 	}
-	writes := r.Tool == ToolWrite || r.Tool == ToolEdit
 	key := grantKey{tool: r.Tool, outside: r.OutsideWorkDir}
 	if !r.OutsideWorkDir && s.perms[r.Tool] == ModeAllow {
 		return ""
 	}
-	if !(r.OutsideWorkDir && writes) && s.granted(key) {
+	if r.Allows(AllowSession) && s.granted(key) {
 		return ""
 	}
 	if s.asker == nil {
 		switch {
-		case r.OutsideWorkDir && writes:
+		case !r.Allows(AllowSession): // a write outside
 			return fmt.Sprintf("permission denied: %s outside the working directory (%s) is refused; only --yolo allows it. Work inside %s", r.Tool, r.Path, s.workDir)
 		case r.OutsideWorkDir:
 			return fmt.Sprintf("permission denied: %s outside the working directory (%s) needs approval; the user can rerun with --yolo", r.Tool, r.Path)
@@ -165,7 +178,7 @@ func (s *Set) authorize(ctx context.Context, r Request) string {
 	}
 	switch d {
 	case AllowSession:
-		if !(r.OutsideWorkDir && writes) {
+		if r.Allows(AllowSession) {
 			s.grant(key)
 		}
 		return ""

@@ -18,6 +18,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/tools"
 )
 
 // Change is one thing Read changed so that every request the session makes
@@ -392,10 +393,10 @@ func Quote(text string) string {
 	return strings.Join(lines, "\n")
 }
 
-// metaFromCall records what the summarizer reads off a tool result.
+// metaFromCall records on a tool result what gencode's tools record on
+// theirs (the summarizer and the masked placeholder read it): the file,
+// the command, the pattern.
 func metaFromCall(tool, args string) session.Meta {
-	var a map[string]any
-	_ = json.Unmarshal([]byte(args), &a)
-	str := func(k string) string { s, _ := a[k].(string); return s }
-	return session.Meta{Tool: tool, FilePath: str("file_path"), Command: str("command"), Pattern: str("pattern")}
+	d := tools.Describe(tools.Call{Name: tool, Arguments: args})
+	return session.Meta{Tool: tool, FilePath: d.File(), Command: d.Command, Pattern: d.Pattern}
 }

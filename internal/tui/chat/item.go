@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
+	"github.com/gencode/gencode/internal/tools"
 	"github.com/gencode/gencode/internal/tui/paste"
 )
 
@@ -84,35 +84,6 @@ type item struct {
 	report *commands.Report
 }
 
-// keyArgs are the arguments that say best what a call does, by tool.
-var keyArgs = map[string][]string{
-	"Read": {"file_path"}, "Write": {"file_path"}, "Edit": {"file_path"},
-	"Bash": {"command"}, "Glob": {"pattern", "path"}, "Grep": {"pattern", "path"}, "LS": {"path"},
-}
-
-// keyArg extracts the key argument of a call for its one-line header.
-func keyArg(tool, args string) string {
-	var m map[string]any
-	if json.Unmarshal([]byte(args), &m) != nil {
-		return termtext.Label(args)
-	}
-	var parts []string
-	for _, k := range keyArgs[tool] {
-		if v, ok := m[k].(string); ok && v != "" {
-			parts = append(parts, v)
-		}
-	}
-	if len(parts) == 0 {
-		for _, v := range m {
-			if s, ok := v.(string); ok && s != "" {
-				parts = append(parts, s)
-				break
-			}
-		}
-	}
-	return termtext.Label(strings.Join(parts, " in "))
-}
-
 // stateOf reads a tool result's outcome from its meta.
 func stateOf(m session.Message) toolState {
 	switch {
@@ -156,7 +127,7 @@ func (b *builder) add(m session.Message) []*item {
 		}
 		for _, c := range m.ToolCalls {
 			it := b.newItem(KindTool)
-			it.seq, it.callID, it.tool, it.arg = m.Seq, c.ID, termtext.Label(c.Name), keyArg(c.Name, c.Arguments)
+			it.seq, it.callID, it.tool, it.arg = m.Seq, c.ID, termtext.Label(c.Name), termtext.Label(tools.Describe(tools.Call{Name: c.Name, Arguments: c.Arguments}).Summary)
 			b.calls[c.ID] = it
 			out = append(out, it)
 		}

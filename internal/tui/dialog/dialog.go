@@ -62,11 +62,8 @@ func New(r tools.Request, st theme.Dialog) Model {
 		m.diff = true
 		m.body = lines(r.Diff)
 	case r.Tool == tools.ToolBash:
-		var a struct {
-			Command string `json:"command"`
-		}
-		if json.Unmarshal([]byte(r.Args), &a) == nil && a.Command != "" {
-			m.body = lines("$ " + a.Command)
+		if cmd := tools.Describe(tools.Call{Name: r.Tool, Arguments: r.Args}).Command; cmd != "" {
+			m.body = lines("$ " + cmd)
 		}
 	}
 	if m.body == nil && r.Args != "" && r.Args != "{}" {
@@ -213,11 +210,9 @@ func (m Model) View() string {
 	return strings.Join(out, "\n")
 }
 
-// onceOnly is set for writes outside the working directory: the tools
-// never remember those for the session, so the dialog does not offer it.
-func (m Model) onceOnly() bool {
-	return m.req.OutsideWorkDir && (m.req.Tool == tools.ToolWrite || m.req.Tool == tools.ToolEdit)
-}
+// onceOnly is set when the request cannot be granted for the session
+// (writes outside the working directory), so the dialog does not offer it.
+func (m Model) onceOnly() bool { return !m.req.Allows(tools.AllowSession) }
 
 func (m Model) lineStyle(l string) lipgloss.Style {
 	if !m.diff {
