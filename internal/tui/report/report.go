@@ -1,7 +1,9 @@
 // Package report draws a slash command's boxed report (commands.Report) as
 // a rounded box that fits the terminal: the title sits in the top border,
-// lines too long are cut with an ellipsis, and wide characters (CJK,
-// emoji) are measured in cells so the right border stays aligned.
+// lines too long for the box wrap (a continuation indented under its
+// line), and wide characters (CJK, emoji) are measured in cells so the
+// right border stays aligned. Nothing is cut: a title too long for the
+// border goes inside the box, wrapped too.
 package report
 
 import (
@@ -18,6 +20,10 @@ import (
 
 // minInner is the narrowest content width a box is drawn with.
 const minInner = 8
+
+// hang is how much further than its line a wrapped line's continuation is
+// indented.
+const hang = 2
 
 // Render draws rep in a box at most width cells wide (as narrow as its
 // content allows) and returns its lines.
@@ -53,37 +59,161 @@ func Render(rep commands.Report, width int, st theme.Report) []string {
 			body = append(body, line{l, st.Dim})
 		}
 	}
-	title := termtext.Label(rep.Title)
 
 	// Border (2) and padding (2) take 4 cells.
 	maxInner := max(width-4, minInner)
-	inner := ansi.StringWidth(title) + 2
-	for _, l := range body {
-		inner = max(inner, ansi.StringWidth(l.text))
+	title := termtext.Label(rep.Title)
+	if title != "" && ansi.StringWidth(title)+2 > maxInner {
+		// Too long for the border: the title opens the box instead.
+		head := []line{}
+		for _, r := range Wrap(title, maxInner, hang) {
+			head = append(head, line{r, st.Title})
+		}
+		if len(body) > 0 {
+			head = append(head, line{"", st.Text})
+		}
+		body, title = append(head, body...), ""
 	}
-	inner = min(max(inner, minInner), maxInner)
+	var rows []line
+	for _, l := range body {
+		for _, r := range wrapTable(l.text, maxInner) {
+			rows = append(rows, line{r, l.style})
+		}
+	}
+	inner := minInner
+	if title != "" {
+		inner = max(inner, ansi.StringWidth(title)+2)
+	}
+	for _, r := range rows {
+		inner = max(inner, ansi.StringWidth(r.text))
+	}
+	inner = min(inner, maxInner)
 
 	b := lipgloss.RoundedBorder()
-	var out []string
+	out := make([]string, 0, len(rows)+2)
 	// Top border with the title: ╭─ Title ─────╮
-	top := b.TopLeft + b.Top
 	if title != "" {
-		t := ansi.Truncate(title, inner-1, "…")
-		fill := inner + 2 - 1 - ansi.StringWidth(t) - 2
-		out = append(out, st.Border.Render(top+" ")+st.Title.Render(t)+st.Border.Render(" "+strings.Repeat(b.Top, max(fill, 0))+b.TopRight))
+		fill := inner + 2 - 1 - ansi.StringWidth(title) - 2
+		out = append(out, st.Border.Render(b.TopLeft+b.Top+" ")+st.Title.Render(title)+st.Border.Render(" "+strings.Repeat(b.Top, max(fill, 0))+b.TopRight))
 	} else {
 		out = append(out, st.Border.Render(b.TopLeft+strings.Repeat(b.Top, inner+2)+b.TopRight))
 	}
 	side := st.Border.Render(b.Left)
 	rside := st.Border.Render(b.Right)
-	for _, l := range body {
-		t := l.text
-		if ansi.StringWidth(t) > inner {
+	for _, r := range rows {
+		t := r.text
+		if ansi.StringWidth(t) > inner { // only below minInner: a box never gets narrower
 			t = ansi.Truncate(t, inner, "…")
 		}
 		pad := strings.Repeat(" ", inner-ansi.StringWidth(t))
-		out = append(out, side+" "+l.style.Render(t)+pad+" "+rside)
+		out = append(out, side+" "+r.style.Render(t)+pad+" "+rside)
 	}
 	out = append(out, st.Border.Render(b.BottomLeft+strings.Repeat(b.Bottom, inner+2)+b.BottomRight))
 	return out
+}
+
+// wrapTable wraps a report line. A line laid out in columns (a run of two
+// or more spaces before a column) continues under its last column when
+// that column starts in the first two thirds of the box: a command's
+// summary, a setting's value. Else it wraps as Wrap does.
+func wrapTable(s string, width int) []string {
+	if width <= 0 || ansi.StringWidth(s) <= width {
+		return []string{s}
+	}
+	if c := column(s, width*2/3); c > 0 {
+		return wrap(s, width, c)
+	}
+	return Wrap(s, width, hang)
+}
+
+// column is the cell where the last column of s that starts at or before
+// limit begins (0: none). A column starts after a run of two or more
+// spaces that follows text.
+func column(s string, limit int) int {
+	col, w, spaces, text := 0, 0, 0, false
+	for _, r := range s {
+		if r == ' ' {
+			spaces++
+		} else {
+			if spaces >= 2 && text && w <= limit {
+				col = w
+			}
+			spaces, text = 0, true
+		}
+		w += ansi.StringWidth(string(r))
+	}
+	return col
+}
+
+// Wrap breaks plain text s into lines of at most width cells: at spaces
+// where it can (a run of spaces inside a line is kept), inside a word only
+// when the word is wider than a line. Each continuation is indented as s
+// is, plus hang cells (less when the width cannot spare them). Text that
+// fits is returned as it is.
+func Wrap(s string, width, hang int) []string {
+	if width <= 0 || ansi.StringWidth(s) <= width {
+		return []string{s}
+	}
+	lead := len(s) - len(strings.TrimLeft(s, " "))
+	indent := lead + hang
+	if indent > width/2 {
+		indent = min(hang, width/2)
+	}
+	return wrap(s, width, indent)
+}
+
+// wrap breaks s as Wrap does, each continuation indented indent cells.
+func wrap(s string, width, indent int) []string {
+	body := strings.TrimLeft(s, " ")
+	lead := len(s) - len(body)
+	var rows []string
+	row := s[:lead]
+	rowW := lead
+	fresh := true // the row holds no word yet
+	spaces := 0   // spaces waiting between the row's last word and the next
+	newRow := func() {
+		rows = append(rows, strings.TrimRight(row, " "))
+		row, rowW, fresh, spaces = strings.Repeat(" ", indent), indent, true, 0
+	}
+	for body != "" {
+		if body[0] == ' ' {
+			n := len(body) - len(strings.TrimLeft(body, " "))
+			spaces, body = spaces+n, body[n:]
+			continue
+		}
+		word, rest, _ := strings.Cut(body, " ")
+		if rest != "" || strings.HasSuffix(body, " ") {
+			rest = " " + rest
+		}
+		body = rest
+		ww := ansi.StringWidth(word)
+		if !fresh && rowW+spaces+ww > width {
+			newRow()
+		}
+		if !fresh {
+			row, rowW = row+strings.Repeat(" ", spaces), rowW+spaces
+		}
+		spaces = 0
+		for rowW+ww > width { // wider than what is left of a line: break it
+			part := ansi.Truncate(word, width-rowW, "")
+			if part == "" { // not one character fits: take one anyway
+				part = ansi.Truncate(word, 2, "")
+				if part == "" {
+					part = word
+				}
+			}
+			row, rowW = row+part, rowW+ansi.StringWidth(part)
+			word = word[len(part):]
+			ww = ansi.StringWidth(word)
+			if word == "" {
+				break
+			}
+			newRow()
+		}
+		row, rowW, fresh = row+word, rowW+ww, false
+	}
+	if !fresh || len(rows) == 0 {
+		rows = append(rows, strings.TrimRight(row, " "))
+	}
+	return rows
 }
