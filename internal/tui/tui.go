@@ -470,7 +470,11 @@ func (m *Model) layout() {
 		if m.showDraft() {
 			draft = bottom
 		}
-		m.dialog.SetSize(m.width, max(min(m.height*2/3, m.height-draft-2), 8))
+		// Two thirds of the screen, more when the first change needs it:
+		// the change is what the user answers about.
+		avail := m.height - draft - m.queueHeight() - 2
+		m.dialog.SetSize(m.width, avail)
+		m.dialog.SetSize(m.width, max(min(m.height*2/3, avail), min(m.dialog.MinHeight(), avail), 8))
 		bottom = m.dialog.Height() + draft + m.queueHeight()
 	}
 	m.chat.SetSize(m.width, max(m.height-bottom-1, 1))

@@ -1,7 +1,10 @@
 // Package dialog is the permission dialog shown when a tool asks before it
-// runs: the tool, its key argument and path, the diff of a Write or Edit
-// (or the arguments), and the keys to allow once, allow for the session or
-// deny.
+// runs: the tool, its key argument and path, the change itself (the diff
+// of a Write or Edit, the command of a Bash call, else the arguments), and
+// the keys to allow once, allow for the session or deny. Long lines wrap,
+// never cut: what is approved is what is shown. When the change does not
+// fit, the dialog opens on the first changed line (the context before it
+// is a scroll away) and says which lines it shows.
 package dialog
 
 import (
@@ -16,6 +19,7 @@ import (
 
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tools"
+	"github.com/gencode/gencode/internal/tui/report"
 	"github.com/gencode/gencode/internal/tui/theme"
 )
 
@@ -30,17 +34,36 @@ type DecisionMsg struct {
 // maxBodyLines bounds what is prepared of a diff or arguments.
 const maxBodyLines = 2000
 
+// minBodyRows is the fewest rows of the change shown, even when the
+// head takes more than its share of a short terminal.
+const minBodyRows = 3
+
+// row is one drawn line of the dialog's body: part of body line line.
+type row struct {
+	text  string
+	style lipgloss.Style
+	line  int
+}
+
 // Model is the permission dialog for one request.
 type Model struct {
 	req       tools.Request
 	st        theme.Dialog
 	width     int
 	maxHeight int
-	head      []string // plain lines above the body
-	body      []string // plain diff or argument lines
+	head      []string // plain lines above the body: the tool, the path
+	body      []string // plain diff, command or argument lines
 	diff      bool
-	scroll    int
-	id        int
+	first     int // the body line of the first change (-1: none)
+
+	// Laid out by SetSize for the width.
+	headRows []row
+	rows     []row // the body, wrapped
+	keyRows  []string
+
+	scroll   int  // first body row shown
+	scrolled bool // the user scrolled: a resize keeps the place
+	id       int
 }
 
 // WithID tags the dialog, and the decisions it sends, with id.
@@ -49,9 +72,10 @@ func (m Model) WithID(id int) Model {
 	return m
 }
 
-// New returns the dialog for r.
+// New returns the dialog for r, laid out for 80 columns and 20 rows until
+// SetSize says otherwise.
 func New(r tools.Request, st theme.Dialog) Model {
-	m := Model{req: r, st: st, width: 80, maxHeight: 20}
+	m := Model{req: r, st: st, first: -1}
 	summary := termtext.Label(r.Summary)
 	m.head = append(m.head, strings.TrimSpace(termtext.Label(r.Tool)+" "+summary))
 	if r.Path != "" && !strings.Contains(summary, r.Path) {
@@ -60,7 +84,13 @@ func New(r tools.Request, st theme.Dialog) Model {
 	switch {
 	case r.Diff != "":
 		m.diff = true
-		m.body = lines(r.Diff)
+		m.body = diffLines(r.Diff)
+		for i, l := range m.body {
+			if changed(l) {
+				m.first = i
+				break
+			}
+		}
 	case r.Tool == tools.ToolBash:
 		if cmd := tools.Describe(tools.Call{Name: r.Tool, Arguments: r.Args}).Command; cmd != "" {
 			m.body = lines("$ " + cmd)
@@ -74,6 +104,7 @@ func New(r tools.Request, st theme.Dialog) Model {
 			m.body = lines(r.Args)
 		}
 	}
+	m.SetSize(80, 20)
 	return m
 }
 
@@ -86,23 +117,133 @@ func lines(s string) []string {
 	return out
 }
 
+// diffLines is a unified diff's lines without its file header (--- and
+// +++): the head already names the file.
+func diffLines(d string) []string {
+	out := lines(d)
+	for len(out) > 0 && (strings.HasPrefix(out[0], "--- ") || strings.HasPrefix(out[0], "+++ ")) {
+		out = out[1:]
+	}
+	return out
+}
+
+// changed reports whether diff line l adds or removes a line.
+func changed(l string) bool {
+	return (strings.HasPrefix(l, "+") || strings.HasPrefix(l, "-")) &&
+		!strings.HasPrefix(l, "+++ ") && !strings.HasPrefix(l, "--- ")
+}
+
 // Request is the request the dialog asks about.
 func (m Model) Request() tools.Request { return m.req }
 
-// SetSize sets the dialog's width and the most lines it may take.
+// SetSize sets the dialog's width and the most lines it may take. The
+// text is wrapped again only when the width changes.
 func (m *Model) SetSize(width, maxHeight int) {
-	m.width, m.maxHeight = max(width, 24), max(maxHeight, 8)
+	width, maxHeight = max(width, 24), max(maxHeight, 8)
+	if width != m.width {
+		m.width = width
+		m.wrap()
+	}
+	m.maxHeight = maxHeight
+	if !m.scrolled {
+		m.scroll = m.start()
+	}
 	m.scroll = min(m.scroll, m.maxScroll())
 }
 
-// frame is what the border, head, gaps and key line take: border 2, head,
+// wrap lays the head, the body and the keys out for the width.
+func (m *Model) wrap() {
+	inner := m.inner()
+	m.headRows = nil
+	for i, h := range m.head {
+		st := m.st.Dim
+		if i == 0 {
+			st = m.st.Text
+		}
+		for _, t := range report.Wrap(h, inner, 2) {
+			m.headRows = append(m.headRows, row{text: t, style: st})
+		}
+	}
+	if m.req.OutsideWorkDir {
+		for _, t := range report.Wrap("outside the working directory", inner, 2) {
+			m.headRows = append(m.headRows, row{text: t, style: m.st.Warn})
+		}
+	}
+	m.rows = nil
+	for i, l := range m.body {
+		st := m.lineStyle(l)
+		for _, t := range m.wrapLine(l, inner) {
+			m.rows = append(m.rows, row{text: t, style: st, line: i})
+		}
+	}
+	m.keyRows = strings.Split(ansi.Wrap(m.keys(inner), inner, ""), "\n")
+}
+
+// wrapLine wraps a body line. A diff line's first column (+, - or a
+// space) is its own: the code wraps right of it, each continuation
+// indented under the code's own indentation, so that it does not read as
+// a line of its own.
+func (m Model) wrapLine(l string, inner int) []string {
+	if !m.diff || l == "" || strings.HasPrefix(l, "@@") || (l[0] != '+' && l[0] != '-' && l[0] != ' ') {
+		return report.Wrap(l, inner, 2)
+	}
+	rows := report.Wrap(l[1:], inner-1, 2)
+	for i := range rows {
+		if i == 0 {
+			rows[i] = l[:1] + rows[i]
+		} else {
+			rows[i] = " " + rows[i]
+		}
+	}
+	return rows
+}
+
+// MinHeight is the height that shows the first change whole (the removed
+// and added lines of the first hunk), or all of the body when it has no
+// change: the parent gives the dialog at least this much when the
+// terminal has it.
+func (m Model) MinHeight() int {
+	n := len(m.rows)
+	if m.first >= 0 {
+		n = 0
+		for _, r := range m.rows {
+			if r.line < m.first {
+				continue
+			}
+			if r.line > m.first && !changed(m.body[r.line]) {
+				break
+			}
+			n++
+		}
+		if n < len(m.rows) {
+			n++ // the "lines a-b of n" line
+		}
+	}
+	return m.frame() + n
+}
+
+// inner is the width of the text inside the border and padding.
+func (m Model) inner() int { return m.width - 4 }
+
+// start is where the body opens: at the top when it fits, else at the
+// first change.
+func (m Model) start() int {
+	if m.first < 0 || len(m.rows) <= m.bodyRows() {
+		return 0
+	}
+	for i, r := range m.rows {
+		if r.line == m.first {
+			return min(i, m.maxScroll())
+		}
+	}
+	return 0
+}
+
+// frame is what the border, head, gaps and keys take: border 2, the head,
 // a blank line before the body, a blank line and the keys after it.
 func (m Model) frame() int {
-	n := 2 + len(m.head) + 2
-	if m.req.OutsideWorkDir {
-		n++
-	}
-	if len(m.body) > 0 {
+	n := 2 + len(m.headRows) + 1 + len(m.keyRows)
+	if len(m.rows) > 0 {
 		n++
 	}
 	return n
@@ -110,24 +251,25 @@ func (m Model) frame() int {
 
 func (m Model) bodyRows() int {
 	rows := m.maxHeight - m.frame()
-	if len(m.body) > rows {
-		rows-- // the "more lines" line
+	if len(m.rows) > rows {
+		rows-- // the "lines a-b of n" line
 	}
-	return max(min(rows, len(m.body)), 0)
+	rows = max(rows, min(minBodyRows, len(m.rows)))
+	return max(min(rows, len(m.rows)), 0)
 }
 
-func (m Model) maxScroll() int { return max(len(m.body)-m.bodyRows(), 0) }
+func (m Model) maxScroll() int { return max(len(m.rows)-m.bodyRows(), 0) }
 
 // Height is the number of lines View draws.
 func (m Model) Height() int {
 	h := m.frame() + m.bodyRows()
-	if m.bodyRows() < len(m.body) {
+	if m.bodyRows() < len(m.rows) {
 		h++
 	}
 	return h
 }
 
-// Update answers on y, a, n or Esc and scrolls a long diff.
+// Update answers on y, a, n or Esc and scrolls a long change.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	k, ok := msg.(tea.KeyMsg)
 	if !ok {
@@ -146,68 +288,67 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case "n", "N", "esc":
 		return m, answer(tools.Deny)
 	case "up", "k":
-		m.scroll = max(m.scroll-1, 0)
+		m.scroll, m.scrolled = max(m.scroll-1, 0), true
 	case "down", "j":
-		m.scroll = min(m.scroll+1, m.maxScroll())
+		m.scroll, m.scrolled = min(m.scroll+1, m.maxScroll()), true
 	case "pgup":
-		m.scroll = max(m.scroll-m.bodyRows(), 0)
+		m.scroll, m.scrolled = max(m.scroll-m.bodyRows(), 0), true
 	case "pgdown", " ":
-		m.scroll = min(m.scroll+m.bodyRows(), m.maxScroll())
+		m.scroll, m.scrolled = min(m.scroll+m.bodyRows(), m.maxScroll()), true
 	}
 	return m, nil
 }
 
 // View draws the dialog as a box of the dialog's width.
 func (m Model) View() string {
-	inner := m.width - 4
+	inner := m.inner()
 	b := lipgloss.RoundedBorder()
 	bs := m.st.Border
 	var out []string
-	title := fmt.Sprintf("Allow %s?", termtext.Label(m.req.Tool))
+	title := ansi.Truncate(fmt.Sprintf("Allow %s?", termtext.Label(m.req.Tool)), inner-1, "…")
 	fill := max(inner-ansi.StringWidth(title)-1, 0)
 	out = append(out, bs.Render(b.TopLeft+b.Top+" ")+m.st.Title.Render(title)+bs.Render(" "+strings.Repeat(b.Top, fill)+b.TopRight))
-	row := func(s string, st lipgloss.Style) {
-		if ansi.StringWidth(s) > inner {
-			s = ansi.Truncate(s, inner, "…")
-		}
-		pad := strings.Repeat(" ", inner-ansi.StringWidth(s))
-		out = append(out, bs.Render(b.Left)+" "+st.Render(s)+pad+" "+bs.Render(b.Right))
+	line := func(s string) {
+		pad := strings.Repeat(" ", max(inner-ansi.StringWidth(s), 0))
+		out = append(out, bs.Render(b.Left)+" "+s+pad+" "+bs.Render(b.Right))
 	}
-	for i, h := range m.head {
-		st := m.st.Dim
-		if i == 0 {
-			st = m.st.Text
-		}
-		row(h, st)
+	draw := func(r row) { line(r.style.Render(r.text)) }
+	for _, r := range m.headRows {
+		draw(r)
 	}
-	if m.req.OutsideWorkDir {
-		row("outside the working directory", m.st.Warn)
-	}
-	if len(m.body) > 0 {
-		row("", m.st.Text)
+	if len(m.rows) > 0 {
+		line("")
 		n := m.bodyRows()
-		for _, l := range m.body[m.scroll : m.scroll+n] {
-			row(l, m.lineStyle(l))
+		shown := m.rows[m.scroll : m.scroll+n]
+		for _, r := range shown {
+			draw(r)
 		}
-		if n < len(m.body) {
-			row(fmt.Sprintf("… lines %d-%d of %d (↑/↓ scroll)", m.scroll+1, m.scroll+n, len(m.body)), m.st.Dim)
-		}
-	}
-	row("", m.st.Text)
-	keys := m.st.Key.Render("y") + " allow once · " + m.st.Key.Render("a") + " allow for this session · " +
-		m.st.Key.Render("n") + "/" + m.st.Key.Render("esc") + " deny"
-	if m.onceOnly() {
-		keys = m.st.Key.Render("y") + " allow once · " + m.st.Key.Render("n") + "/" + m.st.Key.Render("esc") + " deny"
-	}
-	if ansi.StringWidth(keys) > inner {
-		keys = m.st.Key.Render("y") + " once · " + m.st.Key.Render("a") + " session · " + m.st.Key.Render("n") + " deny"
-		if m.onceOnly() {
-			keys = m.st.Key.Render("y") + " once · " + m.st.Key.Render("n") + " deny"
+		if n < len(m.rows) {
+			more := fmt.Sprintf("… lines %d-%d of %d (↑/↓ scroll)", shown[0].line+1, shown[len(shown)-1].line+1, len(m.body))
+			line(m.st.Dim.Render(ansi.Truncate(more, inner, "…")))
 		}
 	}
-	out = append(out, bs.Render(b.Left)+" "+keys+strings.Repeat(" ", max(inner-ansi.StringWidth(keys), 0))+" "+bs.Render(b.Right))
+	line("")
+	for _, k := range m.keyRows {
+		line(k)
+	}
 	out = append(out, bs.Render(b.BottomLeft+strings.Repeat(b.Bottom, inner+2)+b.BottomRight))
 	return strings.Join(out, "\n")
+}
+
+// keys is the key line, in its short form when the long one does not fit.
+func (m Model) keys(inner int) string {
+	k := m.st.Key.Render
+	long := k("y") + " allow once · " + k("a") + " allow for this session · " + k("n") + "/" + k("esc") + " deny"
+	short := k("y") + " once · " + k("a") + " session · " + k("n") + " deny"
+	if m.onceOnly() {
+		long = k("y") + " allow once · " + k("n") + "/" + k("esc") + " deny"
+		short = k("y") + " once · " + k("n") + " deny"
+	}
+	if ansi.StringWidth(long) <= inner {
+		return long
+	}
+	return short
 }
 
 // onceOnly is set when the request cannot be granted for the session
@@ -219,8 +360,6 @@ func (m Model) lineStyle(l string) lipgloss.Style {
 		return m.st.Text
 	}
 	switch {
-	case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-		return m.st.Dim
 	case strings.HasPrefix(l, "+"):
 		return m.st.Add
 	case strings.HasPrefix(l, "-"):
