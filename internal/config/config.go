@@ -198,11 +198,17 @@ func DefaultDataDir(env Env) string {
 	return filepath.Join(base, "gencode")
 }
 
-// StateDir is where logs go: $XDG_STATE_HOME/gencode.
+// StateDir is where the log goes: $XDG_STATE_HOME/gencode, else
+// ~/.local/state/gencode. It is "" when neither is known (a relative
+// XDG_STATE_HOME is ignored, as the XDG spec says).
 func StateDir(env Env) string {
 	base := env("XDG_STATE_HOME")
-	if base == "" {
-		base = filepath.Join(env("HOME"), ".local", "state")
+	if !filepath.IsAbs(base) {
+		home := env("HOME")
+		if home == "" {
+			return ""
+		}
+		base = filepath.Join(home, ".local", "state")
 	}
 	return filepath.Join(base, "gencode")
 }

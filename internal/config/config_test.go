@@ -314,3 +314,22 @@ func TestBadKeysNameTheirLine(t *testing.T) {
 		})
 	}
 }
+
+func TestStateDir(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"XDG_STATE_HOME", map[string]string{"XDG_STATE_HOME": "/s", "HOME": "/h"}, "/s/gencode"},
+		{"HOME", map[string]string{"HOME": "/h"}, "/h/.local/state/gencode"},
+		{"relative XDG_STATE_HOME is ignored", map[string]string{"XDG_STATE_HOME": "s", "HOME": "/h"}, "/h/.local/state/gencode"},
+		{"neither", map[string]string{"XDG_STATE_HOME": "s"}, ""},
+	}
+	for _, tt := range tests {
+		if got := StateDir(envFrom(tt.env)); got != tt.want {
+			t.Errorf("%s: StateDir() = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
