@@ -249,7 +249,11 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	if cutShort {
 		rep.upgrade = &applied
 	}
-	if merged, err := s.mergeIfOver(ctx, lctx, st, id, focus, m, eff); err == nil && merged != nil {
+	if merged, err := s.mergeIfOver(ctx, lctx, st, id, focus, m, eff); err != nil {
+		// The summary itself is applied; the block stays over its budget
+		// until the next compaction merges it.
+		s.cfg.Logger.Warn("merge summaries; they stay unmerged", "session", id, "err", err)
+	} else if merged != nil {
 		rep.Merged = merged
 		after = merged.TokensAfter
 	}

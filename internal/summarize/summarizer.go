@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -104,6 +105,9 @@ type Config struct {
 	Notify func(Report)
 	// Now is the clock (tests).
 	Now func() time.Time
+	// Logger receives what no caller sees: background failures, merges
+	// that failed, views that did not reload (nil: discard).
+	Logger *slog.Logger
 }
 
 // DefaultConfig returns the defaults of the config file's [summarize] table.
@@ -150,6 +154,9 @@ func (c *Config) fill() {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
 	}
 }
 
@@ -400,10 +407,13 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, re
 		if !st.changed() {
 			return
 		}
-		if nv, err := s.store.LoadView(ctx, id); err == nil {
-			v = nv
-			tokens = s.view.Tokens(v)
+		nv, err := s.store.LoadView(ctx, id)
+		if err != nil {
+			s.cfg.Logger.Warn("reload the view after a summary", "session", id, "err", err)
+			return
 		}
+		v = nv
+		tokens = s.view.Tokens(v)
 	}
 	reload()
 	soft, hard := s.thresholds()
@@ -430,6 +440,7 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, re
 			report(Report{SessionID: id, Phase: Started, Reason: reason})
 		}
 		rep, err := s.compact(ctx, st, id, modeHard, "", reason)
+		s.logReport(rep)
 		if report != nil {
 			report(rep)
 		}
@@ -442,6 +453,8 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, re
 		st.changed()
 		if nv, err := s.store.LoadView(ctx, id); err == nil {
 			v = nv
+		} else {
+			s.cfg.Logger.Warn("reload the view after a summary", "session", id, "err", err)
 		}
 		s.upgradeLater(st, id, rep, report)
 	case eff >= soft && eff >= holdTokens:
@@ -499,8 +512,29 @@ func (s *Summarizer) startJob(st *sessState, id string, start Report, report fun
 			}
 		}()
 		rep = work()
+		s.logReport(rep)
 		s.publish(st, rep)
 	}()
+}
+
+// logReport logs how an automatic compaction ended. Its report may reach
+// no one (a background one when the front end's queue is full, or after
+// print mode exits), so failures and fallbacks are warnings; the rest is
+// detail for --debug.
+func (s *Summarizer) logReport(r Report) {
+	l := s.cfg.Logger.With("session", r.SessionID, "background", r.Background)
+	switch {
+	case r.Phase == Failed && r.Err != nil && !errors.Is(r.Err, ErrNoReduction) &&
+		!errors.Is(r.Err, ErrNothingToSummarize) && !errors.Is(r.Err, context.Canceled):
+		l.Warn("compaction failed; the originals are kept", "err", r.Err)
+	case r.Phase == Finished && r.Summary != nil && r.Err != nil:
+		l.Warn("summarizer failed; deterministic summary applied", "from", r.Summary.FromSeq, "to", r.Summary.ToSeq, "err", r.Err)
+	case r.Summary != nil:
+		l.Debug("compaction applied", "reason", r.Reason, "from", r.Summary.FromSeq, "to", r.Summary.ToSeq,
+			"tokens_before", r.Summary.TokensBefore, "tokens_after", r.Summary.TokensAfter, "took", r.Duration)
+	default:
+		l.Debug("compaction not applied", "reason", r.Reason, "err", r.Err)
+	}
 }
 
 // upgradeLater starts, in the background, the narrative for a summary that
@@ -567,7 +601,10 @@ func (s *Summarizer) Compact(ctx context.Context, v session.View, reason string,
 	if st.changed() {
 		// A background summary was applied since the refused request was
 		// built. If it shrank the context by a fifth, retry with it.
-		if nv, err := s.store.LoadView(ctx, id); err == nil && s.view.Tokens(nv)*5 <= s.view.Tokens(v)*4 {
+		nv, err := s.store.LoadView(ctx, id)
+		if err != nil {
+			s.cfg.Logger.Warn("reload the view after a summary", "session", id, "err", err)
+		} else if s.view.Tokens(nv)*5 <= s.view.Tokens(v)*4 {
 			return nv, nil
 		}
 	}
@@ -575,6 +612,7 @@ func (s *Summarizer) Compact(ctx context.Context, v session.View, reason string,
 		report(Report{SessionID: id, Phase: Started, Reason: reason})
 	}
 	rep, err := s.compact(ctx, st, id, modeOverflow, "", reason)
+	s.logReport(rep)
 	if report != nil {
 		report(rep)
 	}
