@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -78,6 +79,10 @@ type Options struct {
 	// LeaseWait is how long a turn waits for another process writing to
 	// the session (default session.LeaseWait).
 	LeaseWait time.Duration
+	// Logger receives failed turns, errors no caller sees (a title not
+	// stored) and, at debug level, each request and tool call; never
+	// message contents (nil: discard).
+	Logger *slog.Logger
 }
 
 // Agent runs turns of one or more sessions. It is safe for concurrent use
@@ -106,6 +111,9 @@ func New(store logStore, client streamer, tr toolRunner, c counter, opts Options
 	}
 	if opts.SystemPrompt == "" {
 		opts.SystemPrompt = DefaultSystemPrompt(opts.WorkDir)
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	a := &Agent{store: store, llm: client, tools: tr, counter: c, opts: opts}
 	if tr != nil {
@@ -186,6 +194,9 @@ func (a *Agent) runMessage(ctx context.Context, sessionID string, m UserMessage,
 	t := &turn{a: a, ctx: ctx, sessionID: sessionID, events: events}
 	final, err := t.run(m)
 	if err != nil {
+		if !errors.Is(err, ErrCanceled) {
+			a.opts.Logger.Info("turn failed", "session", sessionID, "model", a.opts.Model, "err", err)
+		}
 		t.emit(Event{Kind: EventError, Err: err})
 		return err
 	}
@@ -304,7 +315,9 @@ func (t *turn) run(m UserMessage) (string, error) {
 		return "", err
 	}
 	if v.Session.Title == "" {
-		_ = t.a.store.SetTitle(t.logCtx(), t.sessionID, Title(text))
+		if err := t.a.store.SetTitle(t.logCtx(), t.sessionID, Title(text)); err != nil {
+			t.a.opts.Logger.Warn("store the session title", "session", t.sessionID, "err", err)
+		}
 	}
 	if err := t.append(session.Message{Role: session.RoleUser, Content: text, Meta: meta}); err != nil {
 		return "", err
@@ -374,6 +387,7 @@ func (a *Agent) checkSize(ctx context.Context, text string) error {
 // request streams one completion of the current view.
 func (t *turn) request() (llm.Response, error) {
 	msgs, est := t.a.buildContext(t.view)
+	start := time.Now()
 	resp, err := t.a.llm.Stream(t.ctx, llm.Request{
 		Model: t.a.opts.Model, Messages: msgs, Tools: t.a.toolDefs, MaxTokens: t.a.opts.MaxTokens,
 	}, func(d llm.Delta) {
@@ -386,6 +400,8 @@ func (t *turn) request() (llm.Response, error) {
 			t.emit(Event{Kind: EventToolCallStart, Text: d.ToolCall})
 		}
 	})
+	t.a.opts.Logger.Debug("model request", "session", t.sessionID, "model", t.a.opts.Model, "messages", len(msgs),
+		"context_tokens", est, "took", time.Since(start), "err", err)
 	if resp.Usage != nil {
 		u := &Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
 			TotalTokens: resp.Usage.TotalTokens, ContextTokens: est, Window: t.a.policy.Window()}
@@ -439,7 +455,10 @@ func (t *turn) runTools(calls []session.ToolCall) error {
 		if t.a.tools == nil {
 			res = tools.Result{Content: fmt.Sprintf("error: no tool named %q is available", c.Name), IsError: true}
 		} else {
+			start := time.Now()
 			res = t.a.runTool(t.ctx, t.sessionID, tools.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+			t.a.opts.Logger.Debug("tool call", "session", t.sessionID, "tool", c.Name, "failed", res.IsError,
+				"denied", res.Denied, "took", time.Since(start))
 		}
 		if err := t.append(toolMessage(c, res)); err != nil {
 			return err
