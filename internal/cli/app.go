@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/config"
 	"github.com/gencode/gencode/internal/llm"
+	"github.com/gencode/gencode/internal/logfile"
 	"github.com/gencode/gencode/internal/models"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
@@ -41,6 +43,10 @@ type app struct {
 	cwd    string
 	tokens *tokens.Cache
 	stderr io.Writer
+	// log receives what the user is not shown (background failures) and,
+	// with --debug, more; logFile is closed last.
+	log     *slog.Logger
+	logFile *logfile.File
 	// stderrMu serializes what the turn and the summarizer's goroutine
 	// write to stderr.
 	stderrMu sync.Mutex
@@ -76,12 +82,22 @@ func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, op
 	if n := store.Notice(); n != "" {
 		fmt.Fprintln(env.Stderr, "gencode: warning: the data directory is read-only: "+n)
 	}
-	return &app{env: env, cfg: cfg, store: store, cwd: cwd, tokens: &tokens.Cache{}, stderr: env.Stderr}, nil
+	log, logFile := openLog(env, cfg, g.debug)
+	log.Info("start", "command", cmd.CommandPath(), "cwd", cwd, "data_dir", cfg.DataDir, "model", cfg.Model)
+	return &app{env: env, cfg: cfg, store: store, cwd: cwd, tokens: &tokens.Cache{}, stderr: env.Stderr,
+		log: log, logFile: logFile}, nil
 }
 
+// Close reports damage, closes the store, then the log.
 func (a *app) Close() {
 	a.reportDamage()
-	_ = a.store.Close()
+	if err := a.store.Close(); err != nil {
+		a.log.Warn("close the session store", "err", err)
+	}
+	a.log.Debug("exit")
+	if a.logFile != nil {
+		_ = a.logFile.Close() // nowhere left to say it
+	}
 }
 
 // window is the context window for a model: config, else the known table.
@@ -131,6 +147,9 @@ func (a *app) llmConfig(key string) llm.Config {
 		HeaderTimeout:  time.Duration(orNone(int64(a.cfg.RequestHeaderTimeout.Duration))),
 		IdleTimeout:    time.Duration(orNone(int64(a.cfg.RequestIdleTimeout.Duration))),
 		MaxAnswerBytes: int(orNone(int64(a.cfg.MaxAnswerBytes))),
+		OnRetry: func(attempt int, wait time.Duration, err error) {
+			a.log.Info("model request failed; retrying", "attempt", attempt, "wait", wait, "err", err)
+		},
 	}
 }
 
@@ -222,6 +241,7 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 		Model: a.cfg.Model, WorkDir: a.cwd, MaxIterations: a.cfg.MaxIterations, Window: a.window(a.cfg.Model),
 		MaxToolCalls:         a.cfg.Tools.MaxCallsPerMessage,
 		MaskToolOutputsAfter: a.cfg.Summarize.MaskToolOutputsAfter,
+		Logger:               a.log,
 	})
 	return ag, ts, nil
 }

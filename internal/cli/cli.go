@@ -85,6 +85,7 @@ func (e *deniedError) Error() string {
 // globalFlags are the flags every command takes.
 type globalFlags struct {
 	model, baseURL, configFile, dataDir string
+	debug                               bool
 }
 
 // rootOptions are the flags of the root command (TUI and print mode).
@@ -169,6 +170,7 @@ func newRootCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 	pf.StringVar(&g.baseURL, "base-url", "", "OpenAI-compatible endpoint `URL` (env OPENAI_BASE_URL)")
 	pf.StringVar(&g.configFile, "config", "", "config `FILE` (default $XDG_CONFIG_HOME/gencode/config.toml)")
 	pf.StringVar(&g.dataDir, "data-dir", "", "data `DIR` for sessions (env GENCODE_HOME)")
+	pf.BoolVar(&g.debug, "debug", false, "log more to $XDG_STATE_HOME/gencode/gencode.log (requests, tool calls, compactions)")
 	for _, c := range subcommands(ctx, env, g) {
 		root.AddCommand(c)
 	}

@@ -84,6 +84,7 @@ func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *s
 		DeleteOriginals:      sc.DeleteOriginals,
 		SummaryBudgetRatio:   sc.SummaryBudgetRatio,
 		Notify:               notify,
+		Logger:               a.log,
 	})
 }
 
@@ -142,8 +143,8 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	}
 	// Keep the search index warm: the first search of a long or old
 	// session then does not wait for indexing. Index errors are not the
-	// user's concern here: each search catches up on its own.
-	defer a.startIndexer(ctx, func(error) {})()
+	// user's concern here (each search catches up on its own): logged.
+	defer a.startIndexer(ctx, func(err error) { a.log.Warn("keep the search index warm", "err", err) })()
 	asker := tui.NewAsker()
 	// Background compactions reach the TUI through a channel; a full
 	// channel drops the notice rather than block the summarizer.
@@ -151,7 +152,8 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	notify := func(r summarize.Report) {
 		select {
 		case compactions <- r:
-		default:
+		default: // the summarizer logs failures itself
+			a.log.Debug("compaction report dropped: the UI's queue is full", "session", r.SessionID, "phase", r.Phase)
 		}
 	}
 	// build makes the agent and summarizer for a model; /model NAME calls
@@ -230,6 +232,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		Renderer:  r,
 		ErrorText: userMessage,
 		Context:   ctx,
+		Logger:    a.log,
 	})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx),
 		tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout))

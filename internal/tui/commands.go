@@ -160,13 +160,15 @@ func (m *Model) summarize(focus string) tea.Cmd {
 		return nil
 	}
 	spin := m.status.Compaction(summarize.Report{SessionID: m.sessionID, Phase: summarize.Started})
-	sum, id, ctx, store := m.o.Summarizer, m.sessionID, m.o.Context, m.o.Store
+	sum, id, ctx, store, log := m.o.Summarizer, m.sessionID, m.o.Context, m.o.Store, m.o.Logger
 	return tea.Batch(spin, func() tea.Msg {
 		rep, err := sum.SummarizeNow(ctx, id, focus)
 		msg := summarizedMsg{sessionID: id, rep: rep, err: err}
 		if nothingToSummarize(err) && store != nil {
 			// Too short to compact: the session's facts all the same.
-			if msgs, lerr := store.Messages(ctx, id, 1, 0); lerr == nil {
+			if msgs, lerr := store.Messages(ctx, id, 1, 0); lerr != nil {
+				log.Warn("read the messages for their facts", "session", id, "err", lerr)
+			} else {
 				f := summarize.Facts(msgs)
 				msg.facts, msg.messages = &f, len(msgs)
 			}

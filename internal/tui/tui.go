@@ -8,6 +8,7 @@ package tui
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -112,6 +113,9 @@ type Options struct {
 	// Now is the clock the permission dialog's guard reads (nil:
 	// time.Now); tests inject theirs.
 	Now func() time.Time
+	// Logger receives the failures of background loads the user is not
+	// shown (nil: discard).
+	Logger *slog.Logger
 }
 
 // Model is the root model.
@@ -187,6 +191,9 @@ func New(o Options) Model {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	th := theme.New(o.Renderer)
 	md := markdown.New(th)
@@ -296,7 +303,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case chat.NeedOlderMsg:
 		return m.loadOlder(msg.BeforeSeq)
 	case contextMsg:
-		if msg.sessionID == m.sessionID && msg.err == nil {
+		if msg.err != nil {
+			// The status bar keeps its last estimate.
+			m.o.Logger.Warn("estimate the context", "session", msg.sessionID, "err", msg.err)
+		} else if msg.sessionID == m.sessionID {
 			m.status.SetContext(msg.tokens, 0)
 		}
 		return nil

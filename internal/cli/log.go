@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/gencode/gencode/internal/config"
+	"github.com/gencode/gencode/internal/logfile"
+	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/termtext"
+)
+
+// redactedKey replaces the configured API key in the log, as in tool
+// results.
+const redactedKey = "[REDACTED:api-key]"
+
+// openLog opens the run's log: $XDG_STATE_HOME/gencode/gencode.log, at
+// debug level with --debug. Every record names the process (pid), since
+// several gencode runs may share the file. The configured API key and any
+// other secret the summarizer's redaction finds never reach it. A log that
+// cannot be opened is said once on stderr; the run goes on without one.
+func openLog(env Env, cfg config.Config, debug bool) (*slog.Logger, *logfile.File) {
+	discard := slog.New(slog.DiscardHandler)
+	dir := config.StateDir(env.Getenv)
+	if dir == "" {
+		fmt.Fprintln(env.Stderr, "gencode: warning: no log file: neither XDG_STATE_HOME nor HOME is set")
+		return discard, nil
+	}
+	f, err := logfile.Open(dir, logfile.Options{})
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "gencode: warning: no log file: "+termtext.OneLine(err.Error(), 0))
+		return discard, nil
+	}
+	key := cfg.APIKey
+	redact := func(s string) string {
+		if len(key) >= 8 { // shorter ones are placeholders ("none", "local")
+			s = strings.ReplaceAll(s, key, redactedKey)
+		}
+		s, _ = summarize.Redact(s)
+		return s
+	}
+	return logfile.New(f, logfile.Options{Debug: debug, Redact: redact}).With("pid", os.Getpid()), f
+}
