@@ -15,7 +15,7 @@ check() { # package, forbidden import regexp, reason
   fi
 }
 ui='github.com/charmbracelet/(bubbletea|lipgloss|glamour|bubbles)'
-for p in session summarize agent commands llm tools tokens config models recall transcript termtext; do
+for p in session summarize agent commands llm tools tokens config models recall transcript termtext logfile; do
   check "$p" "^$mod/internal/tui" "nothing imports tui"
   check "$p" "^$ui" "only tui draws"
 done
@@ -25,4 +25,5 @@ check agent     "^$mod/internal/(commands|cli)" "agent does not know its front e
 check commands  "^$mod/internal/cli" "commands is below the CLI"
 check transcript "^$mod/internal/(summarize|agent|commands|cli|llm|tokens)" "transcript formats sessions: it knows only session (and tools, to read a call)"
 check termtext  "^$mod/internal/" "termtext is a leaf: tools, commands, cli and tui all use it"
+check logfile   "^$mod/internal/" "logfile is a leaf: the CLI hands its logger down"
 exit $fail
