@@ -455,3 +455,51 @@ func TestTUIQueueInTmux(t *testing.T) {
 	p.keys("C-c")
 	require.Equal(t, 0, p.exitCode())
 }
+
+// TestTUIHabitsInTmux: a new session's Up recalls what was sent in the
+// project's earlier sessions, and quitting prints how to resume.
+func TestTUIHabitsInTmux(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules())
+	srv.Enqueue(openaitest.Text("Ran them again."))
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	sb.seedSession(2, 1)
+	p := startTUI(t, sb)
+	// What gencode prints after it gives the screen back is gone from the
+	// pane once it dies: keep all it writes.
+	out := filepath.Join(t.TempDir(), "out")
+	p.cmd("pipe-pane", "-t", "e2e", "-o", "cat >>"+shellQuote(out))
+	p.waitText("Message gencode")
+
+	p.keys("Up")
+	p.waitText("❯ Turn 2: run the tests of package p2.")
+	p.keys("Up")
+	p.waitText("❯ Turn 1: run the tests of package p1.")
+	p.keys("Enter")
+	p.waitText("Ran them again.")
+	require.Equal(t, "Turn 1: run the tests of package p1.", lastUser(t, srv.Requests()[0]))
+	p.keys("C-c")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
+
+	st, err := session.Open(context.Background(), filepath.Join(sb.env["XDG_DATA_HOME"], "gencode"))
+	require.NoError(t, err)
+	defer st.Close()
+	list, err := st.Sessions(context.Background(), 0)
+	require.NoError(t, err)
+	require.Len(t, list, 2)
+	want := "resume with: gencode -r " + list[0].ID + "\r\n"
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, _ := os.ReadFile(out)
+		if strings.HasSuffix(string(b), want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q after the TUI quit; its output ends with %q", want, b[max(len(b)-200, 0):])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

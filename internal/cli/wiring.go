@@ -239,6 +239,10 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	final, err := p.Run()
 	if fm, ok := final.(tui.Model); ok {
 		fm.Wait(turnDrain)
+		if id := fm.SessionID(); id != "" {
+			// The screen is the shell's again: say how to come back.
+			fmt.Fprintf(a.env.Stdout, "resume with: gencode -r %s\n", id)
+		}
 	}
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return fmt.Errorf("terminal UI: %w", err)

@@ -270,3 +270,43 @@ func BenchmarkLoadView(b *testing.B) {
 		}
 	}
 }
+
+// TestPromptsOfAProject: the messages the user sent in a working
+// directory's sessions, across sessions, oldest first, the last n; other
+// directories' and other roles' are left out; pastes keep their spans.
+func TestPromptsOfAProject(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	st, err := Open(ctx, t.TempDir(), WithClock(func() time.Time { now = now.Add(time.Second); return now }))
+	require.NoError(t, err)
+	defer st.Close()
+	add := func(cwd string, texts ...string) {
+		s, err := st.CreateSession(ctx, cwd, "m")
+		require.NoError(t, err)
+		for _, tx := range texts {
+			_, err := st.Append(ctx, s.ID, Message{Role: RoleUser, Content: tx, Meta: Meta{Pastes: []Paste{{Start: 0, End: 1, N: 1}}}},
+				Message{Role: RoleAssistant, Content: "answer to " + tx})
+			require.NoError(t, err)
+		}
+	}
+	add("/proj", "one", "two")
+	add("/other", "elsewhere")
+	add("/proj", "three")
+	got, err := st.Prompts(ctx, "/proj", 10)
+	require.NoError(t, err)
+	var texts []string
+	for _, m := range got {
+		texts = append(texts, m.Content)
+		require.Equal(t, RoleUser, m.Role)
+		require.Len(t, m.Meta.Pastes, 1)
+	}
+	require.Equal(t, []string{"one", "two", "three"}, texts)
+	got, err = st.Prompts(ctx, "/proj", 2)
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	require.Equal(t, "two", got[0].Content)
+	got, err = st.Prompts(ctx, "/none", 2)
+	require.NoError(t, err)
+	require.Empty(t, got)
+}

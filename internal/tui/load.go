@@ -2,6 +2,7 @@ package tui
 
 import (
 	"maps"
+	"slices"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -90,17 +91,46 @@ func (m *Model) history(h historyMsg) tea.Cmd {
 	m.status.SetSession(h.sess.ID, h.sess.Title)
 	hasOlder := len(h.msgs) > 0 && h.msgs[0].Seq > 1
 	m.chat.SetHistory(h.msgs, h.sums, hasOlder)
-	// Up recalls the messages as they were typed: pastes as placeholders
-	// that still stand for their text.
+	return nil
+}
+
+// promptHistory is how many of the project's earlier messages Up walks.
+const promptHistory = 200
+
+type promptsMsg struct {
+	msgs []session.Message
+	err  error
+}
+
+// loadPrompts reads the messages sent in the project's sessions, for Up:
+// the history outlives the session.
+func (m *Model) loadPrompts() tea.Cmd {
+	store, cwd, ctx := m.o.Store, m.o.Cwd, m.o.Context
+	return func() tea.Msg {
+		msgs, err := store.Prompts(ctx, cwd, promptHistory)
+		return promptsMsg{msgs: msgs, err: err}
+	}
+}
+
+// prompts seeds the editor's history with the project's earlier messages,
+// as they were typed: pastes as placeholders that still stand for their
+// text. The pastes are numbered anew: two sessions' "#1" are two pastes.
+func (m *Model) prompts(p promptsMsg) tea.Cmd {
+	if p.err != nil {
+		return nil // Up walks this session's messages only; nothing else depends on it
+	}
 	var prompts []string
 	pastes := map[string]string{}
-	for _, msg := range h.msgs {
-		if msg.Role != session.RoleUser {
-			continue
+	n := 0
+	for _, msg := range p.msgs {
+		spans := slices.Clone(msg.Meta.Pastes)
+		for i := range spans {
+			n++
+			spans[i].N = n
 		}
-		if shown := paste.Collapse(msg.Content, msg.Meta.Pastes); len(shown) < 4096 {
+		if shown := paste.Collapse(msg.Content, spans); len(shown) < 4096 {
 			prompts = append(prompts, shown)
-			maps.Copy(pastes, paste.Texts(msg.Content, msg.Meta.Pastes))
+			maps.Copy(pastes, paste.Texts(msg.Content, spans))
 		}
 	}
 	m.input.SetHistory(prompts, pastes)
@@ -154,7 +184,6 @@ func (m *Model) switchSession(id string) tea.Cmd {
 	m.sessionID, m.title = id, ""
 	m.chat.Reset()
 	m.status.SetSession(id, "")
-	m.input.SetHistory(nil, nil)
 	if id == "" {
 		m.status.SetContext(0, m.agent.Window())
 		return nil

@@ -50,6 +50,8 @@ type sessionStore interface {
 	Messages(ctx context.Context, sessionID string, from, to int64) ([]session.Message, error)
 	Summaries(ctx context.Context, sessionID string, all bool) ([]session.Summary, error)
 	LoadView(ctx context.Context, sessionID string) (session.View, error)
+	// Prompts are the last n messages sent in the project's sessions.
+	Prompts(ctx context.Context, cwd string, n int) ([]session.Message, error)
 	// Lease makes this process the session's one writer (session.Lease).
 	Lease(ctx context.Context, sessionID string, wait time.Duration) (*session.Lease, error)
 }
@@ -223,7 +225,7 @@ func New(o Options) Model {
 // Init loads the session's history and starts listening for permission
 // requests.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.o.Asker.wait(), waitCompaction(m.o.Compactions)}
+	cmds := []tea.Cmd{m.o.Asker.wait(), waitCompaction(m.o.Compactions), m.loadPrompts()}
 	if m.sessionID != "" {
 		cmds = append(cmds, m.loadHistory(m.sessionID), m.loadContext(m.sessionID))
 	}
@@ -289,6 +291,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.answer(msg.Decision)
 	case historyMsg:
 		return m.history(msg)
+	case promptsMsg:
+		return m.prompts(msg)
 	case olderMsg:
 		if msg.sessionID != m.sessionID {
 			return nil

@@ -401,12 +401,16 @@ func TestSlashCommands(t *testing.T) {
 		h.cmds.results["/resume"] = commands.Result{Action: commands.ActionResumeSession, SessionID: old}
 		h.typ("/resume " + old)
 		h.key("enter")
+		h.until("the resumed session", func(v string) bool { return strings.Contains(v, "an old question") })
 		require.Equal(t, old, h.m.SessionID())
-		require.Contains(t, h.view(), "an old question")
 		require.NotContains(t, h.view(), "fresh answer")
 		require.Contains(t, h.view(), "the old one")
-		h.key("up")
-		require.Equal(t, "an old question", h.m.input.Value(), "history recall comes from the resumed session")
+		// Up walks the project's history, which a /resume keeps: what was
+		// typed here, then what the earlier session holds.
+		for _, want := range []string{"/resume " + old, "new question", "an old question"} {
+			h.key("up")
+			require.Equal(t, want, h.m.input.Value())
+		}
 		h.m.input.Reset()
 		h.cmds.results["/clear"] = commands.Result{Action: commands.ActionNewSession, Text: "Started a new session."}
 		h.typ("/clear")
@@ -974,10 +978,43 @@ func TestPasteShowsAsItsPlaceholderAfterResume(t *testing.T) {
 			require.Contains(t, view, "❯ what failed here? "+ph)
 			require.NotContains(t, view, "log line 250")
 			r.key("up")
+			if open == "/resume" {
+				require.Equal(t, "/resume "+id, r.m.input.Value(), "the history outlives a /resume")
+				r.key("up")
+			}
 			require.Equal(t, "what failed here? "+ph, r.m.input.Value())
 			r.agent.scripts = append(r.agent.scripts, events(agent.Event{Kind: agent.EventDone}))
 			r.key("enter")
 			require.Equal(t, []string{"what failed here? " + big}, r.agent.Starts())
 		})
 	}
+}
+
+// TestUpRecallsThePromptsOfEarlierSessions: in a new session, Up walks
+// the messages sent in the project's earlier sessions, newest first; a
+// paste comes back as its placeholder and is sent whole; another
+// project's messages are not there.
+func TestUpRecallsThePromptsOfEarlierSessions(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	big := strings.Repeat("a pasted line\n", 40)
+	seed(t, st, "old", session.Message{Role: session.RoleUser, Content: "run the tests"},
+		session.Message{Role: session.RoleAssistant, Content: "they pass"},
+		session.Message{Role: session.RoleUser, Content: "look: " + big, Meta: session.Meta{Pastes: []session.Paste{{Start: 6, End: 6 + len(big), N: 1}}}})
+	other, err := st.CreateSession(context.Background(), "/elsewhere", "gpt-4o-mini")
+	require.NoError(t, err)
+	_, err = st.Append(context.Background(), other.ID, session.Message{Role: session.RoleUser, Content: "not this project"})
+	require.NoError(t, err)
+
+	h := newHarness(t, 80, 20, withStore(st))
+	h.until("the project's prompts", func(string) bool { return len(h.m.input.Value()) == 0 && h.m.input.Recallable() == 2 })
+	h.key("up")
+	require.Equal(t, "look: [pasted text #1: 40 lines, 560 bytes]", h.m.input.Value())
+	h.key("up")
+	require.Equal(t, "run the tests", h.m.input.Value())
+	h.key("up")
+	require.Equal(t, "run the tests", h.m.input.Value(), "nothing older: not another project's")
+	h.key("down")
+	h.key("enter")
+	require.Equal(t, []string{"look: " + big}, h.agent.Starts())
 }

@@ -110,16 +110,20 @@ func (m *Model) SetWidth(w int) {
 }
 
 // SetHistory seeds the history with earlier messages (oldest first), as
-// the user saw them: pastes maps each placeholder in them to its text, so
-// a recalled message is sent whole again.
+// the user saw them, before the messages sent since the editor started:
+// pastes maps each placeholder in them to its text, so a recalled message
+// is sent whole again. Its placeholders must not be in use already.
 func (m *Model) SetHistory(h []string, pastes map[string]string) {
-	m.history = append([]string(nil), h...)
-	m.hist = len(m.history)
+	m.history = append(append([]string(nil), h...), m.history...)
+	m.hist += len(h) // still on the message being browsed, if any
 	for ph, full := range pastes {
 		m.pastes[ph] = full
 		m.npastes = max(m.npastes, paste.Number(ph))
 	}
 }
+
+// Recallable is how many messages Up can recall.
+func (m Model) Recallable() int { return len(m.history) }
 
 // Value is the editor's text as shown (placeholders kept).
 func (m Model) Value() string { return m.ta.Value() }
