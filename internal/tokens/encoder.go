@@ -22,15 +22,18 @@ const (
 type encoder struct {
 	vocab *vocab
 	re    *regexp2.Regexp
+	// ascii is the pattern read by hand for ASCII text (ascii.go).
+	ascii func(s string, i int) int
 }
 
 func newEncoder(name string) (*encoder, error) {
 	var pattern string
+	var ascii func(string, int) int
 	switch name {
 	case O200KBase:
-		pattern = o200kPattern
+		pattern, ascii = o200kPattern, o200kNext
 	case CL100KBase:
-		pattern = cl100kPattern
+		pattern, ascii = cl100kPattern, cl100kNext
 	default:
 		return nil, fmt.Errorf("unknown encoding %q", name)
 	}
@@ -42,7 +45,7 @@ func newEncoder(name string) (*encoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &encoder{vocab: v, re: re}, nil
+	return &encoder{vocab: v, re: re, ascii: ascii}, nil
 }
 
 // Long texts are counted segment by segment, so that memory stays bounded,
@@ -85,6 +88,16 @@ type scratch struct {
 // countSegment counts one segment: pre-tokenize, then BPE each piece.
 // Invalid UTF-8 counts as U+FFFD, as in tiktoken-go.
 func (e *encoder) countSegment(seg string, st *scratch) int {
+	if isASCII(seg) {
+		n := 0
+		for i := 0; i < len(seg); {
+			j := e.ascii(seg, i)
+			st.piece = append(st.piece[:0], seg[i:j]...)
+			n += e.vocab.pieceTokens(st.piece)
+			i = j
+		}
+		return n
+	}
 	st.runes = st.runes[:0]
 	for _, r := range seg {
 		st.runes = append(st.runes, r)
