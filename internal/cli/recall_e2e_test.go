@@ -74,8 +74,8 @@ func TestRecallFindsWhatASummaryDropped(t *testing.T) {
 	require.Contains(t, names, "ReadHistory")
 
 	first := reqs[0].Messages
-	require.Contains(t, first[0].Content, "Messages 1-8 of this session are summarized", "the summary block")
-	require.Contains(t, first[0].Content, "SearchHistory")
+	require.Contains(t, first[1].Content, "Messages 1-8 of this session are summarized", "the summary, after the system prompt")
+	require.Contains(t, first[1].Content, "SearchHistory")
 	for i, m := range first {
 		require.NotContains(t, m.Content, "HELIOTROPE", "request 1, message %d: the fact was compacted away", i)
 	}

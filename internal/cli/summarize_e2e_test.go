@@ -186,9 +186,11 @@ func TestLongSessionStaysInsideTheWindow(t *testing.T) {
 		require.False(t, s.Fallback, "summary %d-%d fell back: %s", s.FromSeq, s.ToSeq, s.FallbackReason)
 	}
 	last := main[len(main)-1]
-	require.Contains(t, last.Messages[0].Content, "FACT-BLUEFALCON", "the turn-3 fact is gone from the final request")
-	require.Contains(t, last.Messages[0].Content, "# Earlier in this session (summarized)")
-	require.NotContains(t, last.Messages[1].Content, "Turn 3:", "turn 3 itself was not summarized")
+	require.Contains(t, summariesSent(last), "FACT-BLUEFALCON", "the turn-3 fact is gone from the final request")
+	require.NotContains(t, last.Messages[0].Content, "Earlier in this session", "the system prompt stays as it was")
+	for _, m := range last.Messages[1:] {
+		require.False(t, strings.HasPrefix(m.Content, "Turn 3:"), "turn 3 itself was not summarized")
+	}
 	t.Logf("%d main requests, %d summarizer requests, %d summaries (%d active), %d compactions reported; final request %d tokens",
 		len(main), len(srv.Requests())-len(main), len(sums), countActive(sums), compactions, promptTokens(last))
 }
@@ -283,7 +285,7 @@ func TestOverTheWindowAlready(t *testing.T) {
 		}
 		require.Len(t, main, 1, "the request was sent once, compacted before")
 		require.LessOrEqual(t, promptTokens(main[0]), window)
-		require.Contains(t, main[0].Messages[0].Content, "FACT-BLUEFALCON")
+		require.Contains(t, summariesSent(main[0]), "FACT-BLUEFALCON")
 		require.GreaterOrEqual(t, len(sum), 3, "chunks and a merge")
 		for _, r := range sum {
 			require.LessOrEqual(t, promptTokens(r)+r.MaxTokens, summaryWindow)
@@ -507,6 +509,18 @@ func TestSecretsNeverReachTheSummarizer(t *testing.T) {
 
 // transcriptMark is the head of a transcript line of a summarizer prompt.
 var transcriptMark = regexp.MustCompile(`^\s*\[\d+\] [A-Z][^:]*:`)
+
+// summariesSent is the summaries a request carries: the user messages
+// after the system prompt that hold one.
+func summariesSent(r openaitest.Request) string {
+	var b strings.Builder
+	for _, m := range r.Messages {
+		if m.Role == "user" && strings.HasPrefix(m.Content, "# Earlier in this session: summary of messages") {
+			b.WriteString(m.Content + "\n")
+		}
+	}
+	return b.String()
+}
 
 // withoutTimes drops what the database rounds (times, to milliseconds).
 func withoutTimes(msgs []session.Message) []session.Message {

@@ -192,7 +192,7 @@ func TestBackgroundSummaryDoesNotDelayTurns(t *testing.T) {
 			last = r
 		}
 	}
-	require.Contains(t, last.Messages[0].Content, "# Earlier in this session (summarized)", "the next request uses the summary")
+	require.Contains(t, last.Messages[1].Content, "# Earlier in this session: summary of messages", "the next request uses the summary")
 }
 
 func slowest(ds []time.Duration) time.Duration {

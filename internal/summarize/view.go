@@ -54,6 +54,10 @@ type textKey struct {
 // maxCached bounds each count cache; past it the cache starts over.
 const maxCached = 4096
 
+// maxHeads bounds the cache of head messages: the system prompt, the
+// acknowledgement and the active summaries of a few sessions.
+const maxHeads = 64
+
 // NewPolicy returns the view policy for cfg. A nil cfg.Count counts about
 // a token per four bytes.
 func NewPolicy(cfg ViewConfig) *Policy {
@@ -81,7 +85,7 @@ func (p *Policy) Window() int { return p.cfg.Window }
 // Fixed is what every request costs before any message of the log: the
 // system prompt, the tool schemas and the reply priming.
 func (p *Policy) Fixed() int {
-	return p.cfg.Overhead + p.headTokens(p.head(""))
+	return p.cfg.Overhead + p.headTokens(p.head(nil, ""))
 }
 
 // MessageRoom is the most one message may take: what is left of nine
@@ -159,7 +163,11 @@ func (p *Policy) Build(v session.View) Prompt {
 		}
 		msgs[i] = m
 	}
-	head := p.head(summaryBlock(v.Summaries))
+	var next session.Role
+	if len(msgs) > 0 {
+		next = msgs[0].Role
+	}
+	head := p.head(v.Summaries, next)
 	r.Fixed = p.Fixed()
 	r.Summaries = p.cfg.Overhead + p.headTokens(head) - r.Fixed
 	r.Messages = append(head, msgs...)
@@ -172,21 +180,28 @@ func (p *Policy) Build(v session.View) Prompt {
 func (p *Policy) Tokens(v session.View) int { return p.Build(v).Tokens }
 
 // head is what a request sends before the log's messages. This is the one
-// place that decides where the summary block goes: today inside the one
-// leading system message, after the prompt (a second system message mid-way
-// breaks some local models' chat templates).
-func (p *Policy) head(block string) []session.Message {
-	sys := p.cfg.SystemPrompt
-	if block != "" {
-		if sys != "" {
-			sys += "\n\n"
+// place that decides where the summaries go:
+//   - the system prompt alone first, byte-identical for the whole session:
+//     the start of every request, the part a provider's prompt cache reuses;
+//   - then each active summary as a user message of its own, oldest first,
+//     each answered by a short assistant acknowledgement: applying a new
+//     summary leaves the messages before it, and their cache, untouched.
+//
+// Roles stay valid for strict local chat templates (one leading system
+// message; user and assistant in turn): the last acknowledgement is left
+// out when the log's messages start with an assistant message (next).
+func (p *Policy) head(sums []session.Summary, next session.Role) []session.Message {
+	var out []session.Message
+	if p.cfg.SystemPrompt != "" {
+		out = append(out, session.Message{Role: session.RoleSystem, Content: p.cfg.SystemPrompt})
+	}
+	for i, s := range sums {
+		out = append(out, session.Message{Role: session.RoleUser, Content: summaryMessage(s)})
+		if i < len(sums)-1 || next != session.RoleAssistant {
+			out = append(out, session.Message{Role: session.RoleAssistant, Content: summaryAck})
 		}
-		sys += block
 	}
-	if sys == "" {
-		return nil
-	}
-	return []session.Message{{Role: session.RoleSystem, Content: sys}}
+	return out
 }
 
 // headTokens counts head messages, each text once.
@@ -199,7 +214,7 @@ func (p *Policy) headTokens(head []session.Message) int {
 		if !ok {
 			c = p.cfg.Count(m)
 			p.mu.Lock()
-			if len(p.heads) >= 8 {
+			if len(p.heads) >= maxHeads {
 				clear(p.heads)
 			}
 			p.heads[m.Content] = c

@@ -1,0 +1,76 @@
+package summarize
+
+import (
+	"testing"
+
+	"github.com/sashabaranov/go-openai"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/openaitest"
+	"github.com/gencode/gencode/internal/session"
+)
+
+// wire is a request's messages as the provider reads them (roles, texts
+// and calls), for the fake's rule checkers.
+func wire(msgs []session.Message) []openai.ChatCompletionMessage {
+	out := make([]openai.ChatCompletionMessage, len(msgs))
+	for i, m := range msgs {
+		out[i] = openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID}
+		for _, c := range m.ToolCalls {
+			out[i].ToolCalls = append(out[i].ToolCalls, openai.ToolCall{ID: c.ID, Type: openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: c.Name, Arguments: c.Arguments}})
+		}
+	}
+	return out
+}
+
+// TestSummariesFollowAStableSystemPrompt: the summaries never change the
+// system message, which starts every request byte for byte (the prefix a
+// provider caches); each summary is a user message of its own, answered,
+// so that applying one more leaves the ones before it as they were; and
+// the roles stay valid for strict chat templates whether the kept
+// messages start with the user or with the assistant.
+func TestSummariesFollowAStableSystemPrompt(t *testing.T) {
+	t.Parallel()
+	p := NewPolicy(ViewConfig{Window: 32000, SystemPrompt: "You are gencode."})
+	s1 := session.Summary{FromSeq: 1, ToSeq: 4, Content: "## Goal\n- FACT-ONE", TokenCount: 10}
+	s2 := session.Summary{FromSeq: 5, ToSeq: 8, Content: "## Goal\n- FACT-TWO", TokenCount: 10}
+	fromUser := []session.Message{
+		{Seq: 9, Role: session.RoleUser, Content: "next question", Tokens: 5},
+		{Seq: 10, Role: session.RoleAssistant, Content: "an answer", Tokens: 5},
+		{Seq: 11, Role: session.RoleUser, Content: "and now?", Tokens: 5},
+	}
+	fromAssistant := []session.Message{
+		{Seq: 9, Role: session.RoleAssistant, Content: "the end of a long turn", Tokens: 5},
+		{Seq: 10, Role: session.RoleUser, Content: "and now?", Tokens: 5},
+	}
+	build := func(sums []session.Summary, msgs []session.Message) Prompt {
+		return p.Build(session.View{Session: session.Session{ID: "s"}, Summaries: sums, Messages: msgs})
+	}
+	none := build(nil, fromUser)
+	one := build([]session.Summary{s1}, fromUser)
+	two := build([]session.Summary{s1, s2}, fromUser)
+	twoA := build([]session.Summary{s1, s2}, fromAssistant)
+
+	for _, pr := range []Prompt{none, one, two, twoA} {
+		require.Equal(t, session.Message{Role: session.RoleSystem, Content: "You are gencode."}, pr.Messages[0],
+			"the system message is the prompt alone")
+		require.NoError(t, openaitest.CheckRoleAlternation(wire(pr.Messages)))
+		require.NoError(t, openaitest.CheckMessageRules(wire(pr.Messages)))
+	}
+	require.Len(t, two.Messages, 1+4+3)
+	require.Equal(t, session.RoleUser, two.Messages[1].Role)
+	require.Contains(t, two.Messages[1].Content, "FACT-ONE")
+	require.Contains(t, two.Messages[1].Content, "summary of messages 1-4")
+	require.Equal(t, session.RoleAssistant, two.Messages[2].Role)
+	require.Contains(t, two.Messages[3].Content, "FACT-TWO")
+	require.Equal(t, one.Messages[:3], two.Messages[:3], "a new summary leaves the ones before it as they were")
+	require.Len(t, twoA.Messages, 1+3+2, "no acknowledgement before an assistant message")
+	require.Equal(t, two.Messages[:4], twoA.Messages[:4])
+
+	require.Equal(t, none.Fixed, two.Fixed, "summaries are not part of the fixed cost")
+	require.Positive(t, two.Summaries)
+	require.Equal(t, two.Tokens, two.Fixed+two.Summaries+two.User+two.Assistant)
+	require.InDelta(t, blockTokens([]session.Summary{s1, s2}), two.Summaries, 60,
+		"the budgets' estimate of the summaries is close to what they take")
+}
