@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/gencode/gencode/internal/session"
 )
@@ -22,14 +21,6 @@ const (
 )
 
 func (m mode) automatic() bool { return m == modeBackground || m == modeHard }
-
-// minReduction is the share of the context a compaction must save; a
-// weaker one holds off automatic compactions until the view grows.
-const minReduction = 0.2
-
-// llmFailureLimit is how many compactions in a row may find the
-// summarizer failing before it is left alone until the view grows.
-const llmFailureLimit = 3
 
 // budgets are the sizes a compaction aims at, in tokens (facts in chars).
 type budgets struct {
@@ -55,11 +46,14 @@ func (s *Summarizer) budgets(fixed int) budgets {
 // attempts is a compaction's allowance of failed summarizer calls.
 type attempts struct{ left int }
 
-// compact runs one compaction of a session and reports it. It never
-// deletes a message (unless delete_originals), never stores an error as a
-// summary, and applies its summary in one transaction only if its range is
-// still unsummarized. When the summarizer fails it applies the
-// deterministic summary, flagged Fallback with the reason.
+// compact runs one compaction of a session and reports it, in four steps:
+// plan (the range, the budgets, whether it is worth it), write (the
+// summary: the summarizer's narrative, or the deterministic facts alone
+// when it fails), apply (one transaction, only if the range is still
+// unsummarized) and the hold policy (hold.go). It never deletes a message
+// (unless delete_originals), never stores an error as a summary, and falls
+// back to the deterministic summary, flagged Fallback with the reason,
+// when the summarizer fails.
 func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mode, focus, reason string) (Report, error) {
 	st.run.Lock()
 	defer st.run.Unlock()
@@ -73,82 +67,9 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		}
 		return rep, err
 	}
-	v, err := s.store.LoadView(ctx, id)
+	c, err := s.plan(ctx, st, id, m, focus)
 	if err != nil {
-		return fail(fmt.Errorf("load session %s: %w", id, err))
-	}
-	fixed := s.fixedCost()
-	before := s.view.Tokens(v)
-	eff := st.effective(before)
-	b := s.budgets(fixed)
-	blockNow := blockTokens(v.Summaries)
-	tailBudget := b.goal - fixed - min(b.block, blockNow+b.perSummary)
-	if m == modeOverflow {
-		tailBudget = tailBudget * 3 / 4
-	}
-	capTokens := s.view.CapTokens()
-	cost := func(msg session.Message) int {
-		if msg.Role == session.RoleTool && capTokens > 0 && msg.Tokens > capTokens {
-			return capTokens
-		}
-		return msg.Tokens
-	}
-	cut := selectRange(v.Messages, rangeParams{
-		preserve:   s.cfg.PreserveRecent,
-		tailBudget: max(1, tailBudget),
-		passUser:   true,
-		manual:     m == modeManual,
-	}, cost)
-	// kept are the summaries the new one goes beside; a refocus replaces
-	// the latest one instead.
-	kept, replaces := v.Summaries, []string(nil)
-	var rng, tail []session.Message
-	switch {
-	case cut > 0:
-		rng, tail = v.Messages[:cut], v.Messages[cut:]
-	case m == modeManual && focus != "" && len(v.Summaries) > 0:
-		// "/summarize FOCUS" right after a summary: nothing new to
-		// cover, so the latest range is summarized again with the focus.
-		last := v.Summaries[len(v.Summaries)-1]
-		if rng, err = s.refocusRange(ctx, id, last); err != nil {
-			return fail(err)
-		}
-		tail = v.Messages
-		kept, replaces = v.Summaries[:len(v.Summaries)-1], []string{last.ID}
-	default:
-		if m.automatic() {
-			s.hold(st, eff, len(v.Messages))
-		}
-		return fail(ErrNothingToSummarize)
-	}
-	refocus := replaces != nil
-	rangeTokens := 0
-	for _, msg := range rng {
-		rangeTokens += msg.Tokens
-	}
-	if s.cfg.RedactSecrets {
-		// Before anything is extracted or cut: a secret cut in half
-		// would no longer be recognized.
-		rng = redactMessages(rng)
-	}
-
-	sum := extract(rng, s.cfg.PreserveSystem)
-	sum.SessionID, sum.FromSeq, sum.ToSeq, sum.Focus = id, rng[0].Seq, rng[len(rng)-1].Seq, focus
-	words := s.words(rangeTokens, b)
-
-	if m == modeBackground {
-		// Not worth an LLM call if even a good summary would save little.
-		est := sum
-		est.Content = strings.Repeat("word ", words)
-		s.finish(&est, b)
-		after := s.view.Tokens(session.View{Session: v.Session, Summaries: append(append([]session.Summary{}, kept...), est), Messages: tail})
-		byTokens := float64(before-after) >= minReduction*float64(before)
-		byCount := float64(cut) >= minReduction*float64(len(v.Messages)) && after < before
-		soft, _ := s.thresholds()
-		if !(byTokens || (eff < soft && byCount)) {
-			s.hold(st, eff, len(v.Messages))
-			return fail(fmt.Errorf("%w: %d tokens would shrink only to about %d", ErrNoReduction, before, after))
-		}
+		return fail(err)
 	}
 
 	// The summarizer's calls run under lctx: a turn waits for them at most
@@ -165,12 +86,172 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		st.setHurry(lcancel)
 		defer st.setHurry(nil)
 	}
-	var llmErr error
-	cutShort := false // the summarizer was still working when we stopped waiting
-	if m != modeManual && s.llmHeld(st, eff) {
+	sum, llmErr, cutShort := s.write(ctx, lctx, st, c)
+	if err := ctx.Err(); err != nil {
+		return fail(fmt.Errorf("compaction of session %s stopped: %w", id, err))
+	}
+	if sum.TokensAfter >= sum.TokensBefore && !c.refocus() {
+		if m.automatic() {
+			s.holdOff(st, c.eff, len(c.view.Messages))
+		}
+		return fail(fmt.Errorf("%w: %d -> %d tokens", ErrNoReduction, sum.TokensBefore, sum.TokensAfter))
+	}
+	sum.Duration = s.cfg.Now().Sub(start)
+	applied, err := s.apply(ctx, st, c, sum)
+	if err != nil {
+		return fail(err)
+	}
+
+	rep.Phase, rep.Summary, rep.Fallback = Finished, &applied, applied.Fallback
+	if llmErr != nil {
+		rep.Err = fmt.Errorf("summarizer failed, deterministic summary used: %w", llmErr)
+	}
+	if cutShort {
+		rep.upgrade = &applied
+	}
+	after := applied.TokensAfter
+	if merged, err := s.mergeIfOver(ctx, lctx, st, id, focus, m, c.eff); err != nil {
+		// The summary itself is applied; the block stays over its budget
+		// until the next compaction merges it.
+		s.cfg.Logger.Warn("merge summaries; they stay unmerged", "session", id, "err", err)
+	} else if merged != nil {
+		rep.Merged = merged
+		after = merged.TokensAfter
+	}
+	s.afterCompaction(st, c, after)
+	rep.Duration = s.cfg.Now().Sub(start)
+	return rep, nil
+}
+
+// compaction is one compaction as planned: the view it starts from, the
+// range it summarizes (view.Messages[:cut]) and what it aims at.
+type compaction struct {
+	mode   mode
+	id     string
+	focus  string
+	view   session.View
+	before int // the request's tokens now
+	eff    int // before, scaled to what the provider counts
+	b      budgets
+	cut    int // view.Messages[:cut] is the range; 0 for a refocus
+	// rng is the range, redacted when redact_secrets is on;
+	// rangeTokens its stored count.
+	rng         []session.Message
+	rangeTokens int
+	// tail is what stays after the range; kept are the summaries the new
+	// one goes beside, and replaces the ones it supersedes (a refocus
+	// replaces the latest summary).
+	tail     []session.Message
+	kept     []session.Summary
+	replaces []string
+	// words is the length asked of the narrative.
+	words int
+	// facts is the deterministic summary of the range.
+	facts session.Summary
+}
+
+// refocus reports a /summarize FOCUS that summarizes the latest summary's
+// range again.
+func (c *compaction) refocus() bool { return c.replaces != nil }
+
+// plan chooses what a compaction summarizes: the oldest unsummarized
+// messages, so that what stays fits the budget left after the summaries;
+// for a background compaction, only if even a good summary would save
+// enough. When there is nothing worth doing it says why
+// (ErrNothingToSummarize, ErrNoReduction) and holds off the next
+// automatic compaction.
+func (s *Summarizer) plan(ctx context.Context, st *sessState, id string, m mode, focus string) (*compaction, error) {
+	v, err := s.store.LoadView(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", id, err)
+	}
+	fixed := s.fixedCost()
+	c := &compaction{mode: m, id: id, focus: focus, view: v, before: s.view.Tokens(v), b: s.budgets(fixed)}
+	c.eff = st.effective(c.before)
+	tailBudget := c.b.goal - fixed - min(c.b.block, blockTokens(v.Summaries)+c.b.perSummary)
+	if m == modeOverflow {
+		tailBudget = tailBudget * 3 / 4
+	}
+	capTokens := s.view.CapTokens()
+	cost := func(msg session.Message) int {
+		if msg.Role == session.RoleTool && capTokens > 0 && msg.Tokens > capTokens {
+			return capTokens
+		}
+		return msg.Tokens
+	}
+	c.cut = selectRange(v.Messages, rangeParams{
+		preserve:   s.cfg.PreserveRecent,
+		tailBudget: max(1, tailBudget),
+		passUser:   true,
+		manual:     m == modeManual,
+	}, cost)
+	c.kept = v.Summaries
+	switch {
+	case c.cut > 0:
+		c.rng, c.tail = v.Messages[:c.cut], v.Messages[c.cut:]
+	case m == modeManual && focus != "" && len(v.Summaries) > 0:
+		// "/summarize FOCUS" right after a summary: nothing new to
+		// cover, so the latest range is summarized again with the focus.
+		last := v.Summaries[len(v.Summaries)-1]
+		if c.rng, err = s.refocusRange(ctx, id, last); err != nil {
+			return nil, err
+		}
+		c.tail = v.Messages
+		c.kept, c.replaces = v.Summaries[:len(v.Summaries)-1], []string{last.ID}
+	default:
+		if m.automatic() {
+			s.holdOff(st, c.eff, len(v.Messages))
+		}
+		return nil, ErrNothingToSummarize
+	}
+	for _, msg := range c.rng {
+		c.rangeTokens += msg.Tokens
+	}
+	if s.cfg.RedactSecrets {
+		// Before anything is extracted or cut: a secret cut in half
+		// would no longer be recognized.
+		c.rng = redactMessages(c.rng)
+	}
+	c.facts = extract(c.rng, s.cfg.PreserveSystem)
+	c.facts.SessionID, c.facts.FromSeq, c.facts.ToSeq, c.facts.Focus = id, c.rng[0].Seq, c.rng[len(c.rng)-1].Seq, focus
+	c.words = s.words(c.rangeTokens, c.b)
+
+	if m == modeBackground {
+		// Not worth an LLM call if even a good summary would save little.
+		est := c.facts
+		est.Content = strings.Repeat("word ", c.words)
+		s.finish(&est, c.b)
+		after := s.tokensWith(c, est)
+		byTokens := float64(c.before-after) >= minReduction*float64(c.before)
+		byCount := float64(c.cut) >= minReduction*float64(len(v.Messages)) && after < c.before
+		soft, _ := s.thresholds()
+		if !(byTokens || (c.eff < soft && byCount)) {
+			s.holdOff(st, c.eff, len(v.Messages))
+			return nil, fmt.Errorf("%w: %d tokens would shrink only to about %d", ErrNoReduction, c.before, after)
+		}
+	}
+	return c, nil
+}
+
+// tokensWith is the request's size once sum replaces the range.
+func (s *Summarizer) tokensWith(c *compaction, sum session.Summary) int {
+	return s.view.Tokens(session.View{Session: c.view.Session,
+		Summaries: append(append([]session.Summary{}, c.kept...), sum), Messages: c.tail})
+}
+
+// write makes the compaction's summary: the deterministic facts and the
+// summarizer's narrative, or the facts alone (Fallback, with the reason)
+// when the summarizer failed, is held, or its narrative would not make the
+// context smaller. llmErr says why there is no narrative; cutShort that
+// the summarizer was still working when the turn stopped waiting for it.
+// TokensBefore and TokensAfter are set; the caller checks the reduction.
+func (s *Summarizer) write(ctx, lctx context.Context, st *sessState, c *compaction) (sum session.Summary, llmErr error, cutShort bool) {
+	sum = c.facts
+	m := c.mode
+	if m != modeManual && s.llmHeld(st, c.eff) {
 		llmErr = fmt.Errorf("the summarizer failed %d times in a row; not asked again until the session grows", llmFailureLimit)
 	} else {
-		nar, chunks, err := s.narrate(lctx, rng, focus, words, &attempts{left: s.cfg.MaxAttempts})
+		nar, chunks, err := s.narrate(lctx, c.rng, c.focus, c.words, &attempts{left: s.cfg.MaxAttempts})
 		if err == nil {
 			sum.Content, sum.Goal, sum.CurrentState = nar.text, nar.goal, nar.currentState
 			sum.Topics, sum.NextSteps = nar.topics, nar.nextSteps
@@ -182,7 +263,7 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		llmErr = err
 		switch {
 		case err == nil || ctx.Err() != nil:
-			s.noteLLM(st, err, eff)
+			s.noteLLM(st, err, c.eff)
 		case m == modeBackground && errors.Is(lctx.Err(), context.Canceled):
 			llmErr = fmt.Errorf("a turn needed the session compacted before the summarizer answered: %w", err)
 			cutShort = true
@@ -190,81 +271,44 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 			llmErr = fmt.Errorf("the summarizer did not answer within %s while the turn waited: %w", s.cfg.WaitLimit, err)
 			cutShort = true
 		default:
-			s.noteLLM(st, err, eff)
+			s.noteLLM(st, err, c.eff)
 		}
-	}
-	if err := ctx.Err(); err != nil {
-		return fail(fmt.Errorf("compaction of session %s stopped: %w", id, err))
 	}
 	if llmErr != nil {
 		sum.Fallback = true
 		sum.FallbackReason = oneLine(clip(redactString(llmErr.Error(), s.cfg.RedactSecrets), 300))
 		sum.Model = ""
 	}
-	s.finish(&sum, b)
-	withSum := func(x session.Summary) int {
-		return s.view.Tokens(session.View{Session: v.Session, Summaries: append(append([]session.Summary{}, kept...), x), Messages: tail})
-	}
-	after := withSum(sum)
+	s.finish(&sum, c.b)
+	after := s.tokensWith(c, sum)
 	// A refocus keeps its narrative (the focus is what was asked for);
 	// the summary's own budget bounds it.
-	if after >= before && llmErr == nil && !refocus {
+	if after >= c.before && llmErr == nil && !c.refocus() {
 		// The narrative made it too big (a tiny range, a verbose model):
 		// the facts alone may still help.
 		llmErr = errors.New("the narrative did not make the context smaller")
 		sum = dropNarrative(sum)
 		sum.Fallback, sum.FallbackReason = true, llmErr.Error()
-		s.finish(&sum, b)
-		after = withSum(sum)
+		s.finish(&sum, c.b)
+		after = s.tokensWith(c, sum)
 	}
-	sum.MessagesBefore, sum.MessagesAfter = len(v.Messages), len(tail)
-	sum.TokensBefore, sum.TokensAfter = before, after
-	sum.Duration = s.cfg.Now().Sub(start)
-	if after >= before && !refocus {
-		if m.automatic() {
-			s.hold(st, eff, len(v.Messages))
-		}
-		return fail(fmt.Errorf("%w: %d -> %d tokens", ErrNoReduction, before, after))
-	}
-	// A deterministic fallback never deletes originals: nothing may be
-	// lost because the summarizer failed. The narrative written later
-	// (upgrade) deletes them, as the user configured.
-	applied, err := s.store.ApplySummary(ctx, sum, replaces, s.cfg.DeleteOriginals && !sum.Fallback)
+	sum.MessagesBefore, sum.MessagesAfter = len(c.view.Messages), len(c.tail)
+	sum.TokensBefore, sum.TokensAfter = c.before, after
+	return sum, llmErr, cutShort
+}
+
+// apply stores the summary in one transaction. A deterministic fallback
+// never deletes originals: nothing may be lost because the summarizer
+// failed; the narrative written later (upgrade) deletes them, as the user
+// configured.
+func (s *Summarizer) apply(ctx context.Context, st *sessState, c *compaction, sum session.Summary) (session.Summary, error) {
+	applied, err := s.store.ApplySummary(ctx, sum, c.replaces, s.cfg.DeleteOriginals && !sum.Fallback)
 	if err != nil {
-		st.mu.Lock()
-		st.failures++
-		if st.failures >= llmFailureLimit {
-			st.holdTokens = eff + s.window()/10
-			st.holdMsgs = len(v.Messages) + max(5, s.cfg.TriggerThreshold/10)
-		}
-		st.mu.Unlock()
-		return fail(fmt.Errorf("apply summary of messages %d-%d: %w", sum.FromSeq, sum.ToSeq, err))
+		s.applyFailed(st, c.eff, len(c.view.Messages))
+		return session.Summary{}, fmt.Errorf("apply summary of messages %d-%d: %w", sum.FromSeq, sum.ToSeq, err)
 	}
 	st.bump()
-
-	rep.Phase, rep.Summary, rep.Fallback = Finished, &applied, applied.Fallback
-	if llmErr != nil {
-		rep.Err = fmt.Errorf("summarizer failed, deterministic summary used: %w", llmErr)
-	}
-	if cutShort {
-		rep.upgrade = &applied
-	}
-	if merged, err := s.mergeIfOver(ctx, lctx, st, id, focus, m, eff); err != nil {
-		// The summary itself is applied; the block stays over its budget
-		// until the next compaction merges it.
-		s.cfg.Logger.Warn("merge summaries; they stay unmerged", "session", id, "err", err)
-	} else if merged != nil {
-		rep.Merged = merged
-		after = merged.TokensAfter
-	}
-	weak := float64(before-after) < minReduction*float64(before)
-	if weak && m.automatic() && !(float64(cut) >= minReduction*float64(len(v.Messages))) {
-		s.hold(st, eff, len(v.Messages))
-	} else {
-		st.release()
-	}
-	rep.Duration = s.cfg.Now().Sub(start)
-	return rep, nil
+	return applied, nil
 }
 
 // refocusRange loads the originals behind a summary, to summarize them
@@ -293,25 +337,6 @@ func dropNarrative(sum session.Summary) session.Summary {
 	return sum
 }
 
-func (s *Summarizer) llmHeld(st *sessState, eff int) bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.llmFailures >= llmFailureLimit && eff < st.llmHoldTokens
-}
-
-func (s *Summarizer) noteLLM(st *sessState, err error, eff int) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if err == nil {
-		st.llmFailures = 0
-		return
-	}
-	st.llmFailures++
-	if st.llmFailures >= llmFailureLimit {
-		st.llmHoldTokens = eff + s.window()/10
-	}
-}
-
 // finish scrubs a summary, sets how much of its facts the model sees and
 // counts its tokens as the block will show it.
 func (s *Summarizer) finish(sum *session.Summary, b budgets) {
@@ -321,351 +346,4 @@ func (s *Summarizer) finish(sum *session.Summary, b budgets) {
 	if sum.GeneratedAt.IsZero() {
 		sum.GeneratedAt = s.cfg.Now()
 	}
-}
-
-// narrate asks the summarizer for the range's narrative, in chunks that
-// fit its window when the range does not, then merged.
-func (s *Summarizer) narrate(ctx context.Context, rng []session.Message, focus string, words int, a *attempts) (narrative, int, error) {
-	entries := renderTranscript(rng)
-	budget := s.inputBudget(words)
-	for i := range entries {
-		entries[i].tokens = s.counter.Count(entries[i].text)
-		if entries[i].tokens > budget {
-			// One message larger than a whole chunk: keep its head and tail.
-			entries[i].text = headTail(entries[i].text, budget*3)
-			entries[i].tokens = s.counter.Count(entries[i].text)
-		}
-	}
-	var chunks [][]entry
-	var cur []entry
-	used := 0
-	for _, e := range entries {
-		if len(cur) > 0 && used+e.tokens > budget {
-			chunks = append(chunks, cur)
-			cur, used = nil, 0
-		}
-		cur = append(cur, e)
-		used += e.tokens
-	}
-	chunks = append(chunks, cur)
-	var parts, labels []string
-	for i, ch := range chunks {
-		in := 0
-		for _, e := range ch {
-			in += e.tokens
-		}
-		text, err := s.call(ctx, summaryRequest(s.cfg.Model, ch, i+1, len(chunks), focus, words), in, a)
-		if err != nil {
-			return narrative{}, 0, fmt.Errorf("summarize messages %d-%d: %w", ch[0].seq, ch[len(ch)-1].seq, err)
-		}
-		parts = append(parts, text)
-		labels = append(labels, fmt.Sprintf("Messages %d-%d", ch[0].seq, ch[len(ch)-1].seq))
-	}
-	if len(parts) == 1 {
-		return parseNarrative(parts[0]), 1, nil
-	}
-	text, err := s.reduce(ctx, parts, labels, focus, words, a)
-	if err != nil {
-		return narrative{}, 0, err
-	}
-	return parseNarrative(text), len(chunks), nil
-}
-
-// reduce merges narratives, oldest first, in as many rounds as the
-// summarizer's window needs.
-func (s *Summarizer) reduce(ctx context.Context, parts, labels []string, focus string, words int, a *attempts) (string, error) {
-	budget := s.inputBudget(words)
-	for len(parts) > 1 {
-		var nextParts, nextLabels []string
-		for i := 0; i < len(parts); {
-			j, used := i, 0
-			for j < len(parts) && (j == i || used+s.counter.Count(parts[j]) <= budget) {
-				used += s.counter.Count(parts[j])
-				j++
-			}
-			if j == i+1 && i+1 < len(parts) {
-				j = i + 2 // always merge at least two
-			}
-			label := strings.TrimPrefix(labels[i], "Messages ")
-			if j-1 > i {
-				label = firstSeq(labels[i]) + "-" + lastSeq(labels[j-1])
-			}
-			if j-i == 1 {
-				nextParts, nextLabels = append(nextParts, parts[i]), append(nextLabels, labels[i])
-				i = j
-				continue
-			}
-			in := 0
-			for _, p := range parts[i:j] {
-				in += s.counter.Count(p)
-			}
-			text, err := s.call(ctx, mergeRequest(s.cfg.Model, parts[i:j], labels[i:j], focus, words), in, a)
-			if err != nil {
-				return "", fmt.Errorf("merge summaries of messages %s: %w", label, err)
-			}
-			nextParts, nextLabels = append(nextParts, text), append(nextLabels, "Messages "+label)
-			i = j
-		}
-		if len(nextParts) >= len(parts) {
-			return "", errors.New("merge made no progress")
-		}
-		parts, labels = nextParts, nextLabels
-	}
-	return parts[0], nil
-}
-
-func firstSeq(label string) string {
-	l := strings.TrimPrefix(label, "Messages ")
-	if i := strings.IndexByte(l, '-'); i >= 0 {
-		return l[:i]
-	}
-	return l
-}
-
-func lastSeq(label string) string {
-	l := strings.TrimPrefix(label, "Messages ")
-	if i := strings.LastIndexByte(l, '-'); i >= 0 {
-		return l[i+1:]
-	}
-	return l
-}
-
-// words is the length asked of a narrative: target_compression of its
-// range, within the narrative budget and a tenth of the summarizer's window.
-func (s *Summarizer) words(rangeTokens int, b budgets) int {
-	w := int(s.cfg.TargetCompression * float64(rangeTokens) * 0.75)
-	return max(60, min(w, b.narrative*3/4, s.cfg.SummaryWindow/10))
-}
-
-// inputBudget is how many tokens of history one summarizer call may carry:
-// well inside its window, after the prompt and the answer.
-func (s *Summarizer) inputBudget(words int) int {
-	return max(400, int(0.6*float64(s.cfg.SummaryWindow))-450-answerTokens(words))
-}
-
-// errAnswer describes a summarizer answer that cannot be used.
-type errAnswer struct{ why string }
-
-func (e *errAnswer) Error() string { return "unusable summarizer answer: " + e.why }
-
-// call makes one summarizer request, again after a failure while the
-// compaction's allowance of failures lasts. An empty answer, one at
-// least as long as its input, or one validateNarrative rejects (garbage,
-// an echo of the prompt) is a failure too.
-func (s *Summarizer) call(ctx context.Context, req Request, inputTokens int, a *attempts) (string, error) {
-	backoff := s.cfg.RetryBackoff
-	for {
-		if a.left <= 0 {
-			return "", errors.New("no attempts left")
-		}
-		actx, cancel := context.WithTimeout(ctx, s.cfg.AttemptTimeout)
-		c, err := s.llm.Complete(actx, req)
-		timedOut := errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
-		cancel()
-		if err == nil {
-			err = s.checkAnswer(c.Text, req, inputTokens)
-		} else if timedOut {
-			err = fmt.Errorf("no answer within %s: %w", s.cfg.AttemptTimeout, err)
-		}
-		s.addStats(req, c, err)
-		if err == nil {
-			return c.Text, nil
-		}
-		a.left--
-		if ctx.Err() != nil {
-			return "", fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
-		}
-		if a.left <= 0 {
-			return "", err
-		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return "", fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
-		}
-		backoff *= 2
-	}
-}
-
-func (s *Summarizer) checkAnswer(text string, req Request, inputTokens int) error {
-	nar := parseNarrative(text)
-	clean := nar.text
-	if strings.TrimSpace(clean) == "" {
-		return &errAnswer{why: "empty"}
-	}
-	if n := s.counter.Count(clean); inputTokens > 0 && n >= inputTokens {
-		return &errAnswer{why: fmt.Sprintf("%d tokens, not shorter than its %d-token input", n, inputTokens)}
-	}
-	return validateNarrative(nar, req)
-}
-
-// mergeIfOver merges the oldest summaries into one when the block passed
-// its budget: an LLM merge of their narratives and the union of their
-// facts. If the summarizer fails, the narratives are shortened instead,
-// flagged Fallback; the merged summaries stay in the store. lctx bounds
-// the summarizer's calls.
-func (s *Summarizer) mergeIfOver(ctx, lctx context.Context, st *sessState, id, focus string, m mode, eff int) (*session.Summary, error) {
-	v, err := s.store.LoadView(ctx, id)
-	if err != nil {
-		return nil, fmt.Errorf("load session %s: %w", id, err)
-	}
-	fixed := s.fixedCost()
-	b := s.budgets(fixed)
-	if len(v.Summaries) < 2 || blockTokens(v.Summaries) <= b.block {
-		return nil, nil
-	}
-	pick := v.Summaries[:len(v.Summaries)-1]
-	if len(pick) < 2 {
-		pick = v.Summaries
-	}
-	start := s.cfg.Now()
-	merged := union(pick)
-	merged.SessionID, merged.FromSeq, merged.ToSeq = id, pick[0].FromSeq, pick[len(pick)-1].ToSeq
-	var ids, parts, labels []string
-	chunks := 0
-	for _, p := range pick {
-		ids = append(ids, p.ID)
-		chunks += max(p.Chunks, 1)
-		if p.Focus != "" {
-			merged.Focus = p.Focus
-		}
-		if c := strings.TrimSpace(p.Content); c != "" {
-			parts = append(parts, c)
-			labels = append(labels, fmt.Sprintf("Messages %d-%d", p.FromSeq, p.ToSeq))
-		}
-	}
-	merged.Merged, merged.Chunks = ids, chunks
-	words := s.words(1<<30, b)
-	switch {
-	case len(parts) == 0:
-		merged.Fallback = true
-		merged.FallbackReason = "merged summaries that had no narrative"
-	case len(parts) == 1:
-		merged.Content = parts[0]
-	case m != modeManual && s.llmHeld(st, eff):
-		merged.Content = shortenParts(parts, labels, b.narrative*4)
-		merged.Fallback, merged.FallbackReason = true, "the summarizer is failing; narratives shortened"
-	default:
-		text, err := s.reduce(lctx, parts, labels, focus, words, &attempts{left: s.cfg.MaxAttempts})
-		s.noteLLM(st, err, eff)
-		if err != nil {
-			merged.Content = shortenParts(parts, labels, b.narrative*4)
-			merged.Fallback = true
-			merged.FallbackReason = oneLine(clip(redactString("merge: "+err.Error(), s.cfg.RedactSecrets), 300))
-		} else {
-			nar := parseNarrative(text)
-			merged.Content, merged.Goal, merged.CurrentState = nar.text, nar.goal, nar.currentState
-			merged.Topics, merged.NextSteps = nar.topics, nar.nextSteps
-			if len(nar.decisions) > 0 {
-				merged.KeyDecisions = nar.decisions
-			}
-			merged.Model = s.cfg.Model
-		}
-	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	s.finish(&merged, b)
-	rest := append([]session.Summary{merged}, v.Summaries[len(pick):]...)
-	before := s.view.Tokens(v)
-	after := s.view.Tokens(session.View{Session: v.Session, Summaries: rest, Messages: v.Messages})
-	if after >= before {
-		return nil, nil
-	}
-	merged.TokensBefore, merged.TokensAfter = before, after
-	merged.MessagesBefore, merged.MessagesAfter = len(v.Messages), len(v.Messages)
-	merged.Duration = s.cfg.Now().Sub(start)
-	applied, err := s.store.ApplySummary(ctx, merged, ids, false)
-	if err != nil {
-		return nil, fmt.Errorf("apply merged summary: %w", err)
-	}
-	st.bump()
-	return &applied, nil
-}
-
-// upgrade writes the narrative of a summary that was applied without one
-// because a turn could not wait, and puts it in place of that summary if it
-// is still active and the context still fits.
-func (s *Summarizer) upgrade(ctx context.Context, st *sessState, id string, target session.Summary) (Report, error) {
-	st.run.Lock()
-	defer st.run.Unlock()
-	start := s.cfg.Now()
-	rep := Report{SessionID: id, Phase: Failed, Background: true,
-		Reason: fmt.Sprintf("narrative of messages %d-%d", target.FromSeq, target.ToSeq)}
-	fail := func(err error) (Report, error) {
-		rep.Err, rep.Duration = err, s.cfg.Now().Sub(start)
-		return rep, err
-	}
-	v, err := s.store.LoadView(ctx, id)
-	if err != nil {
-		return fail(fmt.Errorf("load session %s: %w", id, err))
-	}
-	idx := -1
-	for i, x := range v.Summaries {
-		if x.ID == target.ID {
-			idx = i
-		}
-	}
-	if idx < 0 {
-		return fail(fmt.Errorf("summary of messages %d-%d was merged or replaced meanwhile: %w", target.FromSeq, target.ToSeq, session.ErrRangeTaken))
-	}
-	msgs, err := s.store.Messages(ctx, id, target.FromSeq, target.ToSeq)
-	if err != nil {
-		return fail(fmt.Errorf("load messages %d-%d: %w", target.FromSeq, target.ToSeq, err))
-	}
-	rangeTokens := 0
-	for _, m := range msgs {
-		rangeTokens += m.Tokens
-	}
-	if s.cfg.RedactSecrets {
-		msgs = redactMessages(msgs)
-	}
-	b := s.budgets(s.fixedCost())
-	lctx, lcancel := context.WithCancel(ctx)
-	defer lcancel()
-	st.setHurry(lcancel)
-	defer st.setHurry(nil)
-	nar, chunks, err := s.narrate(lctx, msgs, target.Focus, s.words(rangeTokens, b), &attempts{left: s.cfg.MaxAttempts})
-	if ctx.Err() == nil && !errors.Is(lctx.Err(), context.Canceled) {
-		s.noteLLM(st, err, st.effective(s.view.Tokens(v)))
-	}
-	if err != nil {
-		return fail(fmt.Errorf("the summary of messages %d-%d keeps its facts only: %w", target.FromSeq, target.ToSeq, err))
-	}
-	up := target
-	up.ID, up.SupersededBy, up.GeneratedAt = "", "", time.Time{}
-	up.Content, up.Goal, up.CurrentState = nar.text, nar.goal, nar.currentState
-	up.Topics, up.NextSteps, up.Model, up.Chunks = nar.topics, nar.nextSteps, s.cfg.Model, chunks
-	if len(nar.decisions) > 0 {
-		up.KeyDecisions = nar.decisions
-	}
-	up.Fallback, up.FallbackReason, up.Merged = false, "", []string{target.ID}
-	s.finish(&up, b)
-	sums := append([]session.Summary{}, v.Summaries...)
-	sums[idx] = up
-	after := s.view.Tokens(session.View{Session: v.Session, Summaries: sums, Messages: v.Messages})
-	if _, hard := s.thresholds(); st.effective(after) >= hard {
-		return fail(fmt.Errorf("%w: the narrative would bring the context to the hard threshold", ErrNoReduction))
-	}
-	up.Duration = target.Duration + s.cfg.Now().Sub(start)
-	applied, err := s.store.ApplySummary(ctx, up, []string{target.ID}, s.cfg.DeleteOriginals && !up.Fallback)
-	if err != nil {
-		return fail(fmt.Errorf("apply the narrative of messages %d-%d: %w", target.FromSeq, target.ToSeq, err))
-	}
-	st.bump()
-	rep.Phase, rep.Summary, rep.Duration = Finished, &applied, s.cfg.Now().Sub(start)
-	return rep, nil
-}
-
-// shortenParts is the merge without an LLM: each narrative's head, within
-// an equal share of chars.
-func shortenParts(parts, labels []string, chars int) string {
-	share := max(200, chars/len(parts))
-	var b strings.Builder
-	for i, p := range parts {
-		fmt.Fprintf(&b, "### %s\n%s\n\n", labels[i], clip(p, share))
-	}
-	return strings.TrimSpace(b.String())
 }

@@ -267,18 +267,14 @@ func (s *Summarizer) isClosed() bool {
 type sessState struct {
 	run sync.Mutex // held by the compaction in progress
 
-	mu            sync.Mutex    // guards the fields below
-	job           chan struct{} // closed when the background job ends; nil when none runs
-	gen           int           // summaries applied here (compactions, merges, upgrades)
-	seen          int           // gen of the view Prepare last returned
-	pending       []Report      // background reports for the next Prepare
-	ratio         float64       // provider's count / our estimate
-	holdTokens    int           // no automatic compaction below this (after a failed or weak one)
-	holdMsgs      int           // nor a message-count one below this many messages
-	failures      int           // compactions failed in a row
-	llmFailures   int           // compactions whose summarizer failed, in a row
-	llmHoldTokens int           // the summarizer is not asked again below this
-	hurry         func()        // cuts the background job's summarizer calls short
+	mu      sync.Mutex    // guards the fields below
+	job     chan struct{} // closed when the background job ends; nil when none runs
+	gen     int           // summaries applied here (compactions, merges, upgrades)
+	seen    int           // gen of the view Prepare last returned
+	pending []Report      // background reports for the next Prepare
+	ratio   float64       // provider's count / our estimate
+	hold    holds         // hold.go
+	hurry   func()        // cuts the background job's summarizer calls short
 }
 
 func (st *sessState) setHurry(f func()) {
@@ -367,21 +363,6 @@ func deliver(st *sessState, report func(Report)) {
 	}
 }
 
-// hold stops automatic compactions until the view grows by a tenth of the
-// window (or by a tenth of the message trigger).
-func (s *Summarizer) hold(st *sessState, tokens, msgs int) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.holdTokens = tokens + s.window()/10
-	st.holdMsgs = msgs + max(5, s.cfg.TriggerThreshold/10)
-}
-
-func (st *sessState) release() {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.holdTokens, st.holdMsgs, st.failures = 0, 0, 0
-}
-
 // thresholds in tokens.
 func (s *Summarizer) thresholds() (soft, hard int) {
 	w := float64(s.window())
@@ -418,9 +399,7 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, re
 	reload()
 	soft, hard := s.thresholds()
 	eff := st.effective(tokens)
-	st.mu.Lock()
-	holdTokens, holdMsgs := st.holdTokens, st.holdMsgs
-	st.mu.Unlock()
+	holdTokens, holdMsgs := st.held()
 	window := s.window()
 	pct := func(n int) int { return n * 100 / window }
 	switch {

@@ -1,0 +1,189 @@
+package summarize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gencode/gencode/internal/session"
+)
+
+// narrate asks the summarizer for the range's narrative, in chunks that
+// fit its window when the range does not, then merged.
+func (s *Summarizer) narrate(ctx context.Context, rng []session.Message, focus string, words int, a *attempts) (narrative, int, error) {
+	entries := renderTranscript(rng)
+	budget := s.inputBudget(words)
+	for i := range entries {
+		entries[i].tokens = s.counter.Count(entries[i].text)
+		if entries[i].tokens > budget {
+			// One message larger than a whole chunk: keep its head and tail.
+			entries[i].text = headTail(entries[i].text, budget*3)
+			entries[i].tokens = s.counter.Count(entries[i].text)
+		}
+	}
+	var chunks [][]entry
+	var cur []entry
+	used := 0
+	for _, e := range entries {
+		if len(cur) > 0 && used+e.tokens > budget {
+			chunks = append(chunks, cur)
+			cur, used = nil, 0
+		}
+		cur = append(cur, e)
+		used += e.tokens
+	}
+	chunks = append(chunks, cur)
+	var parts, labels []string
+	for i, ch := range chunks {
+		in := 0
+		for _, e := range ch {
+			in += e.tokens
+		}
+		text, err := s.call(ctx, summaryRequest(s.cfg.Model, ch, i+1, len(chunks), focus, words), in, a)
+		if err != nil {
+			return narrative{}, 0, fmt.Errorf("summarize messages %d-%d: %w", ch[0].seq, ch[len(ch)-1].seq, err)
+		}
+		parts = append(parts, text)
+		labels = append(labels, fmt.Sprintf("Messages %d-%d", ch[0].seq, ch[len(ch)-1].seq))
+	}
+	if len(parts) == 1 {
+		return parseNarrative(parts[0]), 1, nil
+	}
+	text, err := s.reduce(ctx, parts, labels, focus, words, a)
+	if err != nil {
+		return narrative{}, 0, err
+	}
+	return parseNarrative(text), len(chunks), nil
+}
+
+// reduce merges narratives, oldest first, in as many rounds as the
+// summarizer's window needs.
+func (s *Summarizer) reduce(ctx context.Context, parts, labels []string, focus string, words int, a *attempts) (string, error) {
+	budget := s.inputBudget(words)
+	for len(parts) > 1 {
+		var nextParts, nextLabels []string
+		for i := 0; i < len(parts); {
+			j, used := i, 0
+			for j < len(parts) && (j == i || used+s.counter.Count(parts[j]) <= budget) {
+				used += s.counter.Count(parts[j])
+				j++
+			}
+			if j == i+1 && i+1 < len(parts) {
+				j = i + 2 // always merge at least two
+			}
+			label := strings.TrimPrefix(labels[i], "Messages ")
+			if j-1 > i {
+				label = firstSeq(labels[i]) + "-" + lastSeq(labels[j-1])
+			}
+			if j-i == 1 {
+				nextParts, nextLabels = append(nextParts, parts[i]), append(nextLabels, labels[i])
+				i = j
+				continue
+			}
+			in := 0
+			for _, p := range parts[i:j] {
+				in += s.counter.Count(p)
+			}
+			text, err := s.call(ctx, mergeRequest(s.cfg.Model, parts[i:j], labels[i:j], focus, words), in, a)
+			if err != nil {
+				return "", fmt.Errorf("merge summaries of messages %s: %w", label, err)
+			}
+			nextParts, nextLabels = append(nextParts, text), append(nextLabels, "Messages "+label)
+			i = j
+		}
+		if len(nextParts) >= len(parts) {
+			return "", errors.New("merge made no progress")
+		}
+		parts, labels = nextParts, nextLabels
+	}
+	return parts[0], nil
+}
+
+func firstSeq(label string) string {
+	l := strings.TrimPrefix(label, "Messages ")
+	if i := strings.IndexByte(l, '-'); i >= 0 {
+		return l[:i]
+	}
+	return l
+}
+
+func lastSeq(label string) string {
+	l := strings.TrimPrefix(label, "Messages ")
+	if i := strings.LastIndexByte(l, '-'); i >= 0 {
+		return l[i+1:]
+	}
+	return l
+}
+
+// words is the length asked of a narrative: target_compression of its
+// range, within the narrative budget and a tenth of the summarizer's window.
+func (s *Summarizer) words(rangeTokens int, b budgets) int {
+	w := int(s.cfg.TargetCompression * float64(rangeTokens) * 0.75)
+	return max(60, min(w, b.narrative*3/4, s.cfg.SummaryWindow/10))
+}
+
+// inputBudget is how many tokens of history one summarizer call may carry:
+// well inside its window, after the prompt and the answer.
+func (s *Summarizer) inputBudget(words int) int {
+	return max(400, int(0.6*float64(s.cfg.SummaryWindow))-450-answerTokens(words))
+}
+
+// errAnswer describes a summarizer answer that cannot be used.
+type errAnswer struct{ why string }
+
+func (e *errAnswer) Error() string { return "unusable summarizer answer: " + e.why }
+
+// call makes one summarizer request, again after a failure while the
+// compaction's allowance of failures lasts. An empty answer, one at
+// least as long as its input, or one validateNarrative rejects (garbage,
+// an echo of the prompt) is a failure too.
+func (s *Summarizer) call(ctx context.Context, req Request, inputTokens int, a *attempts) (string, error) {
+	backoff := s.cfg.RetryBackoff
+	for {
+		if a.left <= 0 {
+			return "", errors.New("no attempts left")
+		}
+		actx, cancel := context.WithTimeout(ctx, s.cfg.AttemptTimeout)
+		c, err := s.llm.Complete(actx, req)
+		timedOut := errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+		cancel()
+		if err == nil {
+			err = s.checkAnswer(c.Text, req, inputTokens)
+		} else if timedOut {
+			err = fmt.Errorf("no answer within %s: %w", s.cfg.AttemptTimeout, err)
+		}
+		s.addStats(req, c, err)
+		if err == nil {
+			return c.Text, nil
+		}
+		a.left--
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+		}
+		if a.left <= 0 {
+			return "", err
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return "", fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+		}
+		backoff *= 2
+	}
+}
+
+func (s *Summarizer) checkAnswer(text string, req Request, inputTokens int) error {
+	nar := parseNarrative(text)
+	clean := nar.text
+	if strings.TrimSpace(clean) == "" {
+		return &errAnswer{why: "empty"}
+	}
+	if n := s.counter.Count(clean); inputTokens > 0 && n >= inputTokens {
+		return &errAnswer{why: fmt.Sprintf("%d tokens, not shorter than its %d-token input", n, inputTokens)}
+	}
+	return validateNarrative(nar, req)
+}
