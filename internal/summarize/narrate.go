@@ -10,17 +10,19 @@ import (
 	"github.com/gencode/gencode/internal/session"
 )
 
-// narrate asks the summarizer for the range's narrative, in chunks that
-// fit its window when the range does not, then merged.
+// narrate asks the summarizer for the narrative of rng (redacted),
+// pasted as a transcript, in chunks that fit its window when the range
+// does not, then merged. Chunks are sized from the messages' stored
+// counts: nothing is tokenized again.
 func (s *Summarizer) narrate(ctx context.Context, rng []session.Message, focus string, words int, a *attempts) (narrative, int, error) {
 	entries := renderTranscript(rng)
 	budget := s.inputBudget(words)
 	for i := range entries {
-		entries[i].tokens = s.counter.Count(entries[i].text)
+		entries[i].tokens = estimateTokens(rng[i], len(entries[i].text))
 		if entries[i].tokens > budget {
 			// One message larger than a whole chunk: keep its head and tail.
 			entries[i].text = headTail(entries[i].text, budget*3)
-			entries[i].tokens = s.counter.Count(entries[i].text)
+			entries[i].tokens = estimateTokens(rng[i], len(entries[i].text))
 		}
 	}
 	var chunks [][]entry
@@ -186,4 +188,19 @@ func (s *Summarizer) checkAnswer(text string, req Request, inputTokens int) erro
 		return &errAnswer{why: fmt.Sprintf("%d tokens, not shorter than its %d-token input", n, inputTokens)}
 	}
 	return validateNarrative(nar, req)
+}
+
+// estimateTokens is the tokens of n bytes of text rendered from m, scaled
+// from m's stored count by the bytes per token of its own text (about 4
+// for English, clamped to 1-8), so that nothing is tokenized twice.
+func estimateTokens(m session.Message, n int) int {
+	size := len(m.Content)
+	for _, c := range m.ToolCalls {
+		size += len(c.Name) + len(c.Arguments)
+	}
+	perToken := 4.0
+	if m.Tokens > 0 && size > 0 {
+		perToken = min(8, max(1, float64(size)/float64(m.Tokens)))
+	}
+	return int(float64(n)/perToken) + 1
 }
