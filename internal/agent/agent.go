@@ -142,6 +142,11 @@ func (a *Agent) Window() int { return a.policy.Window() }
 // FixedCost is what the system prompt and tool schemas take of every request.
 func (a *Agent) FixedCost() int { return a.policy.Fixed() }
 
+// Tools are the tool schemas every request of the agent carries. A
+// summary request that continues the conversation sends the same ones, so
+// that the provider's cache of the conversation serves it.
+func (a *Agent) Tools() []openai.Tool { return a.toolDefs }
+
 // SystemPrompt is the system prompt sent first in every request.
 func (a *Agent) SystemPrompt() string { return a.opts.SystemPrompt }
 

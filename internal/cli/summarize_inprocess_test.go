@@ -53,7 +53,7 @@ func newHarness(t *testing.T, srv *openaitest.Server, store *session.Store, sess
 	if tune != nil {
 		tune(&cfg)
 	}
-	s := summarize.New(store, completer{llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", MaxRetries: -1})}, counter, cfg)
+	s := summarize.New(store, completer{c: llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", MaxRetries: -1}), tools: ag.Tools()}, counter, cfg)
 	ag.SetCompactor(s)
 	t.Cleanup(s.Close)
 	return &harness{t: t, srv: srv, store: store, sess: sess, agent: ag, sum: s}

@@ -67,12 +67,13 @@ func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *s
 	if model != a.cfg.Model {
 		summaryWindow, _ = models.Window(model)
 	}
-	return summarize.New(a.store, completer{client}, a.tokens.Counter(a.cfg.Model), summarize.Config{
+	return summarize.New(a.store, completer{c: client, tools: ag.Tools()}, a.tokens.Counter(a.cfg.Model), summarize.Config{
 		Enabled:              true,
 		Window:               ag.Window(),
 		SummaryWindow:        summaryWindow,
 		Model:                model,
 		View:                 ag.Policy(),
+		CachedPrefix:         model == a.cfg.Model,
 		SoftRatio:            sc.SoftRatio,
 		HardRatio:            sc.HardRatio,
 		TriggerThreshold:     sc.TriggerThreshold,
@@ -89,17 +90,32 @@ func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *s
 }
 
 // completer adapts the LLM client to the summarizer's Completer: one
-// plain, non-streamed completion without tools.
-type completer struct{ c *llm.Client }
+// non-streamed completion that calls no tools. A request that continues
+// the conversation is sent as the agent sends it, with the agent's tools
+// and tool_choice "none": the provider's cache of the conversation serves
+// it. Any other request is a system prompt and one user message.
+type completer struct {
+	c     *llm.Client
+	tools []openai.Tool // the agent's
+}
 
 func (c completer) Complete(ctx context.Context, req summarize.Request) (summarize.Completion, error) {
-	resp, err := c.c.Complete(ctx, llm.Request{
-		Model: req.Model, MaxTokens: req.MaxTokens,
-		Messages: []openai.ChatCompletionMessage{
+	lr := llm.Request{Model: req.Model, MaxTokens: req.MaxTokens}
+	if len(req.Conversation) > 0 {
+		for _, m := range req.Conversation {
+			lr.Messages = append(lr.Messages, agent.ToOpenAI(m))
+		}
+		lr.Messages = append(lr.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: req.Prompt})
+		if len(c.tools) > 0 {
+			lr.Tools, lr.ToolChoice = c.tools, "none"
+		}
+	} else {
+		lr.Messages = []openai.ChatCompletionMessage{
 			{Role: openai.ChatMessageRoleSystem, Content: req.System},
 			{Role: openai.ChatMessageRoleUser, Content: req.Prompt},
-		},
-	})
+		}
+	}
+	resp, err := c.c.Complete(ctx, lr)
 	if err != nil {
 		return summarize.Completion{}, err
 	}

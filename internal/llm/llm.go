@@ -172,6 +172,10 @@ type Request struct {
 	Model    string
 	Messages []openai.ChatCompletionMessage
 	Tools    []openai.Tool
+	// ToolChoice is sent as tool_choice when set: "none" makes a request
+	// that carries the tools (and so the conversation's cached prefix)
+	// answer in text only.
+	ToolChoice string
 	// MaxTokens bounds the answer; 0: the provider's default. It is sent as
 	// max_tokens, or max_completion_tokens for the models go-openai knows to
 	// require it (o1, o3, gpt-5 ...); a provider that refuses max_tokens
@@ -293,6 +297,9 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 
 func chatRequest(req Request, stream bool) openai.ChatCompletionRequest {
 	cr := openai.ChatCompletionRequest{Model: req.Model, Messages: req.Messages, Tools: req.Tools}
+	if req.ToolChoice != "" {
+		cr.ToolChoice = req.ToolChoice
+	}
 	if req.MaxTokens > 0 {
 		if needsCompletionTokens(req.Model) {
 			cr.MaxCompletionTokens = req.MaxTokens

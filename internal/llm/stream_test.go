@@ -392,6 +392,7 @@ func TestRequestShape(t *testing.T) {
 		model         string
 		apiKey        string
 		maxTokens     int
+		toolChoice    string
 		wantMax       int
 		wantMaxCompl  int
 		wantAuthorize string
@@ -400,6 +401,7 @@ func TestRequestShape(t *testing.T) {
 		{name: "stream to a reasoning model", stream: true, model: "o3-mini", maxTokens: 100, wantMaxCompl: 100},
 		{name: "stream to gpt-5", stream: true, model: "gpt-5-nano", maxTokens: 50, wantMaxCompl: 50},
 		{name: "complete", model: "qwen2.5-coder:7b", apiKey: "k", wantAuthorize: "Bearer k"},
+		{name: "complete with the tools, calling none", model: "gpt-4o-mini", toolChoice: "none"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -407,7 +409,7 @@ func TestRequestShape(t *testing.T) {
 			srv := openaitest.NewServer(t, openaitest.WithMessageRules())
 			srv.Enqueue(openaitest.Text("ok"))
 			client, _ := newClient(t, srv.URL(), func(c *llm.Config) { c.APIKey = tt.apiKey })
-			req := llm.Request{Model: tt.model, Messages: history, Tools: tools, MaxTokens: tt.maxTokens}
+			req := llm.Request{Model: tt.model, Messages: history, Tools: tools, MaxTokens: tt.maxTokens, ToolChoice: tt.toolChoice}
 			var got llm.Response
 			var err error
 			if tt.stream {
@@ -433,6 +435,7 @@ func TestRequestShape(t *testing.T) {
 			require.Equal(t, history, r.Messages)
 			require.Len(t, r.Tools, 1)
 			require.Equal(t, "Read", r.Tools[0].Function.Name)
+			require.Equal(t, tt.toolChoice, r.ToolChoice, "tool_choice is sent only when set")
 		})
 	}
 }

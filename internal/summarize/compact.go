@@ -251,7 +251,7 @@ func (s *Summarizer) write(ctx, lctx context.Context, st *sessState, c *compacti
 	if m != modeManual && s.llmHeld(st, c.eff) {
 		llmErr = fmt.Errorf("the summarizer failed %d times in a row; not asked again until the session grows", llmFailureLimit)
 	} else {
-		nar, chunks, err := s.narrate(lctx, c.rng, c.focus, c.words, &attempts{left: s.cfg.MaxAttempts})
+		nar, chunks, err := s.narrateCompaction(lctx, c, &attempts{left: s.cfg.MaxAttempts})
 		if err == nil {
 			sum.Content, sum.Goal, sum.CurrentState = nar.text, nar.goal, nar.currentState
 			sum.Topics, sum.NextSteps = nar.topics, nar.nextSteps

@@ -60,7 +60,7 @@ var factRe = regexp.MustCompile(`FACT-[A-Z0-9-]+`)
 // and every FACT-... token of its input kept as a decision, so tests can
 // follow a fact through chunks and merges.
 func echoSummary(req Request) string {
-	facts := factRe.FindAllString(req.Prompt, -1)
+	facts := factRe.FindAllString(req.text(), -1)
 	seen := map[string]bool{}
 	var b strings.Builder
 	b.WriteString("## Goal\n- build the project step by step\n## Key decisions\n")
@@ -71,6 +71,20 @@ func echoSummary(req Request) string {
 		}
 	}
 	b.WriteString("## Topics\n- files and commands\n## Current state\n- work in progress\n## Next steps\n- continue\n")
+	return b.String()
+}
+
+// text is everything a request sends.
+func (r Request) text() string {
+	var b strings.Builder
+	b.WriteString(r.System + "\n")
+	for _, m := range r.Conversation {
+		b.WriteString(m.Content + "\n")
+		for _, c := range m.ToolCalls {
+			b.WriteString(c.Arguments + "\n")
+		}
+	}
+	b.WriteString(r.Prompt)
 	return b.String()
 }
 

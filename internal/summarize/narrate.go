@@ -4,11 +4,94 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/gencode/gencode/internal/session"
 )
+
+// narrateCompaction writes a compaction's narrative. When the summarizer
+// is the agent's model (CachedPrefix) and the conversation fits its
+// window, the request continues the conversation as the agent last sent it,
+// which the provider has cached, with the instruction as its last user
+// message; otherwise the range is pasted as a transcript (narrate).
+func (s *Summarizer) narrateCompaction(ctx context.Context, c *compaction, a *attempts) (narrative, int, error) {
+	req, ok := s.cachedPrefixRequest(c)
+	if !ok {
+		return s.narrate(ctx, c.rng, c.focus, c.words, a)
+	}
+	text, err := s.call(ctx, req, c.rangeTokens, a)
+	if err != nil {
+		return narrative{}, 0, fmt.Errorf("summarize messages %d-%d: %w", c.facts.FromSeq, c.facts.ToSeq, err)
+	}
+	return parseNarrative(text), 1, nil
+}
+
+// cachedPrefixRequest is the summary request that continues the
+// conversation: the request the agent sends for the compaction's view, up
+// to the range's end, then the instruction. Roles stay valid for strict
+// templates: the conversation part ends with the system message or an
+// assistant message without tool calls, and the range's messages after
+// that point are pasted into the instruction. ok is false when the
+// summarizer is not the agent's model, the range is not in the
+// conversation (a refocus), or the request would not fit its window.
+func (s *Summarizer) cachedPrefixRequest(c *compaction) (Request, bool) {
+	if !s.cfg.CachedPrefix || c.refocus() {
+		// A refocus summarizes a range the conversation no longer holds.
+		return Request{}, false
+	}
+	p := s.view.Build(c.view)
+	last := c.facts.ToSeq
+	n := 0
+	for i, m := range p.Messages {
+		if m.Seq > last {
+			break
+		}
+		n = i + 1
+	}
+	conv := p.Messages[:n]
+	var pastedSeqs []int64
+	for len(conv) > 0 {
+		m := conv[len(conv)-1]
+		if m.Role == session.RoleSystem || m.Role == session.RoleAssistant && len(m.ToolCalls) == 0 {
+			break
+		}
+		if m.Seq > 0 {
+			pastedSeqs = append(pastedSeqs, m.Seq)
+		}
+		conv = conv[:len(conv)-1]
+	}
+	if len(conv) == 0 {
+		return Request{}, false
+	}
+	var pasted []entry
+	for _, e := range renderTranscript(c.rng) {
+		if slices.Contains(pastedSeqs, e.seq) {
+			pasted = append(pasted, e)
+		}
+	}
+	// What the request costs: the head (system prompt and summaries) and
+	// the log's messages by their counts in the view, the pasted ones by
+	// their size.
+	tokens := p.Fixed + p.Summaries + 500 + answerTokens(c.words)
+	for _, m := range conv {
+		tokens += m.Tokens
+	}
+	for _, e := range pasted {
+		tokens += len(e.text)/3 + 4
+	}
+	if tokens > s.cfg.SummaryWindow*9/10 {
+		return Request{}, false
+	}
+	if s.cfg.RedactSecrets {
+		// Redaction changes nothing in a conversation without secrets,
+		// which stays the cached prefix; one with a secret is sent
+		// without it.
+		conv = redactMessages(conv)
+	}
+	return prefixRequest(s.cfg.Model, conv, pasted, c.facts.FromSeq, last, c.focus, c.words), true
+}
 
 // narrate asks the summarizer for the narrative of rng (redacted),
 // pasted as a transcript, in chunks that fit its window when the range

@@ -23,18 +23,26 @@ var (
 	ErrClosed = errors.New("summarizer closed")
 )
 
-// Completer is the LLM as the summarizer uses it: one plain chat
-// completion, no tools, no streaming. The CLI adapts its llm.Client.
+// Completer is the LLM as the summarizer uses it: one chat completion
+// that calls no tools, not streamed. The CLI adapts its llm.Client.
 type Completer interface {
 	Complete(ctx context.Context, req Request) (Completion, error)
 }
 
-// Request is one summarizer call: a system prompt and one user message.
+// Request is one summarizer call, in one of two shapes:
+//   - System and Prompt: a system prompt and one user message (a pasted
+//     transcript, a merge of narratives);
+//   - Conversation and Prompt: the session's conversation as the agent
+//     last sent it (system message first), then Prompt as the last user
+//     message. The Completer sends it with the agent's tools and
+//     tool_choice "none", so that the whole request up to Prompt is the
+//     prefix a provider has cached, and the model answers in text.
 type Request struct {
-	Model     string
-	System    string
-	Prompt    string
-	MaxTokens int
+	Model        string
+	System       string
+	Conversation []session.Message
+	Prompt       string
+	MaxTokens    int
 }
 
 // Completion is a summarizer answer and what the provider counted (0 when
@@ -75,6 +83,11 @@ type Config struct {
 	// FixedCost is what system prompt and tool schemas take of each
 	// request, when View is nil.
 	FixedCost int
+	// CachedPrefix says the summarizer model is the agent's, on the same
+	// endpoint: a summary request then continues the conversation (its
+	// cached prefix) with an instruction instead of pasting a transcript
+	// (see Request). Off: every request pastes the range.
+	CachedPrefix bool
 
 	SoftRatio            float64 // background compaction starts here
 	HardRatio            float64 // the turn waits for a compaction here
@@ -641,6 +654,13 @@ func (s *Summarizer) addStats(req Request, c Completion, err error) {
 	p, o := c.PromptTokens, c.CompletionTokens
 	if p == 0 {
 		p = s.counter.Count(req.System) + s.counter.Count(req.Prompt) + 8
+		for _, m := range req.Conversation {
+			if m.Tokens > 0 {
+				p += m.Tokens
+			} else {
+				p += s.counter.Count(m.Content) + 4
+			}
+		}
 	}
 	if o == 0 {
 		o = s.counter.Count(c.Text)

@@ -525,9 +525,19 @@ func TestNestedCompactionsKeepFilesAndCommands(t *testing.T) {
 // TestSecretsNeverLeave is acceptance 7 at the package level: every secret
 // of the corpus, said by the user, written to a file, passed on a command
 // line and printed by a tool, is absent from every summarizer request and
-// from the stored summary.
+// from the stored summary: a pasted transcript, and a request that
+// continues the conversation (its messages are redacted too).
 func TestSecretsNeverLeave(t *testing.T) {
 	t.Parallel()
+	for _, cached := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cached prefix %v", cached), func(t *testing.T) {
+			t.Parallel()
+			secretsNeverLeave(t, cached)
+		})
+	}
+}
+
+func secretsNeverLeave(t *testing.T, cached bool) {
 	store := openStore(t)
 	l := newLog(t, store)
 	secretCorpus, _ := corpus(t)
@@ -542,7 +552,11 @@ func TestSecretsNeverLeave(t *testing.T) {
 	llm := &fakeLLM{answer: func(r Request) (Completion, error) {
 		var b strings.Builder
 		b.WriteString("## Goal\n- deploy\n## Current state\n")
-		for _, line := range strings.Split(r.Prompt, "\n") {
+		in := r.Prompt // the history: pasted here, or the conversation before it
+		for _, m := range r.Conversation {
+			in += "\n" + m.Content
+		}
+		for _, line := range strings.Split(in, "\n") {
 			if t := strings.TrimSpace(transcriptLineRe.ReplaceAllString(line, "")); t != "" && !strings.HasPrefix(t, "<") {
 				b.WriteString("- " + t + "\n")
 			}
@@ -550,6 +564,7 @@ func TestSecretsNeverLeave(t *testing.T) {
 		return Completion{Text: b.String()[:min(b.Len(), 12000)]}, nil
 	}}
 	cfg := testConfig(200000)
+	cfg.CachedPrefix = cached
 	s := New(store, llm, charCounter{}, cfg)
 	defer s.Close()
 	rep, err := s.SummarizeNow(context.Background(), l.id, "")
@@ -563,7 +578,7 @@ func TestSecretsNeverLeave(t *testing.T) {
 	require.NoError(t, err)
 	for _, sc := range secretCorpus {
 		for _, r := range llm.requests() {
-			require.NotContains(t, r.System+r.Prompt, sc.Secret, "%s reached the summarizer", sc.Name)
+			require.NotContains(t, r.text(), sc.Secret, "%s reached the summarizer", sc.Name)
 		}
 		require.NotContains(t, string(stored), sc.Secret, "%s stored in the summary", sc.Name)
 		require.NotContains(t, string(fromDB), sc.Secret, "%s stored in the summary", sc.Name)
@@ -653,11 +668,26 @@ func TestFallbackNeverDeletesOriginals(t *testing.T) {
 // Without a focus it is still nothing to do.
 func TestSummarizeFocusRightAfterASummary(t *testing.T) {
 	t.Parallel()
+	for _, cached := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cached prefix %v", cached), func(t *testing.T) {
+			t.Parallel()
+			summarizeFocusRightAfterASummary(t, cached)
+		})
+	}
+}
+
+// summarizeFocusRightAfterASummary: the originals of a refocused range are
+// no longer in the conversation, so they are pasted whatever CachedPrefix
+// says.
+func summarizeFocusRightAfterASummary(t *testing.T, cached bool) {
 	store := openStore(t)
 	l := newLog(t, store)
 	seedTurns(l, 1, 20)
 	llm := &fakeLLM{}
-	s := New(store, llm, charCounter{}, testConfig(16000))
+	cfg := testConfig(16000)
+	cfg.CachedPrefix = cached
+	cfg.View = NewPolicy(ViewConfig{Window: 16000, SystemPrompt: "You are gencode.", Overhead: 300, MaskAfter: 10})
+	s := New(store, llm, charCounter{}, cfg)
 	defer s.Close()
 	first, err := s.SummarizeNow(context.Background(), l.id, "")
 	require.NoError(t, err)
@@ -676,6 +706,8 @@ func TestSummarizeFocusRightAfterASummary(t *testing.T) {
 	require.Equal(t, first.Summary.ToSeq, sum.ToSeq)
 	reqs := llm.requests()
 	require.Contains(t, reqs[len(reqs)-1].Prompt, `focus on: "the test runs"`)
+	require.Empty(t, reqs[len(reqs)-1].Conversation, "the originals are pasted")
+	require.Contains(t, reqs[len(reqs)-1].Prompt, "[11] USER:", "the originals are pasted")
 	require.Contains(t, sum.Content, "FACT-BLUEFALCON", "the originals were summarized again")
 
 	// The new summary replaced the old one; the messages after it are as
