@@ -129,7 +129,9 @@ func TestBackgroundSummaryDoesNotDelayTurns(t *testing.T) {
 		return openaitest.Reply{Content: answer, Delay: modelLatency}
 	}))
 	store, sess := newStoreSession(t)
-	h := newHarness(t, srv, store, sess, 128000, func(c *summarize.Config) {
+	// A 12,000-token window: the message trigger fires once the context
+	// holds half the soft threshold's tokens (3,600), a few turns in.
+	h := newHarness(t, srv, store, sess, 12000, func(c *summarize.Config) {
 		c.TriggerThreshold, c.PreserveRecent = 12, 4
 	})
 	ctlSess, err := store.CreateSession(context.Background(), t.TempDir(), "gpt-4o-mini")

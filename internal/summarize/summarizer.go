@@ -452,7 +452,12 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, re
 	case eff >= soft && eff >= holdTokens:
 		s.startBackground(st, id, fmt.Sprintf("context at %d%% of the %d-token window (soft threshold %d%%)",
 			pct(eff), window, pct(soft)), report)
-	case s.cfg.TriggerThreshold > 0 && len(v.Messages) > s.cfg.TriggerThreshold && len(v.Messages) >= holdMsgs:
+	case s.cfg.TriggerThreshold > 0 && len(v.Messages) > s.cfg.TriggerThreshold && len(v.Messages) >= holdMsgs &&
+		eff >= soft/2:
+		// The message count is the secondary trigger: many short
+		// messages are cheap to keep, and a summary of them would save
+		// little, so it fires only once the context holds half the soft
+		// threshold's tokens.
 		s.startBackground(st, id, fmt.Sprintf("%d messages in the context (trigger_threshold %d)",
 			len(v.Messages), s.cfg.TriggerThreshold), report)
 	}

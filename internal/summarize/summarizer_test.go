@@ -601,8 +601,8 @@ func TestCloseStopsBackgroundWork(t *testing.T) {
 	store := openStore(t)
 	l := newLog(t, store)
 	seedTurns(l, 1, 14)
-	llm := &fakeLLM{gate: make(chan struct{})} // never answers
-	s := New(store, llm, charCounter{}, testConfig(12000))
+	llm := &fakeLLM{gate: make(chan struct{})}                         // never answers
+	s := New(store, llm, charCounter{}, testConfig(windowAt(l, 0.65))) // past the soft threshold
 	v := l.view()
 	_, err := s.Prepare(context.Background(), v, viewTokens(s, v), nil)
 	require.NoError(t, err)
@@ -723,5 +723,45 @@ func summarizeFocusRightAfterASummary(t *testing.T, cached bool) {
 		if x.ID == first.Summary.ID {
 			require.Equal(t, sum.ID, x.SupersededBy)
 		}
+	}
+}
+
+// TestMessageTriggerIsSecondary: trigger_threshold messages start a
+// background compaction only once the context also holds half the soft
+// threshold's tokens; many short messages are left alone.
+func TestMessageTriggerIsSecondary(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		ratio     float64 // of the window the view takes
+		wantStart bool
+	}{
+		{name: "short messages in a large window", ratio: 0.1},
+		{name: "below half the soft threshold", ratio: 0.28},
+		{name: "above it", ratio: 0.32, wantStart: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			store := openStore(t)
+			l := newLog(t, store)
+			seedTurns(l, 1, 14) // 56 messages: past trigger_threshold 50
+			llm := &fakeLLM{gate: make(chan struct{})}
+			cfg := testConfig(windowAt(l, tt.ratio))
+			s := New(store, llm, charCounter{}, cfg)
+			defer s.Close()
+			v := l.view()
+			require.Greater(t, len(v.Messages), cfg.TriggerThreshold)
+			var got reports
+			_, err := s.Prepare(context.Background(), v, viewTokens(s, v), got.add)
+			require.NoError(t, err)
+			if !tt.wantStart {
+				require.Empty(t, got.all())
+				return
+			}
+			require.Len(t, got.all(), 1)
+			require.True(t, got.all()[0].Background)
+			require.Contains(t, got.all()[0].Reason, "trigger_threshold 50")
+		})
 	}
 }
