@@ -120,6 +120,7 @@ func (r Result) Write(w io.Writer) {
 	}
 	row("role-order violations (strict tmpl)", "%s", alt)
 	row("distinct system prompts", "%d", r.SystemPrompts)
+	row("history rewrites (prefix breaks)", "%d", r.Breaks)
 	row("failed turns", "%d", r.Failed())
 	if sc.FactTurn > 0 {
 		got := "no"

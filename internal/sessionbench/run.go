@@ -53,6 +53,10 @@ type Result struct {
 	FirstAlternation string
 	// SystemPrompts is how many different first messages the agent sent.
 	SystemPrompts int
+	// Breaks counts the agent requests that do not carry all of the
+	// previous agent request's messages unchanged: each compaction or
+	// masking batch that rewrote the history sent before.
+	Breaks int
 	// Recalled says the recall question was answered with the fact;
 	// RecallAnswer is the answer.
 	Recalled     bool
@@ -127,10 +131,16 @@ func Run(ctx context.Context, sc Scenario, opts Options) (Result, error) {
 	res.Accounts = srv.Accounts()
 	res.Bill = openaitest.Total(res.Accounts)
 	system := map[string]bool{}
+	prev := -1
 	for i, r := range srv.Requests() {
-		if res.Accounts[i].Purpose != openaitest.PurposeAgent || res.Accounts[i].Rejected != "" {
+		a := res.Accounts[i]
+		if a.Purpose != openaitest.PurposeAgent || a.Rejected != "" {
 			continue
 		}
+		if prev >= 0 && a.SharedMessages < res.Accounts[prev].Messages {
+			res.Breaks++
+		}
+		prev = i
 		if len(r.Messages) > 0 {
 			system[r.Messages[0].Content] = true
 		}

@@ -37,6 +37,7 @@ func TestRunThroughBinary(t *testing.T) {
 	require.Zero(t, res.Bill.SummaryRequests, "5 short turns do not compact")
 	require.Equal(t, 1, res.SystemPrompts)
 	require.Zero(t, res.Alternation)
+	require.Zero(t, res.Breaks, "no request rewrote the history sent before")
 
 	// Turns 2 and 4 read a file: two requests each; the others one.
 	require.Len(t, res.Accounts, 8)
