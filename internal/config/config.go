@@ -123,11 +123,11 @@ func Default() Config {
 			HardRatio:            0.9,
 			TriggerThreshold:     50,
 			TargetCompression:    0.3,
-			PreserveRecent:       10,
+			PreserveRecent:       6,
 			PreserveSystem:       true,
 			MaskToolOutputsAfter: 10,
 			RedactSecrets:        true,
-			SummaryBudgetRatio:   0.25,
+			SummaryBudgetRatio:   0.15,
 		},
 	}
 }

@@ -88,8 +88,8 @@ func TestSummarizeNowKeepsEveryOriginal(t *testing.T) {
 	require.EqualValues(t, sum.ToSeq+1, v.Messages[0].Seq)
 	require.Contains(t, s.View().Build(v).Messages[0].Content, "FACT-BLUEFALCON", "the summary block is sent")
 
-	// The latest user request and the ten recent messages stay verbatim.
-	require.GreaterOrEqual(t, len(v.Messages), 10)
+	// The latest user request and preserve_recent messages stay verbatim.
+	require.GreaterOrEqual(t, len(v.Messages), s.Config().PreserveRecent)
 	require.NotEqual(t, session.RoleTool, v.Messages[0].Role)
 }
 
