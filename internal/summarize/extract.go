@@ -6,6 +6,7 @@ import (
 	"iter"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/gencode/gencode/internal/session"
@@ -47,6 +48,7 @@ type extractor struct {
 	preserveSystem bool
 	ft             *fileTracker
 	cmds           *orderedSet
+	constraints    *orderedSet
 	usage          map[string]*toolStats
 	order          []string
 	// answered holds every call id seen; a result whose call never comes
@@ -65,7 +67,7 @@ type extractor struct {
 }
 
 func newExtractor(preserveSystem bool) *extractor {
-	return &extractor{preserveSystem: preserveSystem, ft: newFileTracker(), cmds: newOrderedSet(),
+	return &extractor{preserveSystem: preserveSystem, ft: newFileTracker(), cmds: newOrderedSet(), constraints: newOrderedSet(),
 		usage: map[string]*toolStats{}, answered: map[string]bool{}, results: map[string]session.Message{},
 		early: map[string]session.Message{}, decided: map[string]bool{}}
 }
@@ -107,7 +109,7 @@ func (e *extractor) add(m session.Message) {
 		}
 		e.sum.LastUserRequest = clip(text, maxRequestChars)
 		e.sum.UserRequests = append(e.sum.UserRequests, firstLine(text, maxLineChars))
-		e.sum.UserConstraints = appendNew(e.sum.UserConstraints, constraints(text)...)
+		e.constraints.add(constraints(text)...)
 		e.ft.result(m) // SWE-agent's task names the shell's directory
 	case session.RoleSystem:
 		if e.preserveSystem && strings.TrimSpace(m.Content) != "" {
@@ -204,6 +206,7 @@ func (e *extractor) finish() session.Summary {
 		e.use(name).add(describeUse(paths, cmd, m, true), m.Meta.Failed)
 	}
 	sum := e.sum
+	sum.UserConstraints = e.constraints.items
 	ft := e.ft
 	sum.FilesModified = ft.ledger.Modified()
 	sum.FilesCreated = ft.ledger.Created()
@@ -666,29 +669,16 @@ func (s *orderedSet) add(items ...string) {
 	}
 }
 
-// appendNew appends the items not in list yet, keeping order.
-func appendNew(list []string, items ...string) []string {
-	have := make(map[string]bool, len(list))
-	for _, it := range list {
-		have[it] = true
-	}
-	for _, it := range items {
-		if it != "" && !have[it] {
-			have[it] = true
-			list = append(list, it)
-		}
-	}
-	return list
-}
-
 // union merges the deterministic fields of summaries, oldest first: lists
 // are unioned in order, tool counts added, the last user request is the
-// newest one. Nothing is dropped.
+// newest one. Each entry is looked at once: linear in the entries.
 func union(sums []session.Summary) session.Summary {
 	var out session.Summary
 	counts := map[string]*session.ToolUsage{}
 	var order []string
 	files := shellfx.NewLedger()
+	read, cmds, constraints := newOrderedSet(), newOrderedSet(), newOrderedSet()
+	requests, notes, decisions, topics := newOrderedSet(), newOrderedSet(), newOrderedSet(), newOrderedSet()
 	for _, s := range sums {
 		// Replay each summary's net effect, oldest first: a file created in
 		// one and deleted in a later one is gone from both lists.
@@ -709,14 +699,14 @@ func union(sums []session.Summary) session.Summary {
 		for _, p := range s.FilesDeleted {
 			files.Apply(shellfx.Op{Kind: shellfx.Delete, Path: p})
 		}
-		out.FilesRead = appendNew(out.FilesRead, s.FilesRead...)
-		out.Commands = appendNew(out.Commands, s.Commands...)
+		read.add(s.FilesRead...)
+		cmds.add(s.Commands...)
 		out.CommandRuns += s.CommandRuns
-		out.UserConstraints = appendNew(out.UserConstraints, s.UserConstraints...)
-		out.UserRequests = appendNew(out.UserRequests, s.UserRequests...)
-		out.SystemNotes = appendNew(out.SystemNotes, s.SystemNotes...)
-		out.KeyDecisions = appendNew(out.KeyDecisions, s.KeyDecisions...)
-		out.Topics = appendNew(out.Topics, s.Topics...)
+		constraints.add(s.UserConstraints...)
+		requests.add(s.UserRequests...)
+		notes.add(s.SystemNotes...)
+		decisions.add(s.KeyDecisions...)
+		topics.add(s.Topics...)
 		out.NextSteps = s.NextSteps
 		if s.LastUserRequest != "" {
 			out.LastUserRequest = s.LastUserRequest
@@ -730,8 +720,8 @@ func union(sums []session.Summary) session.Summary {
 			}
 			c.Count += u.Count
 			for _, n := range u.NotableUses {
-				if len(c.NotableUses) < maxNotableUses {
-					c.NotableUses = appendNew(c.NotableUses, n)
+				if n != "" && len(c.NotableUses) < maxNotableUses && !slices.Contains(c.NotableUses, n) {
+					c.NotableUses = append(c.NotableUses, n)
 				}
 			}
 		}
@@ -739,6 +729,9 @@ func union(sums []session.Summary) session.Summary {
 	for _, t := range order {
 		out.ToolsUsed = append(out.ToolsUsed, *counts[t])
 	}
+	out.FilesRead, out.Commands, out.UserConstraints = read.items, cmds.items, constraints.items
+	out.UserRequests, out.SystemNotes = requests.items, notes.items
+	out.KeyDecisions, out.Topics = decisions.items, topics.items
 	out.FilesModified = files.Modified()
 	out.FilesCreated = files.Created()
 	out.FilesDeleted = files.Deleted()
