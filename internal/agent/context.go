@@ -19,10 +19,11 @@ type Compactor interface {
 	// (fixed cost included). Past the soft threshold it starts a background
 	// compaction and returns at once; past the hard one it compacts before
 	// returning. When a summary was applied meanwhile it returns the
-	// reloaded view. report receives progress for the front end.
-	Prepare(ctx context.Context, v session.View, tokens int, report func(summarize.Report)) (session.View, error)
+	// reloaded view. The compactor tells the front ends of its progress
+	// itself (summarize.Config.Notify), not through the turn's events.
+	Prepare(ctx context.Context, v session.View, tokens int) (session.View, error)
 	// Compact compacts now and waits (a provider overflow error).
-	Compact(ctx context.Context, v session.View, reason string, report func(summarize.Report)) (session.View, error)
+	Compact(ctx context.Context, v session.View, reason string) (session.View, error)
 	// ObserveUsage calibrates estimates with what the provider counted.
 	ObserveUsage(sessionID string, estimated, actual int)
 }
@@ -66,7 +67,7 @@ func (t *turn) beforeRequest() error {
 	if t.a.compactor == nil {
 		return nil
 	}
-	v, err := t.a.compactor.Prepare(t.ctx, t.view, t.a.ContextTokens(t.view), t.reportCompaction)
+	v, err := t.a.compactor.Prepare(t.ctx, t.view, t.a.ContextTokens(t.view))
 	if err != nil {
 		if t.ctx.Err() != nil {
 			return ErrCanceled
@@ -79,16 +80,12 @@ func (t *turn) beforeRequest() error {
 
 // compactNow compacts after the provider said the context is too long.
 func (t *turn) compactNow(reason string) error {
-	v, err := t.a.compactor.Compact(t.ctx, t.view, reason, t.reportCompaction)
+	v, err := t.a.compactor.Compact(t.ctx, t.view, reason)
 	if err != nil {
 		return err
 	}
 	t.view = v
 	return nil
-}
-
-func (t *turn) reportCompaction(c summarize.Report) {
-	t.emit(Event{Kind: EventCompaction, Compaction: &c})
 }
 
 // afterTurn is a hook point after each model round trip.

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"github.com/gencode/gencode/internal/session"
-	"github.com/gencode/gencode/internal/summarize"
 )
 
 // EventKind says what an Event reports.
@@ -16,13 +15,12 @@ const (
 	EventMessage                         // Message: a message was appended to the log
 	EventToolRun                         // Call: a tool call is about to run
 	EventUsage                           // Usage: what the provider counted for one request
-	EventCompaction                      // Compaction: the summarizer's progress
 	EventRetry                           // Text: the request is being retried (compacted after overflow)
 	EventDone                            // Text: the final answer; the turn is over
 	EventError                           // Err: the turn ended with an error
 )
 
-var eventNames = [...]string{"text", "reasoning", "tool-start", "message", "tool-run", "usage", "compaction", "retry", "done", "error"}
+var eventNames = [...]string{"text", "reasoning", "tool-start", "message", "tool-run", "usage", "retry", "done", "error"}
 
 func (k EventKind) String() string {
 	if int(k) < len(eventNames) {
@@ -45,11 +43,10 @@ type Usage struct {
 // Event is what a turn tells its front end. The agent never knows which
 // front end listens.
 type Event struct {
-	Kind       EventKind
-	Text       string
-	Message    *session.Message
-	Call       *session.ToolCall
-	Usage      *Usage
-	Compaction *summarize.Report
-	Err        error
+	Kind    EventKind
+	Text    string
+	Message *session.Message
+	Call    *session.ToolCall
+	Usage   *Usage
+	Err     error
 }

@@ -291,8 +291,6 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 			final = ev.Text
 		case agent.EventError:
 			runErr = ev.Err
-		case agent.EventCompaction:
-			a.reportCompaction(ev.Compaction)
 		case agent.EventMessage:
 			if m := ev.Message; m != nil && m.Role == session.RoleTool && m.Meta.Denied {
 				denied++

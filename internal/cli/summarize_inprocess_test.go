@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,6 +38,9 @@ type harness struct {
 	sess  session.Session
 	agent *agent.Agent
 	sum   *summarize.Summarizer
+
+	mu   sync.Mutex
+	reps []summarize.Report // what the summarizer notified, in order
 }
 
 func newHarness(t *testing.T, srv *openaitest.Server, store *session.Store, sess session.Session, window int, tune func(*summarize.Config)) *harness {
@@ -49,14 +53,34 @@ func newHarness(t *testing.T, srv *openaitest.Server, store *session.Store, sess
 	cfg := summarize.DefaultConfig()
 	ag := agent.New(store, client, ts, counter, agent.Options{Model: "gpt-4o-mini", WorkDir: sess.Cwd, MaxIterations: 10, Window: window,
 		MaskToolOutputsAfter: cfg.MaskToolOutputsAfter})
+	h := &harness{t: t, srv: srv, store: store, sess: sess, agent: ag}
 	cfg.Window, cfg.Model, cfg.View = window, fakeSummaryModel, ag.Policy()
+	cfg.Notify = func(r summarize.Report) { // as the CLI subscribes a front end
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.reps = append(h.reps, r)
+	}
 	if tune != nil {
 		tune(&cfg)
 	}
-	s := summarize.New(store, completer{c: llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", MaxRetries: -1}), tools: ag.Tools()}, counter, cfg)
-	ag.SetCompactor(s)
-	t.Cleanup(s.Close)
-	return &harness{t: t, srv: srv, store: store, sess: sess, agent: ag, sum: s}
+	h.sum = summarize.New(store, completer{c: llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", MaxRetries: -1}), tools: ag.Tools()}, counter, cfg)
+	ag.SetCompactor(h.sum)
+	t.Cleanup(h.sum.Close)
+	return h
+}
+
+// compactions returns the reports notified since the first n.
+func (h *harness) compactions(n int) []summarize.Report {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]summarize.Report(nil), h.reps[min(n, len(h.reps)):]...)
+}
+
+// notified is how many reports the summarizer notified so far.
+func (h *harness) notified() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.reps)
 }
 
 func newStoreSession(t *testing.T) (*session.Store, session.Session) {
@@ -81,16 +105,6 @@ func (h *harness) turn(text string) ([]agent.Event, time.Duration) {
 	last := evs[len(evs)-1]
 	require.Equal(h.t, agent.EventDone, last.Kind, "turn %q ended with %v", text, last.Err)
 	return evs, took
-}
-
-func compactions(evs []agent.Event) []summarize.Report {
-	var out []summarize.Report
-	for _, e := range evs {
-		if e.Kind == agent.EventCompaction {
-			out = append(out, *e.Compaction)
-		}
-	}
-	return out
 }
 
 func summarizerRequests(srv *openaitest.Server) int {
@@ -142,9 +156,10 @@ func TestBackgroundSummaryDoesNotDelayTurns(t *testing.T) {
 	started := false
 	for i := 1; !started; i++ {
 		require.Less(t, i, 10, "no background summary started")
-		evs, _ := h.turn(fmt.Sprintf("question %d", i))
+		mark := h.notified()
+		h.turn(fmt.Sprintf("question %d", i))
 		control.turn(fmt.Sprintf("question %d", i))
-		for _, c := range compactions(evs) {
+		for _, c := range h.compactions(mark) {
 			require.True(t, c.Background, "the turn waited for a compaction: %+v", c)
 			started = started || c.Phase == summarize.Started
 		}
@@ -153,8 +168,9 @@ func TestBackgroundSummaryDoesNotDelayTurns(t *testing.T) {
 	// of the pair (nothing applied yet): those turns overlapped it whole.
 	var with, without []time.Duration
 	for i := 0; i < 12; i++ {
-		evs, took := h.turn(fmt.Sprintf("follow-up %d", i))
-		for _, c := range compactions(evs) {
+		mark := h.notified()
+		_, took := h.turn(fmt.Sprintf("follow-up %d", i))
+		for _, c := range h.compactions(mark) {
 			require.True(t, c.Background, "the turn waited for a compaction: %+v", c)
 		}
 		_, ctlTook := control.turn(fmt.Sprintf("follow-up %d", i))
@@ -180,14 +196,15 @@ func TestBackgroundSummaryDoesNotDelayTurns(t *testing.T) {
 	}
 
 	h.sum.Wait()
-	evs, _ := h.turn("one more question")
 	var fin []summarize.Report
-	for _, c := range compactions(evs) {
+	for _, c := range h.compactions(0) {
 		if c.Phase == summarize.Finished && c.Summary != nil {
 			fin = append(fin, c)
 		}
 	}
-	require.Len(t, fin, 1, "the next turn reports the background summary")
+	require.Len(t, fin, 1, "the background summary was reported when it was applied")
+	require.True(t, fin[0].Background)
+	h.turn("one more question")
 	var last openaitest.Request
 	for _, r := range srv.Requests() {
 		if r.Model != fakeSummaryModel {
@@ -275,6 +292,7 @@ func TestSummarizerFaultsDoNotStopTheTurn(t *testing.T) {
 				c.AttemptTimeout, c.RetryBackoff = 200*time.Millisecond, time.Millisecond
 			})
 
+			mark := h.notified()
 			evs, took := h.turn("Turn 25: and now?")
 			require.Equal(t, "Here is the answer.", evs[len(evs)-1].Text)
 			require.LessOrEqual(t, summarizerRequests(srv), 3)
@@ -284,7 +302,7 @@ func TestSummarizerFaultsDoNotStopTheTurn(t *testing.T) {
 			require.Equal(t, before, after[:len(before)], "originals changed")
 			require.Len(t, after, len(before)+2)
 
-			reps := compactions(evs)
+			reps := h.compactions(mark)
 			require.Len(t, reps, 2, "%+v", reps)
 			require.Equal(t, summarize.Started, reps[0].Phase)
 			require.False(t, reps[0].Background)
@@ -364,6 +382,7 @@ func overflowTurn(t *testing.T, srv *openaitest.Server, window, trigger int) {
 	h := newHarness(t, srv, store, sess, window, func(c *summarize.Config) {
 		c.SoftRatio, c.HardRatio, c.TriggerThreshold = 0.85, 0.95, trigger
 	})
+	mark := h.notified()
 	evs, _ := h.turn("Turn 25: does it fit?")
 	require.Equal(t, "Fits now.", evs[len(evs)-1].Text)
 	var retried bool
@@ -371,7 +390,8 @@ func overflowTurn(t *testing.T, srv *openaitest.Server, window, trigger int) {
 		retried = retried || e.Kind == agent.EventRetry
 	}
 	require.True(t, retried, "the first request was not refused")
-	reps := compactions(evs)
+	h.sum.Wait()
+	reps := h.compactions(mark)
 	require.NotEmpty(t, reps)
 	last := reps[len(reps)-1]
 	require.Equal(t, summarize.Finished, last.Phase, "a compaction left unfinished: %+v", reps)

@@ -51,8 +51,8 @@ func (a *app) newSummarizer(_ *llm.Client, ag *agent.Agent, off bool, notify fun
 }
 
 // buildSummarizer makes the summarizer for the agent's model and window.
-// notify receives background reports as they happen (nil: they reach the
-// turn's events at its next request).
+// notify receives every compaction report as it happens (nil: nobody
+// listens); it is the one route from the summarizer to a front end.
 func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *summarize.Summarizer {
 	key := a.cfg.APIKey
 	if key == "" {
@@ -126,8 +126,8 @@ func (c completer) Complete(ctx context.Context, req summarize.Request) (summari
 	return out, nil
 }
 
-// notify prints background compaction reports as they come (print mode
-// may be waiting for one before it exits).
+// notify prints compaction reports as they come, those a turn waits for
+// and background ones (print mode may be waiting for one before it exits).
 func (a *app) notify(r summarize.Report) { a.reportCompaction(&r) }
 
 // turnDrain is how long quitting waits for a canceled turn to write its

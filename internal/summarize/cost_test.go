@@ -85,7 +85,7 @@ func simulateSession(tb testing.TB, turns, window int) costResult {
 	request := func(completion session.Message) {
 		var err error
 		tok := s.View().Tokens(v)
-		v, err = s.Prepare(ctx, v, tok, nil)
+		v, err = s.Prepare(ctx, v, tok)
 		require.NoError(tb, err)
 		s.Wait()
 		sent := s.View().Tokens(v)

@@ -51,7 +51,7 @@ func TestBackgroundMergeFailureIsLogged(t *testing.T) {
 	for round := 0; round < 12 && !merging; round++ {
 		seedTurns(l, round*6+1, 6)
 		v := l.view()
-		_, err := s.Prepare(ctx, v, viewTokens(s, v), nil)
+		_, err := s.Prepare(ctx, v, viewTokens(s, v))
 		require.NoError(t, err)
 		idle := make(chan struct{})
 		go func() { s.Wait(); close(idle) }()

@@ -112,9 +112,11 @@ type Config struct {
 	// RetryBackoff is waited after a failed call, doubled each time
 	// (default 500 ms).
 	RetryBackoff time.Duration
-	// Notify, when set, receives the reports of background compactions as
-	// they happen, from the worker's goroutine. Without it they are
-	// handed to the report function of the session's next Prepare.
+	// Notify receives every compaction report as it happens: a background
+	// compaction's from its goroutine, one a turn waits for (hard
+	// threshold, overflow) from the turn's. It is the one route by which
+	// front ends learn of compactions; nil: nobody listens. SummarizeNow
+	// also returns its report.
 	Notify func(Report)
 	// Now is the clock (tests).
 	Now func() time.Time
@@ -280,14 +282,13 @@ func (s *Summarizer) isClosed() bool {
 type sessState struct {
 	run sync.Mutex // held by the compaction in progress
 
-	mu      sync.Mutex    // guards the fields below
-	job     chan struct{} // closed when the background job ends; nil when none runs
-	gen     int           // summaries applied here (compactions, merges, upgrades)
-	seen    int           // gen of the view Prepare last returned
-	pending []Report      // background reports for the next Prepare
-	ratio   float64       // provider's count / our estimate
-	hold    holds         // hold.go
-	hurry   func()        // cuts the background job's summarizer calls short
+	mu    sync.Mutex    // guards the fields below
+	job   chan struct{} // closed when the background job ends; nil when none runs
+	gen   int           // summaries applied here (compactions, merges, upgrades)
+	seen  int           // gen of the view Prepare last returned
+	ratio float64       // provider's count / our estimate
+	hold  holds         // hold.go
+	hurry func()        // cuts the background job's summarizer calls short
 }
 
 func (st *sessState) setHurry(f func()) {
@@ -349,30 +350,10 @@ func (s *Summarizer) ObserveUsage(sessionID string, estimated, actual int) {
 	st.ratio = min(2, max(0.5, 0.5*st.ratio+0.5*r))
 }
 
-// takePending returns and clears the session's undelivered reports.
-func (st *sessState) takePending() []Report {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	p := st.pending
-	st.pending = nil
-	return p
-}
-
-func (s *Summarizer) publish(st *sessState, r Report) {
+// notify hands a report to the front ends (Config.Notify).
+func (s *Summarizer) notify(r Report) {
 	if s.cfg.Notify != nil {
 		s.cfg.Notify(r)
-		return
-	}
-	st.mu.Lock()
-	st.pending = append(st.pending, r)
-	st.mu.Unlock()
-}
-
-func deliver(st *sessState, report func(Report)) {
-	for _, r := range st.takePending() {
-		if report != nil {
-			report(r)
-		}
 	}
 }
 
@@ -390,13 +371,12 @@ func (s *Summarizer) fixedCost() int { return s.view.Fixed() }
 // compacts before returning (waiting first for a background compaction
 // already running). A summary applied in the background meanwhile is
 // picked up here: the view is reloaded.
-func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, report func(Report)) (session.View, error) {
+func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int) (session.View, error) {
 	if !s.cfg.Enabled || v.Session.ID == "" || s.isClosed() {
 		return v, nil
 	}
 	id := v.Session.ID
 	st := s.state(id)
-	deliver(st, report)
 	reload := func() {
 		if !st.changed() {
 			return
@@ -421,21 +401,16 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, re
 			if err := waitJob(ctx, st, s.cfg.WaitLimit); err != nil {
 				return v, err
 			}
-			deliver(st, report)
 			reload()
 			if eff = st.effective(tokens); eff < hard {
 				return v, nil
 			}
 		}
 		reason := fmt.Sprintf("context at %d%% of the %d-token window (hard threshold %d%%)", pct(eff), window, pct(hard))
-		if report != nil {
-			report(Report{SessionID: id, Phase: Started, Reason: reason})
-		}
+		s.notify(Report{SessionID: id, Phase: Started, Reason: reason})
 		rep, err := s.compact(ctx, st, id, modeHard, "", reason)
 		s.logReport(rep)
-		if report != nil {
-			report(rep)
-		}
+		s.notify(rep)
 		if err != nil {
 			// The turn goes on with the view it has: a request that no
 			// longer fits is refused by the provider and then compacted
@@ -448,10 +423,10 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, re
 		} else {
 			s.cfg.Logger.Warn("reload the view after a summary", "session", id, "err", err)
 		}
-		s.upgradeLater(st, id, rep, report)
+		s.upgradeLater(st, id, rep)
 	case eff >= soft && eff >= holdTokens:
 		s.startBackground(st, id, fmt.Sprintf("context at %d%% of the %d-token window (soft threshold %d%%)",
-			pct(eff), window, pct(soft)), report)
+			pct(eff), window, pct(soft)))
 	case s.cfg.TriggerThreshold > 0 && len(v.Messages) > s.cfg.TriggerThreshold && len(v.Messages) >= holdMsgs &&
 		eff >= soft/2:
 		// The message count is the secondary trigger: many short
@@ -459,15 +434,15 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int, re
 		// little, so it fires only once the context holds half the soft
 		// threshold's tokens.
 		s.startBackground(st, id, fmt.Sprintf("%d messages in the context (trigger_threshold %d)",
-			len(v.Messages), s.cfg.TriggerThreshold), report)
+			len(v.Messages), s.cfg.TriggerThreshold))
 	}
 	return v, nil
 }
 
 // startBackground starts the session's background compaction unless a job
 // runs.
-func (s *Summarizer) startBackground(st *sessState, id, reason string, report func(Report)) {
-	s.startJob(st, id, Report{SessionID: id, Phase: Started, Background: true, Reason: reason}, report, func() Report {
+func (s *Summarizer) startBackground(st *sessState, id, reason string) {
+	s.startJob(st, id, Report{SessionID: id, Phase: Started, Background: true, Reason: reason}, func() Report {
 		rep, _ := s.compact(s.ctx, st, id, modeBackground, "", reason)
 		return rep
 	})
@@ -475,8 +450,8 @@ func (s *Summarizer) startBackground(st *sessState, id, reason string, report fu
 
 // startJob runs work in the session's one background goroutine unless a
 // job runs already. The goroutine ends with the work; Close cancels it.
-// Its Started report goes to Notify or report; the final one to publish.
-func (s *Summarizer) startJob(st *sessState, id string, start Report, report func(Report), work func() Report) {
+// Its Started report and its final one go to Notify.
+func (s *Summarizer) startJob(st *sessState, id string, start Report, work func() Report) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -492,11 +467,7 @@ func (s *Summarizer) startJob(st *sessState, id string, start Report, report fun
 	st.job = done
 	st.mu.Unlock()
 	s.mu.Unlock()
-	if s.cfg.Notify != nil {
-		s.cfg.Notify(start)
-	} else if report != nil {
-		report(start)
-	}
+	s.notify(start)
 	go func() {
 		var rep Report
 		defer func() {
@@ -505,12 +476,12 @@ func (s *Summarizer) startJob(st *sessState, id string, start Report, report fun
 			st.mu.Unlock()
 			close(done)
 			if rep.upgrade != nil {
-				s.upgradeLater(st, id, rep, nil)
+				s.upgradeLater(st, id, rep)
 			}
 		}()
 		rep = work()
 		s.logReport(rep)
-		s.publish(st, rep)
+		s.notify(rep)
 	}()
 }
 
@@ -536,14 +507,14 @@ func (s *Summarizer) logReport(r Report) {
 
 // upgradeLater starts, in the background, the narrative for a summary that
 // a waiting turn had to apply without one.
-func (s *Summarizer) upgradeLater(st *sessState, id string, rep Report, report func(Report)) {
+func (s *Summarizer) upgradeLater(st *sessState, id string, rep Report) {
 	target := rep.upgrade
 	if target == nil {
 		return
 	}
 	s.startJob(st, id, Report{SessionID: id, Phase: Started, Background: true,
 		Reason: fmt.Sprintf("writing the narrative of messages %d-%d, summarized without one while a turn waited", target.FromSeq, target.ToSeq)},
-		report, func() Report {
+		func() Report {
 			r, _ := s.upgrade(s.ctx, st, id, *target)
 			return r
 		})
@@ -582,7 +553,7 @@ func waitJob(ctx context.Context, st *sessState, limit time.Duration) error {
 
 // Compact compacts now, as far as needed, and waits: the provider said
 // the request did not fit. It returns the reloaded view.
-func (s *Summarizer) Compact(ctx context.Context, v session.View, reason string, report func(Report)) (session.View, error) {
+func (s *Summarizer) Compact(ctx context.Context, v session.View, reason string) (session.View, error) {
 	if s.isClosed() {
 		return v, ErrClosed
 	}
@@ -594,7 +565,6 @@ func (s *Summarizer) Compact(ctx context.Context, v session.View, reason string,
 	if err := waitJob(ctx, st, s.cfg.WaitLimit); err != nil {
 		return v, err
 	}
-	deliver(st, report)
 	if st.changed() {
 		// A background summary was applied since the refused request was
 		// built. If it shrank the context by a fifth, retry with it.
@@ -605,19 +575,15 @@ func (s *Summarizer) Compact(ctx context.Context, v session.View, reason string,
 			return nv, nil
 		}
 	}
-	if report != nil {
-		report(Report{SessionID: id, Phase: Started, Reason: reason})
-	}
+	s.notify(Report{SessionID: id, Phase: Started, Reason: reason})
 	rep, err := s.compact(ctx, st, id, modeOverflow, "", reason)
 	s.logReport(rep)
-	if report != nil {
-		report(rep)
-	}
+	s.notify(rep)
 	if err != nil {
 		return v, err
 	}
 	st.changed()
-	s.upgradeLater(st, id, rep, report)
+	s.upgradeLater(st, id, rep)
 	nv, err := s.store.LoadView(ctx, id)
 	if err != nil {
 		return v, fmt.Errorf("reload session %s: %w", id, err)

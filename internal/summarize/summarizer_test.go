@@ -119,16 +119,17 @@ func TestPrepareNeverWaitsBelowHard(t *testing.T) {
 	gate := make(chan struct{})
 	llm := &fakeLLM{gate: gate}
 	cfg := testConfig(windowAt(l, 0.7))
+	var got reports
+	cfg.Notify = got.add
 	s := New(store, llm, charCounter{}, cfg)
 	defer s.Close()
-	var got reports
 
 	v := l.view()
 	tok := viewTokens(s, v)
 	soft, hard := s.thresholds()
 	require.True(t, tok >= soft && tok < hard, "seeded view of %d tokens must be between %d and %d", tok, soft, hard)
 	start := time.Now()
-	v2, err := s.Prepare(context.Background(), v, tok, got.add)
+	v2, err := s.Prepare(context.Background(), v, tok)
 	require.NoError(t, err)
 	require.Equal(t, v, v2, "nothing applied yet")
 	require.Len(t, got.all(), 1)
@@ -137,7 +138,7 @@ func TestPrepareNeverWaitsBelowHard(t *testing.T) {
 	// While it runs, more turns and Prepares neither wait nor start another.
 	seedTurns(l, 15, 2)
 	for i := 0; i < 3; i++ {
-		_, err := s.Prepare(context.Background(), l.view(), viewTokens(s, l.view()), got.add)
+		_, err := s.Prepare(context.Background(), l.view(), viewTokens(s, l.view()))
 		require.NoError(t, err)
 	}
 	require.Less(t, time.Since(start), 2*time.Second, "Prepare waited for the summarizer")
@@ -151,11 +152,12 @@ func TestPrepareNeverWaitsBelowHard(t *testing.T) {
 	// Messages that arrived meanwhile stay after the summary.
 	require.Greater(t, v.Messages[len(v.Messages)-1].Seq, v.Summaries[0].ToSeq)
 
-	// The next Prepare hands the turn the new view and the report.
+	// The next Prepare hands the turn the new view; the report went to
+	// Notify when the job ended.
 	stale := v
 	stale.Summaries = nil
 	stale.Messages = l.allMessages()
-	v3, err := s.Prepare(context.Background(), stale, viewTokens(s, stale), got.add)
+	v3, err := s.Prepare(context.Background(), stale, viewTokens(s, stale))
 	require.NoError(t, err)
 	require.Equal(t, v.SummarizedThrough(), v3.SummarizedThrough())
 	fin := got.finished()
@@ -175,11 +177,12 @@ func TestHardThresholdCutsASlowSummaryShort(t *testing.T) {
 	llm := &fakeLLM{gate: make(chan struct{})} // never answers
 	cfg := testConfig(windowAt(l, 0.7))
 	cfg.WaitLimit = 100 * time.Millisecond
+	var got reports
+	cfg.Notify = got.add
 	s := New(store, llm, charCounter{}, cfg)
 	defer s.Close()
-	var got reports
 	v := l.view()
-	_, err := s.Prepare(context.Background(), v, viewTokens(s, v), got.add)
+	_, err := s.Prepare(context.Background(), v, viewTokens(s, v))
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return len(llm.requests()) == 1 }, 5*time.Second, time.Millisecond)
 
@@ -188,7 +191,7 @@ func TestHardThresholdCutsASlowSummaryShort(t *testing.T) {
 	_, hard := s.thresholds()
 	require.GreaterOrEqual(t, viewTokens(s, v), hard)
 	start := time.Now()
-	v2, err := s.Prepare(context.Background(), v, viewTokens(s, v), got.add)
+	v2, err := s.Prepare(context.Background(), v, viewTokens(s, v))
 	require.NoError(t, err)
 	require.Less(t, time.Since(start), 3*time.Second)
 	require.NotEmpty(t, v2.Summaries)
@@ -210,12 +213,13 @@ func TestSlowSummarizerDoesNotHoldTheTurn(t *testing.T) {
 	llm := &fakeLLM{gate: gate}
 	cfg := testConfig(windowAt(l, 0.95))
 	cfg.WaitLimit = 100 * time.Millisecond
+	var got reports
+	cfg.Notify = got.add
 	s := New(store, llm, charCounter{}, cfg)
 	defer s.Close()
-	var got reports
 	v := l.view()
 	start := time.Now()
-	v2, err := s.Prepare(context.Background(), v, viewTokens(s, v), got.add)
+	v2, err := s.Prepare(context.Background(), v, viewTokens(s, v))
 	require.NoError(t, err)
 	require.Less(t, time.Since(start), 2*time.Second)
 	require.Len(t, v2.Summaries, 1)
@@ -235,8 +239,9 @@ func TestSlowSummarizerDoesNotHoldTheTurn(t *testing.T) {
 	require.Contains(t, up.Content, "FACT-BLUEFALCON")
 	require.Equal(t, fallback.Commands, up.Commands, "the facts stay as they were")
 
-	// The next Prepare hands the turn the upgraded view and the report.
-	v4, err := s.Prepare(context.Background(), v2, viewTokens(s, v2), got.add)
+	// The next Prepare hands the turn the upgraded view; Notify had the
+	// upgrade's report.
+	v4, err := s.Prepare(context.Background(), v2, viewTokens(s, v2))
 	require.NoError(t, err)
 	require.Equal(t, up.ID, v4.Summaries[0].ID)
 	fin := got.finished()
@@ -250,14 +255,16 @@ func TestPrepareHardCompactsFirst(t *testing.T) {
 	store := openStore(t)
 	l := newLog(t, store)
 	seedTurns(l, 1, 16)
-	s := New(store, &fakeLLM{}, charCounter{}, testConfig(windowAt(l, 0.95)))
+	cfg := testConfig(windowAt(l, 0.95))
+	var got reports
+	cfg.Notify = got.add
+	s := New(store, &fakeLLM{}, charCounter{}, cfg)
 	defer s.Close()
 	v := l.view()
 	tok := viewTokens(s, v)
 	_, hard := s.thresholds()
 	require.GreaterOrEqual(t, tok, hard)
-	var got reports
-	v2, err := s.Prepare(context.Background(), v, tok, got.add)
+	v2, err := s.Prepare(context.Background(), v, tok)
 	require.NoError(t, err)
 	require.Len(t, v2.Summaries, 1)
 	require.Less(t, viewTokens(s, v2), hard)
@@ -301,11 +308,12 @@ func TestSummarizerFaults(t *testing.T) {
 			}
 			cfg := testConfig(windowAt(l, 0.95))
 			cfg.AttemptTimeout = 50 * time.Millisecond
+			var got reports
+			cfg.Notify = got.add
 			s := New(store, llm, charCounter{}, cfg)
 			defer s.Close()
 			v := l.view()
-			var got reports
-			v2, err := s.Prepare(context.Background(), v, viewTokens(s, v), got.add)
+			v2, err := s.Prepare(context.Background(), v, viewTokens(s, v))
 			require.NoError(t, err)
 			require.LessOrEqual(t, len(llm.requests()), 3)
 			require.Equal(t, before, l.allMessages(), "originals intact")
@@ -344,7 +352,7 @@ func TestFailingSummarizerIsLeftAlone(t *testing.T) {
 			seedTurns(l, round*16+1, 16)
 		}
 		v := l.view()
-		_, err := s.Prepare(context.Background(), v, viewTokens(s, v), nil)
+		_, err := s.Prepare(context.Background(), v, viewTokens(s, v))
 		require.NoError(t, err)
 		s.Wait()
 		calls = append(calls, len(llm.requests()))
@@ -371,7 +379,7 @@ func TestWeakCompactionHolds(t *testing.T) {
 	defer s.Close()
 	for i := 0; i < 5; i++ {
 		v := l.view()
-		_, err := s.Prepare(context.Background(), v, viewTokens(s, v), nil)
+		_, err := s.Prepare(context.Background(), v, viewTokens(s, v))
 		require.NoError(t, err)
 		s.Wait()
 	}
@@ -604,7 +612,7 @@ func TestCloseStopsBackgroundWork(t *testing.T) {
 	llm := &fakeLLM{gate: make(chan struct{})}                         // never answers
 	s := New(store, llm, charCounter{}, testConfig(windowAt(l, 0.65))) // past the soft threshold
 	v := l.view()
-	_, err := s.Prepare(context.Background(), v, viewTokens(s, v), nil)
+	_, err := s.Prepare(context.Background(), v, viewTokens(s, v))
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return len(llm.requests()) == 1 }, 5*time.Second, time.Millisecond)
 	done := make(chan struct{})
@@ -748,12 +756,13 @@ func TestMessageTriggerIsSecondary(t *testing.T) {
 			seedTurns(l, 1, 14) // 56 messages: past trigger_threshold 50
 			llm := &fakeLLM{gate: make(chan struct{})}
 			cfg := testConfig(windowAt(l, tt.ratio))
+			var got reports
+			cfg.Notify = got.add
 			s := New(store, llm, charCounter{}, cfg)
 			defer s.Close()
 			v := l.view()
 			require.Greater(t, len(v.Messages), cfg.TriggerThreshold)
-			var got reports
-			_, err := s.Prepare(context.Background(), v, viewTokens(s, v), got.add)
+			_, err := s.Prepare(context.Background(), v, viewTokens(s, v))
 			require.NoError(t, err)
 			if !tt.wantStart {
 				require.Empty(t, got.all())

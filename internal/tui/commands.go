@@ -6,7 +6,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
@@ -43,14 +42,16 @@ func waitCompaction(ch <-chan summarize.Report) tea.Cmd {
 	}
 }
 
-// compaction shows a background compaction's progress: the status bar
-// always, the chat when it finished for the session shown.
+// compaction shows a compaction's progress, whether a turn waits for it or
+// not (the summarizer's reports all come this way): the status bar always,
+// the chat when it finished for the session shown.
 func (m *Model) compaction(rep summarize.Report) tea.Cmd {
 	cmds := []tea.Cmd{waitCompaction(m.o.Compactions)}
 	if rep.SessionID != "" && rep.SessionID != m.sessionID {
 		return cmds[0]
 	}
-	cmds = append(cmds, m.status.Compaction(rep), m.chat.HandleEvent(agent.Event{Kind: agent.EventCompaction, Compaction: &rep}))
+	m.chat.AddCompaction(rep)
+	cmds = append(cmds, m.status.Compaction(rep))
 	if rep.Phase == summarize.Finished && m.turn == nil {
 		cmds = append(cmds, m.loadContext(m.sessionID))
 	}

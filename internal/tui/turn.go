@@ -157,10 +157,6 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 				}
 				m.status.SetContext(n, u.Window)
 			}
-		case agent.EventCompaction:
-			if ev.Compaction != nil {
-				cmds = append(cmds, m.status.Compaction(*ev.Compaction))
-			}
 		case agent.EventToolRun:
 			// The dialog may have opened before this event was read.
 			if ev.Call != nil && !m.turn.canceling && !m.asking {

@@ -309,18 +309,19 @@ func (m *Model) HandleEvent(ev agent.Event) tea.Cmd {
 	case agent.EventRetry:
 		m.endStream()
 		m.AddInfo("↻ " + ev.Text)
-	case agent.EventCompaction:
-		if ev.Compaction != nil {
-			if s := compactionNote(*ev.Compaction); s != "" {
-				m.AddInfo(s)
-			}
-		}
 	case agent.EventDone:
 		m.endStream()
 	case agent.EventError:
 		m.endStream()
 	}
 	return nil
+}
+
+// AddCompaction notes a finished or failed compaction in the chat.
+func (m *Model) AddCompaction(r summarize.Report) {
+	if s := compactionNote(r); s != "" {
+		m.AddInfo(s)
+	}
 }
 
 // compactionNote is the chat's line about a finished or failed compaction.
