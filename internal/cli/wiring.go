@@ -207,7 +207,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	}
 	r := a.renderer()
 	reg := commands.New(commands.Deps{
-		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window,
+		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, Keys: tui.KeyHelp(),
 		View: func() *summarize.Policy { // the current agent's, after /model too
 			mu.Lock()
 			defer mu.Unlock()

@@ -48,6 +48,9 @@ type Deps struct {
 	// View returns the view policy the current agent builds its requests
 	// with (nil: a default policy for the model's window).
 	View func() *summarize.Policy
+	// Keys is what /help lists after the commands: the front end's keys,
+	// from its key map (nil: none).
+	Keys []Section
 }
 
 // State is what the commands act on: the front end's current session.
@@ -190,12 +193,7 @@ func runHelp(_ context.Context, r *Registry, _ State, _ Invocation) (Result, err
 		}
 		sec.Lines = append(sec.Lines, fmt.Sprintf("%-44s %s", use, c.Summary))
 	}
-	rep.Sections = append(rep.Sections, sec, Section{Title: "Keys", Lines: []string{
-		"Enter send (during a turn: queue) · Alt+Enter or Ctrl+J newline · Up recall · Tab complete",
-		"Up on an empty editor edit the last queued message · Esc remove it",
-		"Esc cancel the running turn (a draft stays) · PgUp/PgDn scroll",
-		"Ctrl+C cancel the turn, else clear the draft · twice on an empty editor quit",
-	}})
+	rep.Sections = append(append(rep.Sections, sec), r.deps.Keys...)
 	return Result{Report: rep}, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/gencode/gencode/internal/tui/chat"
 	"github.com/gencode/gencode/internal/tui/dialog"
 	"github.com/gencode/gencode/internal/tui/input"
+	"github.com/gencode/gencode/internal/tui/keys"
 	"github.com/gencode/gencode/internal/tui/markdown"
 	"github.com/gencode/gencode/internal/tui/status"
 	"github.com/gencode/gencode/internal/tui/theme"
@@ -346,7 +348,8 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	now := m.o.Now()
 	last := m.lastKey
 	m.lastKey = now
-	if k.Type == tea.KeyCtrlC {
+	km := keys.Default()
+	if key.Matches(k, km.Editor.Interrupt) {
 		return m.ctrlC()
 	}
 	var diverted tea.Cmd
@@ -354,7 +357,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		// Esc only denies, which is always safe; any other key answers
 		// only once the user has had time to see the dialog. Before
 		// that it is typing meant for the draft, and goes there.
-		if k.Type == tea.KeyEscape || m.answerable(now, last) {
+		if key.Matches(k, km.Editor.Cancel) || m.answerable(now, last) {
 			var cmd tea.Cmd
 			m.dialog, cmd = m.dialog.Update(k)
 			return cmd
@@ -374,35 +377,36 @@ func (m *Model) answerable(now, last time.Time) bool {
 
 // draftKey handles a key meant for the editor, the chat or the turn.
 func (m *Model) draftKey(k tea.KeyMsg) tea.Cmd {
-	switch k.String() {
-	case "esc":
+	e, c := keys.Default().Editor, keys.Default().Chat
+	switch {
+	case key.Matches(k, e.Cancel):
 		if len(m.queue) > 0 {
 			m.unqueue()
 			return nil
 		}
 		m.cancelTurn()
 		return nil
-	case "up":
+	case key.Matches(k, e.Prev):
 		if len(m.queue) > 0 && m.input.Empty() {
 			m.editQueued()
 			return nil
 		}
-	case "pgup", "pgdown", "ctrl+home", "ctrl+end", "shift+up", "shift+down", "ctrl+o":
+	case key.Matches(k, c.PageUp, c.PageDown, c.Top, c.Bottom, c.LineUp, c.LineDown, c.Expand):
 		var cmd tea.Cmd
 		m.chat, cmd = m.chat.Update(k)
 		return cmd
-	case "home", "end":
+	case key.Matches(k, c.Home, c.End):
 		if m.input.Empty() {
 			var cmd tea.Cmd
 			m.chat, cmd = m.chat.Update(k)
 			return cmd
 		}
-	case "ctrl+r":
+	case key.Matches(k, e.Retry):
 		if m.turn == nil && m.canRetry {
 			return m.startTurn(m.lastPrompt, m.lastDisplay)
 		}
 		return nil
-	case "enter":
+	case key.Matches(k, e.Send):
 		if m.asking && !isCommand(m.input.Value()) {
 			return nil // the dialog's notice says where the typing went
 		}

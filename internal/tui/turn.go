@@ -12,6 +12,7 @@ import (
 	"github.com/gencode/gencode/internal/tools"
 	"github.com/gencode/gencode/internal/tui/dialog"
 	"github.com/gencode/gencode/internal/tui/input"
+	"github.com/gencode/gencode/internal/tui/keys"
 )
 
 // maxBatch bounds the events handled per message: a fast stream is drawn
@@ -209,7 +210,7 @@ func (m *Model) turnError(err error) {
 	m.canRetry = m.lastPrompt.Text != ""
 	hint := ""
 	if m.canRetry {
-		hint = "ctrl+r sends the message again"
+		hint = keys.Default().Editor.Retry.Help().Key + " sends the message again"
 	}
 	m.chat.AddError(m.o.ErrorText(err), hint)
 }

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gencode/gencode/internal/agent"
@@ -21,6 +22,7 @@ import (
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
+	"github.com/gencode/gencode/internal/tui/keys"
 	"github.com/gencode/gencode/internal/tui/markdown"
 	"github.com/gencode/gencode/internal/tui/theme"
 )
@@ -460,20 +462,21 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.click(msg.Y)
 		}
 	case tea.KeyMsg:
-		switch msg.String() {
-		case "pgup":
+		km := keys.Default().Chat
+		switch {
+		case key.Matches(msg, km.PageUp):
 			m.ScrollUp(max(m.height-2, 1))
-		case "pgdown":
+		case key.Matches(msg, km.PageDown):
 			m.ScrollDown(max(m.height-2, 1))
-		case "home", "ctrl+home":
+		case key.Matches(msg, km.Top, km.Home):
 			m.ScrollTop()
-		case "end", "ctrl+end":
+		case key.Matches(msg, km.Bottom, km.End):
 			m.ScrollBottom()
-		case "shift+up":
+		case key.Matches(msg, km.LineUp):
 			m.ScrollUp(1)
-		case "shift+down":
+		case key.Matches(msg, km.LineDown):
 			m.ScrollDown(1)
-		case "ctrl+o":
+		case key.Matches(msg, km.Expand):
 			m.ToggleExpandAll()
 		}
 	}

@@ -13,12 +13,15 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tools"
+	"github.com/gencode/gencode/internal/tui/keys"
 	"github.com/gencode/gencode/internal/tui/report"
 	"github.com/gencode/gencode/internal/tui/theme"
 )
@@ -277,23 +280,24 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	}
 	id := m.id
 	answer := func(d tools.Decision) tea.Cmd { return func() tea.Msg { return DecisionMsg{Decision: d, ID: id} } }
-	switch k.String() {
-	case "y", "Y", "enter":
+	km := keys.Default().Dialog
+	switch {
+	case key.Matches(k, km.Allow):
 		return m, answer(tools.AllowOnce)
-	case "a", "A":
+	case key.Matches(k, km.AllowSession):
 		if m.onceOnly() {
 			return m, nil
 		}
 		return m, answer(tools.AllowSession)
-	case "n", "N", "esc":
+	case key.Matches(k, km.Deny):
 		return m, answer(tools.Deny)
-	case "up", "k":
+	case key.Matches(k, km.Up):
 		m.scroll, m.scrolled = max(m.scroll-1, 0), true
-	case "down", "j":
+	case key.Matches(k, km.Down):
 		m.scroll, m.scrolled = min(m.scroll+1, m.maxScroll()), true
-	case "pgup":
+	case key.Matches(k, km.PageUp):
 		m.scroll, m.scrolled = max(m.scroll-m.bodyRows(), 0), true
-	case "pgdown", " ":
+	case key.Matches(k, km.PageDown):
 		m.scroll, m.scrolled = min(m.scroll+m.bodyRows(), m.maxScroll()), true
 	}
 	return m, nil
@@ -336,19 +340,22 @@ func (m Model) View() string {
 	return strings.Join(out, "\n")
 }
 
-// keys is the key line, in its short form when the long one does not fit.
+// keys is the key line, drawn by bubbles/help from the key map: in its
+// brief form when the full one does not fit.
 func (m Model) keys(inner int) string {
-	k := m.st.Key.Render
-	long := k("y") + " allow once · " + k("a") + " allow for this session · " + k("n") + "/" + k("esc") + " deny"
-	short := k("y") + " once · " + k("a") + " session · " + k("n") + " deny"
+	h := help.New()
+	h.ShortSeparator = " · "
+	h.Styles = help.Styles{ShortKey: m.st.Key, ShortDesc: m.st.Text, ShortSeparator: m.st.Text}
+	km := keys.Default().Dialog
+	full, brief := km.Answers(), km.Brief()
 	if m.onceOnly() {
-		long = k("y") + " allow once · " + k("n") + "/" + k("esc") + " deny"
-		short = k("y") + " once · " + k("n") + " deny"
+		full[1].SetEnabled(false)
+		brief[1].SetEnabled(false)
 	}
-	if ansi.StringWidth(long) <= inner {
-		return long
+	if l := h.ShortHelpView(full); ansi.StringWidth(l) <= inner {
+		return l
 	}
-	return short
+	return h.ShortHelpView(brief)
 }
 
 // onceOnly is set when the request cannot be granted for the session

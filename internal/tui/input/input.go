@@ -20,6 +20,7 @@ import (
 
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/termtext"
+	"github.com/gencode/gencode/internal/tui/keys"
 	"github.com/gencode/gencode/internal/tui/paste"
 	"github.com/gencode/gencode/internal/tui/theme"
 )
@@ -93,7 +94,7 @@ func New(th *theme.Theme, complete Completer) Model {
 		Text:        st.Text,
 	}
 	ta.FocusedStyle, ta.BlurredStyle = focused, focused
-	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("ctrl+j", "alt+enter"))
+	ta.KeyMap.InsertNewline = keys.Default().Editor.Newline
 	ta.Cursor.SetMode(cursor.CursorStatic)
 	ta.Cursor.Style = st.Cursor
 	ta.Cursor.TextStyle = st.Text
@@ -196,13 +197,14 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m.ta, cmd = m.ta.Update(msg)
 		return m, cmd
 	}
+	km := keys.Default().Editor
 	switch {
-	case k.Type == tea.KeyEnter && !k.Alt && !k.Paste:
+	case key.Matches(k, km.Send) && !k.Paste:
 		return m.submit()
-	case k.Type == tea.KeyTab:
+	case key.Matches(k, km.Complete):
 		m.completeLine()
 		return m, nil
-	case k.Type == tea.KeyUp && !k.Alt:
+	case key.Matches(k, km.Prev):
 		if m.onFirstRow() && m.hist > 0 {
 			if m.hist == len(m.history) {
 				m.draft = m.ta.Value()
@@ -211,7 +213,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.SetValue(m.history[m.hist])
 			return m, nil
 		}
-	case k.Type == tea.KeyDown && !k.Alt:
+	case key.Matches(k, km.Next):
 		if m.hist < len(m.history) && m.onLastRow() {
 			m.hist++
 			if m.hist == len(m.history) {

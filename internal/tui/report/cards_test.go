@@ -17,12 +17,13 @@ import (
 	"github.com/gencode/gencode/internal/config"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/tui"
 	"github.com/gencode/gencode/internal/tui/report"
 )
 
-// cards runs /help, /context and /config through the real registry, on a
-// real store holding a short session, with a config file that set a few
-// keys.
+// cards runs /help, /context and /config through the real registry (with
+// the TUI's keys, as the CLI wires it), on a real store holding a short
+// session, with a config file that set a few keys.
 func cards(t *testing.T) map[string]commands.Report {
 	t.Helper()
 	ctx := context.Background()
@@ -46,7 +47,7 @@ func cards(t *testing.T) map[string]commands.Report {
 	cfg.Sources = map[string]string{"model": cfg.File, "summarize.soft_ratio": cfg.File, "base_url": "env OPENAI_BASE_URL"}
 	cfg.Lines = map[string]int{"model": 1, "summarize.soft_ratio": 4}
 	cfg.Model, cfg.BaseURL, cfg.Summarize.SoftRatio = "gpt-4o-mini", "http://127.0.0.1:11434/v1", 0.5
-	reg := commands.New(commands.Deps{Store: st, Config: cfg, Window: func(string) int { return 8192 },
+	reg := commands.New(commands.Deps{Store: st, Config: cfg, Window: func(string) int { return 8192 }, Keys: tui.KeyHelp(),
 		View: func() *summarize.Policy {
 			return summarize.NewPolicy(summarize.ViewConfig{Window: 8192, Overhead: 1500, MaskAfter: 10})
 		}}, commands.State{SessionID: sess.ID, Model: "gpt-4o-mini"})

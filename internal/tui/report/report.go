@@ -8,6 +8,7 @@ package report
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -21,6 +22,9 @@ import (
 // minInner is the narrowest content width a box is drawn with.
 const minInner = 8
 
+// minColumn is the narrowest a column continues under itself.
+const minColumn = 20
+
 // hang is how much further than its line a wrapped line's continuation is
 // indented.
 const hang = 2
@@ -31,32 +35,33 @@ func Render(rep commands.Report, width int, st theme.Report) []string {
 	type line struct {
 		text  string
 		style lipgloss.Style
+		table int // the section the line is a row of; -1: none
 	}
 	var body []line
 	for i, s := range rep.Sections {
 		if i > 0 {
-			body = append(body, line{"", st.Text})
+			body = append(body, line{"", st.Text, -1})
 		}
 		if s.Title != "" {
-			body = append(body, line{termtext.Label(s.Title), st.Section})
+			body = append(body, line{termtext.Label(s.Title), st.Section, -1})
 		}
 		indent := ""
 		if s.Title != "" {
 			indent = "  "
 		}
 		for _, l := range s.Lines {
-			body = append(body, line{indent + termtext.Label(l), st.Text})
+			body = append(body, line{indent + termtext.Label(l), st.Text, i})
 		}
 		if s.More > 0 {
-			body = append(body, line{fmt.Sprintf("%s+%d more", indent, s.More), st.Dim})
+			body = append(body, line{fmt.Sprintf("%s+%d more", indent, s.More), st.Dim, -1})
 		}
 	}
 	if rep.Footer != "" {
 		if len(body) > 0 {
-			body = append(body, line{"", st.Text})
+			body = append(body, line{"", st.Text, -1})
 		}
 		for _, l := range strings.Split(termtext.Display(rep.Footer), "\n") {
-			body = append(body, line{l, st.Dim})
+			body = append(body, line{l, st.Dim, -1})
 		}
 	}
 
@@ -67,17 +72,29 @@ func Render(rep commands.Report, width int, st theme.Report) []string {
 		// Too long for the border: the title opens the box instead.
 		head := []line{}
 		for _, r := range Wrap(title, maxInner, hang) {
-			head = append(head, line{r, st.Title})
+			head = append(head, line{r, st.Title, -1})
 		}
 		if len(body) > 0 {
-			head = append(head, line{"", st.Text})
+			head = append(head, line{"", st.Text, -1})
 		}
 		body, title = append(head, body...), ""
 	}
+	// A table whose columns cannot all be kept loses its padding in
+	// every row, so that its rows stay alike.
+	flat := map[int]bool{}
+	for _, l := range body {
+		if l.table >= 0 && !keepsColumns(l.text, maxInner) {
+			flat[l.table] = true
+		}
+	}
 	var rows []line
 	for _, l := range body {
-		for _, r := range wrapTable(l.text, maxInner) {
-			rows = append(rows, line{r, l.style})
+		t := l.text
+		if flat[l.table] {
+			t = unpad(t)
+		}
+		for _, r := range wrapTable(t, maxInner) {
+			rows = append(rows, line{r, l.style, -1})
 		}
 	}
 	inner := minInner
@@ -114,17 +131,38 @@ func Render(rep commands.Report, width int, st theme.Report) []string {
 
 // wrapTable wraps a report line. A line laid out in columns (a run of two
 // or more spaces before a column) continues under its last column when
-// that column starts in the first two thirds of the box: a command's
-// summary, a setting's value. Else it wraps as Wrap does.
+// that column starts in the first two thirds of the box and leaves it
+// minColumn cells: a command's summary, a setting's value. Else it wraps
+// as Wrap does.
 func wrapTable(s string, width int) []string {
 	if width <= 0 || ansi.StringWidth(s) <= width {
 		return []string{s}
 	}
-	if c := column(s, width*2/3); c > 0 {
+	if c := column(s, width*2/3); c > 0 && width-c >= minColumn {
 		return wrap(s, width, c)
 	}
 	return Wrap(s, width, hang)
 }
+
+// keepsColumns reports whether s fits width, or wraps under its last
+// column.
+func keepsColumns(s string, width int) bool {
+	if ansi.StringWidth(s) <= width {
+		return true
+	}
+	c := column(s, width*2/3)
+	return c > 0 && width-c >= minColumn
+}
+
+// unpad is s without its columns' padding: each run of spaces after its
+// indentation becomes one.
+func unpad(s string) string {
+	body := strings.TrimLeft(s, " ")
+	return s[:len(s)-len(body)] + padding.ReplaceAllString(body, " ")
+}
+
+// padding is a run of spaces that lays out columns.
+var padding = regexp.MustCompile(`  +`)
 
 // column is the cell where the last column of s that starts at or before
 // limit begins (0: none). A column starts after a run of two or more

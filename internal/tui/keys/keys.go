@@ -1,0 +1,126 @@
+// Package keys is every key the TUI answers to, in one KeyMap of
+// bubbles/key bindings (crush's ui/model/keys.go is the model). The root
+// model, the chat, the editor and the permission dialog match keys with
+// key.Matches against it, the dialog's key line is drawn from it, and
+// /help lists it (Sections): a key added or changed here is a key added
+// or changed everywhere, help included.
+package keys
+
+import (
+	"fmt"
+
+	"github.com/charmbracelet/bubbles/key"
+)
+
+// KeyMap is the TUI's keys, by where they act.
+type KeyMap struct {
+	Editor Editor
+	Chat   Chat
+	Dialog Dialog
+}
+
+// Editor is the keys of the message editor and of the session as a whole.
+type Editor struct {
+	Send      key.Binding
+	Newline   key.Binding
+	Prev      key.Binding // recall an earlier message (or edit the queued one)
+	Next      key.Binding
+	Complete  key.Binding
+	Cancel    key.Binding // cancel the turn (or take back the queued message)
+	Interrupt key.Binding // ctrl+c: cancel, clear, quit
+	Retry     key.Binding
+}
+
+// Chat is the conversation's keys: they work while the editor has focus.
+type Chat struct {
+	PageUp, PageDown key.Binding
+	LineUp, LineDown key.Binding
+	Top, Bottom      key.Binding
+	// Home and End scroll the chat only while the editor is empty; with
+	// text they move the cursor.
+	Home, End key.Binding
+	Expand    key.Binding
+}
+
+// Dialog is the permission dialog's keys.
+type Dialog struct {
+	Allow        key.Binding
+	AllowSession key.Binding
+	Deny         key.Binding
+	Up, Down     key.Binding
+	PageUp       key.Binding
+	PageDown     key.Binding
+}
+
+// Default is the one KeyMap.
+func Default() KeyMap {
+	b := func(help, desc string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return KeyMap{
+		Editor: Editor{
+			Send:      b("enter", "send the message (during a turn: queue it)", "enter"),
+			Newline:   b("alt+enter/ctrl+j", "new line", "alt+enter", "ctrl+j"),
+			Prev:      b("↑", "earlier message; on an empty editor, edit the last queued one", "up"),
+			Next:      b("↓", "later message (last line)", "down"),
+			Complete:  b("tab", "complete a /command", "tab"),
+			Cancel:    b("esc", "take back the last queued message, else cancel the turn (the draft stays)", "esc"),
+			Interrupt: b("ctrl+c", "cancel the turn, else clear the draft; twice on an empty editor: quit", "ctrl+c"),
+			Retry:     b("ctrl+r", "send a failed message again", "ctrl+r"),
+		},
+		Chat: Chat{
+			PageUp:   b("pgup", "scroll up a page", "pgup"),
+			PageDown: b("pgdown", "scroll down a page", "pgdown"),
+			LineUp:   b("shift+↑", "scroll up a line", "shift+up"),
+			LineDown: b("shift+↓", "scroll down a line", "shift+down"),
+			Top:      b("ctrl+home", "first message", "ctrl+home"),
+			Bottom:   b("ctrl+end", "last message, and follow", "ctrl+end"),
+			Home:     b("home", "first message, when the editor is empty", "home"),
+			End:      b("end", "last message, when the editor is empty", "end"),
+			Expand:   b("ctrl+o", "expand or fold every tool output", "ctrl+o"),
+		},
+		Dialog: Dialog{
+			Allow:        b("y/enter", "allow once", "y", "Y", "enter"),
+			AllowSession: b("a", "allow for this session", "a", "A"),
+			Deny:         b("n/esc", "deny", "n", "N", "esc"),
+			Up:           b("↑/k", "scroll up", "up", "k"),
+			Down:         b("↓/j", "scroll down", "down", "j"),
+			PageUp:       b("pgup", "scroll up a page", "pgup"),
+			PageDown:     b("pgdown/space", "scroll down a page", "pgdown", " "),
+		},
+	}
+}
+
+// Answers are the dialog's answering keys, as its key line shows them.
+func (d Dialog) Answers() []key.Binding { return []key.Binding{d.Allow, d.AllowSession, d.Deny} }
+
+// Brief is the answering keys with their shortest help, for a narrow
+// dialog: "y once · a session · n deny".
+func (d Dialog) Brief() []key.Binding {
+	short := func(b key.Binding, help, desc string) key.Binding {
+		b.SetHelp(help, desc)
+		return b
+	}
+	return []key.Binding{short(d.Allow, "y", "once"), short(d.AllowSession, "a", "session"), short(d.Deny, "n", "deny")}
+}
+
+// Group is a titled list of bindings.
+type Group struct {
+	Title    string
+	Bindings []key.Binding
+}
+
+// Groups is what /help lists: every binding of the editor and the chat.
+// The dialog's keys are on its own key line.
+func (km KeyMap) Groups() []Group {
+	e, c := km.Editor, km.Chat
+	return []Group{
+		{"Keys", []key.Binding{e.Send, e.Newline, e.Prev, e.Next, e.Complete, e.Cancel, e.Interrupt, e.Retry}},
+		{"Scrolling the chat", []key.Binding{c.PageUp, c.PageDown, c.LineUp, c.LineDown, c.Top, c.Bottom, c.Home, c.End, c.Expand}},
+	}
+}
+
+// Line is how /help lists binding b: its keys, then what it does.
+func Line(b key.Binding) string {
+	return fmt.Sprintf("%-18s %s", b.Help().Key, b.Help().Desc)
+}
