@@ -17,7 +17,7 @@ test: vet deps-check
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 
 test-short:
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -short -count=1 $(PKGS)
 
 vet:
 	$(GO) vet $(PKGS)

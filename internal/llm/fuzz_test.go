@@ -27,13 +27,14 @@ func FuzzStream(f *testing.F) {
 	// The recorded provider streams are seeds when the shared test data is
 	// there (GENCODE_TESTDATA, or beside the repository); the inline seeds
 	// below are enough without them.
-	dir := os.Getenv("GENCODE_TESTDATA")
-	for wd, _ := os.Getwd(); dir == "" && wd != filepath.Dir(wd); wd = filepath.Dir(wd) {
-		if fi, err := os.Stat(filepath.Join(wd, "shared", "testdata")); err == nil && fi.IsDir() {
-			dir = filepath.Join(wd, "shared", "testdata")
-		}
+	dir, err := openaitest.FindSharedTestdata()
+	if err != nil {
+		f.Fatal(err)
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "openai", "streams", "*.sse"))
+	var files []string
+	if dir != "" {
+		files, _ = filepath.Glob(filepath.Join(dir, "openai", "streams", "*.sse"))
+	}
 	for _, file := range files {
 		if b, err := os.ReadFile(file); err == nil {
 			f.Add(string(b))

@@ -659,6 +659,31 @@ func TestSharedTestdata(t *testing.T) {
 	}
 }
 
+// TestSharedTestdataAbsentOrNamed: without shared/testdata a test that
+// needs it is skipped, not failed (a clone without ../shared still runs
+// the rest); GENCODE_TESTDATA names it, and naming a missing directory
+// is an error.
+func TestSharedTestdataAbsentOrNamed(t *testing.T) {
+	named := filepath.Join(t.TempDir(), "data")
+	require.NoError(t, os.Mkdir(named, 0o700))
+	t.Chdir(t.TempDir()) // no shared/testdata here nor above (/tmp, /)
+
+	var inner *testing.T
+	t.Run("absent", func(t *testing.T) {
+		inner = t
+		openaitest.SharedTestdata(t)
+		t.Error("not reached: the test is skipped")
+	})
+	require.True(t, inner.Skipped(), "skipped")
+	require.False(t, inner.Failed())
+
+	t.Setenv("GENCODE_TESTDATA", named)
+	require.Equal(t, named, openaitest.SharedTestdata(t))
+	t.Setenv("GENCODE_TESTDATA", filepath.Join(named, "missing"))
+	_, err := openaitest.FindSharedTestdata()
+	require.ErrorContains(t, err, "is not a directory")
+}
+
 // TestServerStall: a stalled reply sends its first events (or bytes) and
 // then nothing, keeping the connection open, until the client gives up.
 func TestServerStall(t *testing.T) {

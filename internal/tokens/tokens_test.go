@@ -16,29 +16,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/tokens"
 )
-
-// sharedTestdata finds shared/testdata by walking up from the working
-// directory. The repository is checked out beside shared/ (/work/<wt>/ and
-// /work/shared locally, <clone>/../shared in CI), so some ancestor of the
-// package directory holds shared/testdata.
-func sharedTestdata(t testing.TB) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	require.NoError(t, err)
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		p := filepath.Join(dir, "shared", "testdata")
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			return p
-		}
-		if filepath.Dir(dir) == dir {
-			break
-		}
-	}
-	t.Fatalf("shared/testdata not found in %s or any parent directory; check out the shared test data beside the repository (<clone>/../shared)", wd)
-	return ""
-}
 
 type refLine struct {
 	line   int
@@ -50,7 +30,7 @@ type refLine struct {
 // the official tiktoken gives each text with special tokens as plain text.
 func readReference(t testing.TB) []refLine {
 	t.Helper()
-	dir := filepath.Join(sharedTestdata(t), "tokens")
+	dir := filepath.Join(openaitest.SharedTestdata(t), "tokens")
 
 	tf, err := os.Open(filepath.Join(dir, "texts.jsonl"))
 	require.NoError(t, err)
