@@ -267,7 +267,7 @@ func TestSummarizerFaultsDoNotStopTheTurn(t *testing.T) {
 		wantWhy string
 	}{
 		{name: "500", reply: openaitest.Reply{Status: 500}, wantWhy: "500"},
-		{name: "timeout", reply: openaitest.Reply{Content: "## Goal\n- late", Delay: 3 * time.Second}, wantWhy: "no answer within"},
+		{name: "timeout", reply: openaitest.Reply{Content: "## Goal\n- late", Gate: make(chan struct{})}, wantWhy: "no answer within"}, // never answers
 		{name: "empty answer", reply: openaitest.Reply{Content: ""}, wantWhy: "empty"},
 		{name: "answer larger than its input", reply: openaitest.Reply{Content: strings.Repeat("All work and no play. ", 2000)}, wantWhy: "not shorter than"},
 	}
@@ -298,7 +298,9 @@ func TestSummarizerFaultsDoNotStopTheTurn(t *testing.T) {
 			evs, took := h.turn("Turn 25: and now?")
 			require.Equal(t, "Here is the answer.", evs[len(evs)-1].Text)
 			require.LessOrEqual(t, summarizerRequests(srv), 3)
-			require.Less(t, took, 10*time.Second)
+			// A hang guard, not a speed test: the turn ends by itself
+			// (three 200 ms attempts at most), whatever the machine's load.
+			require.Less(t, took, time.Minute)
 			after, err := store.Messages(context.Background(), sess.ID, 1, 0)
 			require.NoError(t, err)
 			require.Equal(t, before, after[:len(before)], "originals changed")
