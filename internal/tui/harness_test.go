@@ -130,12 +130,23 @@ func (f *fakeCommands) Run(_ context.Context, line string) (commands.Result, err
 type fakeSummarizer struct {
 	rep   summarize.Report
 	err   error
+	mu    sync.Mutex
 	calls []string
 }
 
 func (f *fakeSummarizer) SummarizeNow(_ context.Context, sessionID, focus string) (summarize.Report, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.calls = append(f.calls, sessionID+":"+focus)
 	return f.rep, f.err
+}
+
+// Calls lists the calls so far ("session:focus"); SummarizeNow runs in a
+// Cmd's goroutine.
+func (f *fakeSummarizer) Calls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.calls...)
 }
 
 // newStore opens a real session store in a temporary directory.

@@ -415,8 +415,9 @@ func TestSlashCommands(t *testing.T) {
 		h.cmds.results["/clear"] = commands.Result{Action: commands.ActionNewSession, Text: "Started a new session."}
 		h.typ("/clear")
 		h.key("enter")
-		require.Empty(t, h.m.SessionID())
-		require.NotContains(t, h.view(), "an old question")
+		h.untilModel("the new session", func(m Model) bool {
+			return m.SessionID() == "" && !strings.Contains(m.View(), "an old question")
+		})
 		require.NotEqual(t, first, old)
 	})
 	t.Run("one writer per session", func(t *testing.T) {
@@ -482,14 +483,15 @@ func TestSlashCommands(t *testing.T) {
 		h.cmds.results["/model"] = commands.Result{Action: commands.ActionSetModel, Model: "qwen2.5-coder"}
 		h.typ("/model qwen2.5-coder")
 		h.key("enter")
-		require.Contains(t, h.view(), "qwen2.5-coder")
-		require.Contains(t, h.view(), "/8.2k")
+		h.until("the new model and its window", func(view string) bool {
+			return strings.Contains(view, "qwen2.5-coder") && strings.Contains(view, "/8.2k")
+		})
 		// /summarize now uses the new model's summarizer.
 		h.cmds.results["/summarize"] = commands.Result{Action: commands.ActionSummarize}
 		h.typ("/summarize")
 		h.key("enter")
-		require.Empty(t, oldSum.calls)
-		require.Len(t, newSum.calls, 1)
+		h.untilModel("the summary", func(Model) bool { return len(newSum.Calls()) == 1 })
+		require.Empty(t, oldSum.Calls())
 	})
 	t.Run("summarize", func(t *testing.T) {
 		t.Parallel()
@@ -502,7 +504,8 @@ func TestSlashCommands(t *testing.T) {
 		h.cmds.results["/summarize"] = commands.Result{Action: commands.ActionSummarize, Focus: "tests"}
 		h.typ("/summarize tests")
 		h.key("enter")
-		require.Equal(t, []string{id + ":tests"}, sum.calls)
+		h.until("the summary report", func(view string) bool { return strings.Contains(view, "summarized 40 msgs") })
+		require.Equal(t, []string{id + ":tests"}, sum.Calls())
 		view := h.view()
 		require.Contains(t, view, "╭─ Session Summary")
 		require.Contains(t, view, "Messages: 52 → 13")
@@ -719,7 +722,7 @@ func TestSummarizeWaitsForTheTurn(t *testing.T) {
 	require.True(t, h.m.Running())
 	h.typ("/summarize")
 	h.key("enter")
-	require.Empty(t, sum.calls, "no compaction while the turn runs")
+	require.Empty(t, sum.Calls(), "no compaction while the turn runs")
 	require.Contains(t, h.view(), "/summarize when it ends")
 	h.key("esc")
 }
