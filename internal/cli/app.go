@@ -170,7 +170,11 @@ func (a *app) detectLocal(ctx context.Context) (url, model string, ok bool) {
 	if cands == nil {
 		cands = defaultLocalServers
 	}
-	ctx, cancel := context.WithTimeout(ctx, localProbeTimeout)
+	timeout := a.env.LocalProbeTimeout
+	if timeout <= 0 {
+		timeout = localProbeTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel() // the slower candidates are not waited for
 	type answer struct {
 		i   int

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -42,6 +43,9 @@ type Env struct {
 	// LocalServers are probed, in order, when no API key and no base URL
 	// are configured (nil: the usual Ollama, LM Studio, llama.cpp ports).
 	LocalServers []string
+	// LocalProbeTimeout bounds the search for a local server (0: 400 ms).
+	// In-process tests on a loaded machine give their fake servers longer.
+	LocalProbeTimeout time.Duration
 
 	screen *screen // set by Run: what is printed for a person, made inert
 }

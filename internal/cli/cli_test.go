@@ -27,6 +27,9 @@ func runCLI(t *testing.T, env map[string]string, local []string, args ...string)
 		Getwd:        func() (string, error) { return work, nil },
 		IsTerminal:   func() bool { return false },
 		LocalServers: local,
+		// The fake servers answer at once, but a loaded machine running
+		// -race may take longer than the real 400 ms to get them there.
+		LocalProbeTimeout: 20 * time.Second,
 	})
 	return out.String(), errb.String(), code
 }

@@ -345,28 +345,6 @@ func TestOverTheWindowAlready(t *testing.T) {
 // whole, and the session goes on.
 func TestKilledDuringCompaction(t *testing.T) {
 	t.Parallel()
-	arrived := make(chan struct{}, 64)
-	var delay atomic.Int64
-	srv := openaitest.NewServer(t, openaitest.WithMessageRules(),
-		openaitest.WithRequestHook(func(r openaitest.Request) {
-			if isSummarizer(r) {
-				select {
-				case arrived <- struct{}{}:
-				default:
-				}
-			}
-		}),
-		openaitest.WithResponder(func(r openaitest.Request) openaitest.Reply {
-			if isSummarizer(r) {
-				rep := summarize(r)
-				rep.Delay = time.Duration(delay.Load())
-				return rep
-			}
-			return openaitest.Text("continued")
-		}))
-	sb := newSandbox(t)
-	sb.useServer(srv)
-	sb.env["GENCODE_SUMMARY_MODEL"] = summaryModel
 	tests := []struct {
 		name string
 		// killAt kills that long after the start; else killAfter after the
@@ -384,56 +362,79 @@ func TestKilledDuringCompaction(t *testing.T) {
 		{name: "answer +20ms", killAfter: 20 * time.Millisecond},
 		{name: "answer +60ms", killAfter: 60 * time.Millisecond},
 	}
-	applied := 0
+	var applied atomic.Int64
+	t.Cleanup(func() {
+		t.Logf("%d kills, %d left a whole summary, %d none", len(tests), applied.Load(), int64(len(tests))-applied.Load())
+	})
+	// Each kill has its own data directory and server: they run at once.
 	for _, tt := range tests {
-		id, seeded := sb.seedSession(24, 4)
-		delay.Store(int64(tt.summarizerDelay))
-		for len(arrived) > 0 {
-			<-arrived
-		}
-		cmd := exec.Command(binary, "summarize", "--session", id)
-		cmd.Dir = sb.work
-		for k, v := range sb.env {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
-		require.NoError(t, cmd.Start())
-		if tt.killAt > 0 {
-			time.Sleep(tt.killAt)
-		} else {
-			select {
-			case <-arrived:
-			case <-time.After(30 * time.Second):
-				_ = cmd.Process.Kill()
-				t.Fatalf("%s: the summarizer request never came", tt.name)
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			arrived := make(chan struct{}, 64)
+			srv := openaitest.NewServer(t, openaitest.WithMessageRules(),
+				openaitest.WithRequestHook(func(r openaitest.Request) {
+					if isSummarizer(r) {
+						select {
+						case arrived <- struct{}{}:
+						default:
+						}
+					}
+				}),
+				openaitest.WithResponder(func(r openaitest.Request) openaitest.Reply {
+					if isSummarizer(r) {
+						rep := summarize(r)
+						rep.Delay = tt.summarizerDelay
+						return rep
+					}
+					return openaitest.Text("continued")
+				}))
+			sb := newSandbox(t)
+			sb.useServer(srv)
+			sb.env["GENCODE_SUMMARY_MODEL"] = summaryModel
+			id, seeded := sb.seedSession(24, 4)
+			cmd := exec.Command(binary, "summarize", "--session", id)
+			cmd.Dir = sb.work
+			for k, v := range sb.env {
+				cmd.Env = append(cmd.Env, k+"="+v)
 			}
-			time.Sleep(tt.killAfter)
-		}
-		require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
-		_ = cmd.Wait()
+			require.NoError(t, cmd.Start())
+			if tt.killAt > 0 {
+				time.Sleep(tt.killAt)
+			} else {
+				select {
+				case <-arrived:
+				case <-time.After(60 * time.Second):
+					_ = cmd.Process.Kill()
+					t.Fatalf("the summarizer request never came")
+				}
+				time.Sleep(tt.killAfter)
+			}
+			require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+			_ = cmd.Wait()
 
-		st := sb.openStore()
-		msgs, err := st.Messages(context.Background(), id, 1, 0)
-		require.NoError(t, err, tt.name)
-		require.Equal(t, withoutTimes(seeded), withoutTimes(msgs), "%s: the log changed", tt.name)
-		sums, err := st.Summaries(context.Background(), id, true)
-		require.NoError(t, err, tt.name)
-		require.LessOrEqual(t, len(sums), 1, tt.name)
-		for _, s := range sums {
-			applied++
-			require.EqualValues(t, 1, s.FromSeq)
-			require.Positive(t, s.TokenCount)
-			require.NotEmpty(t, s.Commands, "%s: a summary without its facts", tt.name)
-			require.Contains(t, s.Content, "## Goal", "%s: a summary without its narrative", tt.name)
-		}
-		_, err = st.LoadView(context.Background(), id)
-		require.NoError(t, err)
-		require.NoError(t, st.Close())
+			st := sb.openStore()
+			msgs, err := st.Messages(context.Background(), id, 1, 0)
+			require.NoError(t, err)
+			require.Equal(t, withoutTimes(seeded), withoutTimes(msgs), "the log changed")
+			sums, err := st.Summaries(context.Background(), id, true)
+			require.NoError(t, err)
+			require.LessOrEqual(t, len(sums), 1)
+			for _, s := range sums {
+				applied.Add(1)
+				require.EqualValues(t, 1, s.FromSeq)
+				require.Positive(t, s.TokenCount)
+				require.NotEmpty(t, s.Commands, "a summary without its facts")
+				require.Contains(t, s.Content, "## Goal", "a summary without its narrative")
+			}
+			_, err = st.LoadView(context.Background(), id)
+			require.NoError(t, err)
+			require.NoError(t, st.Close())
 
-		res := sb.run("-r", id, "-p", "go on")
-		require.Equal(t, 0, res.code, "%s: %s", tt.name, res.stderr)
-		require.Equal(t, "continued\n", res.stdout)
+			res := sb.run("-r", id, "-p", "go on")
+			require.Equal(t, 0, res.code, res.stderr)
+			require.Equal(t, "continued\n", res.stdout)
+		})
 	}
-	t.Logf("%d kills, %d left a whole summary, %d none", len(tests), applied, len(tests)-applied)
 }
 
 // TestSecretsNeverReachTheSummarizer is acceptance 7 end to end: the
