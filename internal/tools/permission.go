@@ -133,6 +133,12 @@ type Asker interface {
 	Ask(ctx context.Context, r Request) (Decision, error)
 }
 
+// ReasonAsker is an Asker whose user may deny with a reason, which the
+// model is told with the denial ("": none given).
+type ReasonAsker interface {
+	AskWhy(ctx context.Context, r Request) (Decision, string, error)
+}
+
 // AskerFunc adapts a function to the Asker interface.
 type AskerFunc func(ctx context.Context, r Request) (Decision, error)
 
@@ -172,7 +178,16 @@ func (s *Set) authorize(ctx context.Context, r Request) string {
 	}
 	// The front end shows these: no escape sequences from the model or files.
 	r.Summary, r.Args, r.Path, r.Diff = s.redact(termtext.Sanitize(r.Summary)), s.redact(termtext.Sanitize(r.Args)), s.redact(termtext.Sanitize(r.Path)), s.redact(termtext.Sanitize(r.Diff))
-	d, err := s.asker.Ask(ctx, r)
+	var (
+		d      Decision
+		reason string
+		err    error
+	)
+	if ra, ok := s.asker.(ReasonAsker); ok {
+		d, reason, err = ra.AskWhy(ctx, r)
+	} else {
+		d, err = s.asker.Ask(ctx, r)
+	}
 	if err != nil {
 		return fmt.Sprintf("permission denied: asking the user about %s failed: %v", r.Tool, err)
 	}
@@ -185,6 +200,9 @@ func (s *Set) authorize(ctx context.Context, r Request) string {
 	case AllowOnce:
 		return ""
 	default:
+		if reason = strings.TrimSpace(reason); reason != "" {
+			return fmt.Sprintf("permission denied: the user declined this %s call and said why: %q. Do not retry it unchanged; take what they said into account", r.Tool, reason)
+		}
 		return fmt.Sprintf("permission denied: the user declined this %s call; do not retry it unchanged, ask the user how to proceed", r.Tool)
 	}
 }

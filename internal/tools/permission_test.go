@@ -396,3 +396,32 @@ func TestHardLinkToOutsideKnownLimit(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "secret\n", string(got), "the outside file is not written")
 }
+
+// reasonAsker denies, saying why, as the TUI's "deny and tell the model
+// why" does.
+type reasonAsker struct{ reason string }
+
+func (a reasonAsker) Ask(ctx context.Context, r Request) (Decision, error) {
+	d, _, err := a.AskWhy(ctx, r)
+	return d, err
+}
+
+func (a reasonAsker) AskWhy(context.Context, Request) (Decision, string, error) {
+	return Deny, a.reason, nil
+}
+
+// TestDenialCarriesTheUsersReason: the reason the user gave with a denial
+// reaches the model in the tool result; none given, the plain denial.
+func TestDenialCarriesTheUsersReason(t *testing.T) {
+	t.Parallel()
+	work := t.TempDir()
+	s := New(Options{WorkDir: work, Asker: reasonAsker{reason: "  use make test, not go test  "}})
+	r := run(t, s, ToolBash, map[string]any{"command": "go test ./..."})
+	require.True(t, r.Denied)
+	require.Contains(t, r.Content, `the user declined this Bash call and said why: "use make test, not go test"`)
+
+	s = New(Options{WorkDir: work, Asker: reasonAsker{}})
+	r = run(t, s, ToolBash, map[string]any{"command": "go test ./..."})
+	require.True(t, r.Denied)
+	require.Contains(t, r.Content, "the user declined this Bash call; do not retry it unchanged")
+}

@@ -23,21 +23,36 @@ type askMsg struct {
 	ctx   context.Context
 	req   tools.Request
 	reply chan<- tools.Decision
+	// why carries the reason the user gave with a denial, sent before
+	// the decision (buffered; nil: the asker takes none).
+	why chan<- string
 }
 
 // Ask implements tools.Asker.
 func (a *Asker) Ask(ctx context.Context, r tools.Request) (tools.Decision, error) {
-	reply := make(chan tools.Decision, 1)
+	d, _, err := a.AskWhy(ctx, r)
+	return d, err
+}
+
+// AskWhy implements tools.ReasonAsker: a denial may come with what the
+// user wants the model told.
+func (a *Asker) AskWhy(ctx context.Context, r tools.Request) (tools.Decision, string, error) {
+	reply, why := make(chan tools.Decision, 1), make(chan string, 1)
 	select {
-	case a.reqs <- askMsg{ctx: ctx, req: r, reply: reply}:
+	case a.reqs <- askMsg{ctx: ctx, req: r, reply: reply, why: why}:
 	case <-ctx.Done():
-		return tools.Deny, ctx.Err()
+		return tools.Deny, "", ctx.Err()
 	}
 	select {
 	case d := <-reply:
-		return d, nil
+		select {
+		case reason := <-why:
+			return d, reason, nil
+		default:
+			return d, "", nil
+		}
 	case <-ctx.Done():
-		return tools.Deny, ctx.Err()
+		return tools.Deny, "", ctx.Err()
 	}
 }
 

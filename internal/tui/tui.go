@@ -136,6 +136,7 @@ type Model struct {
 	asking bool
 	askSeq int // the open dialog's id; decisions for older ones are dropped
 	reply  chan<- tools.Decision
+	why    chan<- string // the open dialog's channel for a denial's reason
 	// askedAt is when the dialog opened, lastKey when the last key came:
 	// the dialog takes keys only after a pause in both (answerGuard).
 	askedAt, lastKey time.Time
@@ -290,7 +291,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if msg.ID != m.askSeq {
 			return nil // a second key press on a dialog already answered
 		}
-		return m.answer(msg.Decision)
+		return m.answerWhy(msg.Decision, msg.Reason)
 	case historyMsg:
 		return m.history(msg)
 	case promptsMsg:
@@ -356,8 +357,9 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	if m.asking {
 		// Esc only denies, which is always safe; any other key answers
 		// only once the user has had time to see the dialog. Before
-		// that it is typing meant for the draft, and goes there.
-		if key.Matches(k, km.Editor.Cancel) || m.answerable(now, last) {
+		// that it is typing meant for the draft, and goes there. Once
+		// the user chose to say why they deny, every key is the reason.
+		if key.Matches(k, km.Editor.Cancel) || m.dialog.Typing() || m.answerable(now, last) {
 			var cmd tea.Cmd
 			m.dialog, cmd = m.dialog.Update(k)
 			return cmd

@@ -225,20 +225,27 @@ func (m *Model) ask(a askMsg) tea.Cmd {
 	m.dialog = dialog.New(a.req, m.dst).WithID(m.askSeq)
 	m.asking = true
 	m.askedAt = m.o.Now()
-	m.reply = a.reply
+	m.reply, m.why = a.reply, a.why
 	m.status.SetBusy(true, "waiting for permission")
 	m.syncEscHint()
 	return nil
 }
 
 // answer sends the user's decision to the waiting tool.
-func (m *Model) answer(d tools.Decision) tea.Cmd {
+func (m *Model) answer(d tools.Decision) tea.Cmd { return m.answerWhy(d, "") }
+
+// answerWhy sends the user's decision, and the reason given with a
+// denial, to the waiting tool.
+func (m *Model) answerWhy(d tools.Decision, reason string) tea.Cmd {
 	if !m.asking {
 		return nil
 	}
 	m.asking = false
+	if reason != "" && m.why != nil {
+		m.why <- reason // buffered, sent before the decision: never blocks
+	}
 	m.reply <- d // buffered: never blocks
-	m.reply = nil
+	m.reply, m.why = nil, nil
 	m.syncEscHint()
 	if m.turn != nil {
 		m.status.SetBusy(true, "working")

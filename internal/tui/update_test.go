@@ -1021,3 +1021,48 @@ func TestUpRecallsThePromptsOfEarlierSessions(t *testing.T) {
 	h.key("enter")
 	require.Equal(t, []string{"look: " + big}, h.agent.Starts())
 }
+
+// TestDenyAndSayWhy: t in the dialog asks for a reason; the keys typed
+// then, however fast, are the reason (not the draft's), and Enter denies
+// with it. Esc while typing denies without one.
+func TestDenyAndSayWhy(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ end, want string }{{"enter", "use the Makefile"}, {"esc", ""}} {
+		t.Run(tt.end, func(t *testing.T) {
+			t.Parallel()
+			asker := NewAsker()
+			h := newHarness(t, 80, 24, func(o *harnessSetup) { o.Asker = asker })
+			type answer struct {
+				d      tools.Decision
+				reason string
+			}
+			got := make(chan answer, 1)
+			h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) {
+				d, reason, err := asker.AskWhy(ctx, tools.Request{Tool: tools.ToolBash, Summary: "go test ./...", Args: `{"command":"go test ./..."}`})
+				require.NoError(t, err)
+				got <- answer{d, reason}
+				ch <- agent.Event{Kind: agent.EventDone}
+			})
+			h.typ("run the tests")
+			h.key("enter")
+			h.until("the dialog", func(v string) bool { return strings.Contains(v, "Allow Bash?") })
+			require.Contains(t, h.view(), "t say why")
+			h.pause(time.Second)
+			h.key("t")
+			require.Contains(t, h.view(), "why not?")
+			h.typ("use the Makefilee") // no pause between keys: still the reason
+			h.key("backspace")
+			require.Contains(t, h.view(), "why not? use the Makefile")
+			require.Empty(t, h.m.input.Value(), "the reason went to the draft")
+			h.key(tt.end)
+			select {
+			case a := <-got:
+				require.Equal(t, answer{tools.Deny, tt.want}, a)
+			case <-time.After(5 * time.Second):
+				t.Fatal("the tool got no answer")
+			}
+			h.until("the turn's end", func(string) bool { return !h.m.Running() })
+			require.NotContains(t, h.view(), "Allow Bash?")
+		})
+	}
+}

@@ -32,7 +32,13 @@ type DecisionMsg struct {
 	// ID is the dialog's (WithID): the parent drops a decision meant for
 	// a dialog that is no longer open, such as a repeated key press.
 	ID int
+	// Reason is what the user wants the model told with a denial ("":
+	// none).
+	Reason string
 }
+
+// maxReason bounds the reason typed with a denial.
+const maxReason = 2000
 
 // maxBodyLines bounds what is prepared of a diff or arguments.
 const maxBodyLines = 2000
@@ -67,7 +73,16 @@ type Model struct {
 	scroll   int  // first body row shown
 	scrolled bool // the user scrolled: a resize keeps the place
 	id       int
+
+	// typing is set by the DenyWhy key: the keys type the reason sent
+	// with the denial, shown in place of the key line.
+	typing bool
+	reason []rune
 }
+
+// Typing reports whether the user is typing a reason: every key is
+// meant for the dialog.
+func (m Model) Typing() bool { return m.typing }
 
 // WithID tags the dialog, and the decisions it sends, with id.
 func (m Model) WithID(id int) Model {
@@ -179,7 +194,19 @@ func (m *Model) wrap() {
 			m.rows = append(m.rows, row{text: t, style: st, line: i})
 		}
 	}
-	m.keyRows = strings.Split(ansi.Wrap(m.keys(inner), inner, ""), "\n")
+	m.layoutKeys()
+}
+
+// layoutKeys lays out the key line, or the reason being typed.
+func (m *Model) layoutKeys() {
+	inner := m.inner()
+	if !m.typing {
+		m.keyRows = strings.Split(ansi.Wrap(m.keys(inner), inner, ""), "\n")
+		return
+	}
+	k := m.st.Key.Render
+	m.keyRows = strings.Split(ansi.Hardwrap("why not? "+string(m.reason)+"█", inner, true), "\n")
+	m.keyRows = append(m.keyRows, strings.Split(ansi.Wrap(k("enter")+" denies and tells the model · "+k("esc")+" denies", inner, ""), "\n")...)
 }
 
 // wrapLine wraps a body line. A diff line's first column (+, - or a
@@ -280,6 +307,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	}
 	id := m.id
 	answer := func(d tools.Decision) tea.Cmd { return func() tea.Msg { return DecisionMsg{Decision: d, ID: id} } }
+	if m.typing {
+		return m.typeReason(k)
+	}
 	km := keys.Default().Dialog
 	switch {
 	case key.Matches(k, km.Allow):
@@ -291,6 +321,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, answer(tools.AllowSession)
 	case key.Matches(k, km.Deny):
 		return m, answer(tools.Deny)
+	case key.Matches(k, km.DenyWhy):
+		m.typing = true
+		m.layoutKeys()
+		m.scroll = min(m.scroll, m.maxScroll())
 	case key.Matches(k, km.Up):
 		m.scroll, m.scrolled = max(m.scroll-1, 0), true
 	case key.Matches(k, km.Down):
@@ -300,6 +334,35 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case key.Matches(k, km.PageDown):
 		m.scroll, m.scrolled = min(m.scroll+m.bodyRows(), m.maxScroll()), true
 	}
+	return m, nil
+}
+
+// typeReason edits the reason; Enter denies with it, Esc without it.
+func (m Model) typeReason(k tea.KeyMsg) (Model, tea.Cmd) {
+	id := m.id
+	switch k.Type {
+	case tea.KeyEnter:
+		reason := strings.TrimSpace(string(m.reason))
+		return m, func() tea.Msg { return DecisionMsg{Decision: tools.Deny, ID: id, Reason: reason} }
+	case tea.KeyEscape:
+		return m, func() tea.Msg { return DecisionMsg{Decision: tools.Deny, ID: id} }
+	case tea.KeyBackspace:
+		if len(m.reason) > 0 {
+			m.reason = m.reason[:len(m.reason)-1]
+		}
+	case tea.KeySpace:
+		m.reason = append(m.reason, ' ')
+	case tea.KeyRunes:
+		for _, r := range termtext.Label(string(k.Runes)) {
+			if len(m.reason) < maxReason {
+				m.reason = append(m.reason, r)
+			}
+		}
+	default:
+		return m, nil
+	}
+	m.layoutKeys()
+	m.scroll = min(m.scroll, m.maxScroll())
 	return m, nil
 }
 

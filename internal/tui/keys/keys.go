@@ -47,6 +47,7 @@ type Dialog struct {
 	Allow        key.Binding
 	AllowSession key.Binding
 	Deny         key.Binding
+	DenyWhy      key.Binding // deny, and type the reason the model is told
 	Up, Down     key.Binding
 	PageUp       key.Binding
 	PageDown     key.Binding
@@ -83,6 +84,7 @@ func Default() KeyMap {
 			Allow:        b("y/enter", "allow once", "y", "Y", "enter"),
 			AllowSession: b("a", "allow for this session", "a", "A"),
 			Deny:         b("n/esc", "deny", "n", "N", "esc"),
+			DenyWhy:      b("t", "say why", "t", "T"),
 			Up:           b("↑/k", "scroll up", "up", "k"),
 			Down:         b("↓/j", "scroll down", "down", "j"),
 			PageUp:       b("pgup", "scroll up a page", "pgup"),
@@ -92,7 +94,9 @@ func Default() KeyMap {
 }
 
 // Answers are the dialog's answering keys, as its key line shows them.
-func (d Dialog) Answers() []key.Binding { return []key.Binding{d.Allow, d.AllowSession, d.Deny} }
+func (d Dialog) Answers() []key.Binding {
+	return []key.Binding{d.Allow, d.AllowSession, d.Deny, d.DenyWhy}
+}
 
 // Brief is the answering keys with their shortest help, for a narrow
 // dialog: "y once · a session · n deny".
@@ -101,7 +105,7 @@ func (d Dialog) Brief() []key.Binding {
 		b.SetHelp(help, desc)
 		return b
 	}
-	return []key.Binding{short(d.Allow, "y", "once"), short(d.AllowSession, "a", "session"), short(d.Deny, "n", "deny")}
+	return []key.Binding{short(d.Allow, "y", "once"), short(d.AllowSession, "a", "session"), short(d.Deny, "n", "deny"), short(d.DenyWhy, "t", "why")}
 }
 
 // Group is a titled list of bindings.
