@@ -64,8 +64,13 @@ type counter interface {
 
 // Options configure an Agent.
 type Options struct {
-	Model         string
-	SystemPrompt  string // "" means DefaultSystemPrompt(WorkDir)
+	Model string
+	// SystemPrompt is the prompt every request starts with; "" means
+	// DefaultSystemPrompt for WorkDir and the date the session started.
+	SystemPrompt string
+	// Instructions are the user's and the project's standing instructions
+	// (instructions.Set.Render); they end the system prompt.
+	Instructions  string
 	WorkDir       string
 	MaxIterations int // model round trips per user turn (default 50)
 	// MaxToolCalls bounds the tool calls run for one assistant message
@@ -96,6 +101,8 @@ type Agent struct {
 	opts      Options
 	toolDefs  []openai.Tool
 	policy    *summarize.Policy
+	// started dates the system prompt of a session not created yet.
+	started time.Time
 }
 
 // New returns an Agent. tools may be nil (no tools offered).
@@ -109,13 +116,10 @@ func New(store logStore, client streamer, tr toolRunner, c counter, opts Options
 	if opts.LeaseWait <= 0 {
 		opts.LeaseWait = session.LeaseWait
 	}
-	if opts.SystemPrompt == "" {
-		opts.SystemPrompt = DefaultSystemPrompt(opts.WorkDir)
-	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	a := &Agent{store: store, llm: client, tools: tr, counter: c, opts: opts}
+	a := &Agent{store: store, llm: client, tools: tr, counter: c, opts: opts, started: time.Now()}
 	if tr != nil {
 		for _, d := range tr.Definitions() {
 			a.toolDefs = append(a.toolDefs, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
@@ -124,7 +128,7 @@ func New(store logStore, client streamer, tr toolRunner, c counter, opts Options
 		}
 	}
 	a.policy = summarize.NewPolicy(summarize.ViewConfig{
-		Window: opts.Window, SystemPrompt: opts.SystemPrompt, Overhead: a.overhead(),
+		Window: opts.Window, SessionPrompt: a.sessionPrompt, Instructions: opts.Instructions, Overhead: a.overhead(),
 		MaskAfter: opts.MaskToolOutputsAfter, Count: a.countMessage,
 	})
 	return a
@@ -147,8 +151,27 @@ func (a *Agent) FixedCost() int { return a.policy.Fixed() }
 // that the provider's cache of the conversation serves it.
 func (a *Agent) Tools() []openai.Tool { return a.toolDefs }
 
-// SystemPrompt is the system prompt sent first in every request.
-func (a *Agent) SystemPrompt() string { return a.opts.SystemPrompt }
+// SystemPrompt is the system message every request of session s starts
+// with, the instructions included: byte-identical for the whole session.
+func (a *Agent) SystemPrompt(s session.Session) string { return a.policy.SystemPrompt(s) }
+
+// InstructionTokens is what the instructions (AGENTS.md) add to every
+// request.
+func (a *Agent) InstructionTokens() int { return a.policy.InstructionTokens() }
+
+// sessionPrompt is the system prompt of session s before the
+// instructions. It depends on the session alone (the date it started, not
+// today's), so every request of the session starts with the same bytes.
+func (a *Agent) sessionPrompt(s session.Session) string {
+	if a.opts.SystemPrompt != "" {
+		return a.opts.SystemPrompt
+	}
+	started := s.Created
+	if started.IsZero() {
+		started = a.started
+	}
+	return DefaultSystemPrompt(a.opts.WorkDir, started)
+}
 
 // overhead is what a request costs besides its messages: the reply
 // priming and the tool schemas.

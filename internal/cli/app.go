@@ -16,7 +16,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gencode/gencode/internal/agent"
+	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/config"
+	"github.com/gencode/gencode/internal/instructions"
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/logfile"
 	"github.com/gencode/gencode/internal/models"
@@ -53,6 +55,44 @@ type app struct {
 	// themeOnce guards dark: the terminal is asked at most once a run.
 	themeOnce sync.Once
 	dark      bool
+	// instrOnce guards instr: the instruction files are read once a run,
+	// so every agent of the run (after /model too) sends the same prompt.
+	instrOnce sync.Once
+	instr     instructions.Set
+}
+
+// instructionNotices are what the user should know of the instruction
+// files: those that could not be read or were cut, and a warning when they
+// take more than a quarter of the window. It counts tokens: call it off
+// the first frame.
+func (a *app) instructionNotices(ag *agent.Agent) []string {
+	set := a.instructions()
+	var out []string
+	for _, p := range set.Problems {
+		out = append(out, termtext.OneLine(p, 0))
+	}
+	if w := commands.InstructionsWarning(ag.InstructionTokens(), ag.Window(), a.instructionNames()); w != "" {
+		out = append(out, termtext.OneLine(w, 0))
+	}
+	return out
+}
+
+// instructionNames are the instruction files as /context names them.
+func (a *app) instructionNames() []string {
+	var out []string
+	for _, f := range a.instructions().Files {
+		out = append(out, f.Shown)
+	}
+	return out
+}
+
+// instructions are the user's and the project's AGENTS.md files, read
+// once a run.
+func (a *app) instructions() instructions.Set {
+	a.instrOnce.Do(func() {
+		a.instr = instructions.Load(a.cwd, filepath.Dir(config.DefaultPath(a.env.Getenv)))
+	})
+	return a.instr
 }
 
 // newApp wires one run. Reading commands pass session.ForReading: a data
@@ -243,6 +283,7 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 	})
 	ag := agent.New(a.store, client, a.withRecall(ts, counter.Count, a.window(a.cfg.Model)), counter, agent.Options{
 		Model: a.cfg.Model, WorkDir: a.cwd, MaxIterations: a.cfg.MaxIterations, Window: a.window(a.cfg.Model),
+		Instructions:         a.instructions().Render(),
 		MaxToolCalls:         a.cfg.Tools.MaxCallsPerMessage,
 		MaskToolOutputsAfter: a.cfg.Summarize.MaskToolOutputsAfter,
 		Logger:               a.log,
@@ -285,6 +326,13 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	sum := a.newSummarizer(client, ag, o.noSummary, a.notify)
 	if sum != nil {
 		defer sum.Close()
+	}
+	if notes := a.instructionNotices(ag); len(notes) > 0 {
+		a.stderrMu.Lock()
+		for _, n := range notes {
+			fmt.Fprintln(a.stderr, "gencode: warning: "+n)
+		}
+		a.stderrMu.Unlock()
 	}
 	var final string
 	var runErr error

@@ -208,6 +208,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	r := a.renderer()
 	reg := commands.New(commands.Deps{
 		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, Keys: tui.KeyHelp(),
+		Instructions: a.instructionNames(),
 		View: func() *summarize.Policy { // the current agent's, after /model too
 			mu.Lock()
 			defer mu.Unlock()
@@ -249,6 +250,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		ErrorText: userMessage,
 		Context:   ctx,
 		Logger:    a.log,
+		Notices:   func() []string { return a.instructionNotices(ag) },
 	})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx),
 		tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout))

@@ -15,6 +15,7 @@ import (
 	"github.com/gencode/gencode/internal/config"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 func TestParse(t *testing.T) {
@@ -117,6 +118,10 @@ func TestActions(t *testing.T) {
 		{"/model", ActionNone, func(t *testing.T, r Result) { require.Contains(t, r.Text, "gpt-4o-mini (context window 8,192 tokens)") }},
 		{"/help", ActionNone, func(t *testing.T, r Result) { require.Contains(t, r.Report.Plain(), "/history [--full]") }},
 		{"/config", ActionNone, func(t *testing.T, r Result) { require.Contains(t, r.Report.Plain(), "summarize.soft_ratio") }},
+		{"/init", ActionPrompt, func(t *testing.T, r Result) {
+			require.Equal(t, InitPrompt, r.Prompt)
+			require.Contains(t, r.Text, "permission")
+		}},
 	}
 	for _, tt := range tests {
 		r, err := f.reg.Run(ctx, tt.line)
@@ -202,6 +207,43 @@ func TestContextReport(t *testing.T) {
 	require.Contains(t, out, "background summary starts at 4,915 tokens (60%)")
 	// 5 tool results after the summary, 10 kept verbatim by default: none masked.
 	require.Contains(t, out, "0 placeholders")
+}
+
+// TestContextShowsInstructions: /context counts the instructions in the
+// fixed part, names their files, and warns when they take more than a
+// quarter of the window.
+func TestContextShowsInstructions(t *testing.T) {
+	t.Parallel()
+	count := func(m session.Message) int { return len(m.Content) / 4 }
+	tests := []struct {
+		name     string
+		instr    string
+		wantWarn bool
+	}{
+		{"small", strings.Repeat("x", 400), false},                             // 100 tokens of 8,192
+		{"more than a quarter of the window", strings.Repeat("x", 9000), true}, // 2,250 tokens
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			f.reg.deps.Instructions = []string{"AGENTS.md", "pkg/CLAUDE.md"}
+			f.reg.deps.View = func() *summarize.Policy {
+				return summarize.NewPolicy(summarize.ViewConfig{Window: 8192, Overhead: 1000, SystemPrompt: "p", Instructions: tt.instr, Count: count})
+			}
+			r, err := f.reg.Run(context.Background(), "/context")
+			require.NoError(t, err)
+			out := r.Report.Plain()
+			n := len(tt.instr) / 4
+			require.Regexp(t, fmt.Sprintf(`System prompt \+ tool schemas\s+%s`, termtext.Thousands(1000+count(session.Message{Content: "p\n\n" + tt.instr}))), out)
+			require.Regexp(t, fmt.Sprintf(`of which instructions\s+%s\s+\d+%%\s+AGENTS.md, pkg/CLAUDE.md`, termtext.Thousands(n)), out)
+			if tt.wantWarn {
+				require.Contains(t, out, "the instructions (AGENTS.md, pkg/CLAUDE.md) take 2,250 tokens of every request, 27% of the 8,192-token window")
+			} else {
+				require.NotContains(t, out, "Warning")
+			}
+		})
+	}
 }
 
 func TestSummaryReport(t *testing.T) {

@@ -61,15 +61,21 @@ func runContext(ctx context.Context, r *Registry, st State, _ Invocation) (Resul
 	if b.CutCount > 0 {
 		cut = fmt.Sprintf("%d cut to %s tokens each", b.CutCount, termtext.Thousands(p.CapTokens()))
 	}
-	rep.Sections = []Section{{Lines: []string{
-		row("System prompt + tool schemas", b.Fixed, ""),
+	lines := []string{row("System prompt + tool schemas", b.Fixed, "")}
+	if b.Instructions > 0 {
+		lines = append(lines, row("  of which instructions", b.Instructions, strings.Join(r.deps.Instructions, ", ")))
+	}
+	rep.Sections = []Section{{Lines: append(lines,
 		row("Summaries", b.Summaries, fmt.Sprintf("%d active", b.SummaryCount)),
 		row("User messages", b.User, ""),
 		row("Assistant messages", b.Assistant, ""),
 		row("Tool outputs", b.ToolOutputs, cut),
 		row("Masked tool outputs", b.Masked, fmt.Sprintf("%d placeholders", b.MaskedCount)),
 		row("Free", max(0, window-b.Tokens), ""),
-	}}}
+	)}}
+	if w := InstructionsWarning(b.Instructions, window, r.deps.Instructions); w != "" {
+		rep.Sections = append(rep.Sections, Section{Title: "Warning", Lines: []string{w}})
+	}
 	cfg := r.deps.Config.Summarize
 	auto := "automatic summarization is off"
 	if cfg.Enabled {
@@ -78,6 +84,21 @@ func runContext(ctx context.Context, r *Registry, st State, _ Invocation) (Resul
 	}
 	rep.Footer = fmt.Sprintf("%d messages in the view · %s", b.LogMessages, auto)
 	return Result{Report: rep}, nil
+}
+
+// InstructionsWarning says when the instructions (AGENTS.md) take more
+// than a quarter of the window, which only a small window lets them do:
+// every request carries them. "" when they fit.
+func InstructionsWarning(tokens, window int, files []string) string {
+	if tokens <= 0 || window <= 0 || tokens*4 <= window {
+		return ""
+	}
+	names := "the instructions"
+	if len(files) > 0 {
+		names = "the instructions (" + strings.Join(files, ", ") + ")"
+	}
+	return fmt.Sprintf("%s take %s tokens of every request, %s of the %s-token window: shorten them, or use a model with a larger window",
+		names, termtext.Thousands(tokens), pct(tokens, window), termtext.Thousands(window))
 }
 
 func pct(n, of int) string {

@@ -51,6 +51,9 @@ type Deps struct {
 	// Keys is what /help lists after the commands: the front end's keys,
 	// from its key map (nil: none).
 	Keys []Section
+	// Instructions names the instruction files (AGENTS.md) the system
+	// prompt carries, as /context shows them.
+	Instructions []string
 }
 
 // State is what the commands act on: the front end's current session.
@@ -92,6 +95,7 @@ func New(deps Deps, st State) *Registry {
 			ValueFlags: map[string]bool{"expand": true, "search": true, "limit": true}, run: runHistory},
 		{Name: "context", Summary: "what fills the context window, in tokens", run: runContext},
 		{Name: "config", Summary: "effective settings and where each came from", run: runConfig},
+		{Name: "init", Summary: "ask the model to write an AGENTS.md for this project", run: runInit},
 		{Name: "sessions", Summary: "list sessions", run: runSessions},
 		{Name: "resume", Usage: "ID", Summary: "switch to another session", run: runResume},
 		{Name: "model", Usage: "[NAME]", Summary: "show or switch the model", run: runModel},

@@ -15,10 +15,11 @@ const (
 	ActionResumeSession // /resume ID: Result.SessionID
 	ActionSetModel      // /model NAME: Result.Model
 	ActionSummarize     // /summarize: run compaction now (Result.Focus), then show its report
+	ActionPrompt        // /init: send Result.Prompt to the model as a user message
 )
 
 func (a Action) String() string {
-	return [...]string{"none", "exit", "new-session", "resume-session", "set-model", "summarize"}[a]
+	return [...]string{"none", "exit", "new-session", "resume-session", "set-model", "summarize", "prompt"}[a]
 }
 
 // Result is the outcome of one command.
@@ -32,6 +33,8 @@ type Result struct {
 	SessionID string
 	Model     string
 	Focus     string
+	// Prompt is the user message ActionPrompt sends.
+	Prompt string
 }
 
 // Report is a boxed report: a title, then sections of lines.

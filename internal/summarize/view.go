@@ -14,6 +14,13 @@ type ViewConfig struct {
 	// SystemPrompt starts every request. It stays byte-identical for the
 	// whole session: it is the prefix providers cache.
 	SystemPrompt string
+	// SessionPrompt, when set, is the system prompt of a session in place
+	// of SystemPrompt: it may depend on the session (the date it started),
+	// never on the clock, so that it stays byte-identical for the session.
+	SessionPrompt func(session.Session) string
+	// Instructions are the user's and the project's standing instructions
+	// (AGENTS.md); they end the system prompt. Counted in the fixed cost.
+	Instructions string
 	// Overhead is what a request costs besides its messages: the tool
 	// schemas and the reply priming.
 	Overhead int
@@ -83,9 +90,39 @@ func roughCount(m session.Message) int {
 func (p *Policy) Window() int { return p.cfg.Window }
 
 // Fixed is what every request costs before any message of the log: the
-// system prompt, the tool schemas and the reply priming.
+// system prompt (the instructions included), the tool schemas and the
+// reply priming.
 func (p *Policy) Fixed() int {
-	return p.cfg.Overhead + p.headTokens(p.head(nil, ""))
+	return p.cfg.Overhead + p.headTokens(p.head(p.SystemPrompt(session.Session{}), nil, ""))
+}
+
+// InstructionTokens is what the instructions add to every request.
+func (p *Policy) InstructionTokens() int {
+	if p.cfg.Instructions == "" {
+		return 0
+	}
+	return p.Fixed() - p.cfg.Overhead - p.headTokens(p.head(p.basePrompt(session.Session{}), nil, ""))
+}
+
+// basePrompt is a session's system prompt without the instructions.
+func (p *Policy) basePrompt(s session.Session) string {
+	if p.cfg.SessionPrompt != nil {
+		return p.cfg.SessionPrompt(s)
+	}
+	return p.cfg.SystemPrompt
+}
+
+// SystemPrompt is the system message of session s's requests: the
+// prompt, then the instructions.
+func (p *Policy) SystemPrompt(s session.Session) string {
+	sys := p.basePrompt(s)
+	if p.cfg.Instructions != "" {
+		if sys != "" {
+			sys += "\n\n"
+		}
+		sys += p.cfg.Instructions
+	}
+	return sys
 }
 
 // MessageRoom is the most one message may take: what is left of nine
@@ -108,8 +145,9 @@ type Prompt struct {
 	// Window is the context window the request must fit.
 	Window int
 
-	// Fixed is the system prompt, tool schemas and reply priming.
-	Fixed int
+	// Fixed is the system prompt, tool schemas and reply priming;
+	// Instructions is the part of it the instructions (AGENTS.md) take.
+	Fixed, Instructions int
 	// Summaries is what the summary block adds.
 	Summaries int
 	// User, Assistant and ToolOutputs are the tokens of those messages;
@@ -167,8 +205,10 @@ func (p *Policy) Build(v session.View) Prompt {
 	if len(msgs) > 0 {
 		next = msgs[0].Role
 	}
-	head := p.head(v.Summaries, next)
-	r.Fixed = p.Fixed()
+	sys := p.SystemPrompt(v.Session)
+	head := p.head(sys, v.Summaries, next)
+	r.Fixed = p.cfg.Overhead + p.headTokens(p.head(sys, nil, ""))
+	r.Instructions = p.InstructionTokens()
 	r.Summaries = p.cfg.Overhead + p.headTokens(head) - r.Fixed
 	r.Messages = append(head, msgs...)
 	r.Tokens = r.Fixed + r.Summaries + r.User + r.Assistant + r.ToolOutputs + r.Masked
@@ -181,7 +221,8 @@ func (p *Policy) Tokens(v session.View) int { return p.Build(v).Tokens }
 
 // head is what a request sends before the log's messages. This is the one
 // place that decides where the summaries go:
-//   - the system prompt alone first, byte-identical for the whole session:
+//   - the system prompt sys alone first (SystemPrompt: the instructions
+//     included), byte-identical for the whole session:
 //     the start of every request, the part a provider's prompt cache reuses;
 //   - then each active summary as a user message of its own, oldest first,
 //     each answered by a short assistant acknowledgement: applying a new
@@ -190,10 +231,10 @@ func (p *Policy) Tokens(v session.View) int { return p.Build(v).Tokens }
 // Roles stay valid for strict local chat templates (one leading system
 // message; user and assistant in turn): the last acknowledgement is left
 // out when the log's messages start with an assistant message (next).
-func (p *Policy) head(sums []session.Summary, next session.Role) []session.Message {
+func (p *Policy) head(sys string, sums []session.Summary, next session.Role) []session.Message {
 	var out []session.Message
-	if p.cfg.SystemPrompt != "" {
-		out = append(out, session.Message{Role: session.RoleSystem, Content: p.cfg.SystemPrompt})
+	if sys != "" {
+		out = append(out, session.Message{Role: session.RoleSystem, Content: sys})
 	}
 	for i, s := range sums {
 		out = append(out, session.Message{Role: session.RoleUser, Content: summaryMessage(s)})

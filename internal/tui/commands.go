@@ -6,6 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
@@ -126,6 +127,12 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 		}
 	case commands.ActionSummarize:
 		return m.summarize(r.Focus)
+	case commands.ActionPrompt:
+		if m.turn != nil {
+			m.chat.AddError("a turn is running: press esc to cancel it first", "")
+			return nil
+		}
+		return m.runTurn(agent.UserMessage{Text: r.Prompt}, c.line)
 	}
 	return nil
 }

@@ -120,6 +120,10 @@ type Options struct {
 	// Logger receives the failures of background loads the user is not
 	// shown (nil: discard).
 	Logger *slog.Logger
+	// Notices, when set, is called once in a Cmd when the TUI opens; each
+	// line it returns is shown in the chat (instruction files that could
+	// not be read or are too large for the window).
+	Notices func() []string
 }
 
 // Model is the root model.
@@ -229,6 +233,9 @@ func New(o Options) Model {
 // requests.
 func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.o.Asker.wait(), waitCompaction(m.o.Compactions), m.loadPrompts()}
+	if f := m.o.Notices; f != nil {
+		cmds = append(cmds, func() tea.Msg { return noticesMsg(f()) })
+	}
 	if m.sessionID != "" {
 		cmds = append(cmds, m.loadHistory(m.sessionID), m.loadContext(m.sessionID))
 	}
@@ -329,6 +336,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.modelSwitched(msg)
 	case compactionMsg:
 		return m.compaction(msg.rep)
+	case noticesMsg:
+		for _, n := range msg {
+			m.chat.AddInfo(n)
+		}
+		return nil
 	case quitExpiredMsg:
 		if msg.seq == m.quitSeq {
 			m.quitArm = false
@@ -464,6 +476,9 @@ func (m *Model) expireNotice() tea.Cmd {
 }
 
 type quitExpiredMsg struct{ seq int }
+
+// noticesMsg carries the notices shown when the TUI opens.
+type noticesMsg []string
 
 func (m *Model) quit() tea.Cmd {
 	m.quitting = true

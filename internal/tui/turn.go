@@ -70,6 +70,12 @@ func (m *Model) submit(s input.SubmitMsg) tea.Cmd {
 // is created first.
 func (m *Model) startTurn(msg agent.UserMessage, display string) tea.Cmd {
 	m.chat.AddUser(display)
+	return m.runTurn(msg, display)
+}
+
+// runTurn starts the agent on msg, shown already (a command such as /init
+// shows its own line); display is how a resend (Ctrl+R) shows it again.
+func (m *Model) runTurn(msg agent.UserMessage, display string) tea.Cmd {
 	m.lastPrompt, m.lastDisplay, m.canRetry = msg, display, false
 	m.turnSeq++
 	ctx, cancel := context.WithCancel(m.o.Context)

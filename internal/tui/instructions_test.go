@@ -1,0 +1,43 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/agent"
+	"github.com/gencode/gencode/internal/commands"
+)
+
+// TestInitSendsItsInstruction: /init is a normal turn whose user message is
+// the command's fixed instruction; the chat shows "/init" once, not the
+// instruction, and a running turn is not interrupted by it.
+func TestInitSendsItsInstruction(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 100, 30)
+	h.cmds.results["/init"] = commands.Result{Action: commands.ActionPrompt, Prompt: commands.InitPrompt, Text: "Asking the model to write AGENTS.md."}
+	h.agent.scripts = append(h.agent.scripts, events(assistant("AGENTS.md written."), agent.Event{Kind: agent.EventDone}))
+	h.typ("/init")
+	h.key("enter")
+	h.until("the answer", func(v string) bool { return strings.Contains(v, "AGENTS.md written.") })
+	require.Equal(t, []string{commands.InitPrompt}, h.agent.Starts())
+	v := h.view()
+	require.Equal(t, 1, strings.Count(v, "❯ /init"), v)
+	require.NotContains(t, v, "First look at the project", "the instruction is sent, not shown")
+	require.Contains(t, v, "Asking the model to write AGENTS.md.")
+	require.NotEmpty(t, h.m.SessionID(), "a new session was made for it")
+}
+
+// TestNoticesShowWhenTheTUIOpens: what the CLI has to say about the
+// instruction files (cut, unreadable, too large for the window) is in the
+// chat from the start.
+func TestNoticesShowWhenTheTUIOpens(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 100, 30, func(o *harnessSetup) {
+		o.Notices = func() []string {
+			return []string{"the instructions (AGENTS.md) take 2,250 tokens of every request, 27% of the 8,192-token window"}
+		}
+	})
+	h.until("the notice", func(v string) bool { return strings.Contains(v, "⎿ the instructions (AGENTS.md) take 2,250 tokens") })
+}
