@@ -17,6 +17,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/gencode/gencode/internal/llm"
+	"github.com/gencode/gencode/internal/pricing"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tokens"
@@ -44,6 +45,8 @@ type logStore interface {
 	Append(ctx context.Context, sessionID string, msgs ...session.Message) ([]session.Message, error)
 	LoadView(ctx context.Context, sessionID string) (session.View, error)
 	SetTitle(ctx context.Context, id, title string) error
+	// AddUsage records what a request used (see session.Usage).
+	AddUsage(ctx context.Context, sessionID string, u session.Usage) error
 	// Lease makes the turn the session's one writer (see session.Lease).
 	Lease(ctx context.Context, sessionID string, wait time.Duration) (*session.Lease, error)
 }
@@ -239,6 +242,8 @@ type turn struct {
 	sessionID string
 	events    chan<- Event
 	view      session.View
+	// userSeq is the seq of the user message the turn answers.
+	userSeq int64
 }
 
 // emit sends an event unless nobody listens any more.
@@ -350,6 +355,7 @@ func (t *turn) run(m UserMessage) (string, error) {
 	if err := t.append(session.Message{Role: session.RoleUser, Content: text, Meta: meta}); err != nil {
 		return "", err
 	}
+	t.userSeq = t.view.Messages[len(t.view.Messages)-1].Seq
 	overflowRetried := false
 	for i := 0; i < t.a.opts.MaxIterations; i++ {
 		if err := t.ctx.Err(); err != nil {
@@ -433,12 +439,32 @@ func (t *turn) request() (llm.Response, error) {
 	if resp.Usage != nil {
 		u := &Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
 			TotalTokens: resp.Usage.TotalTokens, ContextTokens: est, Window: t.a.policy.Window()}
+		if d := resp.Usage.PromptTokensDetails; d != nil {
+			u.CachedTokens = d.CachedTokens
+		}
+		t.record(resp.Model, *resp.Usage)
 		t.emit(Event{Kind: EventUsage, Usage: u})
 		if t.a.compactor != nil {
 			t.a.compactor.ObserveUsage(t.sessionID, est, resp.Usage.PromptTokens)
 		}
 	}
 	return resp, err
+}
+
+// record stores what a request used with the session, for /cost and
+// gencode sessions. A failure to store it is not the turn's: the answer
+// stands.
+func (t *turn) record(model string, u openai.Usage) {
+	if model == "" {
+		model = t.a.opts.Model
+	}
+	cached := 0
+	if u.PromptTokensDetails != nil {
+		cached = u.PromptTokensDetails.CachedTokens
+	}
+	tk := pricing.Counted(u.PromptTokens, cached, u.CompletionTokens, u.TotalTokens)
+	_ = t.a.store.AddUsage(t.logCtx(), t.sessionID, session.Usage{Purpose: session.UsageTurn, Model: model,
+		TurnSeq: t.userSeq, Input: tk.Input, Cached: tk.Cached, Output: tk.Output})
 }
 
 // keepPartial records what the model had said before a cancel or a broken

@@ -32,7 +32,10 @@ func (k EventKind) String() string {
 // Usage is a provider's token count for one request: the ground truth when
 // present.
 type Usage struct {
-	PromptTokens     int
+	PromptTokens int
+	// CachedTokens are the prompt tokens the provider served from its
+	// prompt cache (prompt_tokens_details.cached_tokens; 0 when not said).
+	CachedTokens     int
 	CompletionTokens int
 	TotalTokens      int
 	// ContextTokens is the estimate gencode made for the same request.

@@ -22,6 +22,7 @@ import (
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/logfile"
 	"github.com/gencode/gencode/internal/models"
+	"github.com/gencode/gencode/internal/pricing"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
@@ -84,6 +85,17 @@ func (a *app) instructionNames() []string {
 		out = append(out, f.Shown)
 	}
 	return out
+}
+
+// prices is the price table: the built-in list prices and the config's
+// [pricing].
+func (a *app) prices() pricing.Table {
+	over := make(map[string]pricing.Price, len(a.cfg.Pricing))
+	for model, p := range a.cfg.Pricing {
+		in, cached, out := p.Values()
+		over[model] = pricing.Price{Input: in, CachedInput: cached, Output: out}
+	}
+	return pricing.New(over)
 }
 
 // instructions are the user's and the project's AGENTS.md files, read

@@ -3,10 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/termtext"
 )
@@ -22,7 +24,7 @@ func newSessionsCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "List sessions (id, updated, messages, title)",
+		Short: "List sessions (id, updated, messages, tokens, cost, title)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withReadApp(ctx, env, cmd, g, func(a *app) error {
@@ -30,10 +32,27 @@ func newSessionsCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command
 				if err != nil {
 					return err
 				}
+				ids := make([]string, len(list))
+				for i, s := range list {
+					ids[i] = s.ID
+				}
+				usage, err := a.store.UsageBySession(ctx, ids...)
+				if err != nil {
+					return err
+				}
+				prices := a.prices()
 				w := tabwriter.NewWriter(env.textOut(), 0, 4, 2, ' ', 0)
-				fmt.Fprintln(w, "ID\tUPDATED\tMESSAGES\tDIRECTORY\tTITLE")
+				fmt.Fprintln(w, "ID\tUPDATED\tMESSAGES\tTOKENS\tCOST\tDIRECTORY\tTITLE")
 				for _, s := range list {
-					fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.Updated.Format("2006-01-02 15:04"), s.MessageCount, s.Cwd, termtext.OneLine(s.Title, 0))
+					tokens, cost := "-", "-"
+					if u := usage[s.ID]; len(u) > 0 {
+						sp := commands.SpendOf(u, prices)
+						tokens = strconv.Itoa(sp.Total().Input + sp.Total().Output)
+						if c := sp.CostText(); c != "" {
+							cost = c
+						}
+					}
+					fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", s.ID, s.Updated.Format("2006-01-02 15:04"), s.MessageCount, tokens, cost, s.Cwd, termtext.OneLine(s.Title, 0))
 				}
 				return w.Flush()
 			})

@@ -209,6 +209,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	reg := commands.New(commands.Deps{
 		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, Keys: tui.KeyHelp(),
 		Instructions: a.instructionNames(),
+		Prices: a.prices(),
 		View: func() *summarize.Policy { // the current agent's, after /model too
 			mu.Lock()
 			defer mu.Unlock()
@@ -251,6 +252,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		Context:   ctx,
 		Logger:    a.log,
 		Notices:   func() []string { return a.instructionNotices(ag) },
+		Spend:     reg.Spend,
 	})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx),
 		tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout))

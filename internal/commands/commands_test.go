@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/config"
+	"github.com/gencode/gencode/internal/pricing"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
@@ -305,4 +307,48 @@ func TestBriefSaysWhatACallIsAbout(t *testing.T) {
 		{ID: "b", Name: "Write", Arguments: `{"file_path":"cut.go","content":"pa`},
 	}}
 	assert.Equal(t, `#5 assistant: → Glob *.go in internal → Write {"file_path":"cut.go","content":"pa`, Brief(m, 200))
+}
+
+// TestCost: /cost adds up what the providers counted, for the last turn
+// and the session, gives the summarizer's share, and prices each model
+// (the config's price over the built-in one); a model without a price is
+// said, not priced at zero.
+func TestCost(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	r, err := f.reg.Run(ctx, "/cost")
+	require.NoError(t, err)
+	require.Contains(t, r.Text, "No requests yet")
+
+	for _, u := range []session.Usage{
+		{Purpose: session.UsageTurn, Model: "gpt-4o-mini-2024-07-18", TurnSeq: 1, Input: 10_000, Output: 500},
+		{Purpose: session.UsageSummary, Model: "gpt-4o-mini", Input: 20_000, Cached: 16_000, Output: 1_000},
+		{Purpose: session.UsageTurn, Model: "gpt-4o-mini-2024-07-18", TurnSeq: 7, Input: 12_000, Cached: 8_000, Output: 300},
+		{Purpose: session.UsageTurn, Model: "gpt-4o-mini-2024-07-18", TurnSeq: 7, Input: 13_000, Cached: 12_000, Output: 200},
+	} {
+		require.NoError(t, f.store.AddUsage(ctx, f.sess.ID, u))
+	}
+	r, err = f.reg.Run(ctx, "/cost")
+	require.NoError(t, err)
+	out := r.Report.Plain()
+	// gpt-4o-mini: $0.15 input, $0.075 cached, $0.60 output per million.
+	turn := (4_000*0.15 + 8_000*0.075 + 300*0.60 + 1_000*0.15 + 12_000*0.075 + 200*0.60) / 1e6
+	all := turn + (10_000*0.15+500*0.60)/1e6 + (4_000*0.15+16_000*0.075+1_000*0.60)/1e6
+	require.Contains(t, r.Report.Title, "57,000 tokens · "+pricing.Format(all))
+	require.Regexp(t, `Last turn\s+2\s+25,000\s+20,000\s+500\s+`+regexp.QuoteMeta(pricing.Format(turn)), out)
+	require.Regexp(t, `Session: agent\s+3\s+35,000\s+20,000\s+1,000`, out)
+	require.Regexp(t, `summarizer\s+1\s+20,000\s+16,000\s+1,000\s+36% of the tokens`, out)
+	require.Regexp(t, `Session total\s+4\s+55,000\s+36,000\s+2,000\s+`+regexp.QuoteMeta(pricing.Format(all)), out)
+	require.Contains(t, out, "$0.15 / $0.075 / $0.6")
+
+	// The config's price wins; an unknown model is said.
+	f.reg.deps.Prices = pricing.New(map[string]pricing.Price{"gpt-4o-mini": {Input: 1, CachedInput: 1, Output: 1}})
+	require.NoError(t, f.store.AddUsage(ctx, f.sess.ID, session.Usage{Purpose: session.UsageTurn, Model: "local-llama", TurnSeq: 9, Input: 100, Output: 10}))
+	r, err = f.reg.Run(ctx, "/cost")
+	require.NoError(t, err)
+	out = r.Report.Plain()
+	require.Contains(t, r.Report.Title, "57,110 tokens · $0.057+?")
+	require.Regexp(t, `Last turn\s+1\s+100\s+0\s+10\s*\n`, out, "the last turn is unpriced: no cost shown")
+	require.Contains(t, out, "no price for local-llama: set it under [pricing.\"local-llama\"]")
 }

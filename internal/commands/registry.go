@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gencode/gencode/internal/config"
+	"github.com/gencode/gencode/internal/pricing"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
@@ -23,6 +24,8 @@ type Store interface {
 	Messages(ctx context.Context, id string, from, to int64) ([]session.Message, error)
 	TailAfter(ctx context.Context, id string, after int64, n int) ([]session.Message, error)
 	Summaries(ctx context.Context, id string, all bool) ([]session.Summary, error)
+	UsageBySession(ctx context.Context, ids ...string) (map[string][]session.UsageTotal, error)
+	LastTurnUsage(ctx context.Context, id string) ([]session.UsageTotal, error)
 }
 
 // SearchHit is one match of a history search.
@@ -54,6 +57,9 @@ type Deps struct {
 	// Instructions names the instruction files (AGENTS.md) the system
 	// prompt carries, as /context shows them.
 	Instructions []string
+	// Prices prices the tokens /cost shows (the zero Table: the built-in
+	// list prices).
+	Prices pricing.Table
 }
 
 // State is what the commands act on: the front end's current session.
@@ -94,6 +100,7 @@ func New(deps Deps, st State) *Registry {
 		{Name: "history", Usage: "[--full] [--expand N] [--search TEXT]", Summary: "summaries and recent messages; --expand N shows the originals behind summary N",
 			ValueFlags: map[string]bool{"expand": true, "search": true, "limit": true}, run: runHistory},
 		{Name: "context", Summary: "what fills the context window, in tokens", run: runContext},
+		{Name: "cost", Summary: "tokens and cost of the last turn and the session, the summarizer's share", run: runCost},
 		{Name: "config", Summary: "effective settings and where each came from", run: runConfig},
 		{Name: "init", Summary: "ask the model to write an AGENTS.md for this project", run: runInit},
 		{Name: "sessions", Summary: "list sessions", run: runSessions},

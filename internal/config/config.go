@@ -45,6 +45,9 @@ type Config struct {
 	Theme     string          `toml:"theme"`
 	Tools     ToolsConfig     `toml:"tools"`
 	Summarize SummarizeConfig `toml:"summarize"`
+	// Pricing adds models to the built-in price table, or overrides it,
+	// keyed by model name ([pricing."gpt-4o"]).
+	Pricing map[string]Price `toml:"pricing"`
 
 	// Sources maps each dotted key to where its value came from:
 	// "default", the config file path, "env NAME" or "flag --name".
@@ -58,6 +61,30 @@ type Config struct {
 	// stop gencode: an API key sent unencrypted, a key in a file others can
 	// read.
 	Warnings []string `toml:"-"`
+}
+
+// Price is one model's price in US dollars per million tokens. Input and
+// Output are required; CachedInput (prompt tokens served from the
+// provider's cache) defaults to Input.
+type Price struct {
+	Input       *float64 `toml:"input"`
+	CachedInput *float64 `toml:"cached_input"`
+	Output      *float64 `toml:"output"`
+}
+
+// Values returns the price's three rates, CachedInput defaulted.
+func (p Price) Values() (input, cachedInput, output float64) {
+	if p.Input != nil {
+		input = *p.Input
+	}
+	cachedInput = input
+	if p.CachedInput != nil {
+		cachedInput = *p.CachedInput
+	}
+	if p.Output != nil {
+		output = *p.Output
+	}
+	return input, cachedInput, output
 }
 
 // Duration is a time.Duration written as a string in TOML ("300s", "5m").
@@ -468,6 +495,31 @@ func (c *Config) Validate() error {
 	case s.SummaryBudgetRatio <= 0 || s.SummaryBudgetRatio >= 1:
 		return bad("summarize.summary_budget_ratio", "must be between 0 and 1")
 	}
+	for _, model := range sortedKeys(c.Pricing) {
+		p := c.Pricing[model]
+		for _, f := range []struct {
+			name     string
+			v        *float64
+			required bool
+		}{{"input", p.Input, true}, {"cached_input", p.CachedInput, false}, {"output", p.Output, true}} {
+			key := "pricing." + model + "." + f.name
+			switch {
+			case f.v == nil && f.required:
+				// Said at the line of a rate the table does set.
+				for _, k := range []string{"input", "cached_input", "output"} {
+					if at := "pricing." + model + "." + k; c.Sources[at] != "" {
+						key = at
+						break
+					}
+				}
+				e := bad(key, fmt.Sprintf("the price of %q needs %s too (US dollars per million tokens)", model, f.name))
+				e.(*Error).Key = "pricing." + model + "." + f.name
+				return e
+			case f.v != nil && (*f.v < 0 || *f.v != *f.v):
+				return bad(key, "must be a price in US dollars per million tokens, 0 or more")
+			}
+		}
+	}
 	if c.Theme != ThemeAuto && c.Theme != ThemeDark && c.Theme != ThemeLight {
 		return bad("theme", fmt.Sprintf("must be %q, %q or %q, not %q", ThemeDark, ThemeLight, ThemeAuto, c.Theme))
 	}
@@ -518,6 +570,12 @@ func (c Config) Settings() []Setting {
 		"summarize.delete_originals":        strconv.FormatBool(c.Summarize.DeleteOriginals),
 		"summarize.summary_budget_ratio":    ftoa(c.Summarize.SummaryBudgetRatio),
 	}
+	for model, p := range c.Pricing {
+		in, cached, out := p.Values()
+		vals["pricing."+model+".input"] = ftoa(in)
+		vals["pricing."+model+".cached_input"] = ftoa(cached)
+		vals["pricing."+model+".output"] = ftoa(out)
+	}
 	out := make([]Setting, 0, len(vals))
 	for k, v := range vals {
 		src := c.Sources[k]
@@ -531,6 +589,15 @@ func (c Config) Settings() []Setting {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

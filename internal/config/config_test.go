@@ -333,3 +333,34 @@ func TestStateDir(t *testing.T) {
 		}
 	}
 }
+
+// TestPricing: [pricing] adds or overrides a model's price; cached_input
+// defaults to input; /config lists each rate with its line; a price
+// without input or output, or a negative one, is refused at its line.
+func TestPricing(t *testing.T) {
+	t.Parallel()
+	file := writeFile(t, "model = \"x\"\n[pricing.\"gpt-4.1\"]\ninput = 1.5\noutput = 6\n[pricing.local]\ninput = 0\ncached_input = 0\noutput = 0\n")
+	cfg, err := Load(file, envFrom(map[string]string{"HOME": t.TempDir()}), Flags{})
+	require.NoError(t, err)
+	in, cached, out := cfg.Pricing["gpt-4.1"].Values()
+	require.Equal(t, []float64{1.5, 1.5, 6}, []float64{in, cached, out})
+	in, cached, out = cfg.Pricing["local"].Values()
+	require.Equal(t, []float64{0, 0, 0}, []float64{in, cached, out})
+	got := map[string]Setting{}
+	for _, s := range cfg.Settings() {
+		got[s.Key] = s
+	}
+	require.Equal(t, Setting{Key: "pricing.gpt-4.1.output", Value: "6", Source: file + ":4"}, got["pricing.gpt-4.1.output"])
+	require.Equal(t, Setting{Key: "pricing.gpt-4.1.cached_input", Value: "1.5", Source: "default"}, got["pricing.gpt-4.1.cached_input"])
+
+	for text, wantErr := range map[string]string{
+		"[pricing.m]\ninput = 1\n":                  `:2: pricing.m.output: the price of "m" needs output too`,
+		"[pricing.m]\ninput = 1\noutput = -2\n":     ":3: pricing.m.output: must be a price in US dollars per million tokens, 0 or more",
+		"[pricing.m]\ninput = 1\noutputs = 2\n":     ":3: pricing.m.outputs: unknown key",
+		"pricing.m = { output = 2, input = \"1\" }": ":1: pricing.m.input: cannot decode TOML string",
+	} {
+		file := writeFile(t, text)
+		_, err := Load(file, envFrom(map[string]string{"HOME": t.TempDir()}), Flags{})
+		require.ErrorContains(t, err, "config "+file+wantErr, text)
+	}
+}

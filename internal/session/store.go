@@ -243,6 +243,7 @@ var migrations = []string{
 		deleted_at INTEGER NOT NULL
 	);`,
 	searchSchema(), // search.go: the full-text index, filled later by CatchUpIndex
+	usageSchema,    // usage.go: what each model request used
 }
 
 func (s *Store) migrate(ctx context.Context) error {

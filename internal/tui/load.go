@@ -6,6 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/tui/paste"
 )
@@ -34,6 +35,25 @@ type contextMsg struct {
 	err       error
 }
 
+type spendMsg struct {
+	sessionID string
+	spend     commands.Spend
+	err       error
+}
+
+// loadSpend reads what the session's requests have used so far, for the
+// status bar (nil without Options.Spend).
+func (m *Model) loadSpend(id string) tea.Cmd {
+	f, ctx := m.o.Spend, m.o.Context
+	if f == nil || id == "" {
+		return nil
+	}
+	return func() tea.Msg {
+		s, err := f(ctx, id)
+		return spendMsg{sessionID: id, spend: s, err: err}
+	}
+}
+
 // loadHistory reads what a session shows first: its metadata, the tail of
 // its log and its active summaries. It does not read the whole log, so
 // opening a long session costs what opening a short one does.
@@ -57,13 +77,13 @@ func (m *Model) loadHistory(id string) tea.Cmd {
 // first frame does not wait for it.
 func (m *Model) loadContext(id string) tea.Cmd {
 	store, ag, ctx := m.o.Store, m.agent, m.o.Context
-	return func() tea.Msg {
+	return tea.Batch(func() tea.Msg {
 		v, err := store.LoadView(ctx, id)
 		if err != nil {
 			return contextMsg{sessionID: id, err: err}
 		}
 		return contextMsg{sessionID: id, tokens: ag.ContextTokens(v)}
-	}
+	}, m.loadSpend(id))
 }
 
 func (m *Model) loadOlder(before int64) tea.Cmd {

@@ -120,6 +120,10 @@ type Options struct {
 	// Logger receives the failures of background loads the user is not
 	// shown (nil: discard).
 	Logger *slog.Logger
+	// Spend, when set, says what a session's requests have used so far
+	// (the registry's Spend); the status bar shows it, read again after
+	// each turn and compaction.
+	Spend func(ctx context.Context, sessionID string) (commands.Spend, error)
 	// Notices, when set, is called once in a Cmd when the TUI opens; each
 	// line it returns is shown in the chat (instruction files that could
 	// not be read or are too large for the window).
@@ -322,6 +326,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.o.Logger.Warn("estimate the context", "session", msg.sessionID, "err", msg.err)
 		} else if msg.sessionID == m.sessionID {
 			m.status.SetContext(msg.tokens, 0)
+		}
+		return nil
+	case spendMsg:
+		if msg.sessionID == m.sessionID && msg.err == nil {
+			t := msg.spend.Total()
+			m.status.SetSpend(t.Input+t.Output, msg.spend.CostText())
 		}
 		return nil
 	case sessionCreatedMsg:

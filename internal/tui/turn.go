@@ -188,7 +188,7 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 		}
 	}
 	if ended || msg.closed {
-		cmds = append(cmds, m.endTurn())
+		cmds = append(cmds, m.endTurn(), m.loadSpend(m.sessionID))
 		return tea.Batch(append(cmds, m.sendQueued(ok))...)
 	}
 	return tea.Batch(append(cmds, waitEvents(msg.turn, m.turn.events))...)

@@ -32,11 +32,12 @@ func (s summarizerState) String() string {
 
 // Model is the status bar.
 type Model struct {
-	st      theme.Status
-	spin    spinner.Model
-	width   int
-	model   string
-	session string // title or id
+	st        theme.Status
+	spin      spinner.Model
+	width     int
+	model     string
+	session   string // title or id
+	sessionID string
 
 	tokens    int // context used (estimate or provider count); -1 unknown
 	window    int
@@ -44,6 +45,9 @@ type Model struct {
 
 	sum     summarizerState
 	sumText string // last result
+
+	spentTokens int    // what the session's requests used; 0: none yet
+	spentCost   string // their cost ("" when unpriced)
 
 	busy     bool
 	busyText string
@@ -67,6 +71,10 @@ func (m *Model) SetModel(name string, window int) { m.model, m.window = name, wi
 
 // SetSession shows the session: its title, else its id.
 func (m *Model) SetSession(id, title string) {
+	if id != m.sessionID {
+		m.sessionID = id
+		m.spentTokens, m.spentCost = 0, "" // another session's
+	}
 	switch {
 	case title != "":
 		m.session = termtext.Label(title)
@@ -84,6 +92,11 @@ func (m *Model) SetContext(tokens, window int) {
 		m.window = window
 	}
 }
+
+// SetSpend shows what the session's requests have used: tokens (input
+// and output, as the provider counted them) and their cost ("" when no
+// model is priced).
+func (m *Model) SetSpend(tokens int, cost string) { m.spentTokens, m.spentCost = tokens, cost }
 
 // SetEscHint says what Esc does while busy, such as "esc denies" while a
 // dialog asks; "" restores "esc to cancel".
@@ -217,6 +230,13 @@ func (m Model) line(drop int) (string, bool) {
 	}
 	left = append(left, m.st.Key.Render(m.model))
 	var right []string
+	if m.spentTokens > 0 && drop < 3 {
+		sp := tokens(m.spentTokens) + " tok"
+		if m.spentCost != "" {
+			sp += " " + m.spentCost
+		}
+		right = append(right, m.st.Dim.Render(sp))
+	}
 	if c := m.contextText(drop < 2); c != "" {
 		right = append(right, c)
 	}

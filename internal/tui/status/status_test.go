@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/muesli/termenv"
+	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
@@ -63,6 +64,15 @@ func states(width int) []string {
 	m.SetSession("", "")
 	m.SetContext(-1, 0)
 	out = append(out, "new session, context not known yet:", m.View())
+
+	m = base()
+	m.SetSpend(41234, "$0.0123")
+	out = append(out, "what the session's requests used and cost:", m.View())
+
+	m = base()
+	m.SetSpend(812, "")
+	m.SetBusy(true, "working")
+	out = append(out, "busy, an unpriced model:", m.View())
 	return out
 }
 
@@ -104,4 +114,20 @@ func TestSpinnerTurnsOnlyWhenBusy(t *testing.T) {
 	if m.Busy() {
 		t.Error("Busy() after SetBusy(false)")
 	}
+}
+
+// TestSpendIsTheSessions: what one session spent is not shown for the
+// next one (/clear, /resume).
+func TestSpendIsTheSessions(t *testing.T) {
+	t.Parallel()
+	m := status.New(plain(), 0.6)
+	m.SetWidth(120)
+	m.SetModel("gpt-4o-mini", 128000)
+	m.SetSession("a1", "first")
+	m.SetSpend(41234, "$0.0123")
+	require.Contains(t, m.View(), "41k tok $0.0123")
+	m.SetSession("a1", "first, retitled")
+	require.Contains(t, m.View(), "41k tok $0.0123", "the same session keeps it")
+	m.SetSession("b2", "")
+	require.NotContains(t, m.View(), "tok")
 }
