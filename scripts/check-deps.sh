@@ -15,7 +15,7 @@ check() { # package, forbidden import regexp, reason
   fi
 }
 ui='github.com/charmbracelet/(bubbletea|lipgloss|glamour|bubbles)'
-for p in session summarize agent commands llm tools tokens config models recall transcript termtext logfile instructions; do
+for p in session summarize agent commands llm tools tokens config models recall transcript termtext logfile instructions pricing; do
   check "$p" "^$mod/internal/tui" "nothing imports tui"
   check "$p" "^$ui" "only tui draws"
 done
