@@ -424,6 +424,8 @@ func (t *turn) request() (llm.Response, error) {
 	start := time.Now()
 	resp, err := t.a.llm.Stream(t.ctx, llm.Request{
 		Model: t.a.opts.Model, Messages: msgs, Tools: t.a.toolDefs, MaxTokens: t.a.opts.MaxTokens,
+		// The user sees the wait: "rate limited, retrying in 3 s (2/5)".
+		OnRetry: func(r llm.Retry) { t.emit(Event{Kind: EventRetry, Text: r.String()}) },
 	}, func(d llm.Delta) {
 		switch {
 		case d.Content != "":

@@ -15,7 +15,7 @@ const (
 	EventMessage                         // Message: a message was appended to the log
 	EventToolRun                         // Call: a tool call is about to run
 	EventUsage                           // Usage: what the provider counted for one request
-	EventRetry                           // Text: the request is being retried (compacted after overflow)
+	EventRetry                           // Text: the request is being retried (the provider refused it for now, or compacted after overflow)
 	EventDone                            // Text: the final answer; the turn is over
 	EventError                           // Err: the turn ended with an error
 )

@@ -181,6 +181,10 @@ type Request struct {
 	// require it (o1, o3, gpt-5 ...); a provider that refuses max_tokens
 	// (unsupported_parameter) gets the request once more with max_completion_tokens.
 	MaxTokens int
+	// OnRetry, if set, is told of each retry of this request before its
+	// wait, on the goroutine making the request (a front end shows "rate
+	// limited, retrying in 3 s (2/5)" meanwhile).
+	OnRetry func(Retry)
 }
 
 // Response is a complete (or, with ErrInterrupted, partial) answer.
@@ -215,6 +219,7 @@ type Delta struct {
 // the error: its text so far, without tool calls, whose arguments may be cut.
 func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error) {
 	op := "chat completion " + req.Model
+	ctx = withRetryObserver(ctx, req.OnRetry)
 	cr := chatRequest(req, true)
 	stream, err := c.api.CreateChatCompletionStream(ctx, cr)
 	if err != nil && switchMaxTokens(&cr, err) {
@@ -253,6 +258,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 // retried.
 func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 	op := "chat completion " + req.Model
+	ctx = withRetryObserver(ctx, req.OnRetry)
 	cr := chatRequest(req, false)
 	resp, err := c.api.CreateChatCompletion(ctx, cr)
 	if err != nil && switchMaxTokens(&cr, err) {

@@ -73,6 +73,9 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if t.onRetry != nil {
 			t.onRetry(attempt, wait, o.err)
 		}
+		if f := retryObserver(ctx); f != nil {
+			f(Retry{Attempt: attempt + 1, Attempts: t.maxRetries + 1, Wait: wait, Err: o.err})
+		}
 		if serr := t.sleep(ctx, wait); serr != nil {
 			return nil, serr
 		}
@@ -275,4 +278,60 @@ func (e *bodyError) Unwrap() error { return e.err }
 type readCloser struct {
 	io.Reader
 	io.Closer
+}
+
+// Retry is one retry about to happen, as Request.OnRetry hears of it
+// before the wait.
+type Retry struct {
+	// Attempt is the attempt about to be made (2 for the first retry) of
+	// at most Attempts.
+	Attempt, Attempts int
+	// Wait is how long the client waits before it (a provider's
+	// Retry-After, within MaxBackoff).
+	Wait time.Duration
+	// Err is what the failed attempt returned.
+	Err error
+}
+
+// Reason says in a few words why the attempt failed: "rate limited", "the
+// provider answered 503", "no answer", "cannot connect".
+func (r Retry) Reason() string {
+	var ae *APIError
+	switch {
+	case errors.Is(r.Err, ErrRateLimited):
+		return "rate limited"
+	case errors.As(r.Err, &ae) && ae.Status != 0:
+		return fmt.Sprintf("the provider answered %d %s", ae.Status, http.StatusText(ae.Status))
+	case errors.Is(r.Err, ErrTimeout):
+		return "no answer in time"
+	}
+	return "cannot connect"
+}
+
+// String is the line a front end shows while the client waits: "rate
+// limited, retrying in 3 s (2/5)".
+func (r Retry) String() string {
+	secs := int(r.Wait.Round(time.Second) / time.Second)
+	wait := fmt.Sprintf("%d s", secs)
+	if r.Wait < time.Second {
+		wait = fmt.Sprintf("%.1f s", r.Wait.Seconds())
+	}
+	return fmt.Sprintf("%s, retrying in %s (%d/%d)", r.Reason(), wait, r.Attempt, r.Attempts)
+}
+
+// retryObserverKey carries a request's OnRetry from Stream or Complete to
+// the transport, the only way through go-openai, as net/http/httptrace
+// carries its hooks. It never leaves this package.
+type retryObserverKey struct{}
+
+func withRetryObserver(ctx context.Context, f func(Retry)) context.Context {
+	if f == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, retryObserverKey{}, f)
+}
+
+func retryObserver(ctx context.Context) func(Retry) {
+	f, _ := ctx.Value(retryObserverKey{}).(func(Retry))
+	return f
 }

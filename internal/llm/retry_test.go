@@ -136,7 +136,8 @@ func TestRetries(t *testing.T) {
 					edits = append(edits, tt.config)
 				}
 				client, sl := newClient(t, srv.URL(), edits...)
-				req := llm.Request{Model: "m", Messages: userMsg("hi")}
+				var observed atomic.Int32
+				req := llm.Request{Model: "m", Messages: userMsg("hi"), OnRetry: func(llm.Retry) { observed.Add(1) }}
 				var got llm.Response
 				var err error
 				if method == "Stream" {
@@ -162,6 +163,7 @@ func TestRetries(t *testing.T) {
 					}
 				}
 				require.Equal(t, len(tt.wantWaits), int(hooked.Load()), "OnRetry calls")
+				require.Equal(t, len(tt.wantWaits), int(observed.Load()), "Request.OnRetry calls")
 				require.Len(t, srv.Requests(), len(tt.wantWaits)+1)
 				for _, r := range srv.Requests() {
 					require.Equal(t, "hi", r.Messages[0].Content, "the body is replayed on each attempt")
@@ -250,4 +252,34 @@ func TestDefaultRetryBudgetIsUnderAMinute(t *testing.T) {
 	require.LessOrEqual(t, total, llm.DefaultRetryBudget)
 	require.Less(t, llm.DefaultRetryBudget, time.Minute)
 	require.True(t, strings.Contains(err.Error(), "gave up after"), err.Error())
+}
+
+// TestRetryObserved: a request's OnRetry hears of each retry before its
+// wait, with the attempt to come, the most there will be, the wait, and
+// why, worded for the user; another request's does not.
+func TestRetryObserved(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.NewServer(t)
+	srv.Enqueue(
+		openaitest.Reply{Status: 429, Header: map[string]string{"Retry-After": "3"}, Body: rateLimitBody},
+		openaitest.Reply{Status: 503, Header: map[string]string{"Retry-After": "0.4"}},
+		openaitest.Text("ok"),
+	)
+	client, _ := newClient(t, srv.URL())
+	var lines []string
+	got, err := client.Stream(context.Background(), llm.Request{Model: "m", Messages: userMsg("hi"), OnRetry: func(r llm.Retry) {
+		lines = append(lines, r.String())
+	}}, nil)
+	require.NoError(t, err)
+	require.Equal(t, "ok", got.Content)
+	require.Equal(t, []string{
+		"rate limited, retrying in 3 s (2/5)",
+		"the provider answered 503 Service Unavailable, retrying in 0.4 s (3/5)",
+	}, lines)
+
+	srv.Enqueue(openaitest.Reply{Hangup: true}, openaitest.Text("ok"))
+	_, err = client.Complete(context.Background(), llm.Request{Model: "m", Messages: userMsg("hi")})
+	require.NoError(t, err, "a request without OnRetry retries all the same")
+	require.Len(t, lines, 2, "the first request's observer heard nothing of the second")
+	require.Equal(t, "cannot connect, retrying in 2 s (2/3)", llm.Retry{Attempt: 2, Attempts: 3, Wait: 1500 * time.Millisecond, Err: errors.New("dial: refused")}.String())
 }
