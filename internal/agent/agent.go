@@ -465,8 +465,10 @@ func (t *turn) record(model string, u openai.Usage) {
 		cached = u.PromptTokensDetails.CachedTokens
 	}
 	tk := pricing.Counted(u.PromptTokens, cached, u.CompletionTokens, u.TotalTokens)
-	_ = t.a.store.AddUsage(t.logCtx(), t.sessionID, session.Usage{Purpose: session.UsageTurn, Model: model,
-		TurnSeq: t.userSeq, Input: tk.Input, Cached: tk.Cached, Output: tk.Output})
+	if err := t.a.store.AddUsage(t.logCtx(), t.sessionID, session.Usage{Purpose: session.UsageTurn, Model: model,
+		TurnSeq: t.userSeq, Input: tk.Input, Cached: tk.Cached, Output: tk.Output}); err != nil {
+		t.a.opts.Logger.Warn("store a request's usage", "session", t.sessionID, "err", err)
+	}
 }
 
 // keepPartial records what the model had said before a cancel or a broken
