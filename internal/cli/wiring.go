@@ -209,7 +209,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	reg := commands.New(commands.Deps{
 		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, Keys: tui.KeyHelp(),
 		Instructions: a.instructionNames(),
-		Prices: a.prices(),
+		Prices:       a.prices(),
 		View: func() *summarize.Policy { // the current agent's, after /model too
 			mu.Lock()
 			defer mu.Unlock()

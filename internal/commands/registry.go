@@ -100,7 +100,7 @@ func New(deps Deps, st State) *Registry {
 		{Name: "history", Usage: "[--full] [--expand N] [--search TEXT]", Summary: "summaries and recent messages; --expand N shows the originals behind summary N",
 			ValueFlags: map[string]bool{"expand": true, "search": true, "limit": true}, run: runHistory},
 		{Name: "context", Summary: "what fills the context window, in tokens", run: runContext},
-		{Name: "cost", Summary: "tokens and cost of the last turn and the session, the summarizer's share", run: runCost},
+		{Name: "cost", Summary: "tokens and cost of the last turn and of the session", run: runCost},
 		{Name: "config", Summary: "effective settings and where each came from", run: runConfig},
 		{Name: "init", Summary: "ask the model to write an AGENTS.md for this project", run: runInit},
 		{Name: "sessions", Summary: "list sessions", run: runSessions},
