@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -680,10 +681,19 @@ func (m *Model) renderCmd(items []*item) tea.Cmd {
 	return tea.Sequence(cmds...)
 }
 
+// footer is the key help an empty chat shows, drawn by bubbles/help from
+// the key map.
+func (m *Model) footer() string {
+	h := help.New()
+	h.ShortSeparator = " · "
+	h.Styles = help.Styles{ShortKey: m.r.st.Dim.Bold(true), ShortDesc: m.r.st.Dim, ShortSeparator: m.r.st.Dim}
+	return h.ShortHelpView(keys.Default().Editor.Footer())
+}
+
 // layoutEnd fills the window from the end upward.
 func (m *Model) layoutEnd(want *[]*item) {
 	if m.count() == 0 {
-		m.setFrame([]string{fit(m.r.st.Dim.Render("Type a message to start · / lists the commands · Ctrl+C twice quits"), m.width)}, []int{0})
+		m.setFrame([]string{fit(m.r.st.Dim.Render("Type a message to start · / lists the commands · ")+m.footer(), m.width)}, []int{0})
 		return
 	}
 	var rows [][]string

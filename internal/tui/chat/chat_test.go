@@ -16,6 +16,7 @@ import (
 
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/tui/keys"
 	"github.com/gencode/gencode/internal/tui/markdown"
 	"github.com/gencode/gencode/internal/tui/theme"
 )
@@ -297,4 +298,17 @@ func TestResizeWhileStreaming(t *testing.T) {
 		require.LessOrEqual(t, ansi.StringWidth(l), 50, "%q", l)
 	}
 	require.Equal(t, 50-gutter, m.stream.width)
+}
+
+// TestEmptyChatFooterIsTheKeyMap: an empty chat's hint names the keys
+// of the key map (send, new line, quit), not a text of its own.
+func TestEmptyChatFooterIsTheKeyMap(t *testing.T) {
+	t.Parallel()
+	m, _ := newChat(120, 5)
+	settle(t, &m, nil)
+	view := m.View()
+	for _, b := range keys.Default().Editor.Footer() {
+		require.Contains(t, view, b.Help().Key+" "+b.Help().Desc)
+		require.Contains(t, b.Help().Key, b.Keys()[0], "the footer names a key the binding matches")
+	}
 }

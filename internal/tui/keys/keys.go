@@ -108,6 +108,16 @@ func (d Dialog) Brief() []key.Binding {
 	return []key.Binding{short(d.Allow, "y", "once"), short(d.AllowSession, "a", "session"), short(d.Deny, "n", "deny"), short(d.DenyWhy, "t", "why")}
 }
 
+// Footer is the editor's first keys, briefly, for the hint an empty chat
+// shows: "enter send · alt+enter new line · ctrl+c ×2 quit".
+func (e Editor) Footer() []key.Binding {
+	short := func(b key.Binding, help, desc string) key.Binding {
+		b.SetHelp(help, desc)
+		return b
+	}
+	return []key.Binding{short(e.Send, "enter", "send"), short(e.Newline, "alt+enter", "new line"), short(e.Interrupt, "ctrl+c ×2", "quit")}
+}
+
 // Group is a titled list of bindings.
 type Group struct {
 	Title    string
