@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/openaitest"
+	"github.com/gencode/gencode/internal/session"
 )
 
 // TestInstructionsInTmux is the acceptance run of the project
@@ -73,6 +75,10 @@ func TestInstructionsInTmux(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(sb.work, "AGENTS.md"))
 	require.NoError(t, err)
 	require.Equal(t, "# Project\nRun `go test ./...`.\n", string(b))
+	// /cost counts the summarizer's requests apart.
+	p.typeLine("/cost")
+	s = p.waitText("Session total")
+	require.Regexp(t, `summarizer\s+\d+\s+[\d,]+`, s)
 	p.keys("C-c")
 	p.keys("C-c")
 	require.Equal(t, 0, p.exitCode())
@@ -99,6 +105,18 @@ func TestInstructionsInTmux(t *testing.T) {
 		require.Equal(t, sys, first.Content, "request %d: the system message changed", i+1)
 	}
 	require.Positive(t, summaryReqs, "the session never compacted")
+	store := sb.openStore()
+	defer store.Close()
+	ss, err := store.Sessions(context.Background(), 1)
+	require.NoError(t, err)
+	usage, err := store.UsageBySession(context.Background(), ss[0].ID)
+	require.NoError(t, err)
+	counted := map[string]int{}
+	for _, u := range usage[ss[0].ID] {
+		counted[u.Purpose] += u.Requests
+	}
+	require.Equal(t, map[string]int{session.UsageTurn: agentReqs, session.UsageSummary: summaryReqs}, counted,
+		"every request's usage is stored with the session, the summarizer's apart")
 	require.Equal(t, 8+2, agentReqs, "one request per question, two for /init")
 	last := srv.Requests()[len(srv.Requests())-1]
 	require.Equal(t, commands.InitPrompt, lastUser(t, last), "/init sent its instruction")

@@ -19,6 +19,7 @@ import (
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/models"
+	"github.com/gencode/gencode/internal/pricing"
 	"github.com/gencode/gencode/internal/recall"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
@@ -67,7 +68,7 @@ func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *s
 	if model != a.cfg.Model {
 		summaryWindow, _ = models.Window(model)
 	}
-	return summarize.New(a.store, completer{c: client, tools: ag.Tools()}, a.tokens.Counter(a.cfg.Model), summarize.Config{
+	return summarize.New(a.store, completer{c: client, tools: ag.Tools(), usage: a.store}, a.tokens.Counter(a.cfg.Model), summarize.Config{
 		Enabled:              true,
 		Window:               ag.Window(),
 		SummaryWindow:        summaryWindow,
@@ -97,6 +98,11 @@ func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *s
 type completer struct {
 	c     *llm.Client
 	tools []openai.Tool // the agent's
+	// usage, when set, records what each request used with its session
+	// (the summarizer's share in /cost and gencode sessions).
+	usage interface {
+		AddUsage(ctx context.Context, sessionID string, u session.Usage) error
+	}
 }
 
 func (c completer) Complete(ctx context.Context, req summarize.Request) (summarize.Completion, error) {
@@ -120,8 +126,22 @@ func (c completer) Complete(ctx context.Context, req summarize.Request) (summari
 		return summarize.Completion{}, err
 	}
 	out := summarize.Completion{Text: resp.Content, Model: resp.Model}
-	if resp.Usage != nil {
-		out.PromptTokens, out.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+	if u := resp.Usage; u != nil {
+		out.PromptTokens, out.CompletionTokens = u.PromptTokens, u.CompletionTokens
+		if c.usage != nil && req.SessionID != "" {
+			cached := 0
+			if u.PromptTokensDetails != nil {
+				cached = u.PromptTokensDetails.CachedTokens
+			}
+			model := resp.Model
+			if model == "" {
+				model = req.Model
+			}
+			tk := pricing.Counted(u.PromptTokens, cached, u.CompletionTokens, u.TotalTokens)
+			// Not stored is not the summary's failure: the count is lost, the summary stands.
+			_ = c.usage.AddUsage(context.WithoutCancel(ctx), req.SessionID, session.Usage{Purpose: session.UsageSummary,
+				Model: model, Input: tk.Input, Cached: tk.Cached, Output: tk.Output})
+		}
 	}
 	return out, nil
 }

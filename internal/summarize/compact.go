@@ -44,7 +44,12 @@ func (s *Summarizer) budgets(fixed int) budgets {
 }
 
 // attempts is a compaction's allowance of failed summarizer calls.
-type attempts struct{ left int }
+type attempts struct {
+	left int
+	// session is the session the compaction is for: its requests say it
+	// (Request.SessionID), so that what they use is counted for it.
+	session string
+}
 
 // compact runs one compaction of a session and reports it, in four steps:
 // plan (the range, the budgets, whether it is worth it), write (the
@@ -251,7 +256,7 @@ func (s *Summarizer) write(ctx, lctx context.Context, st *sessState, c *compacti
 	if m != modeManual && s.llmHeld(st, c.eff) {
 		llmErr = fmt.Errorf("the summarizer failed %d times in a row; not asked again until the session grows", llmFailureLimit)
 	} else {
-		nar, chunks, err := s.narrateCompaction(lctx, c, &attempts{left: s.cfg.MaxAttempts})
+		nar, chunks, err := s.narrateCompaction(lctx, c, &attempts{left: s.cfg.MaxAttempts, session: c.id})
 		if err == nil {
 			sum.Content, sum.Goal, sum.CurrentState = nar.text, nar.goal, nar.currentState
 			sum.Topics, sum.NextSteps = nar.topics, nar.nextSteps

@@ -57,7 +57,7 @@ func (s *Summarizer) mergeIfOver(ctx, lctx context.Context, st *sessState, id, f
 		merged.Content = shortenParts(parts, labels, b.narrative*4)
 		merged.Fallback, merged.FallbackReason = true, "the summarizer is failing; narratives shortened"
 	default:
-		text, err := s.reduce(lctx, parts, labels, focus, words, &attempts{left: s.cfg.MaxAttempts})
+		text, err := s.reduce(lctx, parts, labels, focus, words, &attempts{left: s.cfg.MaxAttempts, session: id})
 		s.noteLLM(st, err, eff)
 		if err != nil {
 			merged.Content = shortenParts(parts, labels, b.narrative*4)
@@ -136,7 +136,7 @@ func (s *Summarizer) upgrade(ctx context.Context, st *sessState, id string, targ
 	defer lcancel()
 	st.setHurry(lcancel)
 	defer st.setHurry(nil)
-	nar, chunks, err := s.narrate(lctx, msgs, target.Focus, s.words(rangeTokens, b), &attempts{left: s.cfg.MaxAttempts})
+	nar, chunks, err := s.narrate(lctx, msgs, target.Focus, s.words(rangeTokens, b), &attempts{left: s.cfg.MaxAttempts, session: id})
 	if ctx.Err() == nil && !errors.Is(lctx.Err(), context.Canceled) {
 		s.noteLLM(st, err, st.effective(s.view.Tokens(v)))
 	}

@@ -226,6 +226,7 @@ func (e *errAnswer) Error() string { return "unusable summarizer answer: " + e.w
 // an echo of the prompt) is a failure too.
 func (s *Summarizer) call(ctx context.Context, req Request, inputTokens int, a *attempts) (string, error) {
 	backoff := s.cfg.RetryBackoff
+	req.SessionID = a.session
 	for {
 		if a.left <= 0 {
 			return "", errors.New("no attempts left")

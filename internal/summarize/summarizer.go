@@ -41,8 +41,11 @@ type Request struct {
 	Model        string
 	System       string
 	Conversation []session.Message
-	Prompt       string
-	MaxTokens    int
+	// SessionID is the session the request summarizes, for the
+	// Completer to count what it uses (set by the summarizer).
+	SessionID string
+	Prompt    string
+	MaxTokens int
 }
 
 // Completion is a summarizer answer and what the provider counted (0 when
