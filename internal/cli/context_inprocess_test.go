@@ -51,9 +51,8 @@ var contextTotal = regexp.MustCompile(`Context · \S+ · ([\d,]+) of ([\d,]+) to
 // and window.
 func runContextCommand(t *testing.T, h *harness, cfg config.Config) (total, window int, report string) {
 	t.Helper()
-	reg := commands.New(commands.Deps{Store: h.store, Config: cfg, Window: func(string) int { return h.agent.Window() }, View: h.agent.Policy},
-		commands.State{SessionID: h.sess.ID, Model: h.agent.Model()})
-	res, err := reg.Run(context.Background(), "/context")
+	reg := commands.New(commands.Deps{Store: h.store, Config: cfg, Window: func(string) int { return h.agent.Window() }})
+	res, err := reg.Run(context.Background(), commands.State{SessionID: h.sess.ID, Model: h.agent.Model(), View: h.agent.Policy()}, "/context")
 	require.NoError(t, err)
 	report = res.Report.Plain()
 	m := contextTotal.FindStringSubmatch(report)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -192,36 +191,20 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 			a.log.Debug("compaction report dropped: the UI's queue is full", "session", r.SessionID, "phase", r.Phase)
 		}
 	}
-	// build makes the agent and summarizer for a model; /model NAME calls
-	// it from a Cmd, so what it touches is guarded.
-	var (
-		mu      sync.Mutex
-		closers []func()
-		current *agent.Agent
-	)
-	defer func() {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range closers {
-			c()
-		}
-	}()
-	build := func(model string) (*agent.Agent, summarizer, error) {
-		mu.Lock()
-		defer mu.Unlock()
+	// The agent and summarizer of one model at a time: /model NAME
+	// switches them from a Cmd.
+	models := &modelSet{build: func(model string) (*agent.Agent, summarizer, error) {
+		prev := a.cfg.Model
 		a.cfg.Model = model
 		ag, _, err := a.newAgent(client, asker, o.allow, o.yolo)
 		if err != nil {
+			a.cfg.Model = prev
 			return nil, nil, err
 		}
-		sum := a.newSummarizer(client, ag, o.noSummary, notify)
-		if sum != nil {
-			closers = append(closers, sum.Close)
-		}
-		current = ag
-		return ag, sum, nil
-	}
-	ag, sum, err := build(a.cfg.Model)
+		return ag, a.newSummarizer(client, ag, o.noSummary, notify), nil
+	}}
+	defer models.close()
+	ag, sum, err := models.use(a.cfg.Model)
 	if err != nil {
 		return err
 	}
@@ -230,12 +213,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, Keys: tui.KeyHelp(),
 		Instructions: a.instructionNames(),
 		Prices:       a.prices(),
-		View: func() *summarize.Policy { // the current agent's, after /model too
-			mu.Lock()
-			defer mu.Unlock()
-			return current.Policy()
-		},
-	}, commands.State{SessionID: sessionID, Model: ag.Model()})
+	})
 	soft := 0.0
 	if a.cfg.Summarize.Enabled && !o.noSummary {
 		soft = a.cfg.Summarize.SoftRatio
@@ -247,17 +225,14 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		summ = sum
 	}
 	m := tui.New(tui.Options{
-		Summarizer: summ,
-		Agent:      ag,
-		Store:      a.store,
-		Asker:      asker,
-		Commands:   reg,
-		CommandState: func(id, model string) {
-			reg.SetState(commands.State{SessionID: id, Model: model})
-		},
+		Summarizer:  summ,
+		Agent:       ag,
+		Store:       a.store,
+		Asker:       asker,
+		Commands:    reg,
 		Compactions: compactions,
 		SwitchModel: func(model string) (tui.Agent, tui.Summarizer, error) {
-			next, sum, err := build(model)
+			next, sum, err := models.use(model)
 			if err != nil || sum == nil {
 				return next, nil, err // a nil interface, not a typed nil: summarization off
 			}

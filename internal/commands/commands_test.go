@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,6 +64,12 @@ type fixture struct {
 	store *session.Store
 	reg   *Registry
 	sess  session.Session
+	st    State // what the commands act on
+}
+
+// run runs line for the fixture's session.
+func (f *fixture) run(ctx context.Context, line string) (Result, error) {
+	return f.reg.Run(ctx, f.st, line)
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -73,11 +80,9 @@ func newFixture(t *testing.T) *fixture {
 	t.Cleanup(func() { _ = store.Close() })
 	sess, err := store.CreateSession(ctx, "/w", "gpt-4o-mini")
 	require.NoError(t, err)
-	reg := New(Deps{Store: store, Config: config.Default(), Window: func(string) int { return 8192 }, View: func() *summarize.Policy {
-		return summarize.NewPolicy(summarize.ViewConfig{Window: 8192, Overhead: 1500, MaskAfter: 10})
-	}},
-		State{SessionID: sess.ID, Model: "gpt-4o-mini"})
-	return &fixture{store: store, reg: reg, sess: sess}
+	reg := New(Deps{Store: store, Config: config.Default(), Window: func(string) int { return 8192 }})
+	return &fixture{store: store, reg: reg, sess: sess, st: State{SessionID: sess.ID, Model: "gpt-4o-mini",
+		View: summarize.NewPolicy(summarize.ViewConfig{Window: 8192, Overhead: 1500, MaskAfter: 10})}}
 }
 
 func TestCompleteAndUnknown(t *testing.T) {
@@ -95,7 +100,7 @@ func TestCompleteAndUnknown(t *testing.T) {
 		{"/xyzzy", "unknown command /xyzzy (/help lists them)"},
 	}
 	for _, tt := range tests {
-		_, err := f.reg.Run(context.Background(), tt.line)
+		_, err := f.run(context.Background(), tt.line)
 		require.ErrorIs(t, err, ErrUnknown)
 		require.ErrorContains(t, err, tt.wantErr)
 	}
@@ -115,7 +120,10 @@ func TestActions(t *testing.T) {
 		{"/clear", ActionNewSession, nil},
 		{"/summarize the auth module", ActionSummarize, func(t *testing.T, r Result) { require.Equal(t, "the auth module", r.Focus) }},
 		{"/compact the auth module", ActionSummarize, func(t *testing.T, r Result) { require.Equal(t, "the auth module", r.Focus) }},
-		{"/model gpt-4", ActionSetModel, func(t *testing.T, r Result) { require.Equal(t, "gpt-4", r.Model) }},
+		{"/model gpt-4", ActionSetModel, func(t *testing.T, r Result) {
+			require.Equal(t, "gpt-4", r.Model)
+			require.Empty(t, r.Text, "nothing is said before the front end switched")
+		}},
 		{"/resume " + f.sess.ID[:5], ActionResumeSession, func(t *testing.T, r Result) { require.Equal(t, f.sess.ID, r.SessionID) }},
 		{"/model", ActionNone, func(t *testing.T, r Result) { require.Contains(t, r.Text, "gpt-4o-mini (context window 8,192 tokens)") }},
 		{"/help", ActionNone, func(t *testing.T, r Result) { require.Contains(t, r.Report.Plain(), "/history [--full]") }},
@@ -126,7 +134,7 @@ func TestActions(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
-		r, err := f.reg.Run(ctx, tt.line)
+		r, err := f.run(ctx, tt.line)
 		require.NoError(t, err, tt.line)
 		if r.Action != tt.wantAction {
 			t.Errorf("Run(%q).Action = %v, want %v", tt.line, r.Action, tt.wantAction)
@@ -164,7 +172,7 @@ func TestHistoryReports(t *testing.T) {
 	seedHistory(t, f)
 	ctx := context.Background()
 
-	r, err := f.reg.Run(ctx, "/history")
+	r, err := f.run(ctx, "/history")
 	require.NoError(t, err)
 	brief := r.Report.Plain()
 	require.Contains(t, brief, "45 messages total")
@@ -173,7 +181,7 @@ func TestHistoryReports(t *testing.T) {
 	require.Contains(t, brief, "5 earlier unsummarized messages")
 	require.NotContains(t, brief, "Decision:")
 
-	r, err = f.reg.Run(ctx, "/history --full")
+	r, err = f.run(ctx, "/history --full")
 	require.NoError(t, err)
 	full := r.Report.Plain()
 	require.Contains(t, full, "Decision: use table tests")
@@ -183,7 +191,7 @@ func TestHistoryReports(t *testing.T) {
 	require.Contains(t, full, "#32 assistant: → Bash go test ./...")
 	require.Contains(t, full, "#33 tool: ← Bash exit 0: ok")
 
-	r, err = f.reg.Run(ctx, "/history --expand 1")
+	r, err = f.run(ctx, "/history --expand 1")
 	require.NoError(t, err)
 	exp := r.Report.Plain()
 	require.Contains(t, exp, "the original messages 1-30")
@@ -192,15 +200,70 @@ func TestHistoryReports(t *testing.T) {
 	require.Contains(t, exp, "#2 assistant → Bash go test ./...\n\n#3 tool ← Bash exit 0\n  ok\n")
 	require.Equal(t, 1, strings.Count(exp, "request 3"), exp)
 	require.Equal(t, 10, strings.Count(exp, "go test ./..."), "one per call")
-	_, err = f.reg.Run(ctx, "/history --expand 2")
+	_, err = f.run(ctx, "/history --expand 2")
 	require.ErrorContains(t, err, "no summary 2")
+}
+
+// TestCommandsInFlightKeepTheirState: front ends run commands in the
+// background, so commands for different sessions and models run at once
+// on one registry. Each acts on the state it was given, never on another's.
+func TestCommandsInFlightKeepTheirState(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	states := make([]State, 2)
+	for i := range states {
+		s, err := f.store.CreateSession(ctx, "/w", "m")
+		require.NoError(t, err)
+		_, err = f.store.Append(ctx, s.ID, session.Message{Role: session.RoleUser, Content: fmt.Sprintf("the request of session %d", i)})
+		require.NoError(t, err)
+		states[i] = State{SessionID: s.ID, Model: fmt.Sprintf("model-%d", i)}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 400)
+	for n := range 100 {
+		i := n % 2
+		st, other := states[i], states[1-i]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			check := func(line string, got string, want, not string) {
+				if !strings.Contains(got, want) || strings.Contains(got, not) {
+					errs <- fmt.Errorf("%s for %s: %q, want %q, not %q", line, st.SessionID, got, want, not)
+				}
+			}
+			r, err := f.reg.Run(ctx, st, "/summarize")
+			if err != nil {
+				errs <- err
+				return
+			}
+			check("/summarize", r.SessionID, st.SessionID, other.SessionID)
+			r, err = f.reg.Run(ctx, st, "/model")
+			if err != nil {
+				errs <- err
+				return
+			}
+			check("/model", r.Text, st.Model, other.Model)
+			r, err = f.reg.Run(ctx, st, "/history --full")
+			if err != nil {
+				errs <- err
+				return
+			}
+			check("/history", r.Report.Plain(), fmt.Sprintf("session %d", i), fmt.Sprintf("session %d", 1-i))
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }
 
 func TestContextReport(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	seedHistory(t, f)
-	r, err := f.reg.Run(context.Background(), "/context")
+	r, err := f.run(context.Background(), "/context")
 	require.NoError(t, err)
 	out := r.Report.Plain()
 	require.Regexp(t, `System prompt \+ tool schemas\s+1,500\s+18%`, out)
@@ -230,10 +293,8 @@ func TestContextShowsInstructions(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			f.reg.deps.Instructions = []string{"AGENTS.md", "pkg/CLAUDE.md"}
-			f.reg.deps.View = func() *summarize.Policy {
-				return summarize.NewPolicy(summarize.ViewConfig{Window: 8192, Overhead: 1000, SystemPrompt: "p", Instructions: tt.instr, Count: count})
-			}
-			r, err := f.reg.Run(context.Background(), "/context")
+			f.st.View = summarize.NewPolicy(summarize.ViewConfig{Window: 8192, Overhead: 1000, SystemPrompt: "p", Instructions: tt.instr, Count: count})
+			r, err := f.run(context.Background(), "/context")
 			require.NoError(t, err)
 			out := r.Report.Plain()
 			n := len(tt.instr) / 4
@@ -284,8 +345,8 @@ func TestConfigShowsFileAndLine(t *testing.T) {
 	cfg, err := config.Load(file, func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] }, config.Flags{})
 	require.NoError(t, err)
 	f := newFixture(t)
-	reg := New(Deps{Store: f.store, Config: cfg, Window: func(string) int { return 8192 }}, State{SessionID: f.sess.ID, Model: "m"})
-	r, err := reg.Run(context.Background(), "/config")
+	reg := New(Deps{Store: f.store, Config: cfg, Window: func(string) int { return 8192 }})
+	r, err := reg.Run(context.Background(), State{SessionID: f.sess.ID, Model: "m"}, "/config")
 	require.NoError(t, err)
 	lines := map[string][]string{}
 	for _, l := range strings.Split(r.Report.Plain(), "\n") {
@@ -317,7 +378,7 @@ func TestCost(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t)
-	r, err := f.reg.Run(ctx, "/cost")
+	r, err := f.run(ctx, "/cost")
 	require.NoError(t, err)
 	require.Contains(t, r.Text, "No requests yet")
 
@@ -329,7 +390,7 @@ func TestCost(t *testing.T) {
 	} {
 		require.NoError(t, f.store.AddUsage(ctx, f.sess.ID, u))
 	}
-	r, err = f.reg.Run(ctx, "/cost")
+	r, err = f.run(ctx, "/cost")
 	require.NoError(t, err)
 	out := r.Report.Plain()
 	// gpt-4o-mini: $0.15 input, $0.075 cached, $0.60 output per million.
@@ -345,7 +406,7 @@ func TestCost(t *testing.T) {
 	// The config's price wins; an unknown model is said.
 	f.reg.deps.Prices = pricing.New(map[string]pricing.Price{"gpt-4o-mini": {Input: 1, CachedInput: 1, Output: 1}})
 	require.NoError(t, f.store.AddUsage(ctx, f.sess.ID, session.Usage{Purpose: session.UsageTurn, Model: "local-llama", TurnSeq: 9, Input: 100, Output: 10}))
-	r, err = f.reg.Run(ctx, "/cost")
+	r, err = f.run(ctx, "/cost")
 	require.NoError(t, err)
 	out = r.Report.Plain()
 	require.Contains(t, r.Report.Title, "57,110 tokens · $0.057+?")

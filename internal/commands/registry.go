@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gencode/gencode/internal/config"
@@ -48,9 +47,6 @@ type Deps struct {
 	Config config.Config
 	// Window returns a model's context window.
 	Window func(model string) int
-	// View returns the view policy the current agent builds its requests
-	// with (nil: a default policy for the model's window).
-	View func() *summarize.Policy
 	// Keys is what /help lists after the commands: the front end's keys,
 	// from its key map (nil: none).
 	Keys []Section
@@ -62,10 +58,15 @@ type Deps struct {
 	Prices pricing.Table
 }
 
-// State is what the commands act on: the front end's current session.
+// State is what one command acts on: the front end's session and model
+// when the command was typed. It is passed to each Run, so commands in
+// flight at once never see each other's.
 type State struct {
 	SessionID string
 	Model     string
+	// View is the view policy the session's agent builds its requests
+	// with (nil: a default policy for Model's window).
+	View *summarize.Policy
 }
 
 // Command is one slash command.
@@ -78,22 +79,20 @@ type Command struct {
 	run        func(ctx context.Context, r *Registry, st State, in Invocation) (Result, error)
 }
 
-// Registry holds the slash commands and the state they act on. It is safe
-// for concurrent use: front ends run commands in the background.
+// Registry holds the slash commands. It does not change once made, so it
+// is safe for concurrent use: front ends run commands in the background,
+// each with its own State.
 type Registry struct {
 	deps Deps
 	cmds []*Command
-
-	mu    sync.Mutex
-	state State
 }
 
 // New returns the registry of gencode's slash commands.
-func New(deps Deps, st State) *Registry {
+func New(deps Deps) *Registry {
 	if deps.Window == nil {
 		deps.Window = func(string) int { return 8192 }
 	}
-	r := &Registry{deps: deps, state: st}
+	r := &Registry{deps: deps}
 	r.cmds = []*Command{
 		{Name: "help", Aliases: []string{"?"}, Summary: "list the commands", run: runHelp},
 		{Name: "summarize", Aliases: []string{"compact"}, Usage: "[focus text]", Summary: "compact the history now, optionally focused on a topic", run: runSummarize},
@@ -114,20 +113,6 @@ func New(deps Deps, st State) *Registry {
 		}},
 	}
 	return r
-}
-
-// SetState sets the session and model the commands act on.
-func (r *Registry) SetState(st State) {
-	r.mu.Lock()
-	r.state = st
-	r.mu.Unlock()
-}
-
-// State returns the current state.
-func (r *Registry) State() State {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.state
 }
 
 // Commands lists the commands in help order.
@@ -176,8 +161,9 @@ func (r *Registry) Complete(prefix string) []string {
 // suggests the closest one.
 var ErrUnknown = errors.New("unknown command")
 
-// Run parses and runs a command line against the current state.
-func (r *Registry) Run(ctx context.Context, line string) (Result, error) {
+// Run parses and runs a command line for st: the session and model it
+// acts on.
+func (r *Registry) Run(ctx context.Context, st State, line string) (Result, error) {
 	name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "/"), " ")
 	cmd := r.lookup(strings.ToLower(name))
 	if cmd == nil {
@@ -191,7 +177,7 @@ func (r *Registry) Run(ctx context.Context, line string) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("/%s: %w", cmd.Name, err)
 	}
-	return cmd.run(ctx, r, r.State(), in)
+	return cmd.run(ctx, r, st, in)
 }
 
 func runHelp(_ context.Context, r *Registry, _ State, _ Invocation) (Result, error) {
@@ -231,9 +217,13 @@ func runModel(_ context.Context, r *Registry, st State, in Invocation) (Result, 
 	if len(in.Args) == 0 {
 		return Result{Text: fmt.Sprintf("Model: %s (context window %s tokens)", st.Model, termtext.Thousands(r.deps.Window(st.Model)))}, nil
 	}
-	m := in.Args[0]
-	return Result{Action: ActionSetModel, Model: m,
-		Text: fmt.Sprintf("Switched to %s (context window %s tokens).", m, termtext.Thousands(r.deps.Window(m)))}, nil
+	// Nothing is said yet: the front end says Switched once it has.
+	return Result{Action: ActionSetModel, Model: in.Args[0]}, nil
+}
+
+// Switched is what a front end says once it switched to model.
+func Switched(model string, window int) string {
+	return fmt.Sprintf("Switched to %s (context window %s tokens).", model, termtext.Thousands(window))
 }
 
 func runSessions(ctx context.Context, r *Registry, st State, _ Invocation) (Result, error) {

@@ -73,13 +73,12 @@ func (m *Model) command(line string) tea.Cmd {
 		m.chat.AddError("slash commands are not available in this build", "")
 		return nil
 	}
-	run, setState, ctx := m.o.Commands, m.o.CommandState, m.o.Context
-	sid, model := m.sessionID, m.agent.Model()
+	// The command acts on the session and model shown now, whatever is
+	// shown by the time it runs.
+	run, ctx := m.o.Commands, m.o.Context
+	st := commands.State{SessionID: m.sessionID, Model: m.agent.Model(), View: m.agent.Policy()}
 	return func() tea.Msg {
-		if setState != nil {
-			setState(sid, model)
-		}
-		res, err := run.Run(ctx, line)
+		res, err := run.Run(ctx, st, line)
 		return commandMsg{line: line, res: res, err: err}
 	}
 }
@@ -116,10 +115,18 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 			m.chat.AddError("switching the model is not available in this build", "")
 			return nil
 		}
-		if m.turn != nil {
+		switch {
+		case m.turn != nil:
 			m.chat.AddError("a turn is running: press esc to cancel it first", "")
 			return nil
+		case m.switching:
+			m.chat.AddError("a model switch is running: wait for it to end", "")
+			return nil
+		case m.summarizing:
+			m.chat.AddError("/summarize is running: switch the model when it ends", "")
+			return nil
 		}
+		m.switching = true
 		sw, name := m.o.SwitchModel, r.Model
 		return func() tea.Msg {
 			ag, sum, err := sw(name)
@@ -137,18 +144,23 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 	return nil
 }
 
+// modelSwitched says how a /model switch ended, once it has, and sends
+// the messages queued meanwhile (to the old model when it failed).
 func (m *Model) modelSwitched(s modelSwitchedMsg) tea.Cmd {
+	m.switching = false
 	if s.err != nil {
 		m.chat.AddError(fmt.Sprintf("could not switch to %s: %s", s.model, m.o.ErrorText(s.err)), "")
-		return nil
+		return m.sendQueued(true)
 	}
 	m.agent = s.agent
 	m.o.Summarizer = s.summarizer // /summarize uses the new model's budgets
 	m.status.SetModel(s.agent.Model(), s.agent.Window())
+	m.chat.AddNote(commands.Switched(s.agent.Model(), s.agent.Window()))
+	cmds := []tea.Cmd{m.sendQueued(true)}
 	if m.sessionID != "" {
-		return m.loadContext(m.sessionID)
+		cmds = append(cmds, m.loadContext(m.sessionID))
 	}
-	return nil
+	return tea.Batch(cmds...)
 }
 
 // summarize compacts the session now and waits for the summarizer.
@@ -167,6 +179,11 @@ func (m *Model) summarize(focus string) tea.Cmd {
 		m.chat.AddNote("A turn is running: /summarize when it ends (Esc stops it). The turn compacts by itself if the context fills.")
 		return nil
 	}
+	if m.switching {
+		m.chat.AddNote("A model switch is running: /summarize when it ends.")
+		return nil
+	}
+	m.summarizing = true
 	spin := m.status.Compaction(summarize.Report{SessionID: m.sessionID, Phase: summarize.Started})
 	sum, id, ctx, store, log := m.o.Summarizer, m.sessionID, m.o.Context, m.o.Store, m.o.Logger
 	return tea.Batch(spin, func() tea.Msg {
@@ -186,6 +203,7 @@ func (m *Model) summarize(focus string) tea.Cmd {
 }
 
 func (m *Model) summarized(s summarizedMsg) tea.Cmd {
+	m.summarizing = false
 	rep := s.rep
 	if nothingToSummarize(s.err) {
 		// Not a failure: the history is short enough already.

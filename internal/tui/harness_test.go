@@ -85,6 +85,9 @@ func (f *fakeAgent) ContextTokens(v session.View) int {
 	return n
 }
 
+// Policy is nil: /context's default for the window.
+func (f *fakeAgent) Policy() *summarize.Policy { return nil }
+
 func (f *fakeAgent) Starts() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -107,6 +110,7 @@ type fakeCommands struct {
 	results map[string]commands.Result
 	errs    map[string]error
 	ran     []string
+	states  []commands.State // each command's, in order
 }
 
 func (f *fakeCommands) Complete(prefix string) []string {
@@ -119,10 +123,11 @@ func (f *fakeCommands) Complete(prefix string) []string {
 	return out
 }
 
-func (f *fakeCommands) Run(_ context.Context, line string) (commands.Result, error) {
+func (f *fakeCommands) Run(_ context.Context, st commands.State, line string) (commands.Result, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.ran = append(f.ran, line)
+	f.states = append(f.states, st)
 	name, _, _ := strings.Cut(line, " ")
 	return f.results[name], f.errs[name]
 }
@@ -132,9 +137,13 @@ type fakeSummarizer struct {
 	err   error
 	mu    sync.Mutex
 	calls []string
+	gate  chan struct{} // when set, each call waits for it to close
 }
 
 func (f *fakeSummarizer) SummarizeNow(_ context.Context, sessionID, focus string) (summarize.Report, error) {
+	if f.gate != nil {
+		<-f.gate
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, sessionID+":"+focus)

@@ -64,7 +64,7 @@ func TestHelpListsTheKeyMap(t *testing.T) {
 		}
 	}
 
-	res, err := commands.New(commands.Deps{Keys: KeyHelp()}, commands.State{}).Run(context.Background(), "/help")
+	res, err := commands.New(commands.Deps{Keys: KeyHelp()}).Run(context.Background(), commands.State{}, "/help")
 	require.NoError(t, err)
 	require.NotNil(t, res.Report)
 	var listed []string

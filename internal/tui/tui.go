@@ -35,6 +35,8 @@ type agentRunner interface {
 	Model() string
 	Window() int
 	ContextTokens(v session.View) int
+	// Policy is the view policy its requests are built with (/context).
+	Policy() *summarize.Policy
 }
 
 // Agent is the agent as the TUI drives it; SwitchModel returns one.
@@ -61,7 +63,7 @@ type sessionStore interface {
 // commandRunner runs slash commands (the commands registry).
 type commandRunner interface {
 	Complete(prefix string) []string
-	Run(ctx context.Context, line string) (commands.Result, error)
+	Run(ctx context.Context, st commands.State, line string) (commands.Result, error)
 }
 
 // summarizer compacts a session now, for /summarize.
@@ -75,9 +77,6 @@ type Options struct {
 	Store sessionStore
 	// Commands runs slash commands; nil: none are available.
 	Commands commandRunner
-	// CommandState is called before each command with the session and
-	// model it acts on (the registry's SetState); may be nil.
-	CommandState func(sessionID, model string)
 	// Summarizer runs /summarize; nil: not available.
 	Summarizer summarizer
 	// Compactions carries the reports of background compactions, which
@@ -157,6 +156,10 @@ type Model struct {
 
 	turn    *turn
 	turnSeq int
+	// switching: a /model switch is in flight (messages queue meanwhile);
+	// summarizing: a /summarize is. Neither starts while the other runs,
+	// so that the old model's summarizer is done before the new one works.
+	switching, summarizing bool
 	// queue holds the messages sent while a turn ran, oldest first; each
 	// is sent when the turn before it ends well.
 	queue       []input.SubmitMsg

@@ -58,7 +58,7 @@ func (m *Model) submit(s input.SubmitMsg) tea.Cmd {
 	if isCommand(s.Text) {
 		return m.command(strings.TrimSpace(s.Text))
 	}
-	if m.turn != nil {
+	if m.turn != nil || m.switching {
 		m.enqueue(s)
 		return nil
 	}

@@ -47,13 +47,12 @@ func cards(t *testing.T) map[string]commands.Report {
 	cfg.Sources = map[string]string{"model": cfg.File, "summarize.soft_ratio": cfg.File, "base_url": "env OPENAI_BASE_URL"}
 	cfg.Lines = map[string]int{"model": 1, "summarize.soft_ratio": 4}
 	cfg.Model, cfg.BaseURL, cfg.Summarize.SoftRatio = "gpt-4o-mini", "http://127.0.0.1:11434/v1", 0.5
-	reg := commands.New(commands.Deps{Store: st, Config: cfg, Window: func(string) int { return 8192 }, Keys: tui.KeyHelp(),
-		View: func() *summarize.Policy {
-			return summarize.NewPolicy(summarize.ViewConfig{Window: 8192, Overhead: 1500, MaskAfter: 10})
-		}}, commands.State{SessionID: sess.ID, Model: "gpt-4o-mini"})
+	reg := commands.New(commands.Deps{Store: st, Config: cfg, Window: func(string) int { return 8192 }, Keys: tui.KeyHelp()})
+	state := commands.State{SessionID: sess.ID, Model: "gpt-4o-mini",
+		View: summarize.NewPolicy(summarize.ViewConfig{Window: 8192, Overhead: 1500, MaskAfter: 10})}
 	out := map[string]commands.Report{}
 	for _, c := range []string{"help", "context", "config"} {
-		res, err := reg.Run(ctx, "/"+c)
+		res, err := reg.Run(ctx, state, "/"+c)
 		require.NoError(t, err)
 		require.NotNil(t, res.Report, "/%s", c)
 		out[c] = *res.Report
