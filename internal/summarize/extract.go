@@ -14,9 +14,15 @@ import (
 	"github.com/gencode/gencode/internal/tools"
 )
 
-// Limits of the deterministic extraction. They bound single entries, never
-// how many entries are kept: every file and command stays in the record.
+// Limits of the deterministic extraction. They bound single entries and
+// the user-request lines, never how many files and commands are kept:
+// every file and command stays in the record.
 const (
+	// maxUserRequests is how many user-request lines a summary keeps, the
+	// most recent: they are shown only without a narrative, and each
+	// request is whole in the log. Without it the list grew with the
+	// session and was decoded on every turn.
+	maxUserRequests    = 200
 	maxRequestChars    = 6000 // the last user request, verbatim up to this
 	maxLineChars       = 200  // one user request line, one constraint
 	maxCommandChars    = 2000 // one command
@@ -109,6 +115,9 @@ func (e *extractor) add(m session.Message) {
 		}
 		e.sum.LastUserRequest = clip(text, maxRequestChars)
 		e.sum.UserRequests = append(e.sum.UserRequests, firstLine(text, maxLineChars))
+		if len(e.sum.UserRequests) >= 2*maxUserRequests {
+			e.sum.UserRequests = recent(e.sum.UserRequests, maxUserRequests)
+		}
 		e.constraints.add(constraints(text)...)
 		e.ft.result(m) // SWE-agent's task names the shell's directory
 	case session.RoleSystem:
@@ -206,6 +215,7 @@ func (e *extractor) finish() session.Summary {
 		e.use(name).add(describeUse(paths, cmd, m, true), m.Meta.Failed)
 	}
 	sum := e.sum
+	sum.UserRequests = recent(sum.UserRequests, maxUserRequests)
 	sum.UserConstraints = e.constraints.items
 	ft := e.ft
 	sum.FilesModified = ft.ledger.Modified()
@@ -669,6 +679,14 @@ func (s *orderedSet) add(items ...string) {
 	}
 }
 
+// recent returns the last n items, in a slice of their own when it cuts.
+func recent(items []string, n int) []string {
+	if len(items) <= n {
+		return items
+	}
+	return slices.Clone(items[len(items)-n:])
+}
+
 // union merges the deterministic fields of summaries, oldest first: lists
 // are unioned in order, tool counts added, the last user request is the
 // newest one. Each entry is looked at once: linear in the entries.
@@ -730,7 +748,7 @@ func union(sums []session.Summary) session.Summary {
 		out.ToolsUsed = append(out.ToolsUsed, *counts[t])
 	}
 	out.FilesRead, out.Commands, out.UserConstraints = read.items, cmds.items, constraints.items
-	out.UserRequests, out.SystemNotes = requests.items, notes.items
+	out.UserRequests, out.SystemNotes = recent(requests.items, maxUserRequests), notes.items
 	out.KeyDecisions, out.Topics = decisions.items, topics.items
 	out.FilesModified = files.Modified()
 	out.FilesCreated = files.Created()

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/gencode/gencode/internal/session"
 )
 
@@ -69,4 +71,31 @@ func BenchmarkExtractLinear(b *testing.B) {
 		b.ReportMetric(float64(tl.Milliseconds()), "extract-100k-ms")
 		b.ReportMetric(float64(ul.Milliseconds()), "union-100k-ms")
 	}
+}
+
+// TestUserRequestsAreBounded: a summary keeps the most recent
+// maxUserRequests user-request lines, whatever the range's length and
+// however many summaries merge, so that what every turn decodes stops
+// growing with the session; the last request stays, and the files and
+// commands are all kept.
+func TestUserRequestsAreBounded(t *testing.T) {
+	t.Parallel()
+	var msgs []session.Message
+	for i := range 3 * maxUserRequests {
+		id := fmt.Sprintf("c%d", i)
+		msgs = append(msgs,
+			session.Message{Role: session.RoleUser, Content: fmt.Sprintf("request %d", i)},
+			session.Message{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: id, Name: "Write", Arguments: fmt.Sprintf(`{"file_path":"f%d.txt","content":"x"}`, i)}}},
+			session.Message{Role: session.RoleTool, ToolCallID: id, Name: "Write", Content: "ok"})
+	}
+	half := len(msgs) / 2
+	a, b := extract(msgs[:half], false), extract(msgs[half:], false)
+	whole := extract(msgs, false)
+	for _, s := range []session.Summary{a, b, whole, union([]session.Summary{a, b})} {
+		require.Len(t, s.UserRequests, maxUserRequests)
+		require.Equal(t, s.LastUserRequest, s.UserRequests[len(s.UserRequests)-1])
+	}
+	require.Equal(t, fmt.Sprintf("request %d", 3*maxUserRequests-1), whole.UserRequests[maxUserRequests-1])
+	require.Len(t, whole.FilesModified, 3*maxUserRequests, "every file is kept")
+	require.Len(t, union([]session.Summary{a, b}).FilesModified, 3*maxUserRequests)
 }
