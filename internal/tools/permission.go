@@ -156,7 +156,7 @@ func (s *Set) authorize(ctx context.Context, r Request) string {
 	if s.perms[r.Tool] == ModeDeny {
 		return fmt.Sprintf("permission denied: %s is disabled by configuration", r.Tool)
 	}
-	if s.yolo {
+	if s.yolo || (byUser(ctx) && !r.OutsideWorkDir) {
 		return ""
 	}
 	key := grantKey{tool: r.Tool, outside: r.OutsideWorkDir}

@@ -425,3 +425,38 @@ func TestDenialCarriesTheUsersReason(t *testing.T) {
 	require.True(t, r.Denied)
 	require.Contains(t, r.Content, "the user declined this Bash call; do not retry it unchanged")
 }
+
+// A call the user typed runs a ModeAsk tool inside the working directory
+// without asking, but a disabled tool stays refused and a path outside
+// still asks, as for the model.
+func TestRunByUser(t *testing.T) {
+	t.Parallel()
+	work, outside := confinedTree(t)
+	var asked []string
+	var mu sync.Mutex
+	asker := AskerFunc(func(_ context.Context, r Request) (Decision, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, r.Tool+" "+r.Summary)
+		return Deny, nil
+	})
+	s := New(Options{WorkDir: work, Asker: asker, Env: []string{"PATH=" + os.Getenv("PATH"), "OPENAI_API_KEY=sk-secret"}})
+	r := s.RunByUser(context.Background(), Call{Name: ToolBash, Arguments: `{"command":"echo hi; pwd; echo key=$OPENAI_API_KEY"}`})
+	require.False(t, r.IsError, r.Content)
+	assert.Equal(t, "hi\n"+work+"\nkey=\n[exit code 0]", r.Content)
+
+	r = s.RunByUser(context.Background(), Call{Name: ToolRead, Arguments: `{"file_path":"linkfile"}`})
+	assert.True(t, r.Denied, r.Content)
+	assert.NotContains(t, r.Content, "secret\n")
+	assert.Equal(t, []string{"Read " + filepath.Join(outside, "secret.txt")}, asked, "outside still asks")
+
+	r = s.Run(context.Background(), Call{Name: ToolBash, Arguments: `{"command":"echo hi"}`})
+	assert.True(t, r.Denied, "the model's Bash call still asks: %s", r.Content)
+
+	perms := DefaultPermissions()
+	perms[ToolBash] = ModeDeny
+	s = New(Options{WorkDir: work, Permissions: perms})
+	r = s.RunByUser(context.Background(), Call{Name: ToolBash, Arguments: `{"command":"echo hi"}`})
+	assert.True(t, r.Denied)
+	assert.Contains(t, r.Content, "disabled by configuration")
+}

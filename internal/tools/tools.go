@@ -291,6 +291,23 @@ func (s *Set) Run(ctx context.Context, c Call) Result {
 	return s.finish(c.Name, out)
 }
 
+// RunByUser is Run for a call the user typed themselves (a "!command" or
+// an "@file" mention in the TUI): typing it is the approval a ModeAsk tool
+// would ask for inside WorkDir. Everything else is Run's: a tool set to
+// ModeDeny is refused, a path outside WorkDir asks, and the call keeps its
+// confinement, environment, timeout and output cap.
+func (s *Set) RunByUser(ctx context.Context, c Call) Result {
+	return s.Run(context.WithValue(ctx, byUserKey{}, true), c)
+}
+
+// byUserKey marks the context of a RunByUser call.
+type byUserKey struct{}
+
+func byUser(ctx context.Context) bool {
+	v, _ := ctx.Value(byUserKey{}).(bool)
+	return v
+}
+
 // finish sanitizes, redacts and caps out into a Result.
 func (s *Set) finish(name string, out output) Result {
 	// Redact after sanitizing: an escape sequence inside a secret must not
