@@ -1,7 +1,8 @@
 // Package input is the message editor: a multi-line textarea where Enter
 // sends, Alt+Enter or Ctrl+J breaks the line, Up and Down walk the history
 // of sent messages, and Tab completes slash commands with a hint line of the
-// matches.
+// matches, and an "@path" mention to the files and directories of the
+// working directory (listed in a tea.Cmd, never in Update).
 //
 // A large paste is kept out of the textarea, which redraws all its text on
 // every keystroke (bubbles #1023): the editor shows a one-line placeholder
@@ -9,6 +10,8 @@
 package input
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -68,6 +71,9 @@ type Model struct {
 
 	pastes  map[string]string // placeholder -> pasted text
 	npastes int
+
+	dir       string   // where "@" mentions are completed; "" for none
+	pathHints []string // the names the last Tab on a mention left to choose from
 }
 
 // New returns an editor drawn with th; complete may be nil (no
@@ -122,6 +128,9 @@ func (m *Model) SetHistory(h []string, pastes map[string]string) {
 		m.npastes = max(m.npastes, paste.Number(ph))
 	}
 }
+
+// SetDir turns on the completion of "@" mentions to the paths under dir.
+func (m *Model) SetDir(dir string) { m.dir = dir }
 
 // Recallable is how many messages Up can recall.
 func (m Model) Recallable() int { return len(m.history) }
@@ -183,7 +192,7 @@ func (m Model) Matches() []string {
 }
 
 func (m Model) hintHeight() int {
-	if len(m.Matches()) > 0 {
+	if len(m.Matches()) > 0 || len(m.pathHints) > 0 {
 		return 1
 	}
 	return 0
@@ -191,6 +200,10 @@ func (m Model) hintHeight() int {
 
 // Update handles keys and pastes.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	if pm, ok := msg.(PathsMsg); ok {
+		m.completePath(pm)
+		return m, nil
+	}
 	k, ok := msg.(tea.KeyMsg)
 	if !ok {
 		var cmd tea.Cmd
@@ -202,8 +215,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case key.Matches(k, km.Send) && !k.Paste:
 		return m.submit()
 	case key.Matches(k, km.Complete):
-		m.completeLine()
-		return m, nil
+		if len(m.Matches()) > 0 {
+			m.completeLine()
+			return m, nil
+		}
+		return m, m.listPaths()
 	case key.Matches(k, km.Prev):
 		if m.onFirstRow() && m.hist > 0 {
 			if m.hist == len(m.history) {
@@ -227,6 +243,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m.paste(string(k.Runes))
 		return m, nil
 	}
+	m.pathHints = nil
 	var cmd tea.Cmd
 	m.ta, cmd = m.ta.Update(msg)
 	m.fitHeight()
@@ -240,6 +257,7 @@ func (m Model) submit() (Model, tea.Cmd) {
 	}
 	text, spans, pastes := m.expand(display)
 	m.remember(display)
+	m.pathHints = nil
 	m.clear()
 	return m, func() tea.Msg {
 		return SubmitMsg{Text: text, Display: display, Pastes: pastes, Spans: spans}
@@ -347,6 +365,98 @@ func (m *Model) completeLine() {
 	}
 }
 
+// PathsMsg carries the paths an "@" mention typed in Value completes to.
+type PathsMsg struct {
+	Value string   // the editor's text when Tab was pressed
+	Dir   string   // the mention's directory part, "" or ending in "/"
+	Names []string // entries of Dir starting with the typed name; directories end in "/"
+}
+
+// mention returns the "@" mention the cursor ends, without the "@".
+func (m Model) mention() (string, bool) {
+	v := m.ta.Value()
+	lines := strings.Split(v, "\n")
+	li := m.ta.LineInfo()
+	if m.ta.Line() != len(lines)-1 || li.StartColumn+li.ColumnOffset != len([]rune(lines[len(lines)-1])) {
+		return "", false // only at the end of the text
+	}
+	word := v[strings.LastIndexAny(v, " \t\n")+1:]
+	if !strings.HasPrefix(word, "@") {
+		return "", false
+	}
+	return word[1:], true
+}
+
+// listPaths lists, in a Cmd, the entries the mention at the cursor
+// completes to. Only relative paths inside the directory are listed: an
+// absolute path or one through ".." is not completed.
+func (m Model) listPaths() tea.Cmd {
+	rel, ok := m.mention()
+	if !ok || m.dir == "" {
+		return nil
+	}
+	i := strings.LastIndexByte(rel, '/')
+	sub, base := rel[:i+1], rel[i+1:]
+	if sub != "" && !filepath.IsLocal(strings.TrimSuffix(sub, "/")) {
+		return nil
+	}
+	value, dir := m.ta.Value(), filepath.Join(m.dir, filepath.FromSlash(sub))
+	return func() tea.Msg {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return nil
+		}
+		msg := PathsMsg{Value: value, Dir: sub}
+		for _, e := range entries {
+			name := e.Name()
+			if !strings.HasPrefix(name, base) || (strings.HasPrefix(name, ".") && !strings.HasPrefix(base, ".")) {
+				continue
+			}
+			if isDir(dir, e) {
+				name += "/"
+			}
+			msg.Names = append(msg.Names, name)
+		}
+		return msg
+	}
+}
+
+// isDir reports whether e, an entry of dir, is a directory or a symlink
+// to one.
+func isDir(dir string, e os.DirEntry) bool {
+	if e.Type()&os.ModeSymlink == 0 {
+		return e.IsDir()
+	}
+	fi, err := os.Stat(filepath.Join(dir, e.Name()))
+	return err == nil && fi.IsDir()
+}
+
+// completePath completes the mention with msg's names, if the text is
+// still the one they were listed for: a single name in full (a file with
+// a space after it), several to their longest common prefix, shown under
+// the editor.
+func (m *Model) completePath(msg PathsMsg) {
+	if msg.Value != m.ta.Value() || len(msg.Names) == 0 {
+		return
+	}
+	rel, _ := m.mention()
+	head := strings.TrimSuffix(msg.Value, rel)
+	switch len(msg.Names) {
+	case 1:
+		name := msg.Names[0]
+		if !strings.HasSuffix(name, "/") {
+			name += " "
+		}
+		m.SetValue(head + msg.Dir + name)
+		m.pathHints = nil
+	default:
+		if p := msg.Dir + commonPrefix(msg.Names); len(p) > len(rel) {
+			m.SetValue(head + p)
+		}
+		m.pathHints = msg.Names
+	}
+}
+
 func commonPrefix(s []string) string {
 	p := s[0]
 	for _, x := range s[1:] {
@@ -406,13 +516,18 @@ func (m *Model) scrollToTop() {
 }
 
 // View draws a rule, the editor and, while a slash command is typed, the
-// commands it completes to.
+// commands it completes to; after a Tab on an "@" mention with several
+// candidates, those.
 func (m Model) View() string {
 	var b strings.Builder
 	b.WriteString(m.st.Border.Render(strings.Repeat("─", m.width)))
 	b.WriteString("\n")
 	b.WriteString(m.ta.View())
-	if matches := m.Matches(); len(matches) > 0 {
+	matches := m.Matches()
+	if len(matches) == 0 {
+		matches = m.pathHints
+	}
+	if len(matches) > 0 {
 		hint := strings.Join(matches, "  ")
 		if len(matches) > 1 {
 			hint += "   (tab completes)"

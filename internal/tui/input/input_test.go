@@ -3,6 +3,8 @@ package input_test
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -362,4 +364,97 @@ func TestRecalledHistoryKeepsItsPastes(t *testing.T) {
 	require.Equal(t, "look: "+big, got.Text)
 	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(big + "more\n"), Paste: true})
 	require.Contains(t, m.Value(), "[pasted text #4: ")
+}
+
+// mentionTree is a working directory: internal/ (with tui/ and tools.go),
+// intro/ is absent so "@int" is unique, two README files and a hidden one.
+func mentionTree(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, p := range []string{"internal/tui/view.go", "internal/tools.go", "README.md", "READING.txt", ".env"} {
+		p = filepath.Join(dir, p)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o700))
+		require.NoError(t, os.WriteFile(p, []byte("x\n"), 0o600))
+	}
+	return dir
+}
+
+// tabPath presses Tab and runs the listing it starts, as the program would.
+func tabPath(t *testing.T, m input.Model) input.Model {
+	t.Helper()
+	m, cmd := m.Update(tab)
+	if cmd == nil {
+		return m
+	}
+	m, _ = m.Update(cmd())
+	return m
+}
+
+func TestTabCompletesMentions(t *testing.T) {
+	t.Parallel()
+	dir := mentionTree(t)
+	tests := []struct {
+		typed, want string
+		hints       string // the hint line, "" for none
+	}{
+		{"look at @int", "look at @internal/", ""},
+		{"@internal/tu", "@internal/tui/", ""},
+		{"@internal/tui/v", "@internal/tui/view.go ", ""},
+		{"@internal/to", "@internal/tools.go ", ""},
+		{"see @REA", "see @READ", "READING.txt  README.md   (tab completes)"},
+		{"@", "@", "READING.txt  README.md  internal/   (tab completes)"},
+		{"@.e", "@.env ", ""},
+		{"@../", "@../", ""},
+		{"@/etc/pas", "@/etc/pas", ""},
+		{"@nothing", "@nothing", ""},
+		{"mail me@int", "mail me@int", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typed, func(t *testing.T) {
+			t.Parallel()
+			m := newInput()
+			m.SetDir(dir)
+			m = tabPath(t, typ(m, tt.typed))
+			require.Equal(t, tt.want, m.Value())
+			lines := strings.Split(m.View(), "\n")
+			hint := ""
+			if len(lines) == 3 {
+				hint = strings.TrimSpace(lines[2])
+			}
+			require.Equal(t, tt.hints, hint)
+			require.Equal(t, len(lines), m.Height(), "Height counts the hint line")
+		})
+	}
+	// The hint goes as soon as the user types on.
+	m := newInput()
+	m.SetDir(dir)
+	m = typ(tabPath(t, typ(m, "@REA")), "D")
+	require.Equal(t, 2, m.Height())
+}
+
+// Without a directory (no project), "@" is text.
+func TestMentionsNeedADir(t *testing.T) {
+	t.Parallel()
+	m := tabPath(t, typ(newInput(), "@int"))
+	require.Equal(t, "@int", m.Value())
+}
+
+// A listing that comes back after the text changed is dropped.
+func TestStaleMentionListing(t *testing.T) {
+	t.Parallel()
+	m := newInput()
+	m.SetDir(mentionTree(t))
+	m = typ(m, "@int")
+	m, cmd := m.Update(tab)
+	require.NotNil(t, cmd)
+	m = typ(m, "x")
+	m, _ = m.Update(cmd())
+	require.Equal(t, "@intx", m.Value())
+}
+
+func TestGoldenMentionHint(t *testing.T) {
+	t.Parallel()
+	m := newInput()
+	m.SetDir(mentionTree(t))
+	golden.RequireEqual(t, tabPath(t, typ(m, "explain @internal/")).View())
 }
