@@ -23,6 +23,7 @@ import (
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
+	"github.com/gencode/gencode/internal/tools"
 	"github.com/gencode/gencode/internal/tui"
 	"github.com/gencode/gencode/internal/tui/report"
 	"github.com/gencode/gencode/internal/tui/theme"
@@ -193,13 +194,19 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	}
 	// The agent and summarizer of one model at a time: /model NAME
 	// switches them from a Cmd.
+	// userTools runs the user's "@file" and "!command": the first model's
+	// tool set (every model's has the same directory and rules).
+	var userTools *tools.Set
 	models := &modelSet{build: func(model string) (*agent.Agent, summarizer, error) {
 		prev := a.cfg.Model
 		a.cfg.Model = model
-		ag, _, err := a.newAgent(client, asker, o.allow, o.yolo)
+		ag, ts, err := a.newAgent(client, asker, o.allow, o.yolo)
 		if err != nil {
 			a.cfg.Model = prev
 			return nil, nil, err
+		}
+		if userTools == nil {
+			userTools = ts
 		}
 		return ag, a.newSummarizer(client, ag, o.noSummary, notify), nil
 	}}
@@ -248,6 +255,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		Logger:    a.log,
 		Notices:   func() []string { return a.instructionNotices(ag) },
 		Spend:     reg.Spend,
+		Tools:     userTools,
 	})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx),
 		tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout))

@@ -7,8 +7,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/gencode/gencode/internal/agent"
-	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/tui/input"
 )
 
@@ -61,7 +59,7 @@ func (m *Model) sendQueued(ok bool) tea.Cmd {
 	m.queue = m.queue[1:]
 	m.syncEscHint()
 	m.lastSubmit = next
-	return m.startTurn(agent.UserMessage{Text: next.Text, Meta: session.Meta{Pastes: next.Spans}}, next.Display)
+	return m.startTurn(m.userMessage(next), next.Display)
 }
 
 // syncEscHint tells the status bar what Esc does now: deny an open

@@ -116,6 +116,9 @@ type Options struct {
 	// Now is the clock the permission dialog's guard reads (nil:
 	// time.Now); tests inject theirs.
 	Now func() time.Time
+	// Tools runs "@file" mentions (Read) and "!commands" (Bash) for the
+	// user: the agent's tool set. nil: "@" and "!" are plain text.
+	Tools userTools
 	// Logger receives the failures of background loads the user is not
 	// shown (nil: discard).
 	Logger *slog.Logger
@@ -167,6 +170,11 @@ type Model struct {
 	lastDisplay string          // lastPrompt as shown (pastes as placeholders)
 	lastSubmit  input.SubmitMsg // as typed, to give back when it cannot be sent
 	canRetry    bool            // the last turn failed: ctrl+r sends lastPrompt again
+	// shellOut holds the output of the "!commands" run since the last
+	// message sent, which takes it to the model.
+	shellOut    []string
+	shellSeq    int
+	shellCancel context.CancelFunc // the running "!command"'s, nil when none
 	quitSeq     int
 	quitArm     bool
 	quitting    bool
@@ -227,6 +235,9 @@ func New(o Options) Model {
 		dst:       th.Dialog,
 		sessionID: o.SessionID,
 		lease:     o.Lease,
+	}
+	if o.Tools != nil {
+		m.input.SetDir(o.Tools.WorkDir())
 	}
 	m.status.SetModel(o.Agent.Model(), o.Agent.Window())
 	m.status.SetSession(o.SessionID, "")
@@ -297,6 +308,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return cmd
 	case input.SubmitMsg:
 		return m.submit(msg)
+	case attachedMsg:
+		return m.attached(msg)
+	case shellMsg:
+		return m.shellDone(msg)
 	case eventsMsg:
 		return m.events(msg)
 	case askMsg:
@@ -409,6 +424,10 @@ func (m *Model) draftKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, e.Cancel):
 		if len(m.queue) > 0 {
 			m.unqueue()
+			return nil
+		}
+		if m.turn == nil && m.shellCancel != nil {
+			m.shellCancel()
 			return nil
 		}
 		m.cancelTurn()

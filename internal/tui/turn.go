@@ -53,17 +53,31 @@ func waitEvents(id int, ch <-chan agent.Event) tea.Cmd {
 
 func isCommand(s string) bool { return strings.HasPrefix(strings.TrimSpace(s), "/") }
 
-// submit sends a message, or runs a slash command.
+// submit sends a message, runs a slash command or a "!command", or
+// reads the files a message mentions before it is sent.
 func (m *Model) submit(s input.SubmitMsg) tea.Cmd {
 	if isCommand(s.Text) {
 		return m.command(strings.TrimSpace(s.Text))
 	}
+	if m.o.Tools != nil {
+		if isShell(s.Display) {
+			return m.shell(s)
+		}
+		if paths := mentions(s.Display); len(paths) > 0 {
+			return m.attach(s, paths)
+		}
+	}
+	return m.send(s)
+}
+
+// send starts a turn on a message, or queues it while one runs.
+func (m *Model) send(s input.SubmitMsg) tea.Cmd {
 	if m.turn != nil || m.switching {
 		m.enqueue(s)
 		return nil
 	}
 	m.lastSubmit = s
-	return m.startTurn(agent.UserMessage{Text: s.Text, Meta: session.Meta{Pastes: s.Spans}}, s.Display)
+	return m.startTurn(m.userMessage(s), s.Display)
 }
 
 // startTurn shows the message and starts the agent on it; a new session

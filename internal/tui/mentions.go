@@ -1,0 +1,158 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/gencode/gencode/internal/agent"
+	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/termtext"
+	"github.com/gencode/gencode/internal/tools"
+	"github.com/gencode/gencode/internal/tui/input"
+)
+
+// userTools runs the tools on the user's behalf: the Read of an "@file"
+// mention and the Bash of a "!command" (tools.Set.RunByUser).
+type userTools interface {
+	RunByUser(ctx context.Context, c tools.Call) tools.Result
+	WorkDir() string
+}
+
+// isShell reports whether a message is a "!command" to run directly.
+func isShell(s string) bool {
+	s = strings.TrimSpace(s)
+	return len(s) > 1 && s[0] == '!'
+}
+
+// mentions are the paths of the "@path" words of text, in order, once
+// each: an "@" that starts a word, with what follows up to the next
+// space; punctuation that ends a sentence is not part of the path.
+func mentions(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.Fields(text) {
+		if !strings.HasPrefix(w, "@") {
+			continue
+		}
+		p := strings.TrimRight(w[1:], ",;:!?)'\".")
+		if p == "" || seen[p] {
+			continue
+		}
+		seen[p] = true
+		out = append(out, p)
+	}
+	return out
+}
+
+// attachedMsg is a message whose mentions were read: s.Text carries the
+// files, or err says which could not be read.
+type attachedMsg struct {
+	s     input.SubmitMsg
+	files []string
+	err   string
+}
+
+// attach reads the files a message mentions with the Read tool, in a Cmd,
+// and attaches them after its text, as Read shows them (numbered lines,
+// capped); then the message is sent as any other. The mentions are looked
+// for in what the user typed, not in the pastes.
+func (m *Model) attach(s input.SubmitMsg, paths []string) tea.Cmd {
+	ts, ctx := m.o.Tools, m.o.Context
+	return func() tea.Msg {
+		var b strings.Builder
+		for _, p := range paths {
+			args, _ := json.Marshal(map[string]string{"file_path": p})
+			r := ts.RunByUser(ctx, tools.Call{Name: tools.ToolRead, Arguments: string(args)})
+			if r.IsError {
+				return attachedMsg{s: s, err: fmt.Sprintf("@%s: %s", p, r.Content)}
+			}
+			fmt.Fprintf(&b, "\n\n<file path=%q>\n%s\n</file>", p, r.Content)
+		}
+		s.Text += b.String()
+		return attachedMsg{s: s, files: paths}
+	}
+}
+
+// attached sends a message once its files are read; when one could not
+// be, the message goes back into the editor and nothing is sent.
+func (m *Model) attached(msg attachedMsg) tea.Cmd {
+	if msg.err != "" {
+		m.chat.AddError(msg.err, "the message is back in the editor")
+		m.input.Append(msg.s)
+		return nil
+	}
+	cmd := m.send(msg.s)
+	m.chat.AddInfo("attached " + strings.Join(msg.files, ", "))
+	return cmd
+}
+
+// shellMsg is the end of a "!command".
+type shellMsg struct {
+	id      int
+	command string
+	res     tools.Result
+}
+
+// shell runs a "!command" with the Bash tool, in a Cmd: in the project,
+// with its environment, timeout and output cap, without asking (the user
+// typed it). Esc stops it when no turn runs.
+func (m *Model) shell(s input.SubmitMsg) tea.Cmd {
+	command := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s.Text), "!"))
+	m.chat.AddUser(s.Display)
+	ctx, cancel := context.WithCancel(m.o.Context)
+	m.shellSeq++
+	m.shellCancel = cancel
+	id, ts := m.shellSeq, m.o.Tools
+	var spin tea.Cmd
+	if m.turn == nil {
+		spin = m.status.SetBusy(true, "running "+termtext.FirstLine(command, 40))
+	}
+	return tea.Batch(spin, func() tea.Msg {
+		defer cancel()
+		args, _ := json.Marshal(map[string]string{"command": command})
+		return shellMsg{id: id, command: command, res: ts.RunByUser(ctx, tools.Call{Name: tools.ToolBash, Arguments: string(args)})}
+	})
+}
+
+// shellDone shows a command's output and keeps it for the next message
+// sent: that is how it reaches the conversation.
+func (m *Model) shellDone(msg shellMsg) tea.Cmd {
+	if msg.id == m.shellSeq {
+		m.shellCancel = nil
+		if m.turn == nil {
+			m.status.SetBusy(false, "")
+		}
+	}
+	out := "$ " + msg.command + "\n" + msg.res.Content
+	m.chat.AddNote(fence(out))
+	if msg.res.Denied {
+		return nil
+	}
+	m.shellOut = append(m.shellOut, out)
+	m.status.SetNotice("the output goes with your next message")
+	return m.expireNotice()
+}
+
+// fence puts text in a markdown code block no line of it can close.
+func fence(text string) string {
+	f := "```"
+	for strings.Contains(text, f) {
+		f += "`"
+	}
+	return f + "\n" + text + "\n" + f
+}
+
+// userMessage is what the agent is given for s: its text, then the output
+// of the "!commands" run since the last message, which it takes.
+func (m *Model) userMessage(s input.SubmitMsg) agent.UserMessage {
+	text := s.Text
+	for _, out := range m.shellOut {
+		text += "\n\n<shell-output>\n" + out + "\n</shell-output>"
+	}
+	m.shellOut = nil
+	return agent.UserMessage{Text: text, Meta: session.Meta{Pastes: s.Spans}}
+}
