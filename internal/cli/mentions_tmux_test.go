@@ -1,0 +1,61 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/openaitest"
+)
+
+// TestMentionsInTmux is issue 13.6 as a person meets it in a terminal:
+// Tab shows and completes the project's paths after "@", the mentioned
+// file reaches the model, and "!echo hi" prints its output at once and
+// sends it with the next message.
+func TestMentionsInTmux(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules(), openaitest.WithResponder(func(openaitest.Request) openaitest.Reply {
+		return openaitest.Reply{Content: "Answered."}
+	}))
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	require.NoError(t, os.MkdirAll(filepath.Join(sb.work, "internal", "tui"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(sb.work, "internal", "tui", "view.go"), []byte("package tui // VIEW-MARKER\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(sb.work, "index.md"), []byte("# index\n"), 0o644))
+	p := startTUI(t, sb)
+	p.waitText("Message gencode")
+
+	p.keys("-l", "explain @in")
+	p.keys("Tab")
+	p.waitText("index.md  internal/   (tab completes)")
+	p.keys("-l", "t")
+	p.keys("Tab")
+	p.waitText("❯ explain @internal/")
+	p.keys("-l", "t")
+	p.keys("Tab")
+	p.waitText("❯ explain @internal/tui/")
+	p.keys("-l", "v")
+	p.keys("Tab")
+	p.waitText("❯ explain @internal/tui/view.go")
+	p.keys("-l", "briefly")
+	p.keys("Enter")
+	p.waitText("attached internal/tui/view.go")
+	p.waitText("Answered.")
+	reqs := srv.Requests()
+	require.Len(t, reqs, 1)
+	require.Equal(t, "explain @internal/tui/view.go briefly\n\n<file path=\"internal/tui/view.go\">\n     1\tpackage tui // VIEW-MARKER\n</file>", lastUser(t, reqs[0]))
+
+	p.typeLine("!echo hi")
+	s := p.waitText("[exit code 0]")
+	require.Regexp(t, `\$ echo hi\s+hi\s`, s)
+	require.Len(t, srv.Requests(), 1, "a !command is not sent by itself")
+	p.typeLine("what did it print?")
+	p.waitFor("the second answer", func(string) bool { return len(srv.Requests()) == 2 })
+	require.Equal(t, "what did it print?\n\n<shell-output>\n$ echo hi\nhi\n[exit code 0]\n</shell-output>", lastUser(t, srv.Requests()[1]))
+	p.keys("C-c")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
+}
