@@ -560,3 +560,76 @@ func TestUserMessageMetaIsLogged(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, msgs[0].Meta.Pastes)
 }
+
+// TestRequestFromAMessyLog is issues 14.2 and 14.8 as the agent meets
+// them: a log written by two processes at once (a result after another
+// process's user message, results out of order, a call whose result the
+// other process never wrote, a result answering nothing) and by a model
+// that produced invalid arguments, duplicate call ids and an empty
+// message. The log keeps all of it; every request is valid (the fake
+// server refuses any that breaks the message rules) and says what it
+// mended.
+func TestRequestFromAMessyLog(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	seeded := []session.Message{
+		{Role: session.RoleUser, Content: "echo a and b"}, // 1
+		{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{ // 2
+			{ID: "c1", Name: "Echo", Arguments: `{"text":"a"}`},
+			{ID: "c2", Name: "Echo", Arguments: `{"text": "b`},
+		}},
+		{Role: session.RoleUser, Content: "the other process asks"},                                                                                                          // 3
+		{Role: session.RoleTool, ToolCallID: "c2", Name: "Echo", Content: "error: unexpected end of JSON input"},                                                             // 4
+		{Role: session.RoleTool, ToolCallID: "c1", Name: "Echo", Content: "echo: a"},                                                                                         // 5
+		{Role: session.RoleAssistant, Content: "  "},                                                                                                                         // 6
+		{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: "c1", Name: "Echo", Arguments: `{"text":"again"}`}}},                                                // 7
+		{Role: session.RoleTool, ToolCallID: "zz", Name: "Echo", Content: "answers nothing"},                                                                                 // 8
+		{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: "d", Name: "Echo", Arguments: `{"text":"x"}`}, {ID: "d", Name: "Echo", Arguments: `{"text":"y"}`}}}, // 9
+		{Role: session.RoleTool, ToolCallID: "d", Name: "Echo", Content: "echo: x"},                                                                                          // 10
+		{Role: session.RoleTool, ToolCallID: "d", Name: "Echo", Content: "echo: y"},                                                                                          // 11
+	}
+	for i := range seeded {
+		seeded[i].Tokens = MessageTokens(f.agent.counter, seeded[i])
+	}
+	_, err := f.store.Append(ctx, f.sess.ID, seeded...)
+	require.NoError(t, err)
+	before, err := f.store.Messages(ctx, f.sess.ID, 1, 0)
+	require.NoError(t, err)
+
+	f.srv.Enqueue(openaitest.Text("all clear"))
+	last := lastEvent(collect(f.agent.Start(ctx, f.sess.ID, "what happened?")))
+	require.Equal(t, EventDone, last.Kind, "the request was refused: %v", last.Err)
+
+	req := f.srv.Requests()[0].Messages
+	var got []string
+	for _, m := range req[1:] {
+		line := m.Role + ":" + m.ToolCallID
+		for _, c := range m.ToolCalls {
+			line += " " + c.ID + c.Function.Arguments
+		}
+		got = append(got, line)
+	}
+	require.Equal(t, []string{
+		`user:`,
+		`assistant: c1{"text":"a"} c2{}`,
+		`tool:c1`, `tool:c2`, // moved up to their calls, in the calls' order
+		`user:`,
+		// message 6 (empty) is left out
+		`assistant: call_gencode_7_0{"text":"again"}`, // c1 was taken by message 2
+		`tool:call_gencode_7_0`,                       // its result was never written
+		// message 8 answers no call: left out
+		`assistant: d{"text":"x"} call_gencode_9_1{"text":"y"}`,
+		`tool:d`, `tool:call_gencode_9_1`,
+		`user:`,
+	}, got)
+	require.Equal(t, "echo: a", req[3].Content)
+	require.Contains(t, req[4].Content, "not valid JSON")
+	require.Contains(t, req[4].Content, "unexpected end of JSON input", "the tool's own answer is kept")
+	require.Contains(t, req[7].Content, "no result")
+	require.Equal(t, "echo: y", req[10].Content)
+
+	after, err := f.store.Messages(ctx, f.sess.ID, 1, int64(len(seeded)))
+	require.NoError(t, err)
+	require.Equal(t, before, after, "the log keeps what it received")
+}

@@ -1,7 +1,9 @@
 package openaitest
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/sashabaranov/go-openai"
 )
@@ -14,7 +16,11 @@ import (
 //     tool message per call, in the calls' order (OpenAI accepts any order; we
 //     require the same one);
 //   - every tool message answers a call of the assistant message just before it;
-//   - tool call ids are non-empty and unique in the conversation.
+//   - tool call ids are non-empty and unique in the conversation;
+//   - a call's arguments are a JSON object (local chat templates parse them, and
+//     strict providers refuse anything else);
+//   - an assistant message has text or tool calls (an empty one is refused by
+//     strict providers and templates).
 //
 // The error names the index of the offending message.
 func CheckMessageRules(msgs []openai.ChatCompletionMessage) error {
@@ -30,11 +36,18 @@ func CheckMessageRules(msgs []openai.ChatCompletionMessage) error {
 			return fmt.Errorf("message %d: tool message (tool_call_id %q) without a preceding assistant tool call", i, m.ToolCallID)
 		case openai.ChatMessageRoleAssistant:
 			if len(m.ToolCalls) == 0 {
+				if strings.TrimSpace(m.Content) == "" && len(m.MultiContent) == 0 {
+					return fmt.Errorf("message %d: assistant message without content or tool calls", i)
+				}
 				continue
 			}
 			for _, tc := range m.ToolCalls {
 				if tc.ID == "" {
 					return fmt.Errorf("message %d: tool call %q has no id", i, tc.Function.Name)
+				}
+				var args map[string]json.RawMessage
+				if json.Unmarshal([]byte(tc.Function.Arguments), &args) != nil || args == nil {
+					return fmt.Errorf("message %d: tool call %q: arguments are not a JSON object: %q", i, tc.ID, tc.Function.Arguments)
 				}
 				if at, dup := seen[tc.ID]; dup {
 					return fmt.Errorf("message %d: duplicate tool call id %q (first used in message %d)", i, tc.ID, at)

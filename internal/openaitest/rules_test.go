@@ -94,6 +94,20 @@ func TestCheckMessageRules(t *testing.T) {
 			wantErr: "message 1: tool call \"Read\" has no id",
 		},
 		{
+			name: "arguments not JSON",
+			msgs: []openai.ChatCompletionMessage{user("hi"), func() openai.ChatCompletionMessage {
+				m := calls("call_1")
+				m.ToolCalls[0].Function.Arguments = `{"file_path": "a`
+				return m
+			}(), result("call_1")},
+			wantErr: "message 1: tool call \"call_1\": arguments are not a JSON object",
+		},
+		{
+			name:    "empty assistant message",
+			msgs:    []openai.ChatCompletionMessage{user("hi"), assistant(" "), user("again")},
+			wantErr: "message 1: assistant message without content or tool calls",
+		},
+		{
 			name:    "mid-conversation system message",
 			msgs:    []openai.ChatCompletionMessage{sys("s"), user("hi"), sys("summary"), user("go on")},
 			wantErr: "message 2: system message after the start of the conversation",

@@ -54,8 +54,9 @@ type Policy struct {
 type textKey struct {
 	session string
 	seq     int64
-	kind    byte // 'm' masked, 'c' cut
-	limit   int
+	callID  string
+	kind    byte // 'm' masked, 'c' cut, 'a' calls mended, 'r' result mended, 's' synthetic result
+	limit   int  // the cap of a cut; the call's index of a synthetic result
 }
 
 // maxCached bounds each count cache; past it the cache starts over.
@@ -162,6 +163,9 @@ type Prompt struct {
 	MaskedCount int
 	// CutCount is how many tool outputs were shortened to CapTokens.
 	CutCount int
+	// Repaired is how many things the view mended that the log keeps as
+	// received (see normalize).
+	Repaired int
 }
 
 // Build makes the prompt a view sends. It reads the messages' stored
@@ -169,7 +173,8 @@ type Prompt struct {
 // cut outputs, the system message), each once.
 func (p *Policy) Build(v session.View) Prompt {
 	r := Prompt{Window: p.Window(), LogMessages: len(v.Messages), SummaryCount: len(v.Summaries)}
-	msgs := normalize(v.Messages)
+	msgs, fixes := p.normalize(v.Session.ID, v.Messages)
+	r.Repaired = fixes
 	toMask := maskCount(msgs, p.cfg.MaskAfter, p.cfg.MaskBatch)
 	capTokens := p.CapTokens()
 	for i, m := range msgs {
@@ -267,9 +272,9 @@ func (p *Policy) headTokens(head []session.Message) int {
 }
 
 // textTokens counts a text the policy wrote in place of message m, once
-// per session, message and kind.
+// per session, message (and call) and kind.
 func (p *Policy) textTokens(session string, m session.Message, kind byte, limit int) int {
-	k := textKey{session: session, seq: m.Seq, kind: kind, limit: limit}
+	k := textKey{session: session, seq: m.Seq, callID: m.ToolCallID, kind: kind, limit: limit}
 	p.mu.Lock()
 	n, ok := p.texts[k]
 	p.mu.Unlock()
@@ -284,28 +289,4 @@ func (p *Policy) textTokens(session string, m session.Message, kind byte, limit 
 	p.texts[k] = n
 	p.mu.Unlock()
 	return n
-}
-
-// normalize returns a copy of msgs as a request may carry them: empty
-// arguments sent as {} and empty tool outputs said. The log keeps what it
-// received.
-func normalize(msgs []session.Message) []session.Message {
-	out := make([]session.Message, len(msgs))
-	for i, m := range msgs {
-		if len(m.ToolCalls) > 0 {
-			calls := make([]session.ToolCall, len(m.ToolCalls))
-			copy(calls, m.ToolCalls)
-			for j := range calls {
-				if calls[j].Arguments == "" {
-					calls[j].Arguments = "{}"
-				}
-			}
-			m.ToolCalls = calls
-		}
-		if m.Role == session.RoleTool && m.Content == "" {
-			m.Content = "(no output)"
-		}
-		out[i] = m
-	}
-	return out
 }

@@ -1,6 +1,8 @@
 package summarize
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sashabaranov/go-openai"
@@ -73,4 +75,56 @@ func TestSummariesFollowAStableSystemPrompt(t *testing.T) {
 	require.Equal(t, two.Tokens, two.Fixed+two.Summaries+two.User+two.Assistant)
 	require.InDelta(t, blockTokens([]session.Summary{s1, s2}), two.Summaries, 60,
 		"the budgets' estimate of the summaries is close to what they take")
+}
+
+// TestPromptTokensAreWhatIsSent checks the view policy's accounting on a
+// view that uses every rule: a summary block, masked and cut outputs,
+// mended calls, a synthetic result. Each message sent weighs what Count
+// says of it as sent (untouched log messages keep their stored count,
+// which was made by the same Count), and the total is their sum plus the
+// overhead: the figure /context shows is the request.
+func TestPromptTokensAreWhatIsSent(t *testing.T) {
+	t.Parallel()
+	count := func(m session.Message) int { return roughCount(m) + len(m.Name) }
+	p := NewPolicy(ViewConfig{Window: 4000, SystemPrompt: "You are a test.", Overhead: 77, MaskAfter: 3, MaskBatch: 1, Count: count})
+	var msgs []session.Message
+	add := func(m session.Message) {
+		m.Seq = int64(len(msgs) + 1)
+		m.Tokens = count(m)
+		msgs = append(msgs, m)
+	}
+	add(session.Message{Role: session.RoleUser, Content: "go"})
+	for i := 0; i < 4; i++ {
+		id := fmt.Sprintf("c%d", i)
+		add(session.Message{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: id, Name: "Bash", Arguments: `{"command":"ls"}`}}})
+		add(session.Message{Role: session.RoleTool, ToolCallID: id, Name: "Bash", Content: strings.Repeat("out\n", 10+i*400)})
+	}
+	add(session.Message{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: "c0", Name: "Read", Arguments: `not json`}, {ID: "x", Name: "LS"}}})
+	add(session.Message{Role: session.RoleTool, ToolCallID: "c0", Name: "Read", Content: "invalid arguments"})
+	add(session.Message{Role: session.RoleAssistant, Content: ""})
+	v := session.View{Session: session.Session{ID: "s1"}, Messages: msgs,
+		Summaries: []session.Summary{{FromSeq: 1, ToSeq: 1, Content: "## Goal\n- test", TokenCount: 9}}}
+
+	r := p.Build(v)
+	require.Equal(t, 3, r.MaskedCount)
+	require.Equal(t, 1, r.CutCount)
+	require.Equal(t, 4, r.Repaired, "a repeated id, bad arguments, a missing result, an empty message")
+	require.Equal(t, session.Message{Role: session.RoleSystem, Content: "You are a test."}, r.Messages[0])
+	// The head (the system prompt, the summary and its answer) is written
+	// by the policy; the rest comes from the log.
+	sum, head := 77, 0
+	for ; head < len(r.Messages) && r.Messages[head].Seq == 0; head++ {
+		sum += count(r.Messages[head])
+	}
+	require.GreaterOrEqual(t, head, 2)
+	require.Contains(t, r.Messages[1].Content, "- test")
+	for _, m := range r.Messages[head:] {
+		require.Equal(t, count(m), m.Tokens, "message %d (%s) as sent", m.Seq, m.Role)
+		sum += m.Tokens
+	}
+	require.Equal(t, sum, r.Tokens)
+	require.Equal(t, r.Tokens, r.Fixed+r.Summaries+r.User+r.Assistant+r.ToolOutputs+r.Masked)
+	require.Equal(t, 77+count(session.Message{Role: session.RoleSystem, Content: "You are a test."}), r.Fixed)
+	require.Equal(t, r.Tokens, p.Build(v).Tokens, "the same view makes the same prompt")
+	require.Equal(t, msgs, v.Messages, "the view's messages are not changed")
 }
