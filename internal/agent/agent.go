@@ -366,11 +366,23 @@ func (t *turn) run(m UserMessage) (string, error) {
 		}
 		resp, err := t.request()
 		if err != nil {
-			if errors.Is(err, llm.ErrContextOverflow) && !overflowRetried && t.a.compactor != nil {
+			learned := errors.Is(err, llm.ErrContextOverflow) && t.a.policy.Learn(llm.WindowOf(err))
+			if errors.Is(err, llm.ErrContextOverflow) && !overflowRetried && (t.a.compactor != nil || learned) {
+				// Retry once: compacted, and fitted to the window the
+				// server named when it is smaller than the configured one
+				// (a message too large for it is cut in the view; the log
+				// keeps it whole).
 				overflowRetried = true
-				t.emit(Event{Kind: EventRetry, Text: "context window exceeded; compacting and retrying"})
-				if cerr := t.compactNow("the provider reported the context window exceeded"); cerr != nil {
-					return "", fmt.Errorf("%w (compaction: %v)", err, cerr)
+				text := "context window exceeded; compacting and retrying"
+				if learned {
+					text = fmt.Sprintf("the server's context window is %d tokens, not %d; fitting the context to it and retrying",
+						t.a.policy.Window(), t.a.policy.ConfiguredWindow())
+				}
+				t.emit(Event{Kind: EventRetry, Text: text})
+				if t.a.compactor != nil {
+					if cerr := t.compactNow("the provider reported the context window exceeded"); cerr != nil && !learned {
+						return "", fmt.Errorf("%w (compaction: %v)", err, cerr)
+					}
 				}
 				i--
 				continue
@@ -420,7 +432,9 @@ func (a *Agent) checkSize(ctx context.Context, text string) error {
 
 // request streams one completion of the current view.
 func (t *turn) request() (llm.Response, error) {
-	msgs, est := t.a.buildContext(t.view)
+	msgs, size := t.a.build(t.view)
+	est := size.Tokens
+	t.emit(Event{Kind: EventContext, Context: &size})
 	start := time.Now()
 	resp, err := t.a.llm.Stream(t.ctx, llm.Request{
 		Model: t.a.opts.Model, Messages: msgs, Tools: t.a.toolDefs, MaxTokens: t.a.opts.MaxTokens,

@@ -633,3 +633,62 @@ func TestRequestFromAMessyLog(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, before, after, "the log keeps what it received")
 }
+
+// TestServerWindowSmallerThanConfigured is issue 12.3: a local server
+// holds far less than the model table says. One message larger than the
+// server's window used to stay in the view, so every later turn resent it
+// and failed. The agent learns the window from the refusal, keeps it,
+// cuts the message in the view (the log keeps it whole) and goes on; a
+// new message too large for the learned window is refused before it is
+// stored.
+func TestServerWindowSmallerThanConfigured(t *testing.T) {
+	t.Parallel()
+	counter := tokens.New("gpt-4o-mini")
+	count := func(r openaitest.Request) int {
+		n := tokens.ReplyPriming
+		for _, m := range r.Messages {
+			n += counter.CountMessage(tokens.Message{Role: m.Role, Content: m.Content, Name: m.Name})
+		}
+		return n + len(r.Tools)*200
+	}
+	f := newFixture(t, openaitest.WithContextWindow(4000, count))
+	ctx := context.Background()
+	var big strings.Builder
+	for i := 0; big.Len() < 16000; i++ { // about 5,000 tokens
+		fmt.Fprintf(&big, "line %d of the pasted log: status ok, value %d\n", i, i*31)
+	}
+	f.srv.Enqueue(openaitest.Text("Read it."))
+	evs := collect(f.agent.Start(ctx, f.sess.ID, big.String()))
+	require.Equal(t, EventDone, lastEvent(evs).Kind, "err: %v", lastEvent(evs).Err)
+	var retry string
+	var size *Size
+	for _, e := range evs {
+		switch e.Kind {
+		case EventRetry:
+			retry = e.Text
+		case EventContext:
+			size = e.Context
+		}
+	}
+	require.Contains(t, retry, "the server's context window is 4000 tokens, not 8192")
+	require.Equal(t, Size{Tokens: size.Tokens, Window: 4000, Learned: true, ConfiguredWindow: 8192}, *size)
+	reqs := f.srv.Requests()
+	require.Len(t, reqs, 2, "refused once, then fitted")
+	sent := reqs[1].Messages[1].Content
+	require.Contains(t, sent, "cut from the context to fit the window; the whole message is message 1 of the session log")
+	require.LessOrEqual(t, count(reqs[1]), 4000)
+
+	msgs, err := f.store.Messages(ctx, f.sess.ID, 1, 1)
+	require.NoError(t, err)
+	require.Equal(t, big.String(), msgs[0].Content, "the log keeps the message whole")
+
+	f.srv.Enqueue(openaitest.Text("Still here."))
+	last := lastEvent(collect(f.agent.Start(ctx, f.sess.ID, "and now?")))
+	require.Equal(t, EventDone, last.Kind, "the next turn is not blocked: %v", last.Err)
+	require.Len(t, f.srv.Requests(), 3, "sent at once with the learned window")
+
+	last = lastEvent(collect(f.agent.Start(ctx, f.sess.ID, big.String())))
+	require.ErrorIs(t, last.Err, ErrMessageTooLarge)
+	require.Contains(t, last.Err.Error(), "context window is 4000")
+	require.Len(t, f.srv.Requests(), 3, "refused before it was sent")
+}

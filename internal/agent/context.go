@@ -31,17 +31,29 @@ type Compactor interface {
 // buildContext turns a view into the request's messages with the view
 // policy, and returns the request's size in tokens.
 func (a *Agent) buildContext(v session.View) ([]openai.ChatCompletionMessage, int) {
+	msgs, size := a.build(v)
+	return msgs, size.Tokens
+}
+
+func (a *Agent) build(v session.View) ([]openai.ChatCompletionMessage, Size) {
 	r := a.policy.Build(v)
 	out := make([]openai.ChatCompletionMessage, 0, len(r.Messages))
 	for _, m := range r.Messages {
 		out = append(out, ToOpenAI(m))
 	}
-	return out, r.Tokens
+	return out, sizeOf(r)
+}
+
+func sizeOf(r summarize.Prompt) Size {
+	return Size{Tokens: r.Tokens, Window: r.Window, Learned: r.Learned, ConfiguredWindow: r.ConfiguredWindow}
 }
 
 // ContextTokens is the size of the request a view makes, as the view
 // policy counts it (what /context and the status bar show).
 func (a *Agent) ContextTokens(v session.View) int { return a.policy.Tokens(v) }
+
+// ContextSize is ContextTokens with the window it must fit.
+func (a *Agent) ContextSize(v session.View) Size { return sizeOf(a.policy.Build(v)) }
 
 // Policy is the view policy the agent builds its requests with.
 func (a *Agent) Policy() *summarize.Policy { return a.policy }

@@ -14,13 +14,14 @@ const (
 	EventToolCallStart                   // Text: the tool name, as soon as the model starts the call
 	EventMessage                         // Message: a message was appended to the log
 	EventToolRun                         // Call: a tool call is about to run
+	EventContext                         // Context: the size of the request about to be sent
 	EventUsage                           // Usage: what the provider counted for one request
 	EventRetry                           // Text: the request is being retried (the provider refused it for now, or compacted after overflow)
 	EventDone                            // Text: the final answer; the turn is over
 	EventError                           // Err: the turn ended with an error
 )
 
-var eventNames = [...]string{"text", "reasoning", "tool-start", "message", "tool-run", "usage", "retry", "done", "error"}
+var eventNames = [...]string{"text", "reasoning", "tool-start", "message", "tool-run", "context", "usage", "retry", "done", "error"}
 
 func (k EventKind) String() string {
 	if int(k) < len(eventNames) {
@@ -43,6 +44,17 @@ type Usage struct {
 	Window        int
 }
 
+// Size is how much of the context window a request takes, as the view
+// policy counts it: what /context and the status bar show.
+type Size struct {
+	Tokens int
+	Window int
+	// Learned says Window is the one the server named when it refused a
+	// request, smaller than ConfiguredWindow.
+	Learned          bool
+	ConfiguredWindow int
+}
+
 // Event is what a turn tells its front end. The agent never knows which
 // front end listens.
 type Event struct {
@@ -51,5 +63,6 @@ type Event struct {
 	Message *session.Message
 	Call    *session.ToolCall
 	Usage   *Usage
+	Context *Size
 	Err     error
 }

@@ -37,7 +37,7 @@ func TestRetriesAreEvents(t *testing.T) {
 	var kinds []EventKind
 	var retry string
 	for ev := range a.Start(context.Background(), sess.ID, "hi") {
-		if ev.Kind == EventTextDelta || ev.Kind == EventMessage || ev.Kind == EventUsage {
+		if ev.Kind == EventTextDelta || ev.Kind == EventMessage || ev.Kind == EventUsage || ev.Kind == EventContext {
 			continue
 		}
 		kinds = append(kinds, ev.Kind)

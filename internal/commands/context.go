@@ -70,6 +70,11 @@ func runContext(ctx context.Context, r *Registry, st State, _ Invocation) (Resul
 		row("Masked tool outputs", b.Masked, fmt.Sprintf("%d placeholders", b.MaskedCount)),
 		row("Free", max(0, window-b.Tokens), ""),
 	)}}
+	if b.Learned {
+		rep.Sections[0].Lines = append(rep.Sections[0].Lines, "",
+			fmt.Sprintf("The server's window: %s tokens (configured %s); kept for this run.", termtext.Thousands(window), termtext.Thousands(b.ConfiguredWindow)),
+			"It named it when it refused a larger request.")
+	}
 	if w := InstructionsWarning(b.Instructions, window, r.deps.Instructions); w != "" {
 		rep.Sections = append(rep.Sections, Section{Title: "Warning", Lines: []string{w}})
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/sashabaranov/go-openai"
@@ -54,6 +56,11 @@ type APIError struct {
 	ContentType string
 
 	plain bool // Message is the start of a body that is not a JSON error
+	// Window is the context window the provider named when it refused a
+	// request as too large ("maximum context length is 4096 tokens"), 0
+	// when it did not say. Local servers often hold far less than the
+	// model's known window.
+	Window int
 
 	kind     error // one of the Err* kinds, or nil
 	attempts int   // requests sent, when retried
@@ -112,6 +119,7 @@ func newAPIError(status int, body []byte) *APIError {
 		Type    string `json:"type"`
 		Param   any    `json:"param"`
 		Code    any    `json:"code"`
+		NCtx    int    `json:"n_ctx"` // llama.cpp's window, on its overflow error
 	}
 	switch {
 	case json.Unmarshal(body, &env) != nil:
@@ -128,7 +136,48 @@ func newAPIError(status int, body []byte) *APIError {
 		e.Message, e.plain = http.StatusText(status), false
 	}
 	e.kind = classify(e)
+	if e.kind == ErrContextOverflow {
+		e.Window = windowIn(e.Message)
+		if e.Window == 0 && inner.NCtx > 0 {
+			e.Window = inner.NCtx
+		}
+	}
 	return e
+}
+
+// windowWordings are how providers name their window when they refuse a
+// request as too large: OpenAI, vLLM, DeepSeek and OpenRouter; llama.cpp;
+// LM Studio; Mistral; Anthropic; Gemini; Hugging Face TGI.
+var windowWordings = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)maximum context length is (\d[\d,]*) tokens`),
+	regexp.MustCompile(`(?i)available context size \((\d+) tokens\)`),
+	regexp.MustCompile(`(?i)context length of only (\d+) tokens`),
+	regexp.MustCompile(`(?i)too large for model with (\d+) maximum context length`),
+	regexp.MustCompile(`(?i)tokens > (\d+) maximum`),
+	regexp.MustCompile(`(?i)maximum number of tokens allowed \((\d+)\)`),
+	regexp.MustCompile(`(?i)must be <= (\d+)`),
+}
+
+// windowIn reads the window a provider named in an overflow message.
+func windowIn(msg string) int {
+	for _, re := range windowWordings {
+		if m := re.FindStringSubmatch(msg); m != nil {
+			if n, err := strconv.Atoi(strings.ReplaceAll(m[1], ",", "")); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// WindowOf is the context window a provider named in an overflow error,
+// or 0.
+func WindowOf(err error) int {
+	var ae *APIError
+	if errors.As(err, &ae) && errors.Is(ae, ErrContextOverflow) {
+		return ae.Window
+	}
+	return 0
 }
 
 // fromOpenAI converts an error event decoded by go-openai (in a stream).
@@ -138,6 +187,9 @@ func fromOpenAI(oe *openai.APIError) *APIError {
 		e.Param = *oe.Param
 	}
 	e.kind = classify(e)
+	if e.kind == ErrContextOverflow {
+		e.Window = windowIn(e.Message)
+	}
 	return e
 }
 

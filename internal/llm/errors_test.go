@@ -27,11 +27,12 @@ func TestErrorFixtures(t *testing.T) {
 		wantKind  error // nil: a plain *APIError
 		wantTries int
 		wantCode  string
+		window    int // the window the provider named
 	}{
-		{file: "400_context_length_exceeded__gpt-4_8192.json", wantKind: llm.ErrContextOverflow, wantTries: 1, wantCode: "context_length_exceeded"},
-		{file: "400_context_length_exceeded__messages_resulted.json", wantKind: llm.ErrContextOverflow, wantTries: 1, wantCode: "context_length_exceeded"},
-		{file: "400_context_length_exceeded__requested_with_completion.json", wantKind: llm.ErrContextOverflow, wantTries: 1, wantCode: "context_length_exceeded"},
-		{file: "400_context_overflow__deepseek_nonstandard_code.json", wantKind: llm.ErrContextOverflow, wantTries: 1, wantCode: "invalid_request_error"},
+		{file: "400_context_length_exceeded__gpt-4_8192.json", wantKind: llm.ErrContextOverflow, wantTries: 1, wantCode: "context_length_exceeded", window: 8192},
+		{file: "400_context_length_exceeded__messages_resulted.json", wantKind: llm.ErrContextOverflow, wantTries: 1, wantCode: "context_length_exceeded", window: 4097},
+		{file: "400_context_length_exceeded__requested_with_completion.json", wantKind: llm.ErrContextOverflow, wantTries: 1, wantCode: "context_length_exceeded", window: 4097},
+		{file: "400_context_overflow__deepseek_nonstandard_code.json", wantKind: llm.ErrContextOverflow, wantTries: 1, wantCode: "invalid_request_error", window: 131072},
 		{file: "400_unsupported_parameter__vercel-ai-fixture.json", wantKind: nil, wantTries: 1, wantCode: "unsupported_parameter"},
 		{file: "429_insufficient_quota.json", wantKind: llm.ErrQuota, wantTries: 1, wantCode: "insufficient_quota"},
 		{file: "429_rate_limit_exceeded__request_too_large_tpm.json", wantKind: llm.ErrRateLimited, wantTries: 1 + retries, wantCode: "rate_limit_exceeded"},
@@ -88,6 +89,8 @@ func TestErrorFixtures(t *testing.T) {
 				require.Equal(t, tt.wantCode, ae.Code)
 				require.Equal(t, provider.Error.Message, ae.Message)
 				require.Equal(t, body, ae.Body, "the provider's body is kept as is")
+				require.Equal(t, tt.window, ae.Window, "the window the provider named")
+				require.Equal(t, tt.window, llm.WindowOf(err))
 
 				msg := err.Error()
 				require.True(t, strings.HasPrefix(msg, "chat completion gpt-4: "), msg)
@@ -110,6 +113,7 @@ func TestAPIErrorMessages(t *testing.T) {
 		body     string
 		wantKind error
 		wantMsg  string
+		window   int
 	}{
 		{
 			name:     "openai overflow",
@@ -117,6 +121,7 @@ func TestAPIErrorMessages(t *testing.T) {
 			body:     `{"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 8227 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`,
 			wantKind: llm.ErrContextOverflow,
 			wantMsg:  "chat completion m: context window exceeded: This model's maximum context length is 8192 tokens. However, your messages resulted in 8227 tokens.",
+			window:   8192,
 		},
 		{
 			name:     "llama.cpp overflow",
@@ -124,6 +129,7 @@ func TestAPIErrorMessages(t *testing.T) {
 			body:     `{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9000,"n_ctx":8192}}`,
 			wantKind: llm.ErrContextOverflow,
 			wantMsg:  "chat completion m: context window exceeded: the request exceeds the available context size, try increasing it",
+			window:   8192,
 		},
 		{
 			name:     "anthropic-compatible overflow",
@@ -131,11 +137,40 @@ func TestAPIErrorMessages(t *testing.T) {
 			body:     `{"error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}`,
 			wantKind: llm.ErrContextOverflow,
 			wantMsg:  "chat completion m: context window exceeded: prompt is too long: 210000 tokens > 200000 maximum",
+			window:   200000,
 		},
 		{
 			name:     "gemini-compatible overflow",
 			status:   400,
 			body:     `[{"error":{"code":400,"message":"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}]`,
+			wantKind: llm.ErrContextOverflow,
+			window:   1048576,
+		},
+		{
+			name:     "llama.cpp overflow, newer wording",
+			status:   400,
+			body:     `{"error":{"code":400,"message":"request (4476 tokens) exceeds the available context size (4096 tokens)","type":"exceed_context_size_error","n_prompt_tokens":4476,"n_ctx":4096}}`,
+			wantKind: llm.ErrContextOverflow,
+			window:   4096,
+		},
+		{
+			name:     "lm studio overflow",
+			status:   400,
+			body:     `{"error":"Trying to keep the first 5812 tokens when context the overflows. However, the model is loaded with context length of only 4096 tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input"}`,
+			wantKind: llm.ErrContextOverflow,
+			window:   4096,
+		},
+		{
+			name:     "mistral overflow",
+			status:   400,
+			body:     `{"object":"error","message":"Prompt contains 40000 tokens and 0 draft tokens, too large for model with 32768 maximum context length","type":"invalid_request_error","param":null,"code":null}`,
+			wantKind: llm.ErrContextOverflow,
+			window:   32768,
+		},
+		{
+			name:     "ollama overflow names no window",
+			status:   400,
+			body:     `{"error":"the input length exceeds the context length"}`,
 			wantKind: llm.ErrContextOverflow,
 		},
 		{
@@ -196,6 +231,7 @@ func TestAPIErrorMessages(t *testing.T) {
 				t.Errorf("Stream() error = %q, want prefix %q", err, tt.wantMsg)
 			}
 			require.Len(t, srv.Requests(), 1, "not retried")
+			require.Equal(t, tt.window, llm.WindowOf(err), "the window the provider named")
 		})
 	}
 }

@@ -2,6 +2,7 @@ package summarize
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/gencode/gencode/internal/session"
 )
@@ -44,6 +45,9 @@ type ViewConfig struct {
 // so all of them agree. A Policy is safe for concurrent use.
 type Policy struct {
 	cfg ViewConfig
+	// learned is the window the server named when it refused a request
+	// as too large, when smaller than cfg.Window (0: none).
+	learned atomic.Int64
 
 	mu    sync.Mutex
 	heads map[string]int // tokens of a head message, by content
@@ -87,8 +91,36 @@ func roughCount(m session.Message) int {
 	return n
 }
 
-// Window is the context window the policy fits requests into.
-func (p *Policy) Window() int { return p.cfg.Window }
+// Window is the context window the policy fits requests into: the
+// configured one, or the smaller one the server named.
+func (p *Policy) Window() int {
+	if w := int(p.learned.Load()); w > 0 {
+		return w
+	}
+	return p.cfg.Window
+}
+
+// ConfiguredWindow is the window of the config or the known-model table.
+func (p *Policy) ConfiguredWindow() int { return p.cfg.Window }
+
+// Learned reports whether the window is one the server named.
+func (p *Policy) Learned() bool { return p.learned.Load() > 0 }
+
+// Learn keeps a window the server named when it refused a request as too
+// large (local servers often hold far less than the model's known window),
+// for every later request of this policy. It reports whether the window
+// shrank; a window not smaller than the current one is ignored.
+func (p *Policy) Learn(window int) bool {
+	for {
+		cur := p.learned.Load()
+		if window <= 0 || window >= p.Window() {
+			return false
+		}
+		if p.learned.CompareAndSwap(cur, int64(window)) {
+			return true
+		}
+	}
+}
 
 // Fixed is what every request costs before any message of the log: the
 // system prompt (the instructions included), the tool schemas and the
@@ -127,9 +159,10 @@ func (p *Policy) SystemPrompt(s session.Session) string {
 }
 
 // MessageRoom is the most one message may take: what is left of nine
-// tenths of the window after the fixed part. A user message larger than
-// this is refused before it is stored.
-func (p *Policy) MessageRoom() int { return p.Window()*9/10 - p.Fixed() }
+// tenths of the window after the fixed part (at least 256 tokens). A user
+// message larger than this is refused before it is stored; one already in
+// the log (the window shrank since) is cut to it in the view.
+func (p *Policy) MessageRoom() int { return max(256, p.Window()*9/10-p.Fixed()) }
 
 // CapTokens is the most one tool output takes in a request: an eighth of
 // the window, so that one output cannot fill a small one. Tools cap their
@@ -143,8 +176,11 @@ type Prompt struct {
 	Messages []session.Message
 	// Tokens is the whole request: Fixed + Summaries + the messages.
 	Tokens int
-	// Window is the context window the request must fit.
-	Window int
+	// Window is the context window the request must fit; Learned says
+	// the server named it (smaller than ConfiguredWindow).
+	Window           int
+	Learned          bool
+	ConfiguredWindow int
 
 	// Fixed is the system prompt, tool schemas and reply priming;
 	// Instructions is the part of it the instructions (AGENTS.md) take.
@@ -161,7 +197,8 @@ type Prompt struct {
 	SummaryCount int
 	// MaskedCount is how many tool outputs were replaced by placeholders.
 	MaskedCount int
-	// CutCount is how many tool outputs were shortened to CapTokens.
+	// CutCount is how many tool outputs were shortened to CapTokens, and
+	// other messages to MessageRoom.
 	CutCount int
 	// Repaired is how many things the view mended that the log keeps as
 	// received (see normalize).
@@ -172,12 +209,20 @@ type Prompt struct {
 // token counts and counts only the texts it writes itself (placeholders,
 // cut outputs, the system message), each once.
 func (p *Policy) Build(v session.View) Prompt {
-	r := Prompt{Window: p.Window(), LogMessages: len(v.Messages), SummaryCount: len(v.Summaries)}
+	r := Prompt{Window: p.Window(), Learned: p.Learned(), ConfiguredWindow: p.cfg.Window,
+		LogMessages: len(v.Messages), SummaryCount: len(v.Summaries)}
 	msgs, fixes := p.normalize(v.Session.ID, v.Messages)
 	r.Repaired = fixes
 	toMask := maskCount(msgs, p.cfg.MaskAfter, p.cfg.MaskBatch)
-	capTokens := p.CapTokens()
+	capTokens, room := p.CapTokens(), p.MessageRoom()
 	for i, m := range msgs {
+		if m.Role != session.RoleTool && m.Tokens > room && m.Content != "" {
+			// Larger than one message may be: the window is smaller than
+			// when it was stored. The log keeps it whole.
+			m = cutMessage(m, room)
+			m.Tokens = p.textTokens(v.Session.ID, m, 'c', room)
+			r.CutCount++
+		}
 		if m.Role == session.RoleTool && !m.Meta.Deleted {
 			switch {
 			case toMask > 0:
