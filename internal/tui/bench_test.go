@@ -157,7 +157,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 			id := seed(b, st, "bench", longSession(n)...)
 			m := New(Options{Agent: realAgent(b.TempDir(), st), Store: st, SessionID: id, Renderer: plainRenderer()})
 			for b.Loop() {
-				if msg := m.loadContext(id)().(contextMsg); msg.err != nil || msg.tokens == 0 {
+				if msg := m.loadContext(id)().(contextMsg); msg.err != nil || msg.size.Tokens == 0 {
 					b.Fatalf("context figure: %+v", msg)
 				}
 			}

@@ -53,7 +53,8 @@ func (m *Model) compaction(rep summarize.Report) tea.Cmd {
 	}
 	m.chat.AddCompaction(rep)
 	cmds = append(cmds, m.status.Compaction(rep))
-	if rep.Phase == summarize.Finished && m.turn == nil {
+	if rep.Phase == summarize.Finished {
+		// Also during a turn: the figure must not wait for the next request.
 		cmds = append(cmds, m.loadContext(m.sessionID))
 	}
 	return tea.Batch(cmds...)
@@ -156,11 +157,7 @@ func (m *Model) modelSwitched(s modelSwitchedMsg) tea.Cmd {
 	m.o.Summarizer = s.summarizer // /summarize uses the new model's budgets
 	m.status.SetModel(s.agent.Model(), s.agent.Window())
 	m.chat.AddNote(commands.Switched(s.agent.Model(), s.agent.Window()))
-	cmds := []tea.Cmd{m.sendQueued(true)}
-	if m.sessionID != "" {
-		cmds = append(cmds, m.loadContext(m.sessionID))
-	}
-	return tea.Batch(cmds...)
+	return tea.Batch(m.sendQueued(true), m.loadContext(m.sessionID))
 }
 
 // summarize compacts the session now and waits for the summarizer.
@@ -207,8 +204,8 @@ func (m *Model) summarized(s summarizedMsg) tea.Cmd {
 	rep := s.rep
 	if nothingToSummarize(s.err) {
 		// Not a failure: the history is short enough already.
-		m.status.Compaction(summarize.Report{Phase: summarize.Finished})
 		if s.sessionID == m.sessionID {
+			m.status.Compaction(summarize.Report{Phase: summarize.Finished})
 			m.chat.AddNote("Nothing to summarize: the history is short enough.")
 			if s.facts != nil {
 				m.chat.AddReport(commands.Report{Title: "Session facts", Sections: commands.SessionFacts(*s.facts, s.messages)})
@@ -219,10 +216,10 @@ func (m *Model) summarized(s summarizedMsg) tea.Cmd {
 	if s.err != nil {
 		rep.Phase, rep.Err = summarize.Failed, s.err
 	}
-	cmd := m.status.Compaction(rep)
 	if s.sessionID != m.sessionID {
-		return cmd
+		return nil // the user moved to another session meanwhile
 	}
+	cmd := m.status.Compaction(rep)
 	switch {
 	case rep.Phase == summarize.Failed:
 		msg := "summarization failed; the originals are kept"

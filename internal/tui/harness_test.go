@@ -40,6 +40,8 @@ type fakeAgent struct {
 	metas   []session.Meta
 	model   string
 	window  int
+	fixed   int  // what ContextSize adds to the view's stored counts
+	learned bool // the window is one the server named
 }
 
 func (f *fakeAgent) StartMessage(ctx context.Context, _ string, m agent.UserMessage) <-chan agent.Event {
@@ -71,18 +73,22 @@ func (f *fakeAgent) Model() string {
 }
 
 func (f *fakeAgent) Window() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.window == 0 {
 		return 128000
 	}
 	return f.window
 }
 
-func (f *fakeAgent) ContextTokens(v session.View) int {
-	n := 0
+func (f *fakeAgent) ContextSize(v session.View) agent.Size {
+	f.mu.Lock()
+	n, learned := f.fixed, f.learned
+	f.mu.Unlock()
 	for _, m := range v.Messages {
 		n += m.Tokens
 	}
-	return n
+	return agent.Size{Tokens: n, Window: f.Window(), Learned: learned, ConfiguredWindow: 128000}
 }
 
 // Policy is nil: /context's default for the window.
@@ -264,18 +270,22 @@ func newHarness(t testing.TB, width, height int, opts ...harnessOpt) *harness {
 	return h
 }
 
-// settle waits until the history (when a session was given) has loaded
-// and no render is in flight: a slow machine must not see a half-drawn
-// screen.
+// settle waits until the history (when a session was given) and the
+// context figure have loaded and no render is in flight: a slow machine
+// must not see a half-drawn screen.
 func (h *harness) settle(history bool) {
 	h.t.Helper()
 	loaded := func() bool {
+		hist, measured := !history, false
 		for _, m := range h.seen {
-			if _, ok := m.(historyMsg); ok {
-				return true
+			switch m.(type) {
+			case historyMsg:
+				hist = true
+			case contextMsg:
+				measured = true
 			}
 		}
-		return !history
+		return hist && measured
 	}
 	h.untilModel("the history and its renders", func(m Model) bool { return loaded() && m.chat.Idle() })
 }

@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gencode/gencode/internal/commands"
+	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/tui/paste"
 )
@@ -31,7 +32,8 @@ type olderMsg struct {
 
 type contextMsg struct {
 	sessionID string
-	tokens    int
+	seq       int
+	size      agent.Size
 	err       error
 }
 
@@ -72,18 +74,33 @@ func (m *Model) loadHistory(id string) tea.Cmd {
 	}
 }
 
-// loadContext estimates how full the context window is. It reads every
+// loadContext measures how full the context window is now, as /context
+// does; a figure asked for earlier and not yet shown is dropped.
+func (m *Model) loadContext(id string) tea.Cmd {
+	m.ctxSeq++
+	return m.measure(id, m.ctxSeq)
+}
+
+// measure reads the session's view and measures the request it makes
+// (for a new session: the system prompt and tool schemas). It reads every
 // message not yet summarized, so it runs apart from loadHistory and the
 // first frame does not wait for it.
-func (m *Model) loadContext(id string) tea.Cmd {
+func (m Model) measure(id string, seq int) tea.Cmd {
 	store, ag, ctx := m.o.Store, m.agent, m.o.Context
-	return tea.Batch(func() tea.Msg {
-		v, err := store.LoadView(ctx, id)
-		if err != nil {
-			return contextMsg{sessionID: id, err: err}
+	measure := func() tea.Msg {
+		var v session.View
+		if id != "" {
+			var err error
+			if v, err = store.LoadView(ctx, id); err != nil {
+				return contextMsg{sessionID: id, seq: seq, err: err}
+			}
 		}
-		return contextMsg{sessionID: id, tokens: ag.ContextTokens(v)}
-	}, m.loadSpend(id))
+		return contextMsg{sessionID: id, seq: seq, size: ag.ContextSize(v)}
+	}
+	if id == "" {
+		return measure
+	}
+	return tea.Batch(measure, m.loadSpend(id))
 }
 
 func (m *Model) loadOlder(before int64) tea.Cmd {
@@ -204,10 +221,10 @@ func (m *Model) switchSession(id string) tea.Cmd {
 	m.sessionID, m.title = id, ""
 	m.chat.Reset()
 	m.status.SetSession(id, "")
+	m.status.ResetSummarizer() // its last report was about the other session
+	m.status.SetContext(-1, 0, false)
 	if id == "" {
-		m.status.SetContext(0, m.agent.Window())
-		return nil
+		return m.loadContext(id)
 	}
-	m.status.SetContext(-1, m.agent.Window())
 	return tea.Batch(m.loadHistory(id), m.loadContext(id))
 }

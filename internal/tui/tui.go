@@ -34,7 +34,8 @@ type agentRunner interface {
 	StartMessage(ctx context.Context, sessionID string, m agent.UserMessage) <-chan agent.Event
 	Model() string
 	Window() int
-	ContextTokens(v session.View) int
+	// ContextSize measures the request a view makes, as /context does.
+	ContextSize(v session.View) agent.Size
 	// Policy is the view policy its requests are built with (/context).
 	Policy() *summarize.Policy
 }
@@ -156,6 +157,10 @@ type Model struct {
 	sessionID string
 	title     string
 	lease     *session.Lease // sessionID's, while it is shown
+	// ctxSeq numbers the context figures asked for: a figure computed for
+	// an older state (a load still running when the turn reported a newer
+	// one) is dropped.
+	ctxSeq int
 
 	turn    *turn
 	turnSeq int
@@ -241,21 +246,18 @@ func New(o Options) Model {
 	}
 	m.status.SetModel(o.Agent.Model(), o.Agent.Window())
 	m.status.SetSession(o.SessionID, "")
-	if o.SessionID == "" {
-		m.status.SetContext(0, o.Agent.Window())
-	}
 	return m
 }
 
 // Init loads the session's history and starts listening for permission
 // requests.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.o.Asker.wait(), waitCompaction(m.o.Compactions), m.loadPrompts()}
+	cmds := []tea.Cmd{m.o.Asker.wait(), waitCompaction(m.o.Compactions), m.loadPrompts(), m.measure(m.sessionID, m.ctxSeq)}
 	if f := m.o.Notices; f != nil {
 		cmds = append(cmds, func() tea.Msg { return noticesMsg(f()) })
 	}
 	if m.sessionID != "" {
-		cmds = append(cmds, m.loadHistory(m.sessionID), m.loadContext(m.sessionID))
+		cmds = append(cmds, m.loadHistory(m.sessionID))
 	}
 	return tea.Batch(cmds...)
 }
@@ -342,8 +344,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			// The status bar keeps its last estimate.
 			m.o.Logger.Warn("estimate the context", "session", msg.sessionID, "err", msg.err)
-		} else if msg.sessionID == m.sessionID {
-			m.status.SetContext(msg.tokens, 0)
+		} else if msg.seq == m.ctxSeq && msg.sessionID == m.sessionID {
+			m.status.SetContext(msg.size.Tokens, msg.size.Window, msg.size.Learned)
 		}
 		return nil
 	case spendMsg:

@@ -152,12 +152,15 @@ func (m *Model) endTurn() tea.Cmd {
 		m.turn = nil
 	}
 	m.status.SetBusy(false, "")
+	// The turn's answer, or a summary applied meanwhile, changed the
+	// context: measure it again.
+	measure := m.loadContext(m.sessionID)
 	if !m.asking {
-		return nil
+		return measure
 	}
 	m.asking, m.reply = false, nil
 	m.syncEscHint()
-	return m.o.Asker.wait()
+	return tea.Batch(measure, m.o.Asker.wait())
 }
 
 // events shows a batch of the turn's events.
@@ -170,13 +173,11 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 	for _, ev := range msg.events {
 		cmds = append(cmds, m.chat.HandleEvent(ev))
 		switch ev.Kind {
-		case agent.EventUsage:
-			if u := ev.Usage; u != nil {
-				n := u.PromptTokens + u.CompletionTokens
-				if u.PromptTokens == 0 {
-					n = u.ContextTokens
-				}
-				m.status.SetContext(n, u.Window)
+		case agent.EventContext:
+			// The request being sent: what /context would show.
+			if s := ev.Context; s != nil {
+				m.ctxSeq++
+				m.status.SetContext(s.Tokens, s.Window, s.Learned)
 			}
 		case agent.EventToolRun:
 			// The dialog may have opened before this event was read.

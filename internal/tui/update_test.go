@@ -29,10 +29,11 @@ func assistant(text string) agent.Event {
 func TestEnterSendsAndShowsTheReply(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, 80, 20)
+	h.agent.fixed = 1200 // what the agent measures after the turn
 	h.agent.scripts = append(h.agent.scripts, events(
 		agent.Event{Kind: agent.EventTextDelta, Text: "Hi "},
 		agent.Event{Kind: agent.EventTextDelta, Text: "there"},
-		agent.Event{Kind: agent.EventUsage, Usage: &agent.Usage{PromptTokens: 1200, CompletionTokens: 34, Window: 128000}},
+		agent.Event{Kind: agent.EventContext, Context: &agent.Size{Tokens: 1200, Window: 128000}},
 		assistant("Hi there, **friend**."),
 		agent.Event{Kind: agent.EventDone, Text: "Hi there, **friend**."},
 	))
@@ -1065,4 +1066,84 @@ func TestDenyAndSayWhy(t *testing.T) {
 			require.NotContains(t, h.view(), "Allow Bash?")
 		})
 	}
+}
+
+// statusCtx is the context figure of the status bar.
+func statusCtx(view string) string {
+	lines := strings.Split(strings.TrimRight(view, "\n"), "\n")
+	last := lines[len(lines)-1]
+	i := strings.Index(last, "ctx ")
+	if i < 0 {
+		return ""
+	}
+	f := strings.Fields(last[i:])
+	out := strings.Join(f[:3], " ")
+	if len(f) > 3 && f[3] == "(server)" {
+		out += " " + f[3]
+	}
+	return out
+}
+
+// TestStatusContextIsNeverStale is issue 12.8: the status bar's context
+// figure is what /context measures for the next request, at every moment:
+// a new session shows its fixed part (not ctx 0 for its whole first turn),
+// a turn shows each request as it is sent (also from providers that report
+// no usage), a provider's count from before a summary does not bring the
+// old figure back, a window the server named is said, and "nothing to
+// summarize" does not follow the user to another session.
+func TestStatusContextIsNeverStale(t *testing.T) {
+	t.Parallel()
+	sum := &fakeSummarizer{err: fmt.Errorf("compact: %w", summarize.ErrNothingToSummarize)}
+	h := newHarness(t, 120, 20, func(o *harnessSetup) {
+		o.Agent.(*fakeAgent).fixed = 2500
+		o.Summarizer = sum
+	})
+	h.until("the fixed part", func(v string) bool { return statusCtx(v) == "ctx 2.5k/128k 2%" })
+
+	gate, gate2 := make(chan struct{}), make(chan struct{})
+	h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) {
+		ch <- agent.Event{Kind: agent.EventContext, Context: &agent.Size{Tokens: 9000, Window: 128000}}
+		<-gate
+		ch <- agent.Event{Kind: agent.EventContext, Context: &agent.Size{Tokens: 4000, Window: 128000}}
+		// The provider's count for the request, sent after the summary.
+		ch <- agent.Event{Kind: agent.EventUsage, Usage: &agent.Usage{PromptTokens: 9100, CompletionTokens: 50, Window: 128000}}
+		<-gate2
+		ch <- agent.Event{Kind: agent.EventRetry, Text: "the server's context window is 6000 tokens, not 128000"}
+		ch <- agent.Event{Kind: agent.EventContext, Context: &agent.Size{Tokens: 4100, Window: 6000, Learned: true, ConfiguredWindow: 128000}}
+		ch <- agent.Event{Kind: agent.EventDone}
+	})
+	h.typ("first message")
+	h.key("enter")
+	h.until("the first request's size during the first turn", func(v string) bool { return statusCtx(v) == "ctx 9.0k/128k 7%" })
+	close(gate)
+	h.untilModel("the provider's usage", func(Model) bool {
+		for _, m := range h.seen {
+			if e, ok := m.(eventsMsg); ok {
+				for _, ev := range e.events {
+					if ev.Kind == agent.EventUsage {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	})
+	require.Equal(t, "ctx 4.0k/128k 3%", statusCtx(h.view()), "the provider's count from before the summary is not shown")
+	close(gate2)
+	h.agent.mu.Lock()
+	h.agent.fixed, h.agent.window, h.agent.learned = 4100, 6000, true
+	h.agent.mu.Unlock()
+	h.until("the turn's end", func(string) bool { return !h.m.Running() })
+	require.Equal(t, "ctx 4.1k/6.0k 68% (server)", statusCtx(h.view()), "the window the server named")
+
+	h.cmds.results["/summarize"] = commands.Result{Action: commands.ActionSummarize}
+	h.typ("/summarize")
+	h.key("enter")
+	require.Contains(t, h.view(), "nothing to summarize")
+	h.cmds.results["/clear"] = commands.Result{Action: commands.ActionNewSession, Text: "Started a new session."}
+	h.typ("/clear")
+	h.key("enter")
+	h.until("a fresh status", func(v string) bool { return strings.Contains(v, "summarizer idle") })
+	require.NotContains(t, h.view(), "nothing to summarize")
+	require.Equal(t, "ctx 4.1k/6.0k 68% (server)", statusCtx(h.view()), "a new session's fixed part, in the window learned")
 }

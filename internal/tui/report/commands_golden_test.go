@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/commands"
+	"github.com/gencode/gencode/internal/config"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tui/report"
@@ -65,11 +66,46 @@ func historyReport(t *testing.T) commands.Report {
 	return *rep
 }
 
+// contextReport is what /context shows for a session with a summary,
+// masked tool outputs and a window the server named, built from a real
+// store and the view policy.
+func contextReport(t *testing.T) commands.Report {
+	t.Helper()
+	ctx := context.Background()
+	st, err := session.Open(ctx, filepath.Join(t.TempDir(), "d"))
+	require.NoError(t, err)
+	defer st.Close()
+	sess, err := st.CreateSession(ctx, "/w", "gpt-4o-mini")
+	require.NoError(t, err)
+	var msgs []session.Message
+	for i := 0; i < 18; i++ {
+		id := fmt.Sprint("c", i)
+		msgs = append(msgs,
+			session.Message{Role: session.RoleUser, Content: fmt.Sprintf("step %d", i), Tokens: 12},
+			session.Message{Role: session.RoleAssistant, Tokens: 20, ToolCalls: []session.ToolCall{{ID: id, Name: "Bash", Arguments: `{"command":"go test ./..."}`}}},
+			session.Message{Role: session.RoleTool, ToolCallID: id, Name: "Bash", Content: strings.Repeat("ok  github.com/x/y 0.3s\n", 10), Tokens: 90,
+				Meta: session.Meta{Tool: "Bash", Command: "go test ./..."}},
+		)
+	}
+	_, err = st.Append(ctx, sess.ID, msgs...)
+	require.NoError(t, err)
+	_, err = st.ApplySummary(ctx, session.Summary{SessionID: sess.ID, FromSeq: 1, ToSeq: 6, Goal: "Make the tests pass", Content: "## Goal\n- make the tests pass",
+		TokenCount: 30, GeneratedAt: time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC)}, nil, false)
+	require.NoError(t, err)
+	policy := summarize.NewPolicy(summarize.ViewConfig{Window: 128000, SystemPrompt: "You are gencode.", Overhead: 1800, MaskAfter: 10})
+	policy.Learn(8192)
+	cfg := config.Default()
+	reg := commands.New(commands.Deps{Store: st, Config: cfg})
+	res, err := reg.Run(ctx, commands.State{SessionID: sess.ID, Model: "qwen2.5-coder", View: policy}, "/context")
+	require.NoError(t, err)
+	return *res.Report
+}
+
 func TestGoldenCommandReports(t *testing.T) {
 	t.Parallel()
 	st := styles(termenv.Ascii)
 	color := styles(termenv.TrueColor)
-	reports := map[string]commands.Report{"summarize": summaryReport(), "history-full": historyReport(t)}
+	reports := map[string]commands.Report{"summarize": summaryReport(), "history-full": historyReport(t), "context": contextReport(t)}
 	for name, rep := range reports {
 		for _, w := range []int{60, 80, 120} {
 			t.Run(fmt.Sprintf("%s/%d", name, w), func(t *testing.T) {

@@ -39,8 +39,9 @@ type Model struct {
 	session   string // title or id
 	sessionID string
 
-	tokens    int // context used (estimate or provider count); -1 unknown
+	tokens    int // the next request's size, as /context measures it; -1 unknown
 	window    int
+	learned   bool // window is the one the server named, smaller than configured
 	softRatio float64
 
 	sum     summarizerState
@@ -85,11 +86,13 @@ func (m *Model) SetSession(id, title string) {
 	}
 }
 
-// SetContext shows how many tokens the context holds (-1: unknown yet).
-func (m *Model) SetContext(tokens, window int) {
+// SetContext shows how many tokens the context holds (-1: unknown yet) of
+// which window; learned says the server named that window when it refused
+// a larger request (it is smaller than the configured one).
+func (m *Model) SetContext(tokens, window int, learned bool) {
 	m.tokens = tokens
 	if window > 0 {
-		m.window = window
+		m.window, m.learned = window, learned
 	}
 }
 
@@ -97,6 +100,10 @@ func (m *Model) SetContext(tokens, window int) {
 // and output, as the provider counted them) and their cost ("" when no
 // model is priced).
 func (m *Model) SetSpend(tokens int, cost string) { m.spentTokens, m.spentCost = tokens, cost }
+
+// ResetSummarizer shows the summarizer idle: its last report was about
+// another session.
+func (m *Model) ResetSummarizer() { m.sum, m.sumText = summarizerIdle, "" }
 
 // SetEscHint says what Esc does while busy, such as "esc denies" while a
 // dialog asks; "" restores "esc to cancel".
@@ -183,6 +190,9 @@ func (m Model) contextText(soft bool) string {
 	} else {
 		pct := float64(m.tokens) * 100 / float64(m.window)
 		s := fmt.Sprintf("ctx %s/%s %.0f%%", tokens(m.tokens), tokens(m.window), pct)
+		if m.learned {
+			s += " (server)" // the window the server named, not the configured one
+		}
 		switch {
 		case m.softRatio > 0 && pct >= m.softRatio*100:
 			s = m.st.Hot.Render(s)

@@ -32,7 +32,7 @@ func states(width int) []string {
 		m.SetWidth(width)
 		m.SetModel("gpt-4o-mini", 128000)
 		m.SetSession("4f1c2a9b8e7d", "Fix the flaky store test on CI and explain the cause")
-		m.SetContext(23456, 0)
+		m.SetContext(23456, 0, false)
 		return m
 	}
 	var out []string
@@ -44,7 +44,7 @@ func states(width int) []string {
 	out = append(out, "busy:", m.View())
 
 	m = base()
-	m.SetContext(70000, 0)
+	m.SetContext(70000, 0, false)
 	m.Compaction(summarize.Report{Phase: summarize.Started, Background: true})
 	out = append(out, "summarizing in the background, past the soft threshold:", m.View())
 
@@ -62,7 +62,7 @@ func states(width int) []string {
 
 	m = base()
 	m.SetSession("", "")
-	m.SetContext(-1, 0)
+	m.SetContext(-1, 0, false)
 	out = append(out, "new session, context not known yet:", m.View())
 
 	m = base()
@@ -73,12 +73,16 @@ func states(width int) []string {
 	m.SetSpend(812, "")
 	m.SetBusy(true, "working")
 	out = append(out, "busy, an unpriced model:", m.View())
+
+	m = base()
+	m.SetContext(3100, 4096, true)
+	out = append(out, "the server named a smaller window than configured:", m.View())
 	return out
 }
 
 func TestGoldenStatus(t *testing.T) {
 	t.Parallel()
-	for _, w := range []int{80, 120} {
+	for _, w := range []int{40, 80, 120} {
 		t.Run(fmt.Sprint(w), func(t *testing.T) {
 			t.Parallel()
 			golden.RequireEqual(t, strings.Join(states(w), "\n"))
