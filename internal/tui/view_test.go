@@ -165,6 +165,9 @@ func TestGoldenStreaming(t *testing.T) {
 			})
 			h.typ("go")
 			h.key("enter")
+			// The tail is drawn on a timer: on a loaded machine the
+			// harness's quiet period can end before it fires.
+			h.until("the streamed tail", func(v string) bool { return strings.Contains(v, "• tw") })
 			golden.RequireEqual(t, h.view())
 		})
 	}
