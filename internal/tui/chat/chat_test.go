@@ -19,6 +19,7 @@ import (
 	"github.com/gencode/gencode/internal/tui/keys"
 	"github.com/gencode/gencode/internal/tui/markdown"
 	"github.com/gencode/gencode/internal/tui/theme"
+	"github.com/gencode/gencode/internal/tui/vlist"
 )
 
 func newChat(width, height int) (Model, *markdown.Renderer) {
@@ -65,7 +66,7 @@ func settle(t testing.TB, m *Model, cmd tea.Cmd) []tea.Msg {
 			continue
 		}
 		switch msg.(type) {
-		case renderedMsg, blockRenderedMsg, flushMsg:
+		case renderedMsg, blockRenderedMsg, flushMsg, tailRenderedMsg:
 			var next tea.Cmd
 			*m, next = m.Update(msg)
 			queue = append(queue, next, m.Sync())
@@ -269,7 +270,7 @@ func BenchmarkScroll(b *testing.B) {
 			m := fresh()
 			pages, prev := 0, ""
 			for b.Loop() {
-				if m.top == (anchor{}) && !m.follow {
+				if m.list.Top() == (vlist.Anchor{}) && !m.list.Following() {
 					b.StopTimer()
 					m = fresh()
 					b.StartTimer()
@@ -311,4 +312,50 @@ func TestEmptyChatFooterIsTheKeyMap(t *testing.T) {
 		require.Contains(t, view, b.Help().Key+" "+b.Help().Desc)
 		require.Contains(t, b.Help().Key, b.Keys()[0], "the footer names a key the binding matches")
 	}
+}
+
+// TestTailRendersOffTheUpdate: a flush draws the streaming tail without
+// glamour and asks for its markdown in a Cmd, as finished blocks are; a
+// render that arrives for an answer that ended, or for a tail that has
+// since been split into a block, is dropped.
+func TestTailRendersOffTheUpdate(t *testing.T) {
+	t.Parallel()
+	m, md := newChat(80, 20)
+	m.HandleEvent(agent.Event{Kind: agent.EventTextDelta, Text: "Some `inline` words"})
+	before := md.Renders()
+	m, cmd := m.Update(flushMsg{gen: m.stream.gen})
+	require.Equal(t, before, md.Renders(), "Update waited for glamour")
+	m.Sync()
+	require.Contains(t, m.View(), "Some `inline` words", "plain until the render arrives")
+	require.NotNil(t, cmd)
+	msg := cmd()
+	require.IsType(t, tailRenderedMsg{}, msg)
+	m, _ = m.Update(msg)
+	m.Sync()
+	require.Contains(t, m.View(), "Some inline words")
+	require.Equal(t, 1, m.stream.tailCount)
+
+	// More text: the shown render stays until the next one arrives (no
+	// flicker back to plain).
+	m.HandleEvent(agent.Event{Kind: agent.EventTextDelta, Text: " and more"})
+	m, cmd = m.Update(flushMsg{gen: m.stream.gen})
+	m.Sync()
+	require.Contains(t, m.View(), "Some inline words")
+	stale := cmd()
+
+	// The paragraph ends: the tail is now a block, the old render is of
+	// text that is no longer the tail.
+	m.HandleEvent(agent.Event{Kind: agent.EventTextDelta, Text: ".\n\nNext"})
+	m, _ = m.Update(flushMsg{gen: m.stream.gen})
+	m, _ = m.Update(stale)
+	m.Sync()
+	require.Equal(t, 1, strings.Count(m.View(), "and more"), "a stale tail was drawn beside its block:\n%s", m.View())
+
+	// A render for an answer that ended is dropped.
+	gen := m.stream.gen
+	m.HandleEvent(agent.Event{Kind: agent.EventDone})
+	m.HandleEvent(agent.Event{Kind: agent.EventTextDelta, Text: "A new answer"})
+	m, _ = m.Update(tailRenderedMsg{gen: gen, seq: 99, width: m.inner(), lines: []string{"OLD ANSWER"}})
+	m.Sync()
+	require.NotContains(t, m.View(), "OLD ANSWER")
 }

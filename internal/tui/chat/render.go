@@ -10,6 +10,7 @@ import (
 	"github.com/gencode/gencode/internal/tui/markdown"
 	"github.com/gencode/gencode/internal/tui/report"
 	"github.com/gencode/gencode/internal/tui/theme"
+	"github.com/gencode/gencode/internal/tui/vlist"
 )
 
 // Display bounds: a message is never wrapped or drawn whole when it is
@@ -79,7 +80,7 @@ func (r *renderer) final(it *item, md []string, width int) []string {
 	case KindError:
 		lines := prefixed(wrapLines(it.text, inner), r.st.Error.Render("✗ "), "  ", &r.st.Error, width)
 		if it.hint != "" {
-			lines = append(lines, fit(r.st.Dim.Render("  "+it.hint), width))
+			lines = append(lines, vlist.Fit(r.st.Dim.Render("  "+it.hint), width))
 		}
 		return lines
 	case KindInfo:
@@ -104,10 +105,10 @@ func (r *renderer) frame(it *item, md []string, width int) []string {
 			more = len(lines) - summaryPreview
 			lines = lines[:summaryPreview]
 		}
-		out := []string{fit(head, width)}
+		out := []string{vlist.Fit(head, width)}
 		out = append(out, prefixed(lines, r.st.SummaryHead.Render("▌ "), r.st.SummaryHead.Render("▌ "), nil, width)...)
 		if more > 0 {
-			out = append(out, fit(r.st.Dim.Render(fmt.Sprintf("  … +%d lines (click or ctrl+o to expand)", more)), width))
+			out = append(out, vlist.Fit(r.st.Dim.Render(fmt.Sprintf("  … +%d lines (click or ctrl+o to expand)", more)), width))
 		}
 		return out
 	case KindNote:
@@ -115,7 +116,7 @@ func (r *renderer) frame(it *item, md []string, width int) []string {
 	}
 	out := prefixed(md, r.st.AssistantMark.Render("● "), "  ", nil, width)
 	if it.interrupted {
-		out = append(out, fit(r.st.Info.Render("  ⎿ interrupted"), width))
+		out = append(out, vlist.Fit(r.st.Info.Render("  ⎿ interrupted"), width))
 	}
 	return out
 }
@@ -170,14 +171,14 @@ func (r *renderer) tool(it *item, width int) []string {
 		if i > 0 {
 			p = "    "
 		}
-		out = append(out, fit(r.st.Output.Render(p+l), width))
+		out = append(out, vlist.Fit(r.st.Output.Render(p+l), width))
 	}
 	if more := total - len(lines); more > 0 {
 		hint := "click or ctrl+o to expand"
 		if it.expanded || r.expand {
 			hint = "the session log has all of it"
 		}
-		out = append(out, fit(r.st.Dim.Render(fmt.Sprintf("    … +%d lines (%s)", more, hint)), width))
+		out = append(out, vlist.Fit(r.st.Dim.Render(fmt.Sprintf("    … +%d lines (%s)", more, hint)), width))
 	}
 	return out
 }
@@ -217,18 +218,10 @@ func prefixed(lines []string, first, rest string, st *lipgloss.Style, width int)
 		if l != "" && st != nil {
 			l = st.Render(l)
 		}
-		out[i] = fit(p+l, width)
+		out[i] = vlist.Fit(p+l, width)
 	}
 	if len(out) == 0 {
-		out = []string{fit(first, width)}
+		out = []string{vlist.Fit(first, width)}
 	}
 	return out
-}
-
-// fit cuts a line that is wider than width (a long code line, a long path).
-func fit(l string, width int) string {
-	if ansi.StringWidth(l) > width {
-		return ansi.Truncate(l, width, "…")
-	}
-	return l
 }

@@ -1,0 +1,140 @@
+package chat
+
+import (
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/gencode/gencode/internal/agent"
+	"github.com/gencode/gencode/internal/commands"
+	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/termtext"
+)
+
+// FlushMsg is the message the stream's throttle tick delivers; benchmarks
+// send it to redraw the tail without waiting.
+func (m Model) FlushMsg() tea.Msg {
+	if m.stream == nil {
+		return nil
+	}
+	return flushMsg{gen: m.stream.gen}
+}
+
+// TailRenders counts markdown renders of the streaming tail (for tests).
+func (m Model) TailRenders() int64 {
+	if m.stream == nil {
+		return 0
+	}
+	return int64(m.stream.tailCount)
+}
+
+// Streaming reports whether an answer is streaming.
+func (m Model) Streaming() bool { return m.stream != nil }
+
+// HandleEvent shows one event of a running turn.
+func (m *Model) HandleEvent(ev agent.Event) tea.Cmd {
+	switch ev.Kind {
+	case agent.EventTextDelta, agent.EventReasoningDelta, agent.EventToolCallStart:
+		s := m.ensureStream()
+		switch ev.Kind {
+		case agent.EventTextDelta:
+			s.text.WriteString(termtext.Display(ev.Text))
+		case agent.EventReasoningDelta:
+			s.reasoning += len(ev.Text)
+		default:
+			s.calls = append(s.calls, termtext.Label(ev.Text))
+		}
+		s.dirty = true
+		if m.flushPending {
+			return nil
+		}
+		m.flushPending = true
+		return flushCmd(s.gen)
+	case agent.EventMessage:
+		if ev.Message != nil {
+			m.message(*ev.Message)
+		}
+	case agent.EventToolRun:
+		if ev.Call != nil {
+			if it, ok := m.byCall[ev.Call.ID]; ok {
+				it.state = toolRunning
+				it.version++
+				m.dirty = true
+			}
+		}
+	case agent.EventRetry:
+		m.endStream()
+		m.AddInfo("↻ " + ev.Text)
+	case agent.EventDone:
+		m.endStream()
+	case agent.EventError:
+		m.endStream()
+	}
+	return nil
+}
+
+// AddCompaction notes a finished or failed compaction in the chat.
+func (m *Model) AddCompaction(r summarize.Report) {
+	if s := compactionNote(r); s != "" {
+		m.AddInfo(s)
+	}
+}
+
+// compactionNote is the chat's line about a finished or failed compaction.
+func compactionNote(r summarize.Report) string {
+	switch r.Phase {
+	case summarize.Finished:
+		return commands.AutoNotice(r)
+	case summarize.Failed:
+		msg := "compaction failed; the originals are kept"
+		if r.Err != nil {
+			msg += ": " + r.Err.Error()
+		}
+		return msg
+	}
+	return ""
+}
+
+func (m *Model) ensureStream() *stream {
+	if m.stream == nil {
+		m.streamGen++
+		m.stream = &stream{gen: m.streamGen}
+	}
+	m.dirty = true
+	return m.stream
+}
+
+// endStream drops the streaming answer: its text arrived as a message, or
+// the turn ended without one.
+func (m *Model) endStream() {
+	if m.stream != nil {
+		m.stream = nil
+		m.dirty = true
+	}
+}
+
+// message shows a message the agent appended to the log.
+func (m *Model) message(msg session.Message) {
+	m.dirty = true
+	switch msg.Role {
+	case session.RoleUser:
+		// Shown when sent; learn its place in the log.
+		for i := len(m.items) - 1; i >= 0; i-- {
+			if it := m.items[i]; it.unlogged {
+				it.seq, it.unlogged = msg.Seq, false
+				return
+			}
+		}
+		m.items = append(m.items, m.build([]session.Message{msg}, nil)...)
+	case session.RoleAssistant:
+		s := m.stream
+		m.stream = nil
+		added := m.build([]session.Message{msg}, nil)
+		if s != nil && len(added) > 0 && added[0].kind == KindAssistant && s.width == m.inner() && len(s.lines) > 0 {
+			// Show the streamed rendering until the full one is ready.
+			m.cache.put(cacheKey{added[0].id, added[0].version, m.width}, m.r.frame(added[0], s.body(), m.width), true)
+		}
+		m.items = append(m.items, added...)
+	case session.RoleTool:
+		m.items = append(m.items, m.build([]session.Message{msg}, nil)...)
+	}
+}

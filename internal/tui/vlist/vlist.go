@@ -1,0 +1,245 @@
+// Package vlist is a virtual list for a terminal view: rows of rendered
+// lines, of which only those in (or next to) the window are ever asked
+// for, so a frame costs the same with ten rows or a hundred thousand. The
+// window either follows the end (new rows scroll into view) or stays on a
+// line of a row while the user scrolls and rows are added.
+//
+// The list owns the window, scrolling and layout; what a row draws, and
+// any cache of it, belongs to its Rows.
+package vlist
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Rows is what the list shows. Lines returns row i as lines of at most the
+// list's width (wider ones are cut); it is called only for rows the layout
+// or a scroll passes over.
+type Rows interface {
+	Len() int
+	Lines(i int) []string
+	// ID names row i for clicks (0: nothing to click).
+	ID(i int) int
+}
+
+// Anchor is a line of a row: the window's first line when it does not
+// follow the end.
+type Anchor struct{ Row, Line int }
+
+// Model is the list's window. Rows are separated by one blank line.
+type Model struct {
+	width, height int
+	follow        bool   // pinned to the end: new output scrolls into view
+	top           Anchor // first line of the window when !follow
+	pinTop        bool   // ScrollTop: stay at the start as rows are prepended
+	empty         string // the line shown when there is no row
+
+	frame []string
+	ids   []int // row ID of each frame line
+}
+
+// New returns a list that follows the end; empty is shown when it has no
+// row.
+func New(empty string) Model {
+	return Model{follow: true, empty: empty}
+}
+
+// SetSize sets the window's size.
+func (m *Model) SetSize(width, height int) { m.width, m.height = width, height }
+
+// Width and Height are the window's size.
+func (m Model) Width() int  { return m.width }
+func (m Model) Height() int { return m.height }
+
+// Following reports whether the window is pinned to the end.
+func (m Model) Following() bool { return m.follow }
+
+// PinnedTop reports whether the window was sent to the start and stays
+// there while older rows are prepended.
+func (m Model) PinnedTop() bool { return m.pinTop }
+
+// Reset follows the end again (new content).
+func (m *Model) Reset() { m.follow, m.top, m.pinTop = true, Anchor{}, false }
+
+// Top is the window's first line when it does not follow the end.
+func (m Model) Top() Anchor { return m.top }
+
+// SetTop moves the window's first line (rows were inserted above it).
+func (m *Model) SetTop(a Anchor) { m.top = a }
+
+// lines is row i as laid out: a blank separator before every row but the
+// first.
+func lines(r Rows, i int) []string {
+	ls := r.Lines(i)
+	if i == 0 {
+		return ls
+	}
+	return append([]string{""}, ls...)
+}
+
+// ScrollUp moves the window n lines toward the start.
+func (m *Model) ScrollUp(r Rows, n int) {
+	m.pinTop = false
+	if m.follow {
+		m.top = m.FirstLine(r)
+		m.follow = false
+	}
+	a := m.top
+	for n > 0 {
+		if a.Line > 0 {
+			d := min(n, a.Line)
+			a.Line -= d
+			n -= d
+			continue
+		}
+		if a.Row == 0 {
+			break
+		}
+		a.Row--
+		a.Line = len(lines(r, a.Row))
+	}
+	m.top = a
+}
+
+// ScrollDown moves the window n lines toward the end; reaching it follows
+// the end again (at the next Layout).
+func (m *Model) ScrollDown(r Rows, n int) {
+	m.pinTop = false
+	if m.follow {
+		return
+	}
+	a := m.top
+	for n > 0 && a.Row < r.Len() {
+		h := len(lines(r, a.Row))
+		if a.Line+n < h {
+			a.Line += n
+			break
+		}
+		n -= h - a.Line
+		a.Row++
+		a.Line = 0
+	}
+	m.top = a
+}
+
+// ScrollTop shows the start, and keeps showing it as rows are prepended.
+func (m *Model) ScrollTop() { m.follow, m.top, m.pinTop = false, Anchor{}, true }
+
+// ScrollBottom follows the end.
+func (m *Model) ScrollBottom() { m.follow, m.pinTop = true, false }
+
+// FirstLine is the window's first line: the anchor, or when following the
+// end, the line height lines above it.
+func (m *Model) FirstLine(r Rows) Anchor {
+	if !m.follow {
+		return m.top
+	}
+	need := m.height
+	for i := r.Len() - 1; i >= 0; i-- {
+		h := len(lines(r, i))
+		if h >= need {
+			return Anchor{Row: i, Line: h - need}
+		}
+		need -= h
+	}
+	return Anchor{}
+}
+
+// Layout fills the window from r. Only the rows it shows are asked for.
+func (m *Model) Layout(r Rows) {
+	if !m.follow {
+		m.layoutFrom(r, m.top)
+	}
+	if m.follow {
+		m.layoutEnd(r)
+	}
+}
+
+// layoutEnd fills the window from the end upward.
+func (m *Model) layoutEnd(r Rows) {
+	if r.Len() == 0 {
+		m.setFrame([]string{m.empty}, []int{0})
+		return
+	}
+	var rows [][]string
+	var ids []int
+	need := m.height
+	for i := r.Len() - 1; i >= 0 && need > 0; i-- {
+		ls := lines(r, i)
+		rows = append(rows, ls)
+		ids = append(ids, r.ID(i))
+		need -= len(ls)
+	}
+	frame := make([]string, 0, m.height+8)
+	fids := make([]int, 0, m.height+8)
+	for k := len(rows) - 1; k >= 0; k-- {
+		frame = append(frame, rows[k]...)
+		for range rows[k] {
+			fids = append(fids, ids[k])
+		}
+	}
+	if len(frame) > m.height {
+		cut := len(frame) - m.height
+		frame, fids = frame[cut:], fids[cut:]
+	}
+	m.setFrame(frame, fids)
+}
+
+// layoutFrom fills the window downward from a; when the end comes into
+// view it follows the end instead.
+func (m *Model) layoutFrom(r Rows, a Anchor) {
+	frame := make([]string, 0, m.height+8)
+	fids := make([]int, 0, m.height+8)
+	for i := a.Row; i < r.Len() && len(frame) < m.height; i++ {
+		ls := lines(r, i)
+		if i == a.Row {
+			ls = ls[min(a.Line, len(ls)):]
+		}
+		frame = append(frame, ls...)
+		id := r.ID(i)
+		for range ls {
+			fids = append(fids, id)
+		}
+	}
+	if len(frame) < m.height && !(a.Row == 0 && a.Line == 0) {
+		m.follow = true
+		return
+	}
+	if len(frame) > m.height {
+		frame, fids = frame[:m.height], fids[:m.height]
+	}
+	m.setFrame(frame, fids)
+}
+
+func (m *Model) setFrame(frame []string, ids []int) {
+	for i, l := range frame {
+		// Lines drawn at another width (a row before its redraw).
+		frame[i] = Fit(l, m.width)
+	}
+	for len(frame) < m.height {
+		frame = append(frame, "")
+		ids = append(ids, 0)
+	}
+	m.frame, m.ids = frame, ids
+}
+
+// IDAt is the ID of the row drawn on line y of the window (0: none).
+func (m Model) IDAt(y int) int {
+	if y < 0 || y >= len(m.ids) {
+		return 0
+	}
+	return m.ids[y]
+}
+
+// View is the window laid out by the last Layout: exactly height lines.
+func (m Model) View() string { return strings.Join(m.frame, "\n") }
+
+// Fit cuts a line wider than width cells (a long code line, a long path).
+func Fit(l string, width int) string {
+	if ansi.StringWidth(l) > width {
+		return ansi.Truncate(l, width, "…")
+	}
+	return l
+}
