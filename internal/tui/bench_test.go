@@ -351,3 +351,50 @@ func BenchmarkRatios(b *testing.B) {
 		b.ReportMetric(float64(c)/float64(a), "context-ratio")
 	}
 }
+
+// streamAnswer streams one answer of n tokens, all one paragraph, through
+// the root model as a turn does: one event per token, and every
+// tokensPerFlush tokens the throttled flush and a frame. It returns the
+// answer's text as the chat drew it last (for checks).
+func streamAnswer(tb testing.TB, n int) string {
+	const tokensPerFlush = 4 // 40 ms of a 100 tokens/s stream
+	h := newHarness(tb, 120, 40, colourRenderer())
+	m := h.m
+	m.turnSeq++
+	m.turn = &turn{id: m.turnSeq, ctx: context.Background(), cancel: func() {}}
+	words := strings.Fields("the fix wraps the error with the request id so that the log line says which call failed and why it did")
+	var frame string
+	for i := range n {
+		ev := eventsMsg{turn: m.turn.id, events: []agent.Event{{Kind: agent.EventTextDelta, Text: words[i%len(words)] + " "}}}
+		nm, _ := m.Update(ev)
+		m = nm.(Model)
+		if i%tokensPerFlush == tokensPerFlush-1 || i == n-1 {
+			nm, _ = m.Update(m.chat.FlushMsg())
+			m = nm.(Model)
+			frame = m.View()
+		}
+	}
+	return frame
+}
+
+// BenchmarkStreamLongParagraph is issue 11 goal 4 for the chat view: the
+// cost of streaming one answer of 50,000 tokens over one of 10,000, when
+// the answer is a single paragraph (no block ever completes, so the whole
+// answer is the unfinished tail). Both are timed in alternating rounds in
+// one process; stream-ratio is 50k over 10k (linear: 5; target <= 6).
+func BenchmarkStreamLongParagraph(b *testing.B) {
+	for b.Loop() {
+		a, c := interleaved(3, 1, func() { streamAnswer(b, 10_000) }, func() { streamAnswer(b, 50_000) })
+		b.ReportMetric(float64(a.Milliseconds()), "stream-10k-ms")
+		b.ReportMetric(float64(c.Milliseconds()), "stream-50k-ms")
+		b.ReportMetric(float64(c)/float64(a), "stream-ratio")
+	}
+}
+
+// TestLongParagraphStreamsWhole: the benchmark's answer is drawn as it
+// grows, its last words at the bottom of the chat.
+func TestLongParagraphStreamsWhole(t *testing.T) {
+	t.Parallel()
+	frame := streamAnswer(t, 3000)
+	require.Contains(t, frame, "which call failed and why it did")
+}

@@ -127,7 +127,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		first, srcs, tail := s.flush(m.inner())
-		m.assembleStream()
+		m.layStream(first)
 		m.dirty = true
 		var cmds []tea.Cmd
 		if len(srcs) > 0 {
@@ -142,7 +142,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		shown, next := s.tailRendered(msg)
 		if shown {
-			m.assembleStream()
+			m.layStream(len(s.blocks))
 			m.dirty = true
 		}
 		return m, s.renderTail(m.md, next)
@@ -152,7 +152,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		s.blocks[msg.index] = msg.lines
-		m.assembleStream()
+		m.layStream(msg.index)
 		m.dirty = true
 	case renderedMsg:
 		delete(m.pending, msg.key)

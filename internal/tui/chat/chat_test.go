@@ -359,3 +359,56 @@ func TestTailRendersOffTheUpdate(t *testing.T) {
 	m.Sync()
 	require.NotContains(t, m.View(), "OLD ANSWER")
 }
+
+// TestStreamLaidOutAsAWhole: however the text arrives, the lines a flush
+// keeps from earlier flushes (a long plain tail's finished lines, the
+// blocks before the first that changed) are what laying out the whole
+// answer again gives.
+func TestStreamLaidOutAsAWhole(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	words := strings.Fields("a fix wraps the error with the request id so that the log line says which call failed and why, see internal/handler/serve_http.go")
+	for i := 0; b.Len() < 9000; i++ {
+		b.WriteString(words[i%len(words)])
+		switch {
+		case i%97 == 96:
+			b.WriteString("\n\n")
+		case i%41 == 40:
+			b.WriteString("\n")
+		case i == 300:
+			b.WriteString("\n\n```go\nfunc f() {\n\treturn\n}\n```\n\n")
+		case i%13 == 0:
+			b.WriteString("  ")
+		default:
+			b.WriteString(" ")
+		}
+	}
+	b.WriteString(strings.Repeat("onelongwordwithoutanyspace", 200)) // hard-wrapped
+	text := b.String()
+	m, _ := newChat(72, 20)
+	frozen, kept := 0, 0
+	for pos, step := 0, 1; pos < len(text); step = step%37 + 3 {
+		end := min(pos+step, len(text))
+		m.HandleEvent(agent.Event{Kind: agent.EventTextDelta, Text: text[pos:end]})
+		pos = end
+		if pos > len(text)/2 && m.width == 72 {
+			m.SetSize(60, 20)
+		}
+		var cmd tea.Cmd
+		m, cmd = m.Update(flushMsg{gen: m.stream.gen})
+		if pos%5 == 0 { // let some renders arrive, out of step
+			settle(t, &m, cmd)
+		}
+		s := m.stream
+		if tail := m.stream.text.String()[s.done:]; !highlighted(tail) && strings.TrimSpace(tail) != "" {
+			require.Equal(t, markdown.Plain(tail, s.width), s.tail, "the plain tail at byte %d", pos)
+		}
+		require.Equal(t, m.r.frame(&item{kind: KindAssistant}, s.body(), m.width), s.lines, "the layout at byte %d", pos)
+		frozen = max(frozen, s.frozen)
+		if len(s.blockAt) > 1 {
+			kept++
+		}
+	}
+	require.Greater(t, frozen, 20, "a long plain tail kept its finished lines")
+	require.Positive(t, kept)
+}

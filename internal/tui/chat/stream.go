@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -23,6 +24,12 @@ const maxHighlightTail = 2 << 10
 // the only part re-rendered as text arrives, in the background too: a
 // flush draws the tail plain only when no markdown render of it is shown,
 // and asks for one.
+//
+// A flush costs what arrived since the last one, not the answer so far:
+// the text is scanned for block ends once; a plain tail (one long
+// paragraph, a code block still open) keeps the lines later text cannot
+// change and wraps only the rest; and the laid-out lines keep everything
+// before the first part that changed.
 type stream struct {
 	gen       int
 	text      strings.Builder
@@ -30,12 +37,23 @@ type stream struct {
 	calls     []string
 	width     int
 
-	done     int        // bytes of text covered by blocks
-	blocks   [][]string // rendered complete blocks (plain until rendered)
-	blockSrc []string
-	tail     []string
-	dirty    bool
-	lines    []string // the assembled lines, rebuilt on flush
+	split  splitter
+	done   int        // bytes of text covered by blocks
+	blocks [][]string // rendered complete blocks (plain until rendered)
+	tail   []string   // the tail's lines; tail[:frozen] are final
+	dirty  bool
+
+	// A plain tail: its first frozen lines, covering frozenAt bytes of
+	// it, no longer change as text arrives (0 when the tail is markdown).
+	frozen, frozenAt int
+
+	// lines is the stream laid out: blocks, then the tail, in the
+	// assistant's gutter, then the announced tool calls. lines[:tailAt]
+	// are the blocks (and the blank line after them); the first `framed`
+	// tail lines are laid out for good.
+	lines          []string
+	blockAt        []int // where each block starts in lines
+	tailAt, framed int
 
 	// The tail's markdown render: tailSeq numbers the tail's states (one
 	// per flush), tailShown is the state the shown render was made from
@@ -65,30 +83,47 @@ func flushCmd(gen int) tea.Cmd {
 	return tea.Tick(flushInterval, func(time.Time) tea.Msg { return flushMsg{gen: gen} })
 }
 
-// splitBlocks cuts s after its last complete block: blocks end at a blank
-// line outside a code fence. It returns the complete blocks and how many
-// bytes of s they (and the blank lines after them) take.
-func splitBlocks(s string) (blocks []string, consumed int) {
-	inFence := false
-	start, pos := 0, 0
+// splitter finds where blocks end in text that grows: at a blank line
+// outside a code fence. Each byte is looked at once.
+type splitter struct {
+	start   int // where the unfinished block starts
+	line    int // where the unfinished line starts
+	seen    int // bytes of the unfinished line already searched for its end
+	inFence bool
+}
+
+// next returns the blocks completed in text since the last call, and
+// where the unfinished tail starts (blocks and the blank lines after them
+// end there).
+func (p *splitter) next(text string) (blocks []string, done int) {
 	for {
-		i := strings.IndexByte(s[pos:], '\n')
+		from := max(p.line, p.seen)
+		i := strings.IndexByte(text[from:], '\n')
 		if i < 0 {
-			return blocks, consumed
+			p.seen = len(text)
+			return blocks, p.start
 		}
-		line := strings.TrimSpace(s[pos : pos+i])
-		next := pos + i + 1
+		end := from + i
+		line := strings.TrimSpace(text[p.line:end])
 		if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
-			inFence = !inFence
+			p.inFence = !p.inFence
 		}
-		if line == "" && !inFence {
-			if blk := s[start:pos]; strings.TrimSpace(blk) != "" {
+		if line == "" && !p.inFence {
+			if blk := text[p.start:p.line]; strings.TrimSpace(blk) != "" {
 				blocks = append(blocks, blk)
 			}
-			start, consumed = next, next
+			p.start = end + 1
 		}
-		pos = next
+		p.line = end + 1
 	}
+}
+
+// splitBlocks cuts s after its last complete block. It returns the
+// complete blocks and how many bytes of s they (and the blank lines after
+// them) take.
+func splitBlocks(s string) (blocks []string, consumed int) {
+	var p splitter
+	return p.next(s)
 }
 
 // openFence reports whether s ends inside a code fence.
@@ -108,35 +143,91 @@ func openFence(s string) bool {
 // (first index), and the tail to render there ("" for none).
 func (s *stream) flush(width int) (first int, srcs []string, tailSrc string) {
 	if s.width != width {
-		s.width, s.done, s.blocks, s.blockSrc = width, 0, nil, nil
-		s.tailShown = 0
+		s.width, s.done, s.blocks, s.split = width, 0, nil, splitter{}
+		s.blockAt, s.lines, s.tailAt, s.framed = nil, nil, 0, 0
+		s.resetTail()
 	}
 	text := s.text.String()
-	blocks, n := splitBlocks(text[s.done:])
+	blocks, done := s.split.next(text)
 	first = len(s.blocks)
 	for _, b := range blocks {
 		s.blocks = append(s.blocks, markdown.Plain(b, width))
-		s.blockSrc = append(s.blockSrc, b)
 	}
-	s.done += n
+	if done != s.done {
+		s.done = done
+		s.resetTail()
+	}
 	s.tailSeq++
 	tail := text[s.done:]
 	switch {
 	case strings.TrimSpace(tail) == "":
-		s.tail, s.tailShown = nil, 0
+		s.resetTail()
 	case !highlighted(tail):
-		s.tail, s.tailShown = markdown.Plain(tail, width), 0
+		if s.tailShown != 0 {
+			s.resetTail() // was markdown: plain from here on
+		}
+		s.plainTail(tail, width)
 	default:
 		if s.tailShown == 0 || s.tailDone != s.done {
 			// No render of this tail yet: plain until one arrives. A
 			// render of an earlier state stays until the next one: it
 			// lags the text by one render, and never flickers.
-			s.tail, s.tailShown = markdown.Plain(tail, width), 0
+			s.resetTail()
+			s.tail = markdown.Plain(tail, width)
 		}
 		tailSrc = tail
 	}
 	s.dirty = false
 	return first, blocks, tailSrc
+}
+
+// resetTail forgets the tail's lines: the tail starts again (a block
+// ended, the width changed) or changes how it is drawn.
+func (s *stream) resetTail() {
+	s.tail, s.frozen, s.frozenAt, s.tailShown = nil, 0, 0, 0
+	s.framed = 0
+}
+
+// plainTail wraps the part of a plain tail after its frozen lines, and
+// freezes all of it but the last two lines: a greedy wrap never changes
+// an earlier line when text is added at the end. The split is checked
+// (the two parts wrap as the whole did) and not taken when it does not.
+func (s *stream) plainTail(tail string, width int) {
+	rest := tail[s.frozenAt:]
+	live := markdown.Plain(rest, width)
+	if keep := len(live) - 2; keep > 0 {
+		if end, next, ok := lineEnd(rest, live[:keep]); ok &&
+			slices.Equal(markdown.Plain(rest[:end], width), live[:keep]) &&
+			slices.Equal(markdown.Plain(rest[next:], width), live[keep:]) {
+			s.tail = append(append(s.tail[:s.frozen], live[:keep]...), live[keep:]...)
+			s.frozen += keep
+			s.frozenAt += next
+			return
+		}
+	}
+	s.tail = append(s.tail[:s.frozen], live...)
+}
+
+// lineEnd finds lines, the wrap of the start of src, in src: it returns
+// where the last of them ends and where the text after it starts (past
+// the spaces or the line break the wrap dropped there).
+func lineEnd(src string, lines []string) (end, next int, ok bool) {
+	pos := 0
+	for _, l := range lines {
+		i := strings.Index(src[pos:], l)
+		if i < 0 || strings.TrimSpace(src[pos:pos+i]) != "" {
+			return 0, 0, false
+		}
+		pos += i + len(l)
+	}
+	end, next = pos, pos
+	for next < len(src) && src[next] == ' ' {
+		next++
+	}
+	if next < len(src) && src[next] == '\n' {
+		next++
+	}
+	return end, next, true
 }
 
 // renderTail asks for a markdown render of the tail src in the background,
@@ -163,6 +254,7 @@ func (s *stream) tailRendered(msg tailRenderedMsg) (shown bool, next string) {
 		return false, ""
 	}
 	if msg.width == s.width && msg.done == s.done && msg.seq > s.tailShown {
+		s.resetTail()
 		s.tail, s.tailShown, s.tailDone = msg.lines, msg.seq, msg.done
 		shown = true
 	}
@@ -207,22 +299,71 @@ func (s *stream) body() []string {
 	return out
 }
 
-// assembleStream lays out the streaming answer: its blocks and tail in
-// the assistant's gutter, then the tool calls it announced.
-func (m *Model) assembleStream() {
+// frameLine puts line k of the answer's body in the assistant's gutter,
+// as frame does for a finished answer.
+func (m *Model) frameLine(k int, l string) string {
+	switch {
+	case k == 0:
+		return vlist.Fit(m.r.st.AssistantMark.Render("● ")+l, m.width)
+	case l == "":
+		return ""
+	}
+	return vlist.Fit("  "+l, m.width)
+}
+
+// layStream lays out the streaming answer from block `from` on (len
+// blocks: the tail); the lines before it are kept, and so are the tail's
+// lines laid out for good.
+func (m *Model) layStream(from int) {
 	s := m.stream
-	var out []string
-	body := s.body()
-	if len(body) > 0 {
-		out = m.r.frame(&item{kind: KindAssistant}, body, m.width)
-	} else if s.reasoning > 0 {
-		out = append(out, m.r.st.Info.Render("✻ thinking…"))
+	if from < len(s.blockAt) || len(s.blockAt) < len(s.blocks) {
+		from = min(from, len(s.blockAt))
+		cut := s.tailAt
+		if from < len(s.blockAt) {
+			cut = s.blockAt[from]
+			if from > 0 {
+				cut-- // the blank line before it
+			}
+		}
+		s.lines, s.blockAt, s.framed = s.lines[:cut], s.blockAt[:from], 0
+		for i := from; i < len(s.blocks); i++ {
+			if i > 0 {
+				s.lines = append(s.lines, "")
+			}
+			s.blockAt = append(s.blockAt, len(s.lines))
+			for _, l := range s.blocks[i] {
+				s.lines = append(s.lines, m.frameLine(len(s.lines), l))
+			}
+		}
+		s.tailAt = len(s.lines)
+	}
+	// The tail, after a blank line when blocks come before it. Lines kept
+	// from the last layout sit where they were: nothing before them
+	// changed since (a change of blocks or of the tail resets framed).
+	start := s.tailAt
+	if len(s.blocks) > 0 && len(s.tail) > 0 {
+		start++
+	}
+	keep := min(s.framed, s.frozen)
+	if keep == 0 {
+		s.lines = s.lines[:s.tailAt]
+		if start > s.tailAt {
+			s.lines = append(s.lines, "")
+		}
+	} else {
+		s.lines = s.lines[:start+keep]
+	}
+	for k := keep; k < len(s.tail); k++ {
+		s.lines = append(s.lines, m.frameLine(start+k, s.tail[k]))
+	}
+	s.framed = s.frozen
+	if len(s.lines) == 0 && s.reasoning > 0 {
+		s.lines = append(s.lines, m.r.st.Info.Render("✻ thinking…"))
 	}
 	for i, c := range s.calls {
-		if i == 0 && len(out) > 0 {
-			out = append(out, "")
+		if i == 0 && len(s.lines) > 0 {
+			s.lines = append(s.lines, "")
 		}
-		out = append(out, vlist.Fit(m.r.st.ToolMark.Render("⏺ ")+m.r.st.ToolName.Render(c)+" "+m.r.st.Dim.Render("…"), m.width))
+		s.lines = append(s.lines, vlist.Fit(m.r.st.ToolMark.Render("⏺ ")+m.r.st.ToolName.Render(c)+" "+m.r.st.Dim.Render("…"), m.width))
 	}
-	s.lines = out
 }

@@ -69,14 +69,35 @@ func (m Model) Top() Anchor { return m.top }
 // SetTop moves the window's first line (rows were inserted above it).
 func (m *Model) SetTop(a Anchor) { m.top = a }
 
-// lines is row i as laid out: a blank separator before every row but the
-// first.
-func lines(r Rows, i int) []string {
-	ls := r.Lines(i)
-	if i == 0 {
-		return ls
+// height is row i's height as laid out: a blank separator before every
+// row but the first, then its lines.
+func height(r Rows, i int) int {
+	n := len(r.Lines(i))
+	if i > 0 {
+		n++
 	}
-	return append([]string{""}, ls...)
+	return n
+}
+
+// appendRow appends laid-out lines [from, to) of row i to frame, and i's
+// ID once per line to ids. It copies only those lines: a row may be
+// thousands of lines long (an answer streaming) while the window is 40.
+func appendRow(frame []string, ids []int, r Rows, i, from, to int) ([]string, []int) {
+	ls := r.Lines(i)
+	id := r.ID(i)
+	for k := from; k < to; k++ {
+		if i > 0 {
+			if k == 0 {
+				frame = append(frame, "")
+			} else {
+				frame = append(frame, ls[k-1])
+			}
+		} else {
+			frame = append(frame, ls[k])
+		}
+		ids = append(ids, id)
+	}
+	return frame, ids
 }
 
 // ScrollUp moves the window n lines toward the start.
@@ -98,7 +119,7 @@ func (m *Model) ScrollUp(r Rows, n int) {
 			break
 		}
 		a.Row--
-		a.Line = len(lines(r, a.Row))
+		a.Line = height(r, a.Row)
 	}
 	m.top = a
 }
@@ -112,7 +133,7 @@ func (m *Model) ScrollDown(r Rows, n int) {
 	}
 	a := m.top
 	for n > 0 && a.Row < r.Len() {
-		h := len(lines(r, a.Row))
+		h := height(r, a.Row)
 		if a.Line+n < h {
 			a.Line += n
 			break
@@ -138,7 +159,7 @@ func (m *Model) FirstLine(r Rows) Anchor {
 	}
 	need := m.height
 	for i := r.Len() - 1; i >= 0; i-- {
-		h := len(lines(r, i))
+		h := height(r, i)
 		if h >= need {
 			return Anchor{Row: i, Line: h - need}
 		}
@@ -163,54 +184,45 @@ func (m *Model) layoutEnd(r Rows) {
 		m.setFrame([]string{m.empty}, []int{0})
 		return
 	}
-	var rows [][]string
-	var ids []int
-	need := m.height
-	for i := r.Len() - 1; i >= 0 && need > 0; i-- {
-		ls := lines(r, i)
-		rows = append(rows, ls)
-		ids = append(ids, r.ID(i))
-		need -= len(ls)
-	}
-	frame := make([]string, 0, m.height+8)
-	fids := make([]int, 0, m.height+8)
-	for k := len(rows) - 1; k >= 0; k-- {
-		frame = append(frame, rows[k]...)
-		for range rows[k] {
-			fids = append(fids, ids[k])
+	first, skip := r.Len(), 0
+	for need := m.height; first > 0 && need > 0; {
+		first--
+		h := height(r, first)
+		if h > need {
+			skip = h - need
 		}
+		need -= h
 	}
-	if len(frame) > m.height {
-		cut := len(frame) - m.height
-		frame, fids = frame[cut:], fids[cut:]
+	frame := make([]string, 0, m.height)
+	ids := make([]int, 0, m.height)
+	for i := first; i < r.Len(); i++ {
+		from := 0
+		if i == first {
+			from = skip
+		}
+		frame, ids = appendRow(frame, ids, r, i, from, height(r, i))
 	}
-	m.setFrame(frame, fids)
+	m.setFrame(frame, ids)
 }
 
 // layoutFrom fills the window downward from a; when the end comes into
 // view it follows the end instead.
 func (m *Model) layoutFrom(r Rows, a Anchor) {
-	frame := make([]string, 0, m.height+8)
-	fids := make([]int, 0, m.height+8)
+	frame := make([]string, 0, m.height)
+	ids := make([]int, 0, m.height)
 	for i := a.Row; i < r.Len() && len(frame) < m.height; i++ {
-		ls := lines(r, i)
+		h := height(r, i)
+		from := 0
 		if i == a.Row {
-			ls = ls[min(a.Line, len(ls)):]
+			from = min(a.Line, h)
 		}
-		frame = append(frame, ls...)
-		id := r.ID(i)
-		for range ls {
-			fids = append(fids, id)
-		}
+		frame, ids = appendRow(frame, ids, r, i, from, min(h, from+m.height-len(frame)))
 	}
 	if len(frame) < m.height && !(a.Row == 0 && a.Line == 0) {
 		m.follow = true
 		return
 	}
-	if len(frame) > m.height {
-		frame, fids = frame[:m.height], fids[:m.height]
-	}
-	m.setFrame(frame, fids)
+	m.setFrame(frame, ids)
 }
 
 func (m *Model) setFrame(frame []string, ids []int) {
