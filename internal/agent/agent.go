@@ -605,7 +605,7 @@ func toolMessage(c session.ToolCall, r tools.Result) session.Message {
 		Meta: session.Meta{
 			Tool: c.Name, FilePath: r.Meta.FilePath, Command: r.Meta.Command, Pattern: r.Meta.Pattern,
 			Failed: r.IsError, Denied: r.Denied, ExitCode: r.ExitCode, Capped: r.Full != "",
-			Changes: fileChanges(r.Meta.Changes),
+			Changes: fileChanges(r.Meta.Changes), Diff: r.Meta.Diff,
 		},
 	}
 }

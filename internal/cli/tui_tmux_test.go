@@ -190,7 +190,11 @@ func TestTUIInTmux(t *testing.T) {
 	require.Contains(t, s, "+hi there")
 	time.Sleep(700 * time.Millisecond) // the dialog takes keys once the user has seen it
 	p.keys("y")
-	p.waitText("Wrote hello.txt.")
+	s = p.waitText("Wrote hello.txt.")
+	// The change stays in the transcript once the dialog is gone.
+	require.NotContains(t, s, "Allow Write?")
+	require.Contains(t, s, "@@ -0,0 +1 @@")
+	require.Contains(t, s, "+hi there")
 	b, err := os.ReadFile(filepath.Join(sb.work, "hello.txt"))
 	require.NoError(t, err)
 	require.Equal(t, "hi there\n", string(b))
@@ -229,6 +233,13 @@ func TestTUIInTmux(t *testing.T) {
 	require.True(t, last.Meta.Interrupted, "last message: %+v", last)
 	require.Contains(t, last.Content, "next part")
 	require.Equal(t, "hi there", list[0].Title)
+	var diff string
+	for _, m := range msgs {
+		if m.Role == session.RoleTool && m.Name == "Write" {
+			diff = m.Meta.Diff
+		}
+	}
+	require.Equal(t, "--- /dev/null\n+++ b/hello.txt\n@@ -0,0 +1 @@\n+hi there\n", diff, "the log keeps the change for the transcript")
 
 	// -c reopens it with its history, in colour.
 	p = startTUI(t, sb, "-c")

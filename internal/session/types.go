@@ -108,6 +108,10 @@ type Meta struct {
 	// "developer" (instructions from a file get no authority), or "tool"
 	// (a result that answered no call).
 	Quoted string `json:"quoted,omitempty"`
+	// Diff is the change a Write or Edit made (a unified diff, as the
+	// permission dialog showed it), for the transcript. Never sent to the
+	// model.
+	Diff string `json:"diff,omitempty"`
 }
 
 // FileChanges is what one shell command did to files. Observed changes

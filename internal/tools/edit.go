@@ -85,6 +85,7 @@ func runEdit(ctx context.Context, s *Set, raw json.RawMessage) output {
 	if err := writeAtomic(rp.root, rp.name, []byte(updated)); err != nil {
 		return fail("Edit %s: %v", t.display, err)
 	}
+	meta.Diff = req.Diff
 	return output{text: editReport(t.display, oldS, newS, updated, spans), meta: meta}
 }
 

@@ -114,6 +114,8 @@ func TestEdit(t *testing.T) {
 			} else {
 				require.False(t, r.IsError, r.Content)
 				assert.Contains(t, r.Content, tt.wantText)
+				assert.Contains(t, r.Meta.Diff, "+++ b/f.go", "the change made")
+				r.Meta.Diff = ""
 				assert.Equal(t, Meta{Tool: ToolEdit, FilePath: "f.go", Success: true}, r.Meta)
 			}
 			if tt.file == "" {
@@ -165,4 +167,29 @@ func (c *changingAsker) Ask(context.Context, Request) (Decision, error) {
 		return Deny, err
 	}
 	return AllowOnce, nil
+}
+
+// TestChangesCarryTheirDiff: a Write or Edit that happened reports the
+// change it made (the transcript shows it, as the dialog did); one that
+// was refused or failed reports none.
+func TestChangesCarryTheirDiff(t *testing.T) {
+	t.Parallel()
+	asker := &fakeAsker{decision: AllowOnce}
+	s, dir := newTestSet(t, Options{Asker: asker})
+	writeFile(t, filepath.Join(dir, "f.txt"), "a\nb\nc\n")
+
+	r := run(t, s, ToolEdit, map[string]any{"file_path": "f.txt", "old_string": "b", "new_string": "B"})
+	require.False(t, r.IsError, r.Content)
+	assert.Equal(t, "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n", r.Meta.Diff)
+	r = run(t, s, ToolWrite, map[string]any{"file_path": "new.txt", "content": "x\ny\n"})
+	require.False(t, r.IsError, r.Content)
+	assert.Equal(t, "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+x\n+y\n", r.Meta.Diff)
+	r = run(t, s, ToolEdit, map[string]any{"file_path": "f.txt", "old_string": "nowhere", "new_string": "B"})
+	require.True(t, r.IsError)
+	assert.Empty(t, r.Meta.Diff)
+
+	denied, _ := newTestSet(t, Options{Asker: &fakeAsker{decision: Deny}})
+	r = run(t, denied, ToolWrite, map[string]any{"file_path": "new.txt", "content": "x\n"})
+	require.True(t, r.Denied)
+	assert.Empty(t, r.Meta.Diff)
 }

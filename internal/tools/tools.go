@@ -85,6 +85,9 @@ type Meta struct {
 	Success  bool   // !IsError
 	// Changes is what a Bash command did to the files under WorkDir.
 	Changes *FileChanges
+	// Diff is the change a Write or Edit made, as the approval dialog
+	// shows it (a unified diff, capped): for the transcript, not the model.
+	Diff string
 }
 
 // Options configure a Set.

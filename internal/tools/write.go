@@ -62,6 +62,7 @@ func runWrite(ctx context.Context, s *Set, raw json.RawMessage) output {
 	if existed {
 		verb, was = "Overwrote", fmt.Sprintf("; was %s", countLines(old))
 	}
+	meta.Diff = req.Diff
 	return output{text: fmt.Sprintf("%s %s (%d bytes, %s%s)", verb, t.display, len(content), countLines(content), was), meta: meta}
 }
 

@@ -43,6 +43,8 @@ func TestWrite(t *testing.T) {
 			}
 			require.False(t, r.IsError, r.Content)
 			assert.Equal(t, tt.want, r.Content)
+			assert.Contains(t, r.Meta.Diff, "+++ b/"+tt.path, "the change made")
+			r.Meta.Diff = ""
 			assert.Equal(t, Meta{Tool: ToolWrite, FilePath: tt.path, Success: true}, r.Meta)
 			got, err := os.ReadFile(filepath.Join(dir, tt.path))
 			require.NoError(t, err)

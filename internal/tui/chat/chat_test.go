@@ -412,3 +412,74 @@ func TestStreamLaidOutAsAWhole(t *testing.T) {
 	require.Greater(t, frozen, 20, "a long plain tail kept its finished lines")
 	require.Positive(t, kept)
 }
+
+// edits is a session where the model wrote a file and edited another, as
+// the agent logs it (the change in the result's meta).
+func edits() []session.Message {
+	var content, diff strings.Builder
+	diff.WriteString("--- /dev/null\n+++ b/notes/plan.md\n@@ -0,0 +1,12 @@\n")
+	for i := 1; i <= 12; i++ {
+		fmt.Fprintf(&content, "step %d of the plan, with a line long enough to need cutting at forty columns\n", i)
+		fmt.Fprintf(&diff, "+step %d of the plan, with a line long enough to need cutting at forty columns\n", i)
+	}
+	return []session.Message{
+		{Seq: 1, Role: session.RoleUser, Content: "write the plan, then fix the handler"},
+		{Seq: 2, Role: session.RoleAssistant, ToolCalls: []session.ToolCall{
+			{ID: "w", Name: "Write", Arguments: fmt.Sprintf(`{"file_path":"notes/plan.md","content":%q}`, content.String())},
+			{ID: "e", Name: "Edit", Arguments: `{"file_path":"handler.go","old_string":"return nil","new_string":"return fmt.Errorf(\"serve: %w\", err)"}`},
+		}},
+		{Seq: 3, Role: session.RoleTool, ToolCallID: "w", Name: "Write", Content: "Created notes/plan.md (1,032 bytes, 12 lines)",
+			Meta: session.Meta{Tool: "Write", FilePath: "notes/plan.md", Diff: diff.String()}},
+		{Seq: 4, Role: session.RoleTool, ToolCallID: "e", Name: "Edit", Content: "Edited handler.go (1 replacement)",
+			Meta: session.Meta{Tool: "Edit", FilePath: "handler.go", Diff: "--- a/handler.go\n+++ b/handler.go\n@@ -10,5 +10,5 @@\n \tif err != nil {\n \t\tlog.Print(err)\n-\t\treturn nil\n+\t\treturn fmt.Errorf(\"serve: %w\", err)\n \t}\n"}},
+	}
+}
+
+// TestGoldenEditDiffs: a Write or Edit shows the change it made under its
+// result, a few lines until expanded, at 40, 80 and 120 columns.
+func TestGoldenEditDiffs(t *testing.T) {
+	t.Parallel()
+	for _, w := range []int{40, 80, 120} {
+		for _, expanded := range []bool{false, true} {
+			name := fmt.Sprint(w)
+			if expanded {
+				name += "-expanded"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				m, _ := newChat(w, 40)
+				m.SetHistory(edits(), nil, false)
+				if expanded {
+					m, _ = m.Update(tea.KeyMsg{Type: tea.KeyCtrlO})
+				}
+				settle(t, &m, nil)
+				golden.RequireEqual(t, m.View())
+			})
+		}
+	}
+}
+
+// TestEditDiffExpands: the change is in the transcript, cut to a few
+// lines; a click on the call or Ctrl+O shows all of it.
+func TestEditDiffExpands(t *testing.T) {
+	t.Parallel()
+	m, _ := newChat(100, 40)
+	m.SetHistory(edits(), nil, false)
+	settle(t, &m, nil)
+	v := m.View()
+	require.Contains(t, v, "⏺ Write(notes/plan.md) ✓")
+	require.Contains(t, v, "⎿ Created notes/plan.md")
+	require.Contains(t, v, "@@ -0,0 +1,12 @@")
+	require.Contains(t, v, "+step 5 of the plan")
+	require.NotContains(t, v, "+step 6 of the plan")
+	require.Contains(t, v, "… +7 lines (click or ctrl+o to expand)")
+	require.Contains(t, v, "-        return nil")
+	require.Contains(t, v, `+        return fmt.Errorf("serve: %w", err)`)
+	require.NotContains(t, v, "+++ b/", "the file names are the call's own")
+
+	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyCtrlO})
+	settle(t, &m, nil)
+	v = m.View()
+	require.Contains(t, v, "+step 12 of the plan")
+	require.NotContains(t, v, "+7 lines")
+}

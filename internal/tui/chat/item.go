@@ -79,6 +79,7 @@ type item struct {
 	state    toolState
 	output   string // what the model saw (capped)
 	full     string // the whole output when capped
+	diff     string // Write, Edit: the change made (unified diff)
 	expanded bool
 
 	report *commands.Report
@@ -153,6 +154,9 @@ func (b *builder) attach(it *item, m session.Message) {
 	it.output = termtext.Display(m.Content)
 	if m.Full != "" {
 		it.full = termtext.Display(m.Full)
+	}
+	if it.state == toolDone {
+		it.diff = termtext.Display(m.Meta.Diff)
 	}
 	it.version++
 }

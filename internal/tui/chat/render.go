@@ -22,6 +22,7 @@ const (
 	maxMessageLines = 300 // user/assistant/note lines drawn
 	maxDisplayBytes = 64 << 10
 	summaryPreview  = 8 // summary lines shown collapsed
+	diffPreview     = 6 // lines of a Write's or Edit's change shown collapsed
 )
 
 // renderer draws items; markdown may be nil in draft-only contexts.
@@ -174,11 +175,50 @@ func (r *renderer) tool(it *item, width int) []string {
 		out = append(out, vlist.Fit(r.st.Output.Render(p+l), width))
 	}
 	if more := total - len(lines); more > 0 {
-		hint := "click or ctrl+o to expand"
-		if it.expanded || r.expand {
-			hint = "the session log has all of it"
+		out = append(out, r.moreLines(it, more, width))
+	}
+	if it.diff != "" {
+		out = append(out, r.diff(it, width)...)
+	}
+	return out
+}
+
+// moreLines says how many lines of a tool's result are not shown.
+func (r *renderer) moreLines(it *item, more, width int) string {
+	hint := "click or ctrl+o to expand"
+	if it.expanded || r.expand {
+		hint = "the session log has all of it"
+	}
+	return vlist.Fit(r.st.Dim.Render(fmt.Sprintf("    … +%d lines (%s)", more, hint)), width)
+}
+
+// diff draws the change a Write or Edit made, as the permission dialog
+// does: added lines green, removed lines red, a few of them until
+// expanded. The file names of the diff's header are the call's own.
+func (r *renderer) diff(it *item, width int) []string {
+	lines := strings.Split(strings.TrimRight(it.diff, "\n"), "\n")
+	for len(lines) > 0 && (strings.HasPrefix(lines[0], "--- ") || strings.HasPrefix(lines[0], "+++ ")) {
+		lines = lines[1:]
+	}
+	limit := diffPreview
+	if it.expanded || r.expand {
+		limit = expandedLines
+	}
+	var out []string
+	for _, l := range lines[:min(limit, len(lines))] {
+		st := r.st.Output
+		switch {
+		case strings.HasPrefix(l, "+"):
+			st = r.st.DiffAdd
+		case strings.HasPrefix(l, "-"):
+			st = r.st.DiffDel
+		case strings.HasPrefix(l, "@@"):
+			st = r.st.DiffHunk
 		}
-		out = append(out, vlist.Fit(r.st.Dim.Render(fmt.Sprintf("    … +%d lines (%s)", more, hint)), width))
+		out = append(out, vlist.Fit("    "+st.Render(l), width))
+	}
+	if more := len(lines) - min(limit, len(lines)); more > 0 {
+		out = append(out, r.moreLines(it, more, width))
 	}
 	return out
 }

@@ -76,6 +76,7 @@ type Chat struct {
 	ToolOK, ToolFail                  lipgloss.Style
 	Output, Dim, Error, Info          lipgloss.Style
 	SummaryHead                       lipgloss.Style
+	DiffAdd, DiffDel, DiffHunk        lipgloss.Style // a Write's or Edit's change
 }
 
 // Dialog is the permission dialog's styles.
@@ -124,6 +125,9 @@ func New(r *lipgloss.Renderer) *Theme {
 		Error:         fg(p.Negative).Bold(true),
 		Info:          fg(p.Muted).Italic(true),
 		SummaryHead:   fg(p.Accent).Bold(true),
+		DiffAdd:       fg(p.Positive),
+		DiffDel:       fg(p.Negative),
+		DiffHunk:      fg(p.Info),
 	}
 	t.Dialog = Dialog{
 		Border: fg(p.Caution),
