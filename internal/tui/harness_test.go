@@ -94,6 +94,13 @@ func (f *fakeAgent) ContextSize(v session.View) agent.Size {
 // Policy is nil: /context's default for the window.
 func (f *fakeAgent) Policy() *summarize.Policy { return nil }
 
+// setFixed changes what ContextSize measures from now on.
+func (f *fakeAgent) setFixed(fixed, window int, learned bool) {
+	f.mu.Lock()
+	f.fixed, f.window, f.learned = fixed, window, learned
+	f.mu.Unlock()
+}
+
 func (f *fakeAgent) Starts() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -404,6 +411,20 @@ func (h *harness) untilModel(what string, cond func(Model) bool) {
 		}
 	}
 	h.pump()
+}
+
+// sawEvent reports whether the model was handed an agent event of kind k.
+func (h *harness) sawEvent(k agent.EventKind) bool {
+	for _, m := range h.seen {
+		if e, ok := m.(eventsMsg); ok {
+			for _, ev := range e.events {
+				if ev.Kind == k {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func (h *harness) view() string { return h.m.View() }

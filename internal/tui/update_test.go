@@ -1084,66 +1084,112 @@ func statusCtx(view string) string {
 	return out
 }
 
+// statusLine is the status bar: the view's last line.
+func statusLine(view string) string {
+	lines := strings.Split(strings.TrimRight(view, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
 // TestStatusContextIsNeverStale is issue 12.8: the status bar's context
-// figure is what /context measures for the next request, at every moment:
-// a new session shows its fixed part (not ctx 0 for its whole first turn),
-// a turn shows each request as it is sent (also from providers that report
-// no usage), a provider's count from before a summary does not bring the
-// old figure back, a window the server named is said, and "nothing to
-// summarize" does not follow the user to another session.
+// figure is the size of the next request, as /context measures it, in each
+// state where it used to be stale.
 func TestStatusContextIsNeverStale(t *testing.T) {
 	t.Parallel()
-	sum := &fakeSummarizer{err: fmt.Errorf("compact: %w", summarize.ErrNothingToSummarize)}
-	h := newHarness(t, 120, 20, func(o *harnessSetup) {
-		o.Agent.(*fakeAgent).fixed = 2500
-		o.Summarizer = sum
+	t.Run("a new session's first turn", func(t *testing.T) {
+		t.Parallel()
+		// It said ctx 0 until the provider's usage came, and local
+		// servers often send none.
+		h := newHarness(t, 120, 20, func(o *harnessSetup) { o.Agent.(*fakeAgent).fixed = 2500 })
+		h.until("the fixed part", func(v string) bool { return statusCtx(v) == "ctx 2.5k/128k 2%" })
+		gate := make(chan struct{})
+		h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) {
+			ch <- agent.Event{Kind: agent.EventContext, Context: &agent.Size{Tokens: 2600, Window: 128000}}
+			<-gate
+			ch <- agent.Event{Kind: agent.EventDone}
+		})
+		h.typ("first message")
+		h.key("enter")
+		h.until("the first request's size during the first turn", func(v string) bool { return statusCtx(v) == "ctx 2.6k/128k 2%" })
+		close(gate)
+		h.until("the turn's end", func(string) bool { return !h.m.Running() })
 	})
-	h.until("the fixed part", func(v string) bool { return statusCtx(v) == "ctx 2.5k/128k 2%" })
+	t.Run("right after a summary", func(t *testing.T) {
+		t.Parallel()
+		// It rose again at once: the provider's count of the request sent
+		// before the summary came after it.
+		bg := make(chan summarize.Report, 1)
+		h := newHarness(t, 120, 20, func(o *harnessSetup) {
+			o.Agent.(*fakeAgent).fixed = 9000
+			o.Compactions = bg
+		})
+		h.until("the first measure", func(v string) bool { return statusCtx(v) == "ctx 9.0k/128k 7%" })
+		gate, gate2 := make(chan struct{}), make(chan struct{})
+		h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) {
+			ch <- agent.Event{Kind: agent.EventContext, Context: &agent.Size{Tokens: 9000, Window: 128000}}
+			<-gate
+			ch <- agent.Event{Kind: agent.EventContext, Context: &agent.Size{Tokens: 4000, Window: 128000}}
+			// The provider's count for the request, sent after the summary.
+			ch <- agent.Event{Kind: agent.EventUsage, Usage: &agent.Usage{PromptTokens: 9100, CompletionTokens: 50, Window: 128000}}
+			<-gate2
+			ch <- agent.Event{Kind: agent.EventDone}
+		})
+		h.typ("a message")
+		h.key("enter")
+		h.until("the request's size", func(v string) bool { return statusCtx(v) == "ctx 9.0k/128k 7%" })
+		// A summary lands during the turn: measured at once.
+		h.agent.setFixed(4000, 128000, false)
+		bg <- summarize.Report{Phase: summarize.Finished, Summary: &session.Summary{FromSeq: 1, ToSeq: 30, TokensBefore: 9000, TokensAfter: 4000}}
+		h.until("the figure after the summary", func(v string) bool { return statusCtx(v) == "ctx 4.0k/128k 3%" })
+		close(gate)
+		h.untilModel("the provider's usage", func(Model) bool { return h.sawEvent(agent.EventUsage) })
+		require.Equal(t, "ctx 4.0k/128k 3%", statusCtx(h.view()), "the provider's count from before the summary is not shown")
+		h.agent.setFixed(4100, 128000, false)
+		close(gate2)
+		h.until("the turn's end", func(string) bool { return !h.m.Running() })
+		require.Equal(t, "ctx 4.1k/128k 3%", statusCtx(h.view()))
 
-	gate, gate2 := make(chan struct{}), make(chan struct{})
-	h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) {
-		ch <- agent.Event{Kind: agent.EventContext, Context: &agent.Size{Tokens: 9000, Window: 128000}}
-		<-gate
-		ch <- agent.Event{Kind: agent.EventContext, Context: &agent.Size{Tokens: 4000, Window: 128000}}
-		// The provider's count for the request, sent after the summary.
-		ch <- agent.Event{Kind: agent.EventUsage, Usage: &agent.Usage{PromptTokens: 9100, CompletionTokens: 50, Window: 128000}}
-		<-gate2
-		ch <- agent.Event{Kind: agent.EventRetry, Text: "the server's context window is 6000 tokens, not 128000"}
-		ch <- agent.Event{Kind: agent.EventContext, Context: &agent.Size{Tokens: 4100, Window: 6000, Learned: true, ConfiguredWindow: 128000}}
-		ch <- agent.Event{Kind: agent.EventDone}
+		// A background summary between turns: measured again at once.
+		h.agent.setFixed(2000, 128000, false)
+		bg <- summarize.Report{Phase: summarize.Finished, Summary: &session.Summary{FromSeq: 1, ToSeq: 40, TokensBefore: 4100, TokensAfter: 2000}}
+		h.until("the figure after a background summary", func(v string) bool { return statusCtx(v) == "ctx 2.0k/128k 2%" })
 	})
-	h.typ("first message")
-	h.key("enter")
-	h.until("the first request's size during the first turn", func(v string) bool { return statusCtx(v) == "ctx 9.0k/128k 7%" })
-	close(gate)
-	h.untilModel("the provider's usage", func(Model) bool {
-		for _, m := range h.seen {
-			if e, ok := m.(eventsMsg); ok {
-				for _, ev := range e.events {
-					if ev.Kind == agent.EventUsage {
-						return true
-					}
-				}
-			}
-		}
-		return false
+	t.Run("after an overflow", func(t *testing.T) {
+		t.Parallel()
+		// The request that failed stayed as the figure after the turn,
+		// though the overflow compaction or the learned window changed it.
+		h := newHarness(t, 120, 20, func(o *harnessSetup) { o.Agent.(*fakeAgent).fixed = 9000 })
+		h.until("the first measure", func(v string) bool { return statusCtx(v) == "ctx 9.0k/128k 7%" })
+		h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) {
+			ch <- agent.Event{Kind: agent.EventContext, Context: &agent.Size{Tokens: 9000, Window: 128000}}
+			h.agent.setFixed(3000, 6000, true) // the log after the turn: compacted, the window learned
+			ch <- agent.Event{Kind: agent.EventError, Err: errors.New("send: context window exceeded")}
+		})
+		h.typ("a message")
+		h.key("enter")
+		h.until("the turn's end", func(string) bool { return !h.m.Running() })
+		h.until("a fresh figure", func(v string) bool { return statusCtx(v) == "ctx 3.0k/6.0k 50% (server)" })
 	})
-	require.Equal(t, "ctx 4.0k/128k 3%", statusCtx(h.view()), "the provider's count from before the summary is not shown")
-	close(gate2)
-	h.agent.mu.Lock()
-	h.agent.fixed, h.agent.window, h.agent.learned = 4100, 6000, true
-	h.agent.mu.Unlock()
-	h.until("the turn's end", func(string) bool { return !h.m.Running() })
-	require.Equal(t, "ctx 4.1k/6.0k 68% (server)", statusCtx(h.view()), "the window the server named")
-
-	h.cmds.results["/summarize"] = commands.Result{Action: commands.ActionSummarize}
-	h.typ("/summarize")
-	h.key("enter")
-	require.Contains(t, h.view(), "nothing to summarize")
-	h.cmds.results["/clear"] = commands.Result{Action: commands.ActionNewSession, Text: "Started a new session."}
-	h.typ("/clear")
-	h.key("enter")
-	h.until("a fresh status", func(v string) bool { return strings.Contains(v, "summarizer idle") })
-	require.NotContains(t, h.view(), "nothing to summarize")
-	require.Equal(t, "ctx 4.1k/6.0k 68% (server)", statusCtx(h.view()), "a new session's fixed part, in the window learned")
+	for _, how := range []string{"/clear", "/resume"} {
+		t.Run("nothing to summarize is gone after "+how, func(t *testing.T) {
+			t.Parallel()
+			st := newStore(t)
+			other := seed(t, st, "the other one", session.Message{Role: session.RoleUser, Content: "an old question"})
+			sum := &fakeSummarizer{err: fmt.Errorf("compact: %w", summarize.ErrNothingToSummarize)}
+			h := newHarness(t, 120, 20, withStore(st), func(o *harnessSetup) { o.Summarizer = sum })
+			h.agent.scripts = append(h.agent.scripts, events(assistant("an answer"), agent.Event{Kind: agent.EventDone}))
+			h.typ("a question")
+			h.key("enter")
+			h.until("the answer", func(v string) bool { return strings.Contains(v, "an answer") })
+			h.cmds.results["/summarize"] = commands.Result{Action: commands.ActionSummarize}
+			h.typ("/summarize")
+			h.key("enter")
+			h.until("the summarizer's word", func(v string) bool { return strings.Contains(statusLine(v), "nothing to summarize") })
+			h.cmds.results["/clear"] = commands.Result{Action: commands.ActionNewSession, Text: "Started a new session."}
+			h.cmds.results["/resume"] = commands.Result{Action: commands.ActionResumeSession, SessionID: other}
+			h.typ(how)
+			h.key("enter")
+			h.until("a fresh status", func(v string) bool { return strings.Contains(statusLine(v), "summarizer idle") })
+			require.NotContains(t, statusLine(h.view()), "nothing to summarize")
+		})
+	}
 }
