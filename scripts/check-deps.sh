@@ -1,29 +1,67 @@
 #!/usr/bin/env bash
-# Enforces the import direction of DESIGN.md:
-#   cmd -> tui -> {commands, agent} -> summarize -> session
-# Nothing imports tui; only tui and cmd/cli import bubbletea, lipgloss or glamour.
+# Enforces the import graph drawn in README.md's Architecture section.
+# Each package lists the internal packages it may import; an import not in
+# its list, or a package not in the table, fails the check. Only the TUI
+# packages and cli (which starts them) import bubbletea, lipgloss, glamour
+# or bubbles.
 set -euo pipefail
 mod=$(go list -m)
+declare -A may=(
+  [cmd/gencode]="cli"
+  [internal/cli]="agent commands config instructions llm logfile models pricing recall session summarize termtext tokens tools transcript tui tui/report tui/theme"
+  [internal/tui]="agent commands session summarize termtext tools tui/chat tui/dialog tui/input tui/keys tui/markdown tui/paste tui/status tui/theme"
+  [internal/tui/chat]="agent commands session summarize termtext tools tui/keys tui/markdown tui/paste tui/report tui/theme"
+  [internal/tui/dialog]="termtext tools tui/keys tui/report tui/theme"
+  [internal/tui/input]="session termtext tui/keys tui/paste tui/theme"
+  [internal/tui/status]="summarize termtext tui/theme"
+  [internal/tui/report]="commands termtext tui/theme"
+  [internal/tui/markdown]="tui/theme"
+  [internal/tui/paste]="session termtext"
+  [internal/tui/keys]=""
+  [internal/tui/theme]=""
+  [internal/commands]="config pricing session summarize termtext tools transcript"
+  [internal/agent]="llm pricing session summarize tokens tools"
+  [internal/recall]="session termtext tools"
+  [internal/transcript]="session tools"
+  [internal/summarize]="session shellfx tools"
+  [internal/summarize/internal/genrules]=""
+  [internal/tools]="fschange termtext"
+  [internal/llm]="termtext"
+  [internal/session]=""
+  [internal/tokens]=""
+  [internal/config]=""
+  [internal/pricing]=""
+  [internal/instructions]=""
+  [internal/logfile]=""
+  [internal/models]=""
+  [internal/fschange]=""
+  [internal/shellfx]=""
+  [internal/termtext]=""
+  [internal/termtext/termtexttest]=""
+  [internal/openaitest]=""
+  [internal/openaitest/cmd/fakeopenai]="openaitest"
+  [internal/sessionbench]="openaitest tokens"
+  [internal/sessionbench/cmd/benchsession]="openaitest sessionbench"
+)
+ui='^github.com/charmbracelet/(bubbletea|lipgloss|glamour|bubbles)'
 fail=0
-check() { # package, forbidden import regexp, reason
-  local pkg=$1 re=$2 why=$3
-  [ -d "internal/$pkg" ] || return 0
-  local bad
-  bad=$(go list -f '{{join .Imports "\n"}}' "./internal/$pkg/..." 2>/dev/null | grep -E "$re" | sort -u || true)
-  if [ -n "$bad" ]; then
-    echo "internal/$pkg must not import ($why):"; echo "$bad" | sed 's/^/  /'; fail=1
+while read -r pkg imports; do
+  rel=${pkg#"$mod/"}
+  if [[ ! -v may[$rel] ]]; then
+    echo "$rel is not in the import graph: add it to scripts/check-deps.sh and README.md's Architecture"
+    fail=1; continue
   fi
-}
-ui='github.com/charmbracelet/(bubbletea|lipgloss|glamour|bubbles)'
-for p in session summarize agent commands llm tools tokens config models recall transcript termtext logfile instructions pricing; do
-  check "$p" "^$mod/internal/tui" "nothing imports tui"
-  check "$p" "^$ui" "only tui draws"
-done
-check session   "^$mod/internal/(summarize|agent|commands|cli|llm|tools)" "session is the bottom layer"
-check summarize "^$mod/internal/(agent|commands|cli|llm|tokens)" "summarize -> session (and tools, to read a call); it declares its own Completer"
-check agent     "^$mod/internal/(commands|cli)" "agent does not know its front ends"
-check commands  "^$mod/internal/cli" "commands is below the CLI"
-check transcript "^$mod/internal/(summarize|agent|commands|cli|llm|tokens)" "transcript formats sessions: it knows only session (and tools, to read a call)"
-check termtext  "^$mod/internal/" "termtext is a leaf: tools, commands, cli and tui all use it"
-check logfile   "^$mod/internal/" "logfile is a leaf: the CLI hands its logger down"
+  for imp in $imports; do
+    case $imp in
+    "$mod"/*)
+      dep=${imp#"$mod/"}; dep=${dep#internal/}
+      if [[ " ${may[$rel]} " != *" $dep "* ]]; then
+        echo "$rel must not import $dep (not in the graph)"; fail=1
+      fi ;;
+    esac
+    if [[ $imp =~ $ui && $rel != internal/tui* && $rel != internal/cli ]]; then
+      echo "$rel must not import $imp (only the TUI and cli draw)"; fail=1
+    fi
+  done
+done < <(go list -f '{{.ImportPath}} {{join .Imports " "}}' ./...)
 exit $fail
