@@ -666,7 +666,7 @@ func TestSharedTestdata(t *testing.T) {
 func TestSharedTestdataAbsentOrNamed(t *testing.T) {
 	named := filepath.Join(t.TempDir(), "data")
 	require.NoError(t, os.Mkdir(named, 0o700))
-	t.Chdir(t.TempDir()) // no shared/testdata here nor above (/tmp, /)
+	t.Chdir(t.TempDir())             // no shared/testdata here nor above (/tmp, /)
 	t.Setenv("GENCODE_TESTDATA", "") // nor named by the caller's environment
 
 	var inner *testing.T
