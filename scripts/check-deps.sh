@@ -29,6 +29,7 @@ declare -A may=(
   [internal/tools]="fschange termtext"
   [internal/llm]="termtext"
   [internal/session]=""
+  [internal/session/sessiontest]=""
   [internal/tokens]=""
   [internal/config]=""
   [internal/pricing]=""

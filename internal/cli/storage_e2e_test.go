@@ -15,28 +15,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gencode/gencode/internal/session/sessiontest"
+
 	"github.com/gencode/gencode/internal/openaitest"
 )
-
-// makeReadOnly makes paths unwritable for the binary, as a read-only data
-// directory is for its user: by mode for a user, by the immutable
-// attribute for root (whom modes do not stop). Cleanup restores them.
-func makeReadOnly(t *testing.T, paths ...string) {
-	t.Helper()
-	for _, p := range paths {
-		if os.Geteuid() == 0 {
-			if out, err := exec.Command("chattr", "+i", p).CombinedOutput(); err != nil {
-				t.Skipf("as root, making %s read-only needs chattr +i: %v %s", p, err, out)
-			}
-			t.Cleanup(func() { _ = exec.Command("chattr", "-i", p).Run() })
-			continue
-		}
-		fi, err := os.Stat(p)
-		require.NoError(t, err)
-		require.NoError(t, os.Chmod(p, fi.Mode().Perm()&^0o222))
-		t.Cleanup(func() { _ = os.Chmod(p, fi.Mode().Perm()) })
-	}
-}
 
 // TestReadCommandsOnAReadOnlyDataDir: with the data directory and database
 // read-only (issue 14, item 12), sessions, history (plain, --json,
@@ -53,7 +35,7 @@ func TestReadCommandsOnAReadOnlyDataDir(t *testing.T) {
 		res := sb.run("-p", "first question about the lighthouse")
 		require.Equal(t, 0, res.code, res.stderr)
 		data := filepath.Join(sb.home, ".local", "share", "gencode")
-		makeReadOnly(t, data, filepath.Join(data, "gencode.db"))
+		sessiontest.MakeReadOnly(t, data, filepath.Join(data, "gencode.db"))
 
 		res = sb.run("sessions")
 		require.Equal(t, 0, res.code, res.stderr)
@@ -105,7 +87,7 @@ func TestReadCommandsOnAReadOnlyDataDir(t *testing.T) {
 		fi, err := os.Stat(db + "-wal")
 		require.NoError(t, err, "the killed writer left its WAL")
 		require.Positive(t, fi.Size())
-		makeReadOnly(t, data, db, db+"-wal", db+"-shm")
+		sessiontest.MakeReadOnly(t, data, db, db+"-wal", db+"-shm")
 
 		res = sb.run("history", "--json")
 		require.Equal(t, 0, res.code, res.stderr)

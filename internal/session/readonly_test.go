@@ -6,32 +6,13 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-)
 
-// makeReadOnly makes paths unwritable for this process, as a read-only
-// data directory is for its user: by mode for a user, by the immutable
-// attribute for root (whom modes do not stop). Cleanup restores them.
-func makeReadOnly(t *testing.T, paths ...string) {
-	t.Helper()
-	for _, p := range paths {
-		if os.Geteuid() == 0 {
-			if out, err := exec.Command("chattr", "+i", p).CombinedOutput(); err != nil {
-				t.Skipf("as root, making %s read-only needs chattr +i: %v %s", p, err, out)
-			}
-			t.Cleanup(func() { _ = exec.Command("chattr", "-i", p).Run() })
-			continue
-		}
-		fi, err := os.Stat(p)
-		require.NoError(t, err)
-		require.NoError(t, os.Chmod(p, fi.Mode().Perm()&^0o222))
-		t.Cleanup(func() { _ = os.Chmod(p, fi.Mode().Perm()) })
-	}
-}
+	"github.com/gencode/gencode/internal/session/sessiontest"
+)
 
 // writeSession fills a store with a session of n messages and indexes them.
 func writeSession(t *testing.T, s *Store, n int) Session {
@@ -122,7 +103,7 @@ func TestReadOnlyDataDir(t *testing.T) {
 			if keep != nil {
 				defer keep.Close()
 			}
-			makeReadOnly(t, files...)
+			sessiontest.MakeReadOnly(t, files...)
 
 			_, err := Open(ctx, dir)
 			require.ErrorIs(t, err, ErrReadOnly, "a writer is told the store is read-only")
