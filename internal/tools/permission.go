@@ -89,15 +89,19 @@ const (
 	Deny         Decision = iota
 	AllowOnce             // this call only
 	AllowSession          // this call and, inside WorkDir, every later call of the tool
+	AllowProject          // this call, and its Rule saved for the project (Request.Project)
 )
 
-// String returns "deny", "allow once" or "allow for session".
+// String returns "deny", "allow once", "allow for session" or "allow for
+// project".
 func (d Decision) String() string {
 	switch d {
 	case AllowOnce:
 		return "allow once"
 	case AllowSession:
 		return "allow for session"
+	case AllowProject:
+		return "allow for project"
 	default:
 		return "deny"
 	}
@@ -111,14 +115,21 @@ type Request struct {
 	Path           string // the absolute path the call touches, symlinks resolved (Bash: the directory it runs in)
 	OutsideWorkDir bool   // Path is outside the working directory
 	Diff           string // Write/Edit: unified diff of the file, old -> new
+	// Project is the rule an AllowProject answer saves, as the user reads
+	// it (Rule.String); "" when the call may not be allowed for the
+	// project (see ProjectRule) or there is nowhere to save it.
+	Project string
 }
 
 // Choices are the answers the user may give to r. A write outside the
 // working directory is never granted for the session, so it offers no
-// AllowSession.
+// AllowSession; AllowProject is offered when r.Project names its rule.
 func (r Request) Choices() []Decision {
 	if r.OutsideWorkDir && (r.Tool == ToolWrite || r.Tool == ToolEdit) {
 		return []Decision{AllowOnce, Deny}
+	}
+	if r.Project != "" {
+		return []Decision{AllowOnce, AllowSession, AllowProject, Deny}
 	}
 	return []Decision{AllowOnce, AllowSession, Deny}
 }
@@ -145,6 +156,15 @@ type AskerFunc func(ctx context.Context, r Request) (Decision, error)
 // Ask calls f(ctx, r).
 func (f AskerFunc) Ask(ctx context.Context, r Request) (Decision, error) { return f(ctx, r) }
 
+// ProjectRules are the rules the user saved for the project with
+// AllowProject: a project settings file, read on each check (another
+// gencode may have changed it). An error from Rules (a broken file) means
+// no rule applies and AllowProject is not offered.
+type ProjectRules interface {
+	Rules() ([]Rule, error)
+	Add(r Rule) error
+}
+
 type grantKey struct {
 	tool    string
 	outside bool
@@ -166,6 +186,9 @@ func (s *Set) authorize(ctx context.Context, r Request) string {
 	if r.Allows(AllowSession) && s.granted(key) {
 		return ""
 	}
+	if s.projectAllows(r) {
+		return ""
+	}
 	if s.asker == nil {
 		switch {
 		case !r.Allows(AllowSession): // a write outside
@@ -176,8 +199,13 @@ func (s *Set) authorize(ctx context.Context, r Request) string {
 			return fmt.Sprintf("permission denied: %s needs approval; the user can rerun with --allow %s or --yolo", r.Tool, r.Tool)
 		}
 	}
+	rule, saveable := s.projectRule(r)
+	if saveable {
+		r.Project = rule.String()
+	}
 	// The front end shows these: no escape sequences from the model or files.
 	r.Summary, r.Args, r.Path, r.Diff = s.redact(termtext.Sanitize(r.Summary)), s.redact(termtext.Sanitize(r.Args)), s.redact(termtext.Sanitize(r.Path)), s.redact(termtext.Sanitize(r.Diff))
+	r.Project = s.redact(termtext.Sanitize(r.Project))
 	var (
 		d      Decision
 		reason string
@@ -197,6 +225,13 @@ func (s *Set) authorize(ctx context.Context, r Request) string {
 			s.grant(key)
 		}
 		return ""
+	case AllowProject:
+		if saveable {
+			// The user allowed the call: it runs even when the rule could
+			// not be saved (the store keeps that problem for /permissions).
+			_ = s.project.Add(rule)
+		}
+		return ""
 	case AllowOnce:
 		return ""
 	default:
@@ -205,6 +240,31 @@ func (s *Set) authorize(ctx context.Context, r Request) string {
 		}
 		return fmt.Sprintf("permission denied: the user declined this %s call; do not retry it unchanged, ask the user how to proceed", r.Tool)
 	}
+}
+
+// projectAllows reports whether a rule saved for the project allows r.
+func (s *Set) projectAllows(r Request) bool {
+	if s.project == nil || r.OutsideWorkDir {
+		return false
+	}
+	rules, err := s.project.Rules()
+	return err == nil && allowedBy(rules, r)
+}
+
+// projectRule is the rule AllowProject would save for r, and whether it
+// can be offered: r is eligible and the project's rules can be read.
+func (s *Set) projectRule(r Request) (Rule, bool) {
+	if s.project == nil {
+		return Rule{}, false
+	}
+	rule, ok := ProjectRule(r)
+	if !ok {
+		return Rule{}, false
+	}
+	if _, err := s.project.Rules(); err != nil {
+		return Rule{}, false
+	}
+	return rule, true
 }
 
 func (s *Set) granted(k grantKey) bool {

@@ -105,6 +105,11 @@ type Options struct {
 	// mode): such calls are denied and the model is told which flag allows them.
 	Asker Asker
 
+	// Project holds the rules saved for the project (AllowProject
+	// answers); they allow calls inside WorkDir in print mode too. nil:
+	// none, and AllowProject is not offered.
+	Project ProjectRules
+
 	// Yolo allows every call without asking, outside WorkDir too; only tools
 	// set to ModeDeny in Permissions stay denied.
 	Yolo bool
@@ -132,6 +137,7 @@ type Set struct {
 	root      *os.Root // workDir, opened at New; nil if that failed (then opened per call)
 	perms     Permissions
 	asker     Asker
+	project   ProjectRules
 	yolo      bool
 	capTokens int
 	count     func(string) int
@@ -157,6 +163,7 @@ func New(opts Options) *Set {
 		workDir:   filepath.Clean(wd),
 		perms:     DefaultPermissions(),
 		asker:     opts.Asker,
+		project:   opts.Project,
 		yolo:      opts.Yolo,
 		capTokens: opts.OutputCapTokens,
 		count:     opts.CountTokens,
@@ -272,7 +279,8 @@ func lookup(name string) (tool, bool) {
 //     earlier answers; AllowSession counts as AllowOnce there. With no Asker
 //     (print mode) they are refused unless Yolo;
 //   - otherwise ModeAllow runs, and ModeAsk asks unless the tool was allowed
-//     for the session;
+//     for the session or a rule saved for the project allows the call (see
+//     Rule; print mode honours these rules too);
 //   - with no Asker, asking means denied, with a hint naming --allow or --yolo.
 func (s *Set) Run(ctx context.Context, c Call) Result {
 	t, ok := lookup(c.Name)
