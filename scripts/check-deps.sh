@@ -8,7 +8,7 @@ set -euo pipefail
 mod=$(go list -m)
 declare -A may=(
   [cmd/gencode]="cli"
-  [internal/cli]="agent commands config instructions llm logfile models pricing recall session summarize termtext tokens tools transcript tui tui/report tui/theme"
+  [internal/cli]="agent commands config instructions llm logfile models permstore pricing recall session summarize termtext tokens tools transcript tui tui/report tui/theme"
   [internal/tui]="agent commands session summarize termtext tools tui/chat tui/dialog tui/input tui/keys tui/markdown tui/paste tui/status tui/theme"
   [internal/tui/chat]="agent commands session summarize termtext tools tui/keys tui/markdown tui/paste tui/report tui/theme tui/vlist"
   [internal/tui/vlist]=""
@@ -27,6 +27,7 @@ declare -A may=(
   [internal/summarize]="session shellfx tools"
   [internal/summarize/internal/genrules]=""
   [internal/tools]="fschange shellfx termtext"
+  [internal/permstore]="tools"
   [internal/llm]="termtext"
   [internal/session]=""
   [internal/session/sessiontest]=""

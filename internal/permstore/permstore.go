@@ -1,0 +1,293 @@
+// Package permstore keeps the permission rules a user saved for a project
+// with "always for this project" in the permission dialog: one TOML file
+// per project (the working directory), in the config directory under
+// projects/<name>-<hash>/permissions.toml, 0600 in 0700 directories. It is
+// the tools' ProjectRules: the file is read again whenever it changed, so
+// a rule saved or revoked by another gencode counts at once. A file that
+// cannot be read or parsed applies no rule and is never written over;
+// its error says where it is and how to fix it.
+package permstore
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/gencode/gencode/internal/tools"
+)
+
+// FileName is the name of a project's rules file.
+const FileName = "permissions.toml"
+
+// header opens every file the store writes.
+const header = `# Permission rules saved with "always for this project" in gencode's
+# permission dialog. /permissions lists them; /permissions revoke N
+# removes one. A Bash rule allows its command followed by any arguments,
+# or (exact = true) that command only; a Write or Edit rule allows the tool
+# inside the project.
+`
+
+// Store is one project's saved rules. It is safe for concurrent use.
+type Store struct {
+	path    string
+	project string
+
+	mu sync.Mutex
+	// The file as last read: its identity, and what it held.
+	seen    os.FileInfo
+	rules   []tools.Rule
+	readErr error
+	// saveErr is the last Add's failure, kept for Problem (the tools
+	// cannot show it).
+	saveErr error
+}
+
+// file is the TOML document.
+type file struct {
+	Project string     `toml:"project"`
+	Rules   []fileRule `toml:"rule"`
+}
+
+type fileRule struct {
+	Tool    string   `toml:"tool"`
+	Command []string `toml:"command,omitempty"`
+	Exact   bool     `toml:"exact,omitempty"`
+}
+
+// Open returns the store of project (an absolute directory) under
+// configDir. It reads nothing yet: a missing file is no rules.
+func Open(configDir, project string) *Store {
+	return &Store{path: Path(configDir, project), project: project}
+}
+
+// Path is where the rules of project live under configDir: a directory
+// named after the project's base name and a hash of its whole path.
+func Path(configDir, project string) string {
+	sum := sha256.Sum256([]byte(filepath.Clean(project)))
+	base := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, filepath.Base(project))
+	if len(base) > 40 {
+		base = base[:40]
+	}
+	if base == "" || base == "." || base == ".." || base == "_" {
+		base = "root"
+	}
+	return filepath.Join(configDir, "projects", base+"-"+hex.EncodeToString(sum[:8]), FileName)
+}
+
+// Path is the rules file.
+func (s *Store) Path() string { return s.path }
+
+// Project is the project directory the rules are for.
+func (s *Store) Project() string { return s.project }
+
+// Rules returns the saved rules, in the order they were saved. A missing
+// file is none; a broken one is an error naming the file and the line.
+func (s *Store) Rules() ([]tools.Rule, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refresh()
+	return append([]tools.Rule(nil), s.rules...), s.readErr
+}
+
+// Problem is what keeps the rules from working as saved: the file's read
+// error, else the last rule that could not be saved. nil: none.
+func (s *Store) Problem() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refresh()
+	if s.readErr != nil {
+		return s.readErr
+	}
+	return s.saveErr
+}
+
+// refresh reads the file again when it changed since it was last read.
+func (s *Store) refresh() {
+	fi, err := os.Stat(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		s.seen, s.rules, s.readErr = nil, nil, nil
+		return
+	}
+	if err == nil && s.seen != nil && os.SameFile(fi, s.seen) && fi.ModTime().Equal(s.seen.ModTime()) && fi.Size() == s.seen.Size() {
+		return
+	}
+	s.seen = nil
+	s.rules, s.readErr = s.read()
+	if s.readErr == nil && err == nil {
+		s.seen = fi
+	}
+}
+
+// read parses the file; a missing one is no rules.
+func (s *Store) read() ([]tools.Rule, error) {
+	data, err := os.ReadFile(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the project's permission rules: %w", err)
+	}
+	var f file
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, s.broken(err)
+	}
+	rules := make([]tools.Rule, 0, len(f.Rules))
+	for i, fr := range f.Rules {
+		r := tools.Rule{Tool: fr.Tool, Command: fr.Command, Exact: fr.Exact}
+		if err := r.Validate(); err != nil {
+			return nil, &BrokenError{Path: s.path, Msg: fmt.Sprintf("rule %d: %v", i+1, err)}
+		}
+		rules = append(rules, r)
+	}
+	return rules, nil
+}
+
+// BrokenError is a rules file that does not parse: no rule of it applies
+// until it is fixed or removed, and nothing is saved over it.
+type BrokenError struct {
+	Path string
+	Line int // 0: unknown
+	Msg  string
+	Err  error
+}
+
+func (e *BrokenError) Error() string {
+	at := e.Path
+	if e.Line > 0 {
+		at = fmt.Sprintf("%s:%d", e.Path, e.Line)
+	}
+	return fmt.Sprintf("project permission rules %s: %s (no saved rule applies until the file is fixed or removed)", at, e.Msg)
+}
+
+func (e *BrokenError) Unwrap() error { return e.Err }
+
+func (s *Store) broken(err error) error {
+	var (
+		strict *toml.StrictMissingError
+		de     *toml.DecodeError
+	)
+	switch {
+	case errors.As(err, &strict) && len(strict.Errors) > 0:
+		line, _ := strict.Errors[0].Position()
+		return &BrokenError{Path: s.path, Line: line, Msg: "unknown key " + strings.Join(strict.Errors[0].Key(), "."), Err: err}
+	case errors.As(err, &de):
+		line, _ := de.Position()
+		return &BrokenError{Path: s.path, Line: line, Msg: strings.TrimPrefix(de.Error(), "toml: "), Err: err}
+	}
+	return &BrokenError{Path: s.path, Msg: strings.TrimPrefix(err.Error(), "toml: "), Err: err}
+}
+
+// Add saves r, unless an equal rule is saved already. The file is read
+// afresh first (another gencode may have changed it) and replaced whole;
+// a broken file is left as it is and Add fails.
+func (s *Store) Add(r tools.Rule) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.add(r)
+	s.saveErr = err
+	return err
+}
+
+func (s *Store) add(r tools.Rule) error {
+	if err := r.Validate(); err != nil {
+		return fmt.Errorf("save permission rule: %w", err)
+	}
+	rules, err := s.read()
+	if err != nil {
+		return fmt.Errorf("save permission rule %s: %w", r, err)
+	}
+	for _, have := range rules {
+		if have.Equal(r) {
+			return nil
+		}
+	}
+	if err := s.write(append(rules, r)); err != nil {
+		return fmt.Errorf("save permission rule %s: %w", r, err)
+	}
+	return nil
+}
+
+// Revoke removes rule n (1-based, as Rules lists them) and returns it.
+func (s *Store) Revoke(n int) (tools.Rule, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rules, err := s.read()
+	if err != nil {
+		return tools.Rule{}, fmt.Errorf("revoke permission rule %d: %w", n, err)
+	}
+	if n < 1 || n > len(rules) {
+		return tools.Rule{}, fmt.Errorf("revoke permission rule %d: %w", n, &RangeError{N: n, Count: len(rules)})
+	}
+	gone := rules[n-1]
+	if err := s.write(append(rules[:n-1:n-1], rules[n:]...)); err != nil {
+		return tools.Rule{}, fmt.Errorf("revoke permission rule %d: %w", n, err)
+	}
+	s.saveErr = nil
+	return gone, nil
+}
+
+// RangeError is a rule number that is not in the list.
+type RangeError struct{ N, Count int }
+
+func (e *RangeError) Error() string {
+	if e.Count == 0 {
+		return "no rules are saved for this project"
+	}
+	return fmt.Sprintf("no rule %d: the rules are numbered 1 to %d", e.N, e.Count)
+}
+
+// write replaces the file with rules: a new file renamed over the old, so
+// a reader never sees half of it.
+func (s *Store) write(rules []tools.Rule) error {
+	dir := filepath.Dir(s.path)
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return fmt.Errorf("make %s: %w", d, err)
+		}
+	}
+	f := file{Project: s.project, Rules: make([]fileRule, len(rules))}
+	for i, r := range rules {
+		f.Rules[i] = fileRule{Tool: r.Tool, Command: r.Command, Exact: r.Exact}
+	}
+	body, err := toml.Marshal(f)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", s.path, err)
+	}
+	tmp, err := os.CreateTemp(dir, ".permissions-*.toml") // 0600
+	if err != nil {
+		return fmt.Errorf("write %s: %w", s.path, err)
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }() // after the rename: nothing left to remove
+	if _, err := tmp.WriteString(header + "\n" + string(body)); err != nil {
+		_ = tmp.Close() // the write's error is the one to report
+		return fmt.Errorf("write %s: %w", s.path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		_ = tmp.Close() // the write's error is the one to report
+		return fmt.Errorf("write %s: %w", s.path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", s.path, err)
+	}
+	if err := os.Rename(tmp.Name(), s.path); err != nil {
+		return fmt.Errorf("write %s: %w", s.path, err)
+	}
+	s.seen = nil // read again next time
+	return nil
+}

@@ -1,0 +1,208 @@
+package permstore_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/permstore"
+	"github.com/gencode/gencode/internal/tools"
+)
+
+var (
+	goTest = tools.Rule{Tool: tools.ToolBash, Command: []string{"go", "test"}}
+	write  = tools.Rule{Tool: tools.ToolWrite}
+)
+
+func TestRulesPersistAcrossReopen(t *testing.T) {
+	t.Parallel()
+	conf, project := t.TempDir(), t.TempDir()
+	s := permstore.Open(conf, project)
+	rules, err := s.Rules()
+	require.NoError(t, err)
+	assert.Empty(t, rules, "no file: no rules")
+
+	require.NoError(t, s.Add(goTest))
+	require.NoError(t, s.Add(write))
+	require.NoError(t, s.Add(goTest), "a rule saved twice is kept once")
+
+	again := permstore.Open(conf, project) // a later run
+	rules, err = again.Rules()
+	require.NoError(t, err)
+	assert.Equal(t, []tools.Rule{goTest, write}, rules)
+	assert.Empty(t, mustRules(t, permstore.Open(conf, t.TempDir())), "another project has its own")
+
+	fi, err := os.Stat(s.Path())
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "the rules file")
+	for _, d := range []string{filepath.Dir(s.Path()), filepath.Dir(filepath.Dir(s.Path()))} {
+		fi, err := os.Stat(d)
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm(), d)
+	}
+	assert.Equal(t, filepath.Join(conf, "projects"), filepath.Dir(filepath.Dir(s.Path())))
+	assert.True(t, strings.HasPrefix(filepath.Base(filepath.Dir(s.Path())), filepath.Base(project)+"-"), "the directory names the project")
+	data, err := os.ReadFile(s.Path())
+	require.NoError(t, err)
+	assert.Contains(t, string(data), project, "the file says which project it is for")
+}
+
+func mustRules(t *testing.T, s *permstore.Store) []tools.Rule {
+	t.Helper()
+	rules, err := s.Rules()
+	require.NoError(t, err)
+	return rules
+}
+
+func TestRevoke(t *testing.T) {
+	t.Parallel()
+	conf, project := t.TempDir(), t.TempDir()
+	s := permstore.Open(conf, project)
+	require.NoError(t, s.Add(goTest))
+	require.NoError(t, s.Add(write))
+	gone, err := s.Revoke(1)
+	require.NoError(t, err)
+	assert.Equal(t, goTest, gone)
+	assert.Equal(t, []tools.Rule{write}, mustRules(t, permstore.Open(conf, project)))
+
+	_, err = s.Revoke(2)
+	var re *permstore.RangeError
+	require.ErrorAs(t, err, &re)
+	assert.EqualError(t, err, "revoke permission rule 2: no rule 2: the rules are numbered 1 to 1")
+	assert.Equal(t, []tools.Rule{write}, mustRules(t, s))
+}
+
+func TestAnotherGencodeSeesChanges(t *testing.T) {
+	t.Parallel()
+	conf, project := t.TempDir(), t.TempDir()
+	a, b := permstore.Open(conf, project), permstore.Open(conf, project)
+	assert.Empty(t, mustRules(t, b))
+	require.NoError(t, a.Add(goTest))
+	assert.Equal(t, []tools.Rule{goTest}, mustRules(t, b), "a rule saved by another run counts at once")
+	require.NoError(t, b.Add(write))
+	_, err := a.Revoke(1)
+	require.NoError(t, err)
+	assert.Equal(t, []tools.Rule{write}, mustRules(t, b), "and so does a revocation; b's own rule survives a's write")
+}
+
+func TestBrokenFile(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, content, want string
+	}{
+		{"syntax", "project = \"x\"\n[[rule]]\ntool = \"Bash\ncommand = [\"go\"]\n", ":3: basic strings cannot have new lines"},
+		{"unknown key", "[[rule]]\ntool = \"Bash\"\ncommand = [\"go\", \"test\"]\nprefix = true\n", ":4: unknown key rule.prefix"},
+		{"unknown tool", "[[rule]]\ntool = \"Shell\"\n", ": rule 1: rule for \"Shell\": unknown tool"},
+		{"bash without command", "[[rule]]\ntool = \"Bash\"\n", ": rule 1: rule for Bash: no command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			conf, project := t.TempDir(), t.TempDir()
+			s := permstore.Open(conf, project)
+			require.NoError(t, s.Add(write))
+			require.NoError(t, os.WriteFile(s.Path(), []byte(tt.content), 0o600))
+
+			rules, err := s.Rules()
+			assert.Empty(t, rules)
+			var be *permstore.BrokenError
+			require.ErrorAs(t, err, &be)
+			assert.Contains(t, err.Error(), s.Path()+tt.want)
+			assert.Contains(t, err.Error(), "(no saved rule applies until the file is fixed or removed)")
+			assert.Equal(t, err, s.Problem())
+
+			// Nothing is saved over it: the user's text stays to be fixed.
+			require.ErrorAs(t, s.Add(goTest), &be)
+			_, err = s.Revoke(1)
+			require.ErrorAs(t, err, &be)
+			data, err := os.ReadFile(s.Path())
+			require.NoError(t, err)
+			assert.Equal(t, tt.content, string(data))
+
+			// Fixed, it counts again.
+			require.NoError(t, os.Remove(s.Path()))
+			require.NoError(t, s.Add(goTest))
+			assert.Equal(t, []tools.Rule{goTest}, mustRules(t, s))
+			assert.NoError(t, s.Problem())
+		})
+	}
+}
+
+func TestUnwritableConfigDir(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() == 0 {
+		t.Skip("root writes anywhere")
+	}
+	conf := t.TempDir()
+	require.NoError(t, os.Chmod(conf, 0o500))
+	t.Cleanup(func() { _ = os.Chmod(conf, 0o700) })
+	s := permstore.Open(conf, t.TempDir())
+	err := s.Add(goTest)
+	require.ErrorIs(t, err, os.ErrPermission)
+	assert.Contains(t, err.Error(), "save permission rule go test …")
+	assert.Equal(t, err, s.Problem(), "kept for /permissions: the dialog cannot show it")
+}
+
+// asker answers with decision and counts the questions.
+type asker struct {
+	decision tools.Decision
+	mu       sync.Mutex
+	asked    int
+}
+
+func (a *asker) Ask(context.Context, tools.Request) (tools.Decision, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.asked++
+	return a.decision, nil
+}
+
+func (a *asker) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.asked
+}
+
+func bash(t *testing.T, s *tools.Set, command string) tools.Result {
+	t.Helper()
+	return s.Run(context.Background(), tools.Call{Name: tools.ToolBash, Arguments: `{"command":"` + command + `"}`})
+}
+
+// TestAlwaysForThisProject is the feature end to end in process: the
+// answer is saved, a later run (a new Set on a reopened store) runs the
+// command without asking, print mode too, and a revoked rule asks again.
+func TestAlwaysForThisProject(t *testing.T) {
+	t.Parallel()
+	conf := t.TempDir()
+	project, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+
+	first := &asker{decision: tools.AllowProject}
+	s1 := tools.New(tools.Options{WorkDir: project, Asker: first, Project: permstore.Open(conf, project)})
+	res := bash(t, s1, "echo saved")
+	require.False(t, res.IsError, res.Content)
+	require.Equal(t, 1, first.count())
+
+	later := &asker{decision: tools.Deny}
+	s2 := tools.New(tools.Options{WorkDir: project, Asker: later, Project: permstore.Open(conf, project)})
+	res = bash(t, s2, "echo saved again")
+	require.False(t, res.IsError, res.Content)
+	assert.Equal(t, 0, later.count(), "the saved rule allows it without asking")
+
+	printMode := tools.New(tools.Options{WorkDir: project, Project: permstore.Open(conf, project)})
+	res = bash(t, printMode, "echo saved in print mode")
+	require.False(t, res.IsError, res.Content)
+	assert.True(t, bash(t, printMode, "echo other").Denied, "print mode asks nobody: other commands are denied")
+
+	_, err = permstore.Open(conf, project).Revoke(1)
+	require.NoError(t, err)
+	res = bash(t, s2, "echo saved")
+	assert.True(t, res.Denied)
+	assert.Equal(t, 1, later.count(), "a revoked rule asks again")
+}
