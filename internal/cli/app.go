@@ -22,6 +22,7 @@ import (
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/logfile"
 	"github.com/gencode/gencode/internal/models"
+	"github.com/gencode/gencode/internal/permstore"
 	"github.com/gencode/gencode/internal/pricing"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
@@ -60,6 +61,20 @@ type app struct {
 	// so every agent of the run (after /model too) sends the same prompt.
 	instrOnce sync.Once
 	instr     instructions.Set
+	// perms are the permission rules saved for the project (the working
+	// directory): every tool set of the run checks them.
+	perms *permstore.Store
+}
+
+// notices are what the user should know before the first turn: the
+// instruction files' problems and a permission rules file that cannot be
+// read.
+func (a *app) notices(ag *agent.Agent) []string {
+	out := a.instructionNotices(ag)
+	if err := a.perms.Problem(); err != nil {
+		out = append(out, termtext.OneLine(err.Error(), 0))
+	}
+	return out
 }
 
 // instructionNotices are what the user should know of the instruction
@@ -137,7 +152,7 @@ func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, op
 	log, logFile := openLog(env, cfg, g.debug)
 	log.Info("start", "command", cmd.CommandPath(), "cwd", cwd, "data_dir", cfg.DataDir, "model", cfg.Model)
 	return &app{env: env, cfg: cfg, store: store, cwd: cwd, tokens: &tokens.Cache{}, stderr: env.Stderr,
-		log: log, logFile: logFile}, nil
+		log: log, logFile: logFile, perms: permstore.Open(filepath.Dir(config.DefaultPath(env.Getenv)), cwd)}, nil
 }
 
 // Close reports damage, closes the store, then the log.
@@ -289,7 +304,7 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 	}
 	counter := a.tokens.Counter(a.cfg.Model)
 	ts := tools.New(tools.Options{
-		WorkDir: a.cwd, Permissions: perms, Asker: asker, Yolo: yolo,
+		WorkDir: a.cwd, Permissions: perms, Asker: asker, Yolo: yolo, Project: a.perms,
 		OutputCapTokens: a.cfg.Tools.OutputCapTokens, CountTokens: counter.Count,
 		Secrets: []string{a.cfg.APIKey}, // never stored or sent back, whatever prints it
 	})
@@ -339,7 +354,7 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	if sum != nil {
 		defer sum.Close()
 	}
-	if notes := a.instructionNotices(ag); len(notes) > 0 {
+	if notes := a.notices(ag); len(notes) > 0 {
 		a.stderrMu.Lock()
 		for _, n := range notes {
 			fmt.Fprintln(a.stderr, "gencode: warning: "+n)

@@ -220,6 +220,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, Keys: tui.KeyHelp(),
 		Instructions: a.instructionNames(),
 		Prices:       a.prices(),
+		Permissions:  a.perms,
 	})
 	soft := 0.0
 	if a.cfg.Summarize.Enabled && !o.noSummary {
@@ -253,7 +254,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		ErrorText: userMessage,
 		Context:   ctx,
 		Logger:    a.log,
-		Notices:   func() []string { return a.instructionNotices(ag) },
+		Notices:   func() []string { return a.notices(ag) },
 		Spend:     reg.Spend,
 		Tools:     userTools,
 	})

@@ -15,10 +15,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/config"
+	"github.com/gencode/gencode/internal/permstore"
 	"github.com/gencode/gencode/internal/pricing"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
+	"github.com/gencode/gencode/internal/tools"
 )
 
 func TestParse(t *testing.T) {
@@ -412,4 +414,52 @@ func TestCost(t *testing.T) {
 	require.Contains(t, r.Report.Title, "57,110 tokens · $0.057+?")
 	require.Regexp(t, `Last turn\s+1\s+100\s+0\s+10\s*\n`, out, "the last turn is unpriced: no cost shown")
 	require.Contains(t, out, "no price for local-llama: set it under [pricing.\"local-llama\"]")
+}
+
+// TestPermissions: /permissions and /config list the rules saved for the
+// project, and /permissions revoke N removes one for good.
+func TestPermissions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conf, project := t.TempDir(), t.TempDir()
+	perms := permstore.Open(conf, project)
+	require.NoError(t, perms.Add(tools.Rule{Tool: tools.ToolBash, Command: []string{"go", "test"}}))
+	require.NoError(t, perms.Add(tools.Rule{Tool: tools.ToolWrite}))
+	reg := New(Deps{Config: config.Default(), Permissions: perms})
+
+	r, err := reg.Run(ctx, State{}, "/permissions")
+	require.NoError(t, err)
+	out := r.Report.Plain()
+	require.Contains(t, out, " 1  Bash   go test …")
+	require.Contains(t, out, " 2  Write  every Write inside the project")
+	require.Contains(t, out, perms.Path())
+	r, err = reg.Run(ctx, State{}, "/config")
+	require.NoError(t, err)
+	require.Contains(t, r.Report.Plain(), "Permissions for this project")
+	require.Contains(t, r.Report.Plain(), " 1  Bash   go test …")
+
+	r, err = reg.Run(ctx, State{}, "/permissions revoke 1")
+	require.NoError(t, err)
+	require.Equal(t, "Revoked rule 1 (Bash go test …): such calls ask again.", r.Text)
+	rules, err := permstore.Open(conf, project).Rules()
+	require.NoError(t, err)
+	require.Equal(t, []tools.Rule{{Tool: tools.ToolWrite}}, rules, "revoked in the file, for later runs too")
+
+	for line, want := range map[string]string{
+		"/permissions revoke 5":   "no rule 5: the rules are numbered 1 to 1",
+		"/permissions revoke one": `/permissions revoke "one": give the rule's number`,
+		"/permissions drop 1":     "usage: /permissions [revoke N]",
+	} {
+		_, err := reg.Run(ctx, State{}, line)
+		require.ErrorContains(t, err, want, line)
+	}
+
+	// A broken file is said, with where it is, and nothing is lost.
+	require.NoError(t, os.WriteFile(perms.Path(), []byte("[[rule]]\ntool = 'Bash\n"), 0o600))
+	r, err = reg.Run(ctx, State{}, "/permissions")
+	require.NoError(t, err)
+	require.Contains(t, r.Report.Plain(), "problem: project permission rules "+perms.Path()+":2: ")
+	r, err = reg.Run(ctx, State{}, "/config")
+	require.NoError(t, err)
+	require.Contains(t, r.Report.Plain(), "problem: project permission rules")
 }

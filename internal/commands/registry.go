@@ -56,6 +56,9 @@ type Deps struct {
 	// Prices prices the tokens /cost shows (the zero Table: the built-in
 	// list prices).
 	Prices pricing.Table
+	// Permissions are the rules saved for the project, which /config and
+	// /permissions list (nil: none can be saved).
+	Permissions ProjectPermissions
 }
 
 // State is what one command acts on: the front end's session and model
@@ -101,6 +104,7 @@ func New(deps Deps) *Registry {
 		{Name: "context", Summary: "what fills the context window, in tokens", run: runContext},
 		{Name: "cost", Summary: "tokens and cost of the last turn and of the session", run: runCost},
 		{Name: "config", Summary: "effective settings and where each came from", run: runConfig},
+		{Name: "permissions", Usage: "[revoke N]", Summary: `the permission rules saved for this project ("always for this project"); revoke N removes one`, run: runPermissions},
 		{Name: "init", Summary: "ask the model to write an AGENTS.md for this project", run: runInit},
 		{Name: "sessions", Summary: "list sessions", run: runSessions},
 		{Name: "resume", Usage: "ID", Summary: "switch to another session", run: runResume},
@@ -258,6 +262,9 @@ func runConfig(_ context.Context, r *Registry, _ State, _ Invocation) (Result, e
 		sec.Lines = append(sec.Lines, fmt.Sprintf("%-34s %-22s %s", s.Key, v, s.Source))
 	}
 	rep.Sections = []Section{sec}
+	if r.deps.Permissions != nil {
+		rep.Sections = append(rep.Sections, permissionsSection(r.deps.Permissions))
+	}
 	if r.deps.Config.File != "" {
 		rep.Footer = "file: " + r.deps.Config.File
 	} else {
