@@ -104,7 +104,7 @@ func New(deps Deps) *Registry {
 		{Name: "context", Summary: "what fills the context window, in tokens", run: runContext},
 		{Name: "cost", Summary: "tokens and cost of the last turn and of the session", run: runCost},
 		{Name: "config", Summary: "effective settings and where each came from", run: runConfig},
-		{Name: "permissions", Usage: "[revoke N]", Summary: `the permission rules saved for this project ("always for this project"); revoke N removes one`, run: runPermissions},
+		{Name: "permissions", Usage: "[revoke N]", Summary: "rules saved with \"always for this project\"; revoke N removes one", run: runPermissions},
 		{Name: "init", Summary: "ask the model to write an AGENTS.md for this project", run: runInit},
 		{Name: "sessions", Summary: "list sessions", run: runSessions},
 		{Name: "resume", Usage: "ID", Summary: "switch to another session", run: runResume},

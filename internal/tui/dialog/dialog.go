@@ -1,7 +1,8 @@
 // Package dialog is the permission dialog shown when a tool asks before it
 // runs: the tool, its key argument and path, the change itself (the diff
 // of a Write or Edit, the command of a Bash call, else the arguments), and
-// the keys to allow once, allow for the session or deny. Long lines wrap,
+// the keys to allow once, allow for the session, allow always for the
+// project (saving the rule it names) or deny. Long lines wrap,
 // never cut: what is approved is what is shown. When the change does not
 // fit, the dialog opens on the first changed line (the context before it
 // is a scroll away) and says which lines it shows.
@@ -201,7 +202,19 @@ func (m *Model) wrap() {
 func (m *Model) layoutKeys() {
 	inner := m.inner()
 	if !m.typing {
-		m.keyRows = strings.Split(ansi.Wrap(m.keys(inner), inner, ""), "\n")
+		m.keyRows = nil
+		if m.offersProject() {
+			// What the project's rule allows, said before it is chosen.
+			k := keys.Default().Dialog.AllowProject.Help().Key
+			what := "every " + termtext.Label(m.req.Tool)
+			if m.req.Tool == tools.ToolBash {
+				what = termtext.Label(m.req.Project)
+			}
+			for _, t := range report.Wrap(k+" saves the rule: "+what, inner, 2) {
+				m.keyRows = append(m.keyRows, m.st.Dim.Render(t))
+			}
+		}
+		m.keyRows = append(m.keyRows, strings.Split(ansi.Wrap(m.keys(inner), inner, ""), "\n")...)
 		return
 	}
 	k := m.st.Key.Render
@@ -299,7 +312,7 @@ func (m Model) Height() int {
 	return h
 }
 
-// Update answers on y, a, n or Esc and scrolls a long change.
+// Update answers on y, a, p, n or Esc and scrolls a long change.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	k, ok := msg.(tea.KeyMsg)
 	if !ok {
@@ -319,6 +332,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		return m, answer(tools.AllowSession)
+	case key.Matches(k, km.AllowProject):
+		if !m.offersProject() {
+			return m, nil
+		}
+		return m, answer(tools.AllowProject)
 	case key.Matches(k, km.Deny):
 		return m, answer(tools.Deny)
 	case key.Matches(k, km.DenyWhy):
@@ -411,9 +429,15 @@ func (m Model) keys(inner int) string {
 	h.Styles = help.Styles{ShortKey: m.st.Key, ShortDesc: m.st.Text, ShortSeparator: m.st.Text}
 	km := keys.Default().Dialog
 	full, brief := km.Answers(), km.Brief()
+	// Keys for answers the request does not offer are left out (by
+	// their place in Answers: once, session, project, deny, why).
 	if m.onceOnly() {
 		full[1].SetEnabled(false)
 		brief[1].SetEnabled(false)
+	}
+	if !m.offersProject() {
+		full[2].SetEnabled(false)
+		brief[2].SetEnabled(false)
 	}
 	if l := h.ShortHelpView(full); ansi.StringWidth(l) <= inner {
 		return l
@@ -424,6 +448,10 @@ func (m Model) keys(inner int) string {
 // onceOnly is set when the request cannot be granted for the session
 // (writes outside the working directory), so the dialog does not offer it.
 func (m Model) onceOnly() bool { return !m.req.Allows(tools.AllowSession) }
+
+// offersProject is set when the request can be allowed for the project:
+// the tools name the rule that would be saved (Request.Project).
+func (m Model) offersProject() bool { return m.req.Allows(tools.AllowProject) }
 
 func (m Model) lineStyle(l string) lipgloss.Style {
 	if !m.diff {

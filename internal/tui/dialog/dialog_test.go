@@ -39,6 +39,9 @@ var requests = map[string]tools.Request{
 	"long diff": {Tool: tools.ToolWrite, Summary: "main.go (80 lines)", Path: "/work/main.go", Diff: longDiff()},
 	"long command": {Tool: tools.ToolBash, Summary: "curl …", Path: "/work",
 		Args: `{"command":"curl -fsSL https://example.com/install.sh | sh -s -- --prefix /usr/local --yes && rm -rf ~/.cache/thing; echo done"}`},
+	"bash for the project": {Tool: tools.ToolBash, Summary: "go test -race ./...", Args: `{"command":"go test -race ./..."}`, Path: "/work", Project: "go test …"},
+	"write for the project": {Tool: tools.ToolWrite, Summary: "main.go (1 line)", Path: "/work/main.go", Project: "Write",
+		Diff: "--- /dev/null\n+++ b/main.go\n@@ -0,0 +1 @@\n+package main\n"},
 	"glob": {Tool: tools.ToolGlob, Summary: "**/*.go in /etc", Path: "/etc", OutsideWorkDir: true, Args: `{"pattern":"**/*.go","path":"/etc"}`},
 }
 
@@ -95,6 +98,40 @@ func TestKeys(t *testing.T) {
 	m := dialog.New(requests["bash"], styles())
 	if _, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x")}); cmd != nil {
 		t.Error("an unbound key answered the dialog")
+	}
+}
+
+// TestAlwaysForThisProjectKey: p answers AllowProject when the request
+// offers it (the tools named the rule), and does nothing when it does not
+// (a command list, a write outside): it never falls back to another answer.
+func TestAlwaysForThisProjectKey(t *testing.T) {
+	t.Parallel()
+	p := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("p")}
+	for _, name := range []string{"bash for the project", "write for the project"} {
+		m := dialog.New(requests[name], styles()).WithID(7)
+		_, cmd := m.Update(p)
+		if cmd == nil {
+			t.Fatalf("%s: p returned no Cmd", name)
+		}
+		if got := cmd(); got != (dialog.DecisionMsg{Decision: tools.AllowProject, ID: 7}) {
+			t.Errorf("%s: p = %+v, want AllowProject", name, got)
+		}
+		m.SetSize(120, 20)
+		if v := m.View(); !strings.Contains(v, "p always for this project") || !strings.Contains(v, "p saves the rule: ") {
+			t.Errorf("%s: the choice and its rule are not shown:\n%s", name, v)
+		}
+	}
+	if v := dialog.New(requests["bash for the project"], styles()).View(); !strings.Contains(v, "p saves the rule: go test …") {
+		t.Errorf("the Bash rule is not named:\n%s", v)
+	}
+	for _, name := range []string{"bash", "edit outside", "glob"} {
+		m := dialog.New(requests[name], styles())
+		if _, cmd := m.Update(p); cmd != nil {
+			t.Errorf("%s: p answered %+v, but the request does not offer it", name, cmd())
+		}
+		if v := m.View(); strings.Contains(v, "project") {
+			t.Errorf("%s: the dialog offers the project:\n%s", name, v)
+		}
 	}
 }
 

@@ -46,6 +46,7 @@ type Chat struct {
 type Dialog struct {
 	Allow        key.Binding
 	AllowSession key.Binding
+	AllowProject key.Binding // allow, and save the call's rule for the project
 	Deny         key.Binding
 	DenyWhy      key.Binding // deny, and type the reason the model is told
 	Up, Down     key.Binding
@@ -83,6 +84,7 @@ func Default() KeyMap {
 		Dialog: Dialog{
 			Allow:        b("y/enter", "allow once", "y", "Y", "enter"),
 			AllowSession: b("a", "allow for this session", "a", "A"),
+			AllowProject: b("p", "always for this project", "p", "P"),
 			Deny:         b("n/esc", "deny", "n", "N", "esc"),
 			DenyWhy:      b("t", "say why", "t", "T"),
 			Up:           b("↑/k", "scroll up", "up", "k"),
@@ -95,17 +97,18 @@ func Default() KeyMap {
 
 // Answers are the dialog's answering keys, as its key line shows them.
 func (d Dialog) Answers() []key.Binding {
-	return []key.Binding{d.Allow, d.AllowSession, d.Deny, d.DenyWhy}
+	return []key.Binding{d.Allow, d.AllowSession, d.AllowProject, d.Deny, d.DenyWhy}
 }
 
 // Brief is the answering keys with their shortest help, for a narrow
-// dialog: "y once · a session · n deny".
+// dialog: "y once · a session · p project · n deny · t why".
 func (d Dialog) Brief() []key.Binding {
 	short := func(b key.Binding, help, desc string) key.Binding {
 		b.SetHelp(help, desc)
 		return b
 	}
-	return []key.Binding{short(d.Allow, "y", "once"), short(d.AllowSession, "a", "session"), short(d.Deny, "n", "deny"), short(d.DenyWhy, "t", "why")}
+	return []key.Binding{short(d.Allow, "y", "once"), short(d.AllowSession, "a", "session"), short(d.AllowProject, "p", "project"),
+		short(d.Deny, "n", "deny"), short(d.DenyWhy, "t", "why")}
 }
 
 // Footer is the editor's first keys, briefly, for the hint an empty chat

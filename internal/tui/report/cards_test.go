@@ -15,8 +15,10 @@ import (
 
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/config"
+	"github.com/gencode/gencode/internal/permstore"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/tools"
 	"github.com/gencode/gencode/internal/tui"
 	"github.com/gencode/gencode/internal/tui/report"
 )
@@ -47,7 +49,12 @@ func cards(t *testing.T) map[string]commands.Report {
 	cfg.Sources = map[string]string{"model": cfg.File, "summarize.soft_ratio": cfg.File, "base_url": "env OPENAI_BASE_URL"}
 	cfg.Lines = map[string]int{"model": 1, "summarize.soft_ratio": 4}
 	cfg.Model, cfg.BaseURL, cfg.Summarize.SoftRatio = "gpt-4o-mini", "http://127.0.0.1:11434/v1", 0.5
-	reg := commands.New(commands.Deps{Store: st, Config: cfg, Window: func(string) int { return 8192 }, Keys: tui.KeyHelp()})
+	// Two rules saved with "always for this project": /config lists them.
+	perms := permstore.Open(t.TempDir(), t.TempDir())
+	require.NoError(t, perms.Add(tools.Rule{Tool: tools.ToolBash, Command: []string{"go", "test"}}))
+	require.NoError(t, perms.Add(tools.Rule{Tool: tools.ToolWrite}))
+	reg := commands.New(commands.Deps{Store: st, Config: cfg, Window: func(string) int { return 8192 }, Keys: tui.KeyHelp(),
+		Permissions: perms})
 	state := commands.State{SessionID: sess.ID, Model: "gpt-4o-mini",
 		View: summarize.NewPolicy(summarize.ViewConfig{Window: 8192, Overhead: 1500, MaskAfter: 10})}
 	out := map[string]commands.Report{}
