@@ -85,10 +85,14 @@ func TestAnotherGencodeSeesChanges(t *testing.T) {
 	assert.Empty(t, mustRules(t, b))
 	require.NoError(t, a.Add(goTest))
 	assert.Equal(t, []tools.Rule{goTest}, mustRules(t, b), "a rule saved by another run counts at once")
-	require.NoError(t, b.Add(write))
+	require.NoError(t, a.Add(write))
+	assert.Equal(t, []tools.Rule{goTest, write}, mustRules(t, b), "b read the file before: it reads it again")
 	_, err := a.Revoke(1)
 	require.NoError(t, err)
-	assert.Equal(t, []tools.Rule{write}, mustRules(t, b), "and so does a revocation; b's own rule survives a's write")
+	assert.Equal(t, []tools.Rule{write}, mustRules(t, b), "and so does a revocation")
+	edit := tools.Rule{Tool: tools.ToolEdit}
+	require.NoError(t, b.Add(edit))
+	assert.Equal(t, []tools.Rule{write, edit}, mustRules(t, a), "b's save keeps a's rules")
 }
 
 func TestBrokenFile(t *testing.T) {
