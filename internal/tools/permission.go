@@ -150,6 +150,13 @@ type ReasonAsker interface {
 	AskWhy(ctx context.Context, r Request) (Decision, string, error)
 }
 
+// SaveReporter is an Asker told whether the rule of an AllowProject
+// answer was saved, so that it can tell the user: rule is the rule as the
+// request showed it (Request.Project); err is nil when it was saved.
+type SaveReporter interface {
+	Saved(tool, rule string, err error)
+}
+
 // AskerFunc adapts a function to the Asker interface.
 type AskerFunc func(ctx context.Context, r Request) (Decision, error)
 
@@ -228,8 +235,11 @@ func (s *Set) authorize(ctx context.Context, r Request) string {
 	case AllowProject:
 		if saveable {
 			// The user allowed the call: it runs even when the rule could
-			// not be saved (the store keeps that problem for /permissions).
-			_ = s.project.Add(rule)
+			// not be saved; the front end says so.
+			err := s.project.Add(rule)
+			if sr, ok := s.asker.(SaveReporter); ok {
+				sr.Saved(r.Tool, r.Project, err)
+			}
 		}
 		return ""
 	case AllowOnce:

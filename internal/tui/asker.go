@@ -13,10 +13,37 @@ import (
 // waits for the user's answer or for ctx to end (a canceled turn).
 type Asker struct {
 	reqs chan askMsg
+	// saved carries what became of "always for this project" answers.
+	saved chan savedMsg
 }
 
 // NewAsker returns an Asker; pass it to both tools.New and Options.
-func NewAsker() *Asker { return &Asker{reqs: make(chan askMsg)} }
+func NewAsker() *Asker { return &Asker{reqs: make(chan askMsg), saved: make(chan savedMsg, 8)} }
+
+// savedMsg says whether an "always for this project" rule was saved.
+type savedMsg struct {
+	tool, rule string
+	err        error
+}
+
+// Saved implements tools.SaveReporter. It never blocks the tool: with
+// the queue full (the UI is stuck) the note is dropped; /permissions
+// still shows the rules and the last failure.
+func (a *Asker) Saved(tool, rule string, err error) {
+	select {
+	case a.saved <- savedMsg{tool: tool, rule: rule, err: err}:
+	default:
+	}
+}
+
+// waitSaved is the Cmd that receives the next savedMsg; the UI starts it
+// once and again after each.
+func (a *Asker) waitSaved() tea.Cmd {
+	if a == nil {
+		return nil
+	}
+	return func() tea.Msg { return <-a.saved }
+}
 
 // askMsg carries one request to the UI.
 type askMsg struct {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,6 +48,9 @@ func TestAlwaysForThisProject(t *testing.T) {
 	}
 	h.until("the turn's end", func(string) bool { return !h.m.Running() })
 	require.NotContains(t, h.view(), "Allow Bash?")
+	h.until("the note", func(v string) bool {
+		return strings.Contains(v, "Always allowed in this project: Bash echo saved … (/permissions lists or revokes it)")
+	})
 
 	// A later run: nobody answers its asker, so a question would block.
 	later := tools.New(tools.Options{WorkDir: dir, Asker: NewAsker(), Project: permstore.Open(conf, dir)})
@@ -62,4 +66,37 @@ func TestAlwaysForThisProject(t *testing.T) {
 	res = later.Run(ctx, tools.Call{Name: tools.ToolBash, Arguments: `{"command":"echo saved"}`})
 	require.True(t, res.Denied, "a revoked rule must ask again: %s", res.Content)
 	require.Contains(t, res.Content, "asking the user about Bash failed")
+}
+
+// TestAlwaysForThisProjectNotSaved: a rule that cannot be saved (the
+// config dir is read-only) is said at once; the approved call still runs.
+func TestAlwaysForThisProjectNotSaved(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() == 0 {
+		t.Skip("root writes anywhere")
+	}
+	conf := t.TempDir()
+	require.NoError(t, os.Chmod(conf, 0o500))
+	t.Cleanup(func() { _ = os.Chmod(conf, 0o700) })
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	asker := NewAsker()
+	ts := tools.New(tools.Options{WorkDir: dir, Asker: asker, Project: permstore.Open(conf, dir)})
+	h := newHarness(t, 120, 24, func(o *harnessSetup) { o.Asker = asker })
+	got := make(chan tools.Result, 1)
+	h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) {
+		got <- ts.Run(ctx, tools.Call{ID: "w", Name: tools.ToolWrite, Arguments: `{"file_path":"a.txt","content":"a\n"}`})
+		ch <- agent.Event{Kind: agent.EventDone}
+	})
+	h.typ("write it")
+	h.key("enter")
+	h.until("the dialog", func(v string) bool { return strings.Contains(v, "p saves the rule: every Write") })
+	h.pause(time.Second)
+	h.key("p")
+	res := <-got
+	require.False(t, res.IsError, res.Content)
+	h.until("the error", func(v string) bool {
+		return strings.Contains(v, "could not save the rule (every Write): save permission rule Write: ") &&
+			strings.Contains(v, "permission denied") && strings.Contains(v, "later ones ask again")
+	})
 }

@@ -252,7 +252,7 @@ func New(o Options) Model {
 // Init loads the session's history and starts listening for permission
 // requests.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.o.Asker.wait(), waitCompaction(m.o.Compactions), m.loadPrompts(), m.measure(m.sessionID, m.ctxSeq)}
+	cmds := []tea.Cmd{m.o.Asker.wait(), m.o.Asker.waitSaved(), waitCompaction(m.o.Compactions), m.loadPrompts(), m.measure(m.sessionID, m.ctxSeq)}
 	if f := m.o.Notices; f != nil {
 		cmds = append(cmds, func() tea.Msg { return noticesMsg(f()) })
 	}
@@ -318,6 +318,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.events(msg)
 	case askMsg:
 		return m.ask(msg)
+	case savedMsg:
+		m.saved(msg)
+		return m.o.Asker.waitSaved()
 	case dialog.DecisionMsg:
 		if msg.ID != m.askSeq {
 			return nil // a second key press on a dialog already answered

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tools"
 	"github.com/gencode/gencode/internal/tui/dialog"
 	"github.com/gencode/gencode/internal/tui/input"
@@ -250,6 +251,22 @@ func (m *Model) ask(a askMsg) tea.Cmd {
 	m.status.SetBusy(true, "waiting for permission")
 	m.syncEscHint()
 	return nil
+}
+
+// saved tells the user what became of an "always for this project"
+// answer: the rule now allows such calls, or it could not be saved.
+func (m *Model) saved(s savedMsg) {
+	what := s.tool + " " + s.rule
+	if s.tool != tools.ToolBash {
+		what = "every " + s.tool
+	}
+	what = termtext.OneLine(what, 0)
+	if s.err != nil {
+		m.chat.AddError("could not save the rule ("+what+"): "+termtext.OneLine(s.err.Error(), 0),
+			"the call ran; later ones ask again (/permissions shows the problem)")
+		return
+	}
+	m.chat.AddInfo("Always allowed in this project: " + what + " (/permissions lists or revokes it)")
 }
 
 // answer sends the user's decision to the waiting tool.
