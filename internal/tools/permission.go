@@ -262,14 +262,15 @@ func (s *Set) projectAllows(r Request) bool {
 }
 
 // projectRule is the rule AllowProject would save for r, and whether it
-// can be offered: r is eligible and the project's rules can be read.
+// can be offered: r is eligible, holds no secret and the project's rules
+// can be read.
 func (s *Set) projectRule(r Request) (Rule, bool) {
 	if s.project == nil {
 		return Rule{}, false
 	}
 	rule, ok := ProjectRule(r)
-	if !ok {
-		return Rule{}, false
+	if !ok || s.redact(rule.String()) != rule.String() {
+		return Rule{}, false // a secret is never written to the rules file
 	}
 	if _, err := s.project.Rules(); err != nil {
 		return Rule{}, false

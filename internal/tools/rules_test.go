@@ -237,3 +237,17 @@ func TestBrokenProjectRules(t *testing.T) {
 	res = s.Run(context.Background(), Call{Name: ToolBash, Arguments: `{"command":"echo hi"}`})
 	require.False(t, res.IsError, res.Content)
 }
+
+// TestProjectRuleKeepsSecretsOut: a command whose rule would hold the API
+// key is not offered for the project, so the key never reaches the file.
+func TestProjectRuleKeepsSecretsOut(t *testing.T) {
+	t.Parallel()
+	rules := &memRules{}
+	asker := &fakeAsker{decision: AllowProject}
+	s, _ := newTestSet(t, Options{Asker: asker, Project: rules, Secrets: []string{"sk-secret-0123456789"}})
+	res := run(t, s, ToolBash, map[string]any{"command": "echo sk-secret-0123456789"})
+	require.False(t, res.IsError, res.Content)
+	require.Len(t, asker.asked(), 1)
+	assert.Empty(t, asker.asked()[0].Project)
+	assert.Empty(t, rules.rules)
+}
