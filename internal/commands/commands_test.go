@@ -16,6 +16,8 @@ import (
 
 	"github.com/gencode/gencode/internal/config"
 	"github.com/gencode/gencode/internal/permstore"
+	"github.com/gencode/gencode/internal/llm"
+	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/pricing"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
@@ -82,7 +84,10 @@ func newFixture(t *testing.T) *fixture {
 	t.Cleanup(func() { _ = store.Close() })
 	sess, err := store.CreateSession(ctx, "/w", "gpt-4o-mini")
 	require.NoError(t, err)
-	reg := New(Deps{Store: store, Config: config.Default(), Window: func(string) int { return 8192 }})
+	// The endpoint lists its models, as /model checks names against them.
+	srv := openaitest.NewServer(t, openaitest.WithModels("gpt-4", "gpt-4o", "gpt-4o-mini"))
+	reg := New(Deps{Store: store, Config: config.Default(), Window: func(string) int { return 8192 },
+		Models: llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", MaxRetries: -1}).Models})
 	return &fixture{store: store, reg: reg, sess: sess, st: State{SessionID: sess.ID, Model: "gpt-4o-mini",
 		View: summarize.NewPolicy(summarize.ViewConfig{Window: 8192, Overhead: 1500, MaskAfter: 10})}}
 }
@@ -127,7 +132,10 @@ func TestActions(t *testing.T) {
 			require.Empty(t, r.Text, "nothing is said before the front end switched")
 		}},
 		{"/resume " + f.sess.ID[:5], ActionResumeSession, func(t *testing.T, r Result) { require.Equal(t, f.sess.ID, r.SessionID) }},
-		{"/model", ActionNone, func(t *testing.T, r Result) { require.Contains(t, r.Text, "gpt-4o-mini (context window 8,192 tokens)") }},
+		{"/model", ActionNone, func(t *testing.T, r Result) {
+			require.NotNil(t, r.Pick)
+			require.Equal(t, "gpt-4o-mini  (current)", r.Pick.Items[r.Pick.Selected].Title)
+		}},
 		{"/help", ActionNone, func(t *testing.T, r Result) { require.Contains(t, r.Report.Plain(), "/history [--full]") }},
 		{"/config", ActionNone, func(t *testing.T, r Result) { require.Contains(t, r.Report.Plain(), "summarize.soft_ratio") }},
 		{"/init", ActionPrompt, func(t *testing.T, r Result) {
@@ -245,7 +253,7 @@ func TestCommandsInFlightKeepTheirState(t *testing.T) {
 				errs <- err
 				return
 			}
-			check("/model", r.Text, st.Model, other.Model)
+			check("/model", r.Pick.Items[r.Pick.Selected].Title, st.Model, other.Model)
 			r, err = f.reg.Run(ctx, st, "/history --full")
 			if err != nil {
 				errs <- err

@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -122,6 +123,40 @@ func closest(s string, candidates []string) (string, bool) {
 	}
 	limit := max(2, len(s)/3)
 	return best, best != "" && bestD <= limit
+}
+
+// closeMatches returns up to n candidates close to s, closest first: those
+// that contain it or that it contains (case aside), then those a few
+// edits away.
+func closeMatches(s string, candidates []string, n int) []string {
+	type scored struct {
+		c string
+		d int
+	}
+	ls := strings.ToLower(s)
+	var out []scored
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		d := editDistance(ls, lc)
+		switch {
+		case ls != "" && (strings.Contains(lc, ls) || strings.Contains(ls, lc)):
+			d = min(d, 1)
+		case d > max(2, len(ls)/3):
+			continue
+		}
+		out = append(out, scored{c, d})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].d != out[j].d {
+			return out[i].d < out[j].d
+		}
+		return out[i].c < out[j].c
+	})
+	names := make([]string, 0, min(n, len(out)))
+	for _, o := range out[:min(n, len(out))] {
+		names = append(names, o.c)
+	}
+	return names
 }
 
 func editDistance(a, b string) int {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -59,6 +60,14 @@ type Deps struct {
 	// Permissions are the rules saved for the project, which /config and
 	// /permissions list (nil: none can be saved).
 	Permissions ProjectPermissions
+	// Models lists the model ids the endpoint serves (GET /v1/models),
+	// which /model lists and checks names against; nil: not known.
+	Models func(ctx context.Context) ([]string, error)
+	// ModelsTimeout bounds the wait for Models (default 5 s): an endpoint
+	// that does not answer never holds /model longer.
+	ModelsTimeout time.Duration
+	// Cwd is the working directory: /resume lists its sessions first.
+	Cwd string
 }
 
 // State is what one command acts on: the front end's session and model
@@ -95,6 +104,9 @@ func New(deps Deps) *Registry {
 	if deps.Window == nil {
 		deps.Window = func(string) int { return 8192 }
 	}
+	if deps.ModelsTimeout <= 0 {
+		deps.ModelsTimeout = 5 * time.Second
+	}
 	r := &Registry{deps: deps}
 	r.cmds = []*Command{
 		{Name: "help", Aliases: []string{"?"}, Summary: "list the commands", run: runHelp},
@@ -107,8 +119,8 @@ func New(deps Deps) *Registry {
 		{Name: "permissions", Usage: "[revoke N]", Summary: "rules saved with \"always for this project\"; revoke N removes one", run: runPermissions},
 		{Name: "init", Summary: "ask the model to write an AGENTS.md for this project", run: runInit},
 		{Name: "sessions", Summary: "list sessions", run: runSessions},
-		{Name: "resume", Usage: "ID", Summary: "switch to another session", run: runResume},
-		{Name: "model", Usage: "[NAME]", Summary: "show or switch the model", run: runModel},
+		{Name: "resume", Usage: "[ID]", Summary: "switch to another session (no ID: pick one from a list)", run: runResume},
+		{Name: "model", Usage: "[NAME]", Summary: "switch the model (no NAME: pick one of the endpoint's)", run: runModel},
 		{Name: "clear", Aliases: []string{"new"}, Summary: "start a new session (the current one is kept)", run: func(context.Context, *Registry, State, Invocation) (Result, error) {
 			return Result{Action: ActionNewSession, Text: "Started a new session."}, nil
 		}},
@@ -205,24 +217,153 @@ func runSummarize(_ context.Context, _ *Registry, st State, in Invocation) (Resu
 	return Result{Action: ActionSummarize, Focus: in.Raw, SessionID: st.SessionID}, nil
 }
 
-func runResume(ctx context.Context, r *Registry, _ State, in Invocation) (Result, error) {
-	if len(in.Args) != 1 {
-		return Result{}, errors.New("usage: /resume ID (see /sessions)")
+func runResume(ctx context.Context, r *Registry, st State, in Invocation) (Result, error) {
+	switch len(in.Args) {
+	case 0:
+		return r.pickSession(ctx, st)
+	case 1:
+	default:
+		return Result{}, errors.New("usage: /resume [ID] (see /sessions)")
 	}
 	s, err := r.deps.Store.Session(ctx, in.Args[0])
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Action: ActionResumeSession, SessionID: s.ID,
-		Text: fmt.Sprintf("Resumed session %s (%d messages): %s", s.ID, s.MessageCount, s.Title)}, nil
+	return resumed(s), nil
 }
 
-func runModel(_ context.Context, r *Registry, st State, in Invocation) (Result, error) {
-	if len(in.Args) == 0 {
-		return Result{Text: fmt.Sprintf("Model: %s (context window %s tokens)", st.Model, termtext.Thousands(r.deps.Window(st.Model)))}, nil
+// resumed is what resuming s does, typed or picked.
+func resumed(s session.Session) Result {
+	return Result{Action: ActionResumeSession, SessionID: s.ID,
+		Text: fmt.Sprintf("Resumed session %s (%d messages): %s", s.ID, s.MessageCount, s.Title)}
+}
+
+// pickLimit is how many sessions /resume lists.
+const pickLimit = 50
+
+// pickSession lists the latest sessions to resume one: those of the
+// working directory first, each group latest first.
+func (r *Registry) pickSession(ctx context.Context, st State) (Result, error) {
+	list, err := r.deps.Store.Sessions(ctx, pickLimit)
+	if err != nil {
+		return Result{}, fmt.Errorf("list the sessions: %w", err)
+	}
+	if len(list) == 0 {
+		return Result{Text: "No sessions yet."}, nil
+	}
+	here := func(s session.Session) bool { return r.deps.Cwd != "" && s.Cwd == r.deps.Cwd }
+	sort.SliceStable(list, func(i, j int) bool { return here(list[i]) && !here(list[j]) })
+	p := &Pick{Title: "Resume a session", Selected: -1}
+	for i, s := range list {
+		title := termtext.OneLine(s.Title, 80)
+		if title == "" {
+			title = "(untitled)"
+		}
+		detail := fmt.Sprintf("%s · %d msgs · %s", s.Updated.Local().Format("2006-01-02 15:04"), s.MessageCount, s.ID)
+		switch {
+		case s.ID == st.SessionID:
+			detail += " · shown now"
+		case p.Selected < 0:
+			p.Selected = i
+		}
+		if !here(s) && s.Cwd != "" {
+			detail += " · " + s.Cwd
+		}
+		p.Items = append(p.Items, Choice{Title: title, Detail: detail, Result: resumed(s)})
+	}
+	p.Selected = max(p.Selected, 0)
+	return Result{Pick: p}, nil
+}
+
+// modelList asks the endpoint for its models, for at most ModelsTimeout.
+func (r *Registry) modelList(ctx context.Context) ([]string, error) {
+	if r.deps.Models == nil {
+		return nil, errors.New("the endpoint's models are not known here")
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.deps.ModelsTimeout)
+	defer cancel()
+	ids, err := r.deps.Models(ctx)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, fmt.Errorf("no answer in %s", r.deps.ModelsTimeout)
+	case err != nil:
+		return nil, err
+	case len(ids) == 0:
+		return nil, errors.New("the endpoint lists no models")
+	}
+	return ids, nil
+}
+
+func runModel(ctx context.Context, r *Registry, st State, in Invocation) (Result, error) {
+	switch len(in.Args) {
+	case 0:
+		return r.pickModel(ctx, st), nil
+	case 1:
+	default:
+		return Result{}, errors.New("usage: /model [NAME]")
+	}
+	name := in.Args[0]
+	ids, err := r.modelList(ctx)
+	if err != nil {
+		// Not known is not wrong: the switch goes ahead, said once.
+		return Result{Action: ActionSetModel, Model: name,
+			Text: fmt.Sprintf("Could not check %s against the endpoint's models (%s).", name, err)}, nil
+	}
+	if !slices.Contains(ids, name) {
+		return Result{}, unknownModel(name, ids)
 	}
 	// Nothing is said yet: the front end says Switched once it has.
-	return Result{Action: ActionSetModel, Model: in.Args[0]}, nil
+	return Result{Action: ActionSetModel, Model: name}, nil
+}
+
+// ErrUnknownModel is returned by /model NAME for a name the endpoint does
+// not list.
+var ErrUnknownModel = errors.New("unknown model")
+
+// unknownModel refuses name, with the listed ids closest to it.
+func unknownModel(name string, ids []string) error {
+	near := closeMatches(name, ids, 5)
+	if len(near) == 0 {
+		return fmt.Errorf("%w %s: the endpoint does not list it (/model lists its %d models)", ErrUnknownModel, name, len(ids))
+	}
+	return fmt.Errorf("%w %s: the endpoint does not list it; close matches: %s (/model lists them all)",
+		ErrUnknownModel, name, strings.Join(near, ", "))
+}
+
+// pickModel lists the endpoint's models with the one in use marked and
+// selected; when the endpoint does not answer, the configured ones, and
+// a line that says so.
+func (r *Registry) pickModel(ctx context.Context, st State) Result {
+	current := st.Model
+	if current == "" {
+		current = r.deps.Config.Model
+	}
+	res := Result{Pick: &Pick{Title: "Switch the model"}}
+	ids, err := r.modelList(ctx)
+	if err != nil {
+		res.Text = fmt.Sprintf("Could not list the endpoint's models (%s): showing the configured ones.", err)
+		ids = nil
+		for _, m := range []string{current, r.deps.Config.Model} {
+			if m != "" && !slices.Contains(ids, m) {
+				ids = append(ids, m)
+			}
+		}
+	} else {
+		ids = slices.Clone(ids)
+		slices.Sort(ids)
+		if current != "" && !slices.Contains(ids, current) {
+			ids = append([]string{current}, ids...)
+		}
+	}
+	for i, id := range ids {
+		title := id
+		if id == current {
+			title += "  (current)"
+			res.Pick.Selected = i
+		}
+		res.Pick.Items = append(res.Pick.Items, Choice{Title: title, Result: Result{Action: ActionSetModel, Model: id}})
+	}
+	return res
 }
 
 // Switched is what a front end says once it switched to model.

@@ -35,6 +35,25 @@ type Result struct {
 	Focus     string
 	// Prompt is the user message ActionPrompt sends.
 	Prompt string
+	// Pick, when set, is a list to choose from (/resume and /model
+	// without an argument); the front end does the chosen item's Result.
+	Pick *Pick
+}
+
+// Pick is a list the user chooses one item of.
+type Pick struct {
+	Title string
+	Items []Choice
+	// Selected is the item selected when the list opens (the current
+	// model; the latest session other than the one shown).
+	Selected int
+}
+
+// Choice is one item of a Pick: what the list shows of it, and what
+// choosing it does, the Result of the command typed with its argument.
+type Choice struct {
+	Title, Detail string
+	Result        Result
 }
 
 // Report is a boxed report: a title, then sections of lines.

@@ -91,6 +91,7 @@ type Server struct {
 	models    []string
 	onRequest func(Request)
 	onModels  func(ctx context.Context) bool
+	modelsErr int // GET /v1/models's failing status; 0: it answers
 	tokenize  func(string) int
 	purpose   func(Request) Purpose
 
@@ -157,6 +158,12 @@ func WithModels(ids ...string) Option {
 // sends nothing, as one that hangs and is then abandoned.
 func WithModelsHook(f func(ctx context.Context) bool) Option {
 	return func(s *Server) { s.onModels = f }
+}
+
+// WithModelsError makes GET /v1/models fail with status and an OpenAI
+// error body, as an endpoint that does not serve the list (or is down).
+func WithModelsError(status int) Option {
+	return func(s *Server) { s.modelsErr = status }
 }
 
 // WithRequestHook calls f with every recorded chat request, before it is answered.
@@ -234,6 +241,10 @@ func estimateTokens(r Request) int { return len(r.Body) / 4 }
 
 func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 	if s.onModels != nil && !s.onModels(r.Context()) {
+		return
+	}
+	if s.modelsErr != 0 {
+		writeError(w, s.modelsErr, "server_error", "", nil, "openaitest: the model list is not available")
 		return
 	}
 	type model struct {

@@ -549,6 +549,14 @@ func TestServerModels(t *testing.T) {
 	}
 	require.Equal(t, []string{"llama3.2", "qwen2.5-coder"}, ids)
 	require.Empty(t, srv.Requests(), "only chat requests are recorded")
+
+	// An endpoint whose list fails: the client gets the status.
+	down := openaitest.NewServer(t, openaitest.WithModelsError(http.StatusServiceUnavailable))
+	c.BaseURL = down.URL()
+	_, err = openai.NewClientWithConfig(c).ListModels(context.Background())
+	var apiErr *openai.APIError
+	require.ErrorAs(t, err, &apiErr)
+	require.Equal(t, http.StatusServiceUnavailable, apiErr.HTTPStatusCode)
 }
 
 // recordingTB catches the errors the server reports to its test.
