@@ -216,11 +216,21 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		return err
 	}
 	r := a.renderer()
+	// /model lists the endpoint's models and checks names against them
+	// with one attempt, which the registry's timeout bounds: no retries.
+	key := a.cfg.APIKey
+	if key == "" {
+		key = "none"
+	}
+	lc := a.llmConfig(key)
+	lc.MaxRetries = -1
 	reg := commands.New(commands.Deps{
 		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, Keys: tui.KeyHelp(),
 		Instructions: a.instructionNames(),
 		Prices:       a.prices(),
 		Permissions:  a.perms,
+		Models:       llm.New(lc).Models,
+		Cwd:          a.cwd,
 	})
 	soft := 0.0
 	if a.cfg.Summarize.Enabled && !o.noSummary {

@@ -10,6 +10,7 @@ import (
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/tui/picker"
 )
 
 type commandMsg struct {
@@ -97,6 +98,10 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 	if r.Report != nil {
 		m.chat.AddReport(*r.Report)
 	}
+	if r.Pick != nil {
+		m.openPicker(*r.Pick, c.line)
+		return nil
+	}
 	switch r.Action {
 	case commands.ActionExit:
 		return m.quit()
@@ -143,6 +148,31 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 		return m.runTurn(agent.UserMessage{Text: r.Prompt}, c.line)
 	}
 	return nil
+}
+
+// openPicker opens the picker over the editor for p, which the command
+// line typed asked for.
+func (m *Model) openPicker(p commands.Pick, line string) {
+	if len(p.Items) == 0 {
+		return
+	}
+	items := make([]picker.Item, len(p.Items))
+	for i, c := range p.Items {
+		items[i] = picker.Item{Title: c.Title, Detail: c.Detail}
+	}
+	m.pickSeq++
+	m.picker = picker.New(m.th, m.pickSeq, p.Title, items, p.Selected)
+	m.pick, m.pickLine, m.picking = p, line, true
+}
+
+// picked does what the chosen item does: its Result, as if its command
+// had been typed with the item's argument.
+func (m *Model) picked(c picker.ChosenMsg) tea.Cmd {
+	if !m.picking || c.ID != m.pickSeq || c.Index < 0 || c.Index >= len(m.pick.Items) {
+		return nil // a second Enter on a picker already closed
+	}
+	m.picking = false
+	return m.commandDone(commandMsg{line: m.pickLine, res: m.pick.Items[c.Index].Result})
 }
 
 // modelSwitched says how a /model switch ended, once it has, and sends

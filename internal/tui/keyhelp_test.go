@@ -32,6 +32,9 @@ func bindings(v reflect.Value, prefix string, out map[string]key.Binding) {
 // space as "space", and letters in either case.
 func named(helpKey, k string) bool {
 	k = strings.ToLower(k)
+	if strings.ToLower(helpKey) == k {
+		return true // a key that is its own help, such as "/"
+	}
 	if shown, ok := map[string]string{"up": "↑", "down": "↓", "shift+up": "shift+↑", "shift+down": "shift+↓", " ": "space"}[k]; ok {
 		k = shown
 	}
@@ -46,7 +49,8 @@ func named(helpKey, k string) bool {
 // TestHelpListsTheKeyMap pins /help's key list to the KeyMap: /help, run
 // through the real registry with the keys the CLI gives it, lists every
 // binding of the editor and the chat (the keys the old hand-written text
-// left out, Ctrl+R, Ctrl+O, Home/End, Shift+Up/Down, included), and
+// left out, Ctrl+R, Ctrl+O, Home/End, Shift+Up/Down, included, and the
+// pickers' keys), and
 // nothing else; each binding's help names every key it matches, so the
 // help cannot drift from what the keys do. The dialog's answering keys
 // are on its key line.
@@ -79,7 +83,7 @@ func TestHelpListsTheKeyMap(t *testing.T) {
 		want = append(want, keys.Line(b))
 	}
 	require.ElementsMatch(t, want, listed, "/help's keys are not the KeyMap's")
-	for _, k := range []string{"ctrl+r", "ctrl+o", "home", "end", "shift+↑", "shift+↓"} {
+	for _, k := range []string{"ctrl+r", "ctrl+o", "home", "end", "shift+↑", "shift+↓", "↑/ctrl+p", "↓/ctrl+n"} {
 		require.Contains(t, strings.Join(listed, "\n"), k)
 	}
 }

@@ -1,7 +1,8 @@
 // Package tui is gencode's terminal UI, a Bubble Tea program. The root
 // Model owns the layout, focus, global keys and the running turn; it sends
 // each message to the child that owns it: chat (the conversation), input
-// (the editor), status (the status bar) and dialog (permission requests).
+// (the editor), status (the status bar), dialog (permission requests) and
+// picker (the list /resume and /model open without an argument).
 // Every read and write of the session, every agent turn and every command
 // runs in a tea.Cmd; Update and View never block.
 package tui
@@ -25,6 +26,7 @@ import (
 	"github.com/gencode/gencode/internal/tui/input"
 	"github.com/gencode/gencode/internal/tui/keys"
 	"github.com/gencode/gencode/internal/tui/markdown"
+	"github.com/gencode/gencode/internal/tui/picker"
 	"github.com/gencode/gencode/internal/tui/status"
 	"github.com/gencode/gencode/internal/tui/theme"
 )
@@ -138,6 +140,7 @@ type Model struct {
 	o     Options
 	agent agentRunner
 	md    *markdown.Renderer
+	th    *theme.Theme
 
 	chat   chat.Model
 	input  input.Model
@@ -148,6 +151,13 @@ type Model struct {
 	askSeq int // the open dialog's id; decisions for older ones are dropped
 	reply  chan<- tools.Decision
 	why    chan<- string // the open dialog's channel for a denial's reason
+	// picking: the picker is open over the editor, for pick (its items'
+	// Results), opened by the command line pickLine.
+	picking  bool
+	picker   picker.Model
+	pick     commands.Pick
+	pickLine string
+	pickSeq  int // the open picker's id; choices from older ones are dropped
 	// askedAt is when the dialog opened, lastKey when the last key came:
 	// the dialog takes keys only after a pause in both (answerGuard).
 	askedAt, lastKey time.Time
@@ -234,6 +244,7 @@ func New(o Options) Model {
 		o:         o,
 		agent:     o.Agent,
 		md:        md,
+		th:        th,
 		chat:      chat.New(th, md),
 		input:     input.New(th, comp),
 		status:    status.New(th, o.SoftRatio),
@@ -326,6 +337,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return nil // a second key press on a dialog already answered
 		}
 		return m.answerWhy(msg.Decision, msg.Reason)
+	case picker.ChosenMsg:
+		return m.picked(msg)
+	case picker.ClosedMsg:
+		if msg.ID == m.pickSeq {
+			m.picking = false
+		}
+		return nil
 	case historyMsg:
 		return m.history(msg)
 	case promptsMsg:
@@ -381,12 +399,16 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	}
-	// Spinner ticks, stream flushes, finished renders, cursor blinks.
-	var c1, c2, c3 tea.Cmd
+	// Spinner ticks, stream flushes, finished renders, cursor blinks, the
+	// picker's filter results.
+	var c1, c2, c3, c4 tea.Cmd
 	m.status, c1 = m.status.Update(msg)
 	m.chat, c2 = m.chat.Update(msg)
 	m.input, c3 = m.input.Update(msg)
-	return tea.Batch(c1, c2, c3)
+	if m.picking {
+		m.picker, c4 = m.picker.Update(msg)
+	}
+	return tea.Batch(c1, c2, c3, c4)
 }
 
 // key handles the global keys and routes the rest.
@@ -412,6 +434,11 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		m.quitArm = false
 		m.status.SetNotice("typed into your draft, not the dialog")
 		diverted = m.expireNotice()
+	} else if m.picking {
+		// The picker has every key but Ctrl+C while it is open.
+		var cmd tea.Cmd
+		m.picker, cmd = m.picker.Update(k)
+		return cmd
 	}
 	return tea.Batch(diverted, m.draftKey(k))
 }
@@ -548,6 +575,10 @@ func (m *Model) layout() {
 		m.dialog.SetSize(m.width, avail)
 		m.dialog.SetSize(m.width, max(min(m.height*2/3, avail), min(m.dialog.MinHeight(), avail), 8))
 		bottom = m.dialog.Height() + draft + m.queueHeight()
+	} else if m.picking {
+		// Two thirds of the screen at most: the chat stays in view.
+		m.picker.SetSize(m.width, max(min(m.height*2/3, m.height-m.queueHeight()-2), 6))
+		bottom = m.picker.Height() + m.queueHeight()
 	}
 	m.chat.SetSize(m.width, max(m.height-bottom-1, 1))
 }
@@ -568,6 +599,8 @@ func (m Model) View() string {
 		if m.showDraft() {
 			bottom += "\n" + m.input.View()
 		}
+	} else if m.picking {
+		bottom = m.picker.View()
 	}
 	if q := m.queueView(); q != "" {
 		bottom = q + "\n" + bottom

@@ -17,6 +17,7 @@ type KeyMap struct {
 	Editor Editor
 	Chat   Chat
 	Dialog Dialog
+	Picker Picker
 }
 
 // Editor is the keys of the message editor and of the session as a whole.
@@ -52,6 +53,16 @@ type Dialog struct {
 	Up, Down     key.Binding
 	PageUp       key.Binding
 	PageDown     key.Binding
+}
+
+// Picker is the keys of the list /resume and /model open without an
+// argument.
+type Picker struct {
+	Up, Down         key.Binding
+	PageUp, PageDown key.Binding
+	Filter           key.Binding // start typing a filter
+	Pick             key.Binding // choose the selected item (while filtering: the first match)
+	Close            key.Binding // clear the filter, else close without a change
 }
 
 // Default is the one KeyMap.
@@ -92,6 +103,15 @@ func Default() KeyMap {
 			PageUp:       b("pgup", "scroll up a page", "pgup"),
 			PageDown:     b("pgdown/space", "scroll down a page", "pgdown", " "),
 		},
+		Picker: Picker{
+			Up:       b("↑/ctrl+p", "previous item", "up", "ctrl+p"),
+			Down:     b("↓/ctrl+n", "next item", "down", "ctrl+n"),
+			PageUp:   b("pgup", "previous page", "pgup"),
+			PageDown: b("pgdown", "next page", "pgdown"),
+			Filter:   b("/", "filter: type part of a name", "/"),
+			Pick:     b("enter", "pick the selected item (while filtering: the first match)", "enter"),
+			Close:    b("esc", "clear the filter, else close without a change", "esc"),
+		},
 	}
 }
 
@@ -127,13 +147,14 @@ type Group struct {
 	Bindings []key.Binding
 }
 
-// Groups is what /help lists: every binding of the editor and the chat.
-// The dialog's keys are on its own key line.
+// Groups is what /help lists: every binding of the editor, the chat and
+// the pickers. The dialog's keys are on its own key line.
 func (km KeyMap) Groups() []Group {
-	e, c := km.Editor, km.Chat
+	e, c, p := km.Editor, km.Chat, km.Picker
 	return []Group{
 		{"Keys", []key.Binding{e.Send, e.Newline, e.Prev, e.Next, e.Complete, e.Cancel, e.Interrupt, e.Retry}},
 		{"Scrolling the chat", []key.Binding{c.PageUp, c.PageDown, c.LineUp, c.LineDown, c.Top, c.Bottom, c.Home, c.End, c.Expand}},
+		{"Pickers (/resume, /model)", []key.Binding{p.Up, p.Down, p.PageUp, p.PageDown, p.Filter, p.Pick, p.Close}},
 	}
 }
 

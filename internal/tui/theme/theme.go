@@ -63,6 +63,7 @@ type Theme struct {
 	Input  Input
 	Status Status
 	Report Report
+	Picker Picker
 	// Markdown is glamour's style: dark or light by the background, its
 	// ASCII style without colour; no document margin (chat indents
 	// itself).
@@ -104,6 +105,11 @@ type Status struct {
 // Report is the boxed reports' styles (/help, /context, /summarize ...).
 type Report struct {
 	Border, Title, Section, Text, Dim lipgloss.Style
+}
+
+// Picker is the styles of the lists /resume and /model open.
+type Picker struct {
+	Title, Item, Detail, Selected, SelectedDetail, Match, Dim lipgloss.Style
 }
 
 // New builds the theme with r.
@@ -162,6 +168,15 @@ func New(r *lipgloss.Renderer) *Theme {
 		Section: r.NewStyle().Bold(true),
 		Text:    r.NewStyle(),
 		Dim:     fg(p.Muted),
+	}
+	t.Picker = Picker{
+		Title:          fg(p.Accent).Bold(true),
+		Item:           r.NewStyle(),
+		Detail:         fg(p.Muted),
+		Selected:       fg(p.Accent).Bold(true),
+		SelectedDetail: fg(p.Muted),
+		Match:          r.NewStyle().Underline(true),
+		Dim:            fg(p.Muted),
 	}
 	t.Markdown = styles.DarkStyleConfig
 	switch {
