@@ -1,7 +1,7 @@
 // Package keys is every key the TUI answers to, in one KeyMap of
 // bubbles/key bindings (crush's ui/model/keys.go is the model). The root
-// model, the chat, the editor and the permission dialog match keys with
-// key.Matches against it, the dialog's key line is drawn from it, and
+// model, the chat, the editor, the permission dialog and the picker match
+// keys with key.Matches against it, the dialog's key line is drawn from it, and
 // /help lists it (Sections): a key added or changed here is a key added
 // or changed everywhere, help included.
 package keys
