@@ -211,8 +211,12 @@ func TestTUIInTmux(t *testing.T) {
 	p.keys("Tab")
 	p.waitText("❯ /help")
 	p.keys("Enter")
+	// The report is taller than the pane: its end shows, its top a page up.
+	p.waitText("esc                clear the filter, else close without a change")
+	p.keys("PPage")
 	s = p.waitText("╭─ Commands")
 	require.Contains(t, s, "/summarize")
+	p.keys("C-End")
 
 	// Ctrl+C twice quits: the first only warns.
 	p.keys("C-c")
