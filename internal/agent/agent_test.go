@@ -78,6 +78,11 @@ type fixture struct {
 	tools *echoTools
 }
 
+// vocabs shares one loaded vocabulary between the package's tests: every
+// agent counts its fixed cost when it is made, and a load takes about half
+// a second under -race. A loaded vocabulary is never written again.
+var vocabs tokens.Cache
+
 func newFixture(t *testing.T, opts ...openaitest.Option) *fixture {
 	t.Helper()
 	srv := openaitest.NewServer(t, append([]openaitest.Option{openaitest.WithMessageRules()}, opts...)...)
@@ -88,7 +93,7 @@ func newFixture(t *testing.T, opts ...openaitest.Option) *fixture {
 	require.NoError(t, err)
 	et := &echoTools{}
 	client := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "test"})
-	a := New(store, client, et, tokens.New("gpt-4o-mini"), Options{Model: "gpt-4o-mini", WorkDir: "/w", MaxIterations: 5, Window: 8192})
+	a := New(store, client, et, vocabs.Counter("gpt-4o-mini"), Options{Model: "gpt-4o-mini", WorkDir: "/w", MaxIterations: 5, Window: 8192})
 	return &fixture{srv: srv, store: store, sess: sess, agent: a, tools: et}
 }
 
@@ -245,7 +250,7 @@ func TestCallInFlightElsewhereIsNotAnswered(t *testing.T) {
 	other, err := session.Open(ctx, filepath.Dir(f.store.Path()))
 	require.NoError(t, err)
 	defer other.Close()
-	a := New(f.store, llm.New(llm.Config{BaseURL: f.srv.URL(), APIKey: "test"}), f.tools, tokens.New("gpt-4o-mini"),
+	a := New(f.store, llm.New(llm.Config{BaseURL: f.srv.URL(), APIKey: "test"}), f.tools, vocabs.Counter("gpt-4o-mini"),
 		Options{Model: "gpt-4o-mini", WorkDir: "/w", MaxIterations: 5, Window: 8192, LeaseWait: 200 * time.Millisecond})
 
 	// The other process's turn: its lease, its user message and its call.
@@ -329,7 +334,7 @@ func TestUnknownToolIsToldToTheModel(t *testing.T) {
 	// The real tool set: a name it does not define is answered with an
 	// error result, and the turn goes on.
 	a := New(f.store, llm.New(llm.Config{BaseURL: f.srv.URL(), APIKey: "test"}), tools.New(tools.Options{WorkDir: t.TempDir()}),
-		tokens.New("gpt-4o-mini"), Options{Model: "gpt-4o-mini", MaxIterations: 5, Window: 8192})
+		vocabs.Counter("gpt-4o-mini"), Options{Model: "gpt-4o-mini", MaxIterations: 5, Window: 8192})
 	f.srv.Enqueue(openaitest.Calls(openaitest.ToolCall{Name: "Nope", Arguments: `{}`}), openaitest.Text("sorry"))
 	require.Equal(t, EventDone, lastEvent(collect(a.Start(context.Background(), f.sess.ID, "x"))).Kind)
 	reqs := f.srv.Requests()
@@ -358,7 +363,7 @@ func TestBuildContextRunsNoTokenizerOnOldMessages(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	seedLog(t, f.store, f.sess.ID, 10_000)
-	cc := &countingCounter{inner: tokens.New("gpt-4o-mini")}
+	cc := &countingCounter{inner: vocabs.Counter("gpt-4o-mini")}
 	a := New(f.store, nil, &echoTools{}, cc, Options{Model: "gpt-4o-mini", Window: 128_000})
 	a.FixedCost() // the system prompt is counted once, when first needed
 	before := cc.n.Load()
@@ -398,7 +403,7 @@ func BenchmarkBuildContext(b *testing.B) {
 			sess, err := store.CreateSession(context.Background(), "/w", "m")
 			require.NoError(b, err)
 			seedLog(b, store, sess.ID, n)
-			cc := &countingCounter{inner: tokens.New("gpt-4o-mini")}
+			cc := &countingCounter{inner: vocabs.Counter("gpt-4o-mini")}
 			a := New(store, nil, &echoTools{}, cc, Options{Model: "gpt-4o-mini"})
 			a.FixedCost()
 			v, err := store.LoadView(context.Background(), sess.ID)
@@ -437,7 +442,7 @@ func TestHugeMessageIsRefusedBeforeStoring(t *testing.T) {
 func TestFixedCostFitsSmallWindows(t *testing.T) {
 	t.Parallel()
 	ts := tools.New(tools.Options{WorkDir: t.TempDir()})
-	a := New(nil, nil, ts, tokens.New("gpt-4o-mini"), Options{Model: "gpt-4o-mini", WorkDir: "/home/user/projects/some-repository"})
+	a := New(nil, nil, ts, vocabs.Counter("gpt-4o-mini"), Options{Model: "gpt-4o-mini", WorkDir: "/home/user/projects/some-repository"})
 	require.Len(t, a.toolDefs, 7)
 	if got := a.FixedCost(); got > 3000 || got < 500 {
 		t.Errorf("FixedCost() = %d tokens, want between 500 and 3000", got)
@@ -466,7 +471,7 @@ func TestCancelWhileCountingKeepsTheMessage(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	client := llm.New(llm.Config{BaseURL: f.srv.URL(), APIKey: "test"})
-	a := New(f.store, client, nil, tokens.New("gpt-4o-mini"), Options{Model: "gpt-4o-mini", WorkDir: "/w", Window: 10_000_000})
+	a := New(f.store, client, nil, vocabs.Counter("gpt-4o-mini"), Options{Model: "gpt-4o-mini", WorkDir: "/w", Window: 10_000_000})
 	text := strings.Repeat("x", 4<<20)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the user pressed Esc as the turn started
@@ -503,7 +508,7 @@ func TestToolCallsPerMessageAreCapped(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			client := llm.New(llm.Config{BaseURL: f.srv.URL(), APIKey: "test"})
-			a := New(f.store, client, f.tools, tokens.New("gpt-4o-mini"), Options{Model: "gpt-4o-mini", WorkDir: "/w", Window: 128000, MaxToolCalls: tt.max})
+			a := New(f.store, client, f.tools, vocabs.Counter("gpt-4o-mini"), Options{Model: "gpt-4o-mini", WorkDir: "/w", Window: 128000, MaxToolCalls: tt.max})
 			calls := make([]openaitest.ToolCall, tt.calls)
 			for i := range calls {
 				calls[i] = openaitest.ToolCall{Name: "Echo", Arguments: fmt.Sprintf(`{"text":"%d"}`, i)}
@@ -643,7 +648,7 @@ func TestRequestFromAMessyLog(t *testing.T) {
 // stored.
 func TestServerWindowSmallerThanConfigured(t *testing.T) {
 	t.Parallel()
-	counter := tokens.New("gpt-4o-mini")
+	counter := vocabs.Counter("gpt-4o-mini")
 	count := func(r openaitest.Request) int {
 		n := tokens.ReplyPriming
 		for _, m := range r.Messages {

@@ -12,7 +12,6 @@ import (
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
-	"github.com/gencode/gencode/internal/tokens"
 	"github.com/gencode/gencode/internal/tools"
 )
 
@@ -35,7 +34,7 @@ func TestSystemPromptIsTheSessions(t *testing.T) {
 	const instr = "# Instructions from the user and the project\n\n## AGENTS.md (project)\nAlways run `make test`.\n"
 	newAgent := func() *Agent {
 		client := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "test"})
-		return New(store, client, &echoTools{}, tokens.New("gpt-4o-mini"), Options{Model: "gpt-4o-mini", WorkDir: "/w", Window: 8192, Instructions: instr})
+		return New(store, client, &echoTools{}, vocabs.Counter("gpt-4o-mini"), Options{Model: "gpt-4o-mini", WorkDir: "/w", Window: 8192, Instructions: instr})
 	}
 	for _, a := range []*Agent{newAgent(), newAgent()} {
 		for range 2 {
@@ -67,7 +66,7 @@ func TestSystemPromptIsTheSessions(t *testing.T) {
 func TestInstructionsCountInTheFixedCost(t *testing.T) {
 	t.Parallel()
 	ts := tools.New(tools.Options{WorkDir: t.TempDir()})
-	c := tokens.New("gpt-4o-mini")
+	c := vocabs.Counter("gpt-4o-mini")
 	plain := New(nil, nil, ts, c, Options{Model: "gpt-4o-mini", WorkDir: "/w", Window: 8192})
 	instr := "# Instructions from the user and the project\n" + strings.Repeat("Prefer table-driven tests. ", 100)
 	with := New(nil, nil, ts, c, Options{Model: "gpt-4o-mini", WorkDir: "/w", Window: 8192, Instructions: instr})

@@ -11,7 +11,6 @@ import (
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
-	"github.com/gencode/gencode/internal/tokens"
 )
 
 // TestRetriesAreEvents: while the client waits to retry a refused
@@ -33,7 +32,7 @@ func TestRetriesAreEvents(t *testing.T) {
 		waited = append(waited, d)
 		return nil
 	}})
-	a := New(store, client, nil, tokens.New("gpt-4o-mini"), Options{Model: "m", WorkDir: "/w", Window: 8192})
+	a := New(store, client, nil, vocabs.Counter("gpt-4o-mini"), Options{Model: "m", WorkDir: "/w", Window: 8192})
 	var kinds []EventKind
 	var retry string
 	for ev := range a.Start(context.Background(), sess.ID, "hi") {

@@ -11,7 +11,6 @@ import (
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
-	"github.com/gencode/gencode/internal/tokens"
 	"github.com/gencode/gencode/internal/tools"
 )
 
@@ -38,7 +37,7 @@ func TestToolsAreGivenTheTurnsSession(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = store.Close() })
 	st := &sessionTools{}
-	a := New(store, llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "test"}), st, tokens.New("gpt-4o-mini"),
+	a := New(store, llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "test"}), st, vocabs.Counter("gpt-4o-mini"),
 		Options{Model: "gpt-4o-mini", WorkDir: "/w", MaxIterations: 5, Window: 8192})
 
 	var want []string

@@ -11,7 +11,6 @@ import (
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
-	"github.com/gencode/gencode/internal/tokens"
 )
 
 // TestUsageFromRecordedStreams: the usage real providers reported at the
@@ -46,7 +45,7 @@ func TestUsageFromRecordedStreams(t *testing.T) {
 			sess, err := store.CreateSession(context.Background(), "/w", "m")
 			require.NoError(t, err)
 			client := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "test", MaxRetries: -1})
-			a := New(store, client, &echoTools{}, tokens.New("gpt-4o-mini"), Options{Model: "m", WorkDir: "/w", Window: 8192})
+			a := New(store, client, &echoTools{}, vocabs.Counter("gpt-4o-mini"), Options{Model: "m", WorkDir: "/w", Window: 8192})
 			evs := collect(a.Start(context.Background(), sess.ID, "hi"))
 			var first *Usage
 			for _, ev := range evs {
