@@ -40,8 +40,10 @@ bench:
 bench-session: build
 	$(GO) run ./internal/sessionbench/cmd/benchsession -bin $(BIN) -check $(ARGS)
 
+# golden rewrites the golden files of every package that has them (the
+# packages whose tests import x/exp/golden, which defines -update).
 golden:
-	$(GO) test ./internal/tui/... -update
+	$(GO) test $$($(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '/charmbracelet\/x\/exp\/golden/ {print $$1}') -update
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
