@@ -202,6 +202,19 @@ func TestEscapeSequencesInert(t *testing.T) {
 			))
 			h.typ("x")
 			h.key("enter")
+			// The stream renders in a Cmd: on a loaded machine it may
+			// land after the harness's quiet period, so wait for it.
+			shows := func(words ...string) func(string) bool {
+				return func(v string) bool {
+					for _, w := range words {
+						if !strings.Contains(ansi.Strip(v), w) {
+							return false
+						}
+					}
+					return true
+				}
+			}
+			h.until("the streamed text", shows("stream"))
 			streamed := h.view()
 			h.agent.scripts = append(h.agent.scripts, events(
 				agent.Event{Kind: agent.EventMessage, Message: final},
@@ -209,6 +222,7 @@ func TestEscapeSequencesInert(t *testing.T) {
 			))
 			h.typ("y")
 			h.key("enter")
+			h.until("the final answer and the error", shows("final", "boom"))
 			done := h.view()
 			require.Contains(t, ansi.Strip(streamed), "stream")
 			require.Contains(t, ansi.Strip(done), "final")
