@@ -55,6 +55,20 @@ func (a *Agent) ContextTokens(v session.View) int { return a.policy.Tokens(v) }
 // ContextSize is ContextTokens with the window it must fit.
 func (a *Agent) ContextSize(v session.View) Size { return sizeOf(a.policy.Build(v)) }
 
+// MeasureContext is ContextSize of session id's view (0 for a new
+// session: the fixed part) without loading the view: the store adds up
+// its stored counts (summarize.Policy.Measure). The status bar shows it.
+func (a *Agent) MeasureContext(ctx context.Context, st summarize.TallyStore, id string) (Size, error) {
+	if id == "" {
+		return a.ContextSize(session.View{}), nil
+	}
+	r, err := a.policy.Measure(ctx, st, id)
+	if err != nil {
+		return Size{}, err
+	}
+	return sizeOf(r), nil
+}
+
 // Policy is the view policy the agent builds its requests with.
 func (a *Agent) Policy() *summarize.Policy { return a.policy }
 

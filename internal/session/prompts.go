@@ -14,7 +14,7 @@ func (s *Store) Prompts(ctx context.Context, cwd string, n int) ([]Message, erro
 	msgs, err := s.queryMessages(ctx, `SELECT `+messageCols+` FROM (
 		SELECT m.id AS id, m.seq AS seq, m.role AS role, m.content AS content, NULL AS full_content,
 			NULL AS tool_calls, m.tool_call_id AS tool_call_id, m.name AS name, m.tokens AS tokens,
-			m.created_at AS created_at, m.meta AS meta
+			m.created_at AS created_at, m.meta AS meta, NULL AS mask_tokens
 		FROM messages m
 		WHERE m.role = 'user' AND m.session_id IN (
 			SELECT id FROM sessions WHERE cwd = ? ORDER BY updated_at DESC LIMIT ?)

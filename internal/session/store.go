@@ -244,6 +244,7 @@ var migrations = []string{
 	);`,
 	searchSchema(), // search.go: the full-text index, filled later by CatchUpIndex
 	usageSchema,    // usage.go: what each model request used
+	tallySchema,    // tally.go: what the context meter sums
 }
 
 func (s *Store) migrate(ctx context.Context) error {
@@ -439,9 +440,16 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...Message) (
 		}
 		return nil, s.errorf("append to session %s: %w", sessionID, err)
 	}
+	// How each message pairs with those before it (tally.go): unknown
+	// while the log holds messages not classified yet.
+	l, known, err := linkAfter(ctx, tx, sessionID, last)
+	if err != nil {
+		return nil, s.errorf("append to session %s: %w", sessionID, err)
+	}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO messages
-		(session_id, seq, role, content, full_content, tool_calls, tool_call_id, name, tokens, created_at, meta)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
+		(session_id, seq, role, content, full_content, tool_calls, tool_call_id, name, tokens, created_at, meta,
+		`+tallyCols+`)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
 	if err != nil {
 		return nil, s.errorf("append to session %s: %w", sessionID, err)
 	}
@@ -462,8 +470,16 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...Message) (
 		if m.Full != "" {
 			full = m.Full
 		}
+		var c classification
+		if known {
+			if c, err = l.classify(ctx, tx, sessionID, m.Seq, factsOf(m)); err != nil {
+				return nil, s.errorf("append message %d to session %s: %w", m.Seq, sessionID, err)
+			}
+		}
+		m.MaskTokens = 0 // counted by the view policy when it masks it
 		if _, err := stmt.ExecContext(ctx, sessionID, m.Seq, string(m.Role), m.Content, full, calls,
-			m.ToolCallID, m.Name, m.Tokens, unixMilli(m.Time), meta); err != nil {
+			m.ToolCallID, m.Name, m.Tokens, unixMilli(m.Time), meta, c.plain, c.pending, c.callSeq, c.dupSeq,
+			c.cumTokens, c.cumTools, c.cumToolTokens); err != nil {
 			return nil, s.errorf("append message %d to session %s: %w", m.Seq, sessionID, err)
 		}
 		out[i] = m
@@ -497,16 +513,18 @@ func encodeExtras(m Message) (calls, meta any, err error) {
 	return calls, meta, nil
 }
 
-const messageCols = `seq, role, content, full_content, tool_calls, tool_call_id, name, tokens, created_at, meta`
+const messageCols = `seq, role, content, full_content, tool_calls, tool_call_id, name, tokens, created_at, meta, mask_tokens`
 
 func scanMessage(row interface{ Scan(...any) error }) (Message, error) {
 	var m Message
 	var role string
 	var full, calls, meta sql.NullString
 	var created int64
-	if err := row.Scan(&m.Seq, &role, &m.Content, &full, &calls, &m.ToolCallID, &m.Name, &m.Tokens, &created, &meta); err != nil {
+	var masked sql.NullInt64
+	if err := row.Scan(&m.Seq, &role, &m.Content, &full, &calls, &m.ToolCallID, &m.Name, &m.Tokens, &created, &meta, &masked); err != nil {
 		return Message{}, err
 	}
+	m.MaskTokens = int(masked.Int64)
 	m.Role = Role(role)
 	m.Full = full.String
 	m.Time = fromMilli(created)
@@ -669,7 +687,7 @@ func (s *Store) ApplySummary(ctx context.Context, sum Summary, replaces []string
 	if deleteOriginals {
 		meta := `json_set(coalesce(meta, '{}'), '$.deleted', json('true'))`
 		res, err := tx.ExecContext(ctx, `UPDATE messages SET content = '[deleted: summarized by `+sum.ID+`]',
-			full_content = NULL, meta = `+meta+` WHERE session_id = ? AND seq BETWEEN ? AND ?`,
+			full_content = NULL, meta = `+meta+`, plain = 0 WHERE session_id = ? AND seq BETWEEN ? AND ?`,
 			sum.SessionID, sum.FromSeq, sum.ToSeq)
 		if err != nil {
 			return Summary{}, s.errorf("delete originals of summary %s: %w", sum.ID, err)

@@ -150,6 +150,9 @@ type Message struct {
 	ToolCallID string
 	Name       string // the tool's name on tool results
 	Tokens     int    // counted once, when appended
+	// MaskTokens is the size of the line that replaces a tool result the
+	// view policy masks, once the policy counted it (0: not yet).
+	MaskTokens int
 	Time       time.Time
 	Meta       Meta
 }

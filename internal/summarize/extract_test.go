@@ -185,10 +185,18 @@ func importSession(t *testing.T, store *session.Store, path string) *logBuilder 
 // importSessionN imports the first n messages.
 func importSessionN(t *testing.T, store *session.Store, path string, n int) *logBuilder {
 	t.Helper()
+	l := newLog(t, store)
+	l.add(readSessionN(t, path, n)...)
+	return l
+}
+
+// readSessionN reads the first n messages of a session file (OpenAI chat
+// messages, one a line).
+func readSessionN(t testing.TB, path string, n int) []session.Message {
+	t.Helper()
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	l := newLog(t, store)
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
 	type wireCall struct {
@@ -231,8 +239,7 @@ func importSessionN(t *testing.T, store *session.Store, path string, n int) *log
 		batch = append(batch, m)
 	}
 	require.NoError(t, sc.Err())
-	l.add(batch...)
-	return l
+	return batch
 }
 
 // TestExtractRealSessions checks the extraction against the ground truth

@@ -9,17 +9,22 @@ import (
 
 // maskCount is how many of the oldest tool results to mask.
 func maskCount(msgs []session.Message, after, batch int) int {
-	if after <= 0 {
-		return 0
-	}
-	if batch <= 0 {
-		batch = max(1, after/2)
-	}
 	n := 0
 	for _, m := range msgs {
 		if m.Role == session.RoleTool {
 			n++
 		}
+	}
+	return maskN(n, after, batch)
+}
+
+// maskN is maskCount for n tool results.
+func maskN(n, after, batch int) int {
+	if after <= 0 {
+		return 0
+	}
+	if batch <= 0 {
+		batch = max(1, after/2)
 	}
 	over := n - after
 	if over < batch {

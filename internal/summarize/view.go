@@ -216,30 +216,20 @@ func (p *Policy) Build(v session.View) Prompt {
 	toMask := maskCount(msgs, p.cfg.MaskAfter, p.cfg.MaskBatch)
 	capTokens, room := p.CapTokens(), p.MessageRoom()
 	for i, m := range msgs {
-		if m.Role != session.RoleTool && m.Tokens > room && m.Content != "" {
-			// Larger than one message may be: the window is smaller than
-			// when it was stored. The log keeps it whole.
-			m = cutMessage(m, room)
-			m.Tokens = p.textTokens(v.Session.ID, m, 'c', room)
-			r.CutCount++
+		if m.Role == session.RoleTool && !m.Meta.Deleted && toMask > 0 {
+			toMask--
+			m.Content, m.Full, m.Tokens = placeholder(m), "", p.maskedTokens(v.Session.ID, m)
+			r.MaskedCount++
+			r.Masked += m.Tokens
+			msgs[i] = m
+			continue
 		}
-		if m.Role == session.RoleTool && !m.Meta.Deleted {
-			switch {
-			case toMask > 0:
-				toMask--
-				m.Content, m.Full = placeholder(m), ""
-				m.Tokens = p.textTokens(v.Session.ID, m, 'm', 0)
-				r.MaskedCount++
-				r.Masked += m.Tokens
-				msgs[i] = m
-				continue
-			case m.Tokens > capTokens:
-				m = cutMessage(m, capTokens)
-				m.Tokens = p.textTokens(v.Session.ID, m, 'c', capTokens)
-				r.CutCount++
-			}
-		} else if m.Role == session.RoleTool {
+		if m.Role == session.RoleTool && m.Meta.Deleted {
 			toMask = max(0, toMask-1)
+		}
+		var cut bool
+		if m, cut = p.fit(v.Session.ID, m, room, capTokens); cut {
+			r.CutCount++
 		}
 		switch m.Role {
 		case session.RoleUser:
@@ -263,6 +253,34 @@ func (p *Policy) Build(v session.View) Prompt {
 	r.Messages = append(head, msgs...)
 	r.Tokens = r.Fixed + r.Summaries + r.User + r.Assistant + r.ToolOutputs + r.Masked
 	return r
+}
+
+// fit cuts a message that is larger than a request may carry: one other
+// than a tool result to room (the window is smaller than when it was
+// stored; the log keeps it whole), a tool result that is not masked to
+// capTokens. It reports whether it cut.
+func (p *Policy) fit(sessionID string, m session.Message, room, capTokens int) (session.Message, bool) {
+	switch {
+	case m.Role != session.RoleTool && m.Tokens > room && m.Content != "":
+		m = cutMessage(m, room)
+		m.Tokens = p.textTokens(sessionID, m, 'c', room)
+		return m, true
+	case m.Role == session.RoleTool && !m.Meta.Deleted && m.Tokens > capTokens:
+		m = cutMessage(m, capTokens)
+		m.Tokens = p.textTokens(sessionID, m, 'c', capTokens)
+		return m, true
+	}
+	return m, false
+}
+
+// maskedTokens is the size of the placeholder of a masked tool result:
+// the one stored with it (session.Store.SetMaskTokens) or counted now.
+func (p *Policy) maskedTokens(sessionID string, m session.Message) int {
+	if m.MaskTokens > 0 {
+		return m.MaskTokens
+	}
+	m.Content, m.Full = placeholder(m), ""
+	return p.textTokens(sessionID, m, 'm', 0)
 }
 
 // Tokens is Build(v).Tokens: what a compaction policy checks before every

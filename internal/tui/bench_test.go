@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/agent"
+	"github.com/gencode/gencode/internal/config"
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/tokens"
@@ -99,12 +100,60 @@ func BenchmarkStreamToken(b *testing.B) {
 
 // realAgent builds the agent as the CLI does before the TUI starts: a
 // tokenizer of its own (the vocabulary is loaded by agent.New, which counts
-// the tool schemas), the tool set and a client. No request is made.
+// the tool schemas), the tool set and a client, masking tool outputs as
+// the default config does. No request is made.
 func realAgent(dir string, st *session.Store) *agent.Agent {
 	counter := new(tokens.Cache).Counter("gpt-4o-mini")
 	ts := tools.New(tools.Options{WorkDir: dir, Permissions: tools.DefaultPermissions(), CountTokens: counter.Count})
 	client := llm.New(llm.Config{BaseURL: "http://127.0.0.1:1/v1", APIKey: "k", MaxRetries: -1})
-	return agent.New(st, client, ts, counter, agent.Options{Model: "gpt-4o-mini", WorkDir: dir, Window: 128000})
+	return agent.New(st, client, ts, counter, agent.Options{Model: "gpt-4o-mini", WorkDir: dir, Window: 128000,
+		MaskToolOutputsAfter: config.Default().Summarize.MaskToolOutputsAfter})
+}
+
+// contextFigure returns the status bar's context figure for a session of
+// n messages, measured as the TUI does after every turn (Model.measure:
+// the store's sums), once before it is timed (the first measure of a
+// session keeps the sizes of the results it masks). With view set it is
+// the path before the sums instead: the view loaded and built.
+func contextFigure(b *testing.B, n int, view bool) func() {
+	st := newStore(b)
+	id := seed(b, st, "bench", longSession(n)...)
+	ag := realAgent(b.TempDir(), st)
+	m := New(Options{Agent: ag, Store: st, SessionID: id, Renderer: plainRenderer()})
+	f := func() {
+		if msg := m.measure(id, 1)().(contextMsg); msg.err != nil || msg.size.Tokens == 0 {
+			b.Fatalf("context figure: %+v", msg)
+		}
+	}
+	if view {
+		f = func() {
+			v, err := st.LoadView(context.Background(), id)
+			if err != nil || ag.ContextSize(v).Tokens == 0 {
+				b.Fatalf("context figure: %v", err)
+			}
+		}
+	}
+	f()
+	return f
+}
+
+// BenchmarkContextFigure is the status bar's context figure (issue 11
+// goal 4) for sessions of 100, 10,000 and 100,000 messages: "sum" is the
+// production path (the store's sums), "view" loading and building the
+// view, as it was measured before.
+func BenchmarkContextFigure(b *testing.B) {
+	for _, n := range []int{100, 10_000, 100_000} {
+		for _, path := range []string{"sum", "view"} {
+			b.Run(fmt.Sprintf("%s/%d", path, n), func(b *testing.B) {
+				f := contextFigure(b, n, path == "view")
+				b.ReportAllocs()
+				b.ResetTimer()
+				for b.Loop() {
+					f()
+				}
+			})
+		}
+	}
 }
 
 // BenchmarkFirstFrame is acceptance 4 on the production path: from
@@ -112,8 +161,8 @@ func realAgent(dir string, st *session.Store) *agent.Agent {
 // included) to the first View of a session that is empty and of one with
 // 10,000 messages ("open"), and the same with the store already open
 // ("model", agent built in the op). "context" is what the status bar's
-// figure costs once the frame is up: the view read from the store
-// (LoadView) and measured by the agent.
+// figure costs once the frame is up: the store's sums, with the agent's
+// policy (Model.measure).
 func BenchmarkFirstFrame(b *testing.B) {
 	for _, n := range []int{0, 10_000} {
 		name := "empty"
@@ -278,8 +327,10 @@ func interleaved(rounds, n int, a, b func()) (ma, mb time.Duration) {
 // first-frame-ratio is opening a 10,000-message session over an empty one,
 // store opening and the real agent's construction (vocabulary load)
 // included (target <= 2); first-frame-model-ratio is the same with the
-// store already open; context-ratio is the status bar's figure (LoadView
-// and the agent's count) for 10,000 messages over an empty session.
+// store already open; context-ratio is the status bar's figure (the
+// store's sums, Model.measure) for 10,000 messages over 100, and
+// context-view-ratio the same loading and building the view (the path
+// before the sums).
 func BenchmarkRatios(b *testing.B) {
 	keystroke := func(n int) func() {
 		st := newStore(b)
@@ -319,17 +370,8 @@ func BenchmarkRatios(b *testing.B) {
 			_ = st.Close()
 		}
 	}
-	contextFigure := func(n int) func() {
-		st := newStore(b)
-		id := seed(b, st, "bench", longSession(n)...)
-		m := New(Options{Agent: realAgent(b.TempDir(), st), Store: st, SessionID: id, Renderer: plainRenderer()})
-		return func() {
-			if msg := m.loadContext(id)().(contextMsg); msg.err != nil {
-				b.Fatal(msg.err)
-			}
-		}
-	}
-	cEmpty, c10k := contextFigure(0), contextFigure(10_000)
+	c100, c10k := contextFigure(b, 100, false), contextFigure(b, 10_000, false)
+	v100, v10k := contextFigure(b, 100, true), contextFigure(b, 10_000, true)
 	k100, k10k := keystroke(100), keystroke(10_000)
 	fEmpty, f10k := frame(0, true), frame(10_000, true)
 	mEmpty, m10k := frame(0, false), frame(10_000, false)
@@ -345,10 +387,12 @@ func BenchmarkRatios(b *testing.B) {
 		b.ReportMetric(float64(c)/float64(a), "first-frame-ratio")
 		a, c = interleaved(21, 10, mEmpty, m10k)
 		b.ReportMetric(float64(c)/float64(a), "first-frame-model-ratio")
-		a, c = interleaved(21, 5, cEmpty, c10k)
-		b.ReportMetric(float64(a.Microseconds()), "context-empty-us")
+		a, c = interleaved(21, 5, c100, c10k)
+		b.ReportMetric(float64(a.Microseconds()), "context-100-us")
 		b.ReportMetric(float64(c.Microseconds()), "context-10k-us")
 		b.ReportMetric(float64(c)/float64(a), "context-ratio")
+		a, c = interleaved(11, 3, v100, v10k)
+		b.ReportMetric(float64(c)/float64(a), "context-view-ratio")
 	}
 }
 

@@ -40,7 +40,7 @@ type fakeAgent struct {
 	metas   []session.Meta
 	model   string
 	window  int
-	fixed   int  // what ContextSize adds to the view's stored counts
+	fixed   int  // what MeasureContext adds to the view's stored counts
 	learned bool // the window is one the server named
 }
 
@@ -81,20 +81,28 @@ func (f *fakeAgent) Window() int {
 	return f.window
 }
 
-func (f *fakeAgent) ContextSize(v session.View) agent.Size {
+// MeasureContext adds fixed to the view's stored counts.
+func (f *fakeAgent) MeasureContext(ctx context.Context, st summarize.TallyStore, id string) (agent.Size, error) {
+	var v session.View
+	if id != "" {
+		var err error
+		if v, err = st.LoadView(ctx, id); err != nil {
+			return agent.Size{}, err
+		}
+	}
 	f.mu.Lock()
 	n, learned := f.fixed, f.learned
 	f.mu.Unlock()
 	for _, m := range v.Messages {
 		n += m.Tokens
 	}
-	return agent.Size{Tokens: n, Window: f.Window(), Learned: learned, ConfiguredWindow: 128000}
+	return agent.Size{Tokens: n, Window: f.Window(), Learned: learned, ConfiguredWindow: 128000}, nil
 }
 
 // Policy is nil: /context's default for the window.
 func (f *fakeAgent) Policy() *summarize.Policy { return nil }
 
-// setFixed changes what ContextSize measures from now on.
+// setFixed changes what MeasureContext measures from now on.
 func (f *fakeAgent) setFixed(fixed, window int, learned bool) {
 	f.mu.Lock()
 	f.fixed, f.window, f.learned = fixed, window, learned

@@ -81,21 +81,15 @@ func (m *Model) loadContext(id string) tea.Cmd {
 	return m.measure(id, m.ctxSeq)
 }
 
-// measure reads the session's view and measures the request it makes
-// (for a new session: the system prompt and tool schemas). It reads every
-// message not yet summarized, so it runs apart from loadHistory and the
-// first frame does not wait for it.
+// measure measures the request the session makes now (for a new
+// session: the system prompt and tool schemas) from the store's sums of
+// its stored counts, without reading its messages; it runs apart from
+// loadHistory all the same, so the first frame does not wait for it.
 func (m Model) measure(id string, seq int) tea.Cmd {
 	store, ag, ctx := m.o.Store, m.agent, m.o.Context
 	measure := func() tea.Msg {
-		var v session.View
-		if id != "" {
-			var err error
-			if v, err = store.LoadView(ctx, id); err != nil {
-				return contextMsg{sessionID: id, seq: seq, err: err}
-			}
-		}
-		return contextMsg{sessionID: id, seq: seq, size: ag.ContextSize(v)}
+		size, err := ag.MeasureContext(ctx, store, id)
+		return contextMsg{sessionID: id, seq: seq, size: size, err: err}
 	}
 	if id == "" {
 		return measure

@@ -36,8 +36,9 @@ type agentRunner interface {
 	StartMessage(ctx context.Context, sessionID string, m agent.UserMessage) <-chan agent.Event
 	Model() string
 	Window() int
-	// ContextSize measures the request a view makes, as /context does.
-	ContextSize(v session.View) agent.Size
+	// MeasureContext measures the request session id makes now, as
+	// /context does, from the store's sums (agent.MeasureContext).
+	MeasureContext(ctx context.Context, st summarize.TallyStore, id string) (agent.Size, error)
 	// Policy is the view policy its requests are built with (/context).
 	Policy() *summarize.Policy
 }
@@ -57,6 +58,10 @@ type sessionStore interface {
 	Messages(ctx context.Context, sessionID string, from, to int64) ([]session.Message, error)
 	Summaries(ctx context.Context, sessionID string, all bool) ([]session.Summary, error)
 	LoadView(ctx context.Context, sessionID string) (session.View, error)
+	// Tally and SetMaskTokens are what the status bar's context figure
+	// is added up from (summarize.Policy.Measure).
+	Tally(ctx context.Context, sessionID string, r session.TallyRule) (session.Tally, error)
+	SetMaskTokens(ctx context.Context, sessionID string, counts map[int64]int) error
 	// Prompts are the last n messages sent in the project's sessions.
 	Prompts(ctx context.Context, cwd string, n int) ([]session.Message, error)
 	// Lease makes this process the session's one writer (session.Lease).

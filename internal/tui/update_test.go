@@ -632,6 +632,11 @@ func (b *blockingStore) LoadView(ctx context.Context, id string) (session.View, 
 	return b.Store.LoadView(ctx, id)
 }
 
+func (b *blockingStore) Tally(ctx context.Context, id string, r session.TallyRule) (session.Tally, error) {
+	b.wait()
+	return b.Store.Tally(ctx, id, r)
+}
+
 func (b *blockingStore) CreateSession(ctx context.Context, cwd, model string) (session.Session, error) {
 	b.wait()
 	return b.Store.CreateSession(ctx, cwd, model)

@@ -1,0 +1,589 @@
+package session
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// tallySchema is the migration that lets the context meter add up a view
+// from a few rows instead of loading it (Tally). Each message records,
+// worked out once when it is appended:
+//   - plain: 1 when a request can carry it as it was stored, given the
+//     messages before it: an answer with text, calls with ids and JSON
+//     object arguments, a result that answers the next call of the
+//     assistant message before it, in order, with some output; 0 when the
+//     view policy may have to mend it (summarize's normalize); NULL for a
+//     message stored before this migration, not classified yet;
+//   - call_seq and pending: the assistant message whose calls are being
+//     answered after this message, and how many of them still are;
+//   - dup_seq (assistant messages with calls): the last earlier result
+//     answering one of its call ids, which a view holding both must mend;
+//   - cum_tokens, cum_tools and cum_tool_tokens: the stored counts of the
+//     log up to this message, how many tool results and their counts, so
+//     that a range's sums are two rows apart;
+//   - mask_tokens and cum_mask (results): the tokens of the one line that
+//     replaces the result when the view policy masks it, and their sum up
+//     to it; counted by the policy the first time it masks a result, for
+//     every result before it too (NULL until then).
+const tallySchema = `ALTER TABLE messages ADD COLUMN plain INTEGER;
+	ALTER TABLE messages ADD COLUMN pending INTEGER;
+	ALTER TABLE messages ADD COLUMN call_seq INTEGER;
+	ALTER TABLE messages ADD COLUMN dup_seq INTEGER;
+	ALTER TABLE messages ADD COLUMN cum_tokens INTEGER;
+	ALTER TABLE messages ADD COLUMN cum_tools INTEGER;
+	ALTER TABLE messages ADD COLUMN cum_tool_tokens INTEGER;
+	ALTER TABLE messages ADD COLUMN mask_tokens INTEGER;
+	ALTER TABLE messages ADD COLUMN cum_mask INTEGER;
+	CREATE INDEX messages_unclassified ON messages(session_id, seq) WHERE plain IS NULL;
+	CREATE INDEX messages_odd ON messages(session_id, seq) WHERE plain = 0;
+	CREATE INDEX messages_dup ON messages(session_id, dup_seq) WHERE dup_seq > 0;
+	CREATE INDEX messages_by_call ON messages(session_id, tool_call_id, seq) WHERE role = 'tool';
+	CREATE INDEX messages_tools ON messages(session_id, cum_tools) WHERE role = 'tool';
+	CREATE INDEX messages_masked ON messages(session_id, seq) WHERE role = 'tool' AND cum_mask IS NOT NULL;
+	CREATE INDEX messages_big ON messages(session_id, tokens);`
+
+// link is the pairing of calls and results after a message of the log:
+// the assistant message (callSeq) whose calls are being answered, its
+// calls, and how many of them are still unanswered.
+type link struct {
+	callSeq int64
+	calls   []ToolCall
+	pending int
+	cum     sums
+}
+
+// sums are the running sums of the log up to a message (tallySchema).
+type sums struct {
+	tokens, tools, toolTokens int64
+}
+
+// rowFacts is what classifying a message needs of it.
+type rowFacts struct {
+	tokens int64
+	role   Role
+	calls  []ToolCall
+	callID string
+	// empty: no text at all; blank: only white space (maybe: not sure).
+	empty, blank, deleted bool
+}
+
+func factsOf(m Message) rowFacts {
+	return rowFacts{tokens: int64(m.Tokens), role: m.Role, calls: m.ToolCalls, callID: m.ToolCallID, empty: m.Content == "",
+		blank: strings.TrimSpace(m.Content) == "", deleted: m.Meta.Deleted}
+}
+
+// next classifies a message following the link state l, and moves l past
+// it. The rules are summarize's normalize read backwards: a message is
+// plain when normalize leaves it as it is in any view that holds it and
+// the messages since the last user or plain answer before it.
+func (l *link) next(seq int64, f rowFacts) (plain bool) {
+	cum := l.cum
+	cum.tokens += f.tokens
+	if f.role == RoleTool {
+		cum.tools++
+		cum.toolTokens += f.tokens
+	}
+	defer func() { l.cum = cum }()
+	switch {
+	case f.role == RoleTool:
+		plain = l.pending > 0 && f.callID == l.calls[len(l.calls)-l.pending].ID && !f.empty && !f.deleted
+		if l.pending > 0 {
+			l.pending--
+		}
+		if l.pending == 0 {
+			*l = link{}
+		}
+		return plain
+	case f.role == RoleAssistant && len(f.calls) > 0:
+		plain = l.pending == 0 && callsPlain(f.calls)
+		*l = link{callSeq: seq, calls: f.calls, pending: len(f.calls)}
+		return plain
+	case f.role == RoleAssistant:
+		plain = l.pending == 0 && !f.blank
+	default:
+		plain = l.pending == 0
+	}
+	*l = link{}
+	return plain
+}
+
+// callsPlain reports whether a request can carry calls as stored: ids
+// set and distinct, arguments a JSON object.
+func callsPlain(calls []ToolCall) bool {
+	seen := map[string]bool{}
+	for _, c := range calls {
+		if c.ID == "" || seen[c.ID] || strings.TrimSpace(c.Arguments) == "" || !isJSONObject(c.Arguments) {
+			return false
+		}
+		seen[c.ID] = true
+	}
+	return true
+}
+
+// isJSONObject is summarize's test of a call's arguments.
+func isJSONObject(s string) bool {
+	var v map[string]json.RawMessage
+	return json.Unmarshal([]byte(s), &v) == nil && v != nil
+}
+
+// querier is a transaction or the database.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// linkAfter reads the link state after message seq (ok false: that
+// message is not classified yet). Seq 0 is the empty log's state.
+func linkAfter(ctx context.Context, q querier, sessionID string, seq int64) (l link, ok bool, err error) {
+	if seq <= 0 {
+		return link{}, true, nil
+	}
+	var plain, pending, callSeq, cumTokens, cumTools, cumToolTokens sql.NullInt64
+	err = q.QueryRowContext(ctx, `SELECT plain, pending, call_seq, cum_tokens, cum_tools, cum_tool_tokens
+		FROM messages WHERE session_id = ? AND seq = ?`,
+		sessionID, seq).Scan(&plain, &pending, &callSeq, &cumTokens, &cumTools, &cumToolTokens)
+	if errors.Is(err, sql.ErrNoRows) {
+		return link{}, false, nil
+	}
+	if err != nil || !plain.Valid || !cumTokens.Valid {
+		return link{}, false, err
+	}
+	l.cum = sums{tokens: cumTokens.Int64, tools: cumTools.Int64, toolTokens: cumToolTokens.Int64}
+	if pending.Int64 <= 0 {
+		return l, true, nil
+	}
+	var calls sql.NullString
+	if err := q.QueryRowContext(ctx, `SELECT tool_calls FROM messages WHERE session_id = ? AND seq = ?`,
+		sessionID, callSeq.Int64).Scan(&calls); err != nil {
+		return link{}, false, err
+	}
+	l.callSeq, l.pending = callSeq.Int64, int(pending.Int64)
+	if err := json.Unmarshal([]byte(calls.String), &l.calls); err != nil || len(l.calls) < l.pending {
+		return link{}, false, nil
+	}
+	return l, true, nil
+}
+
+// dupSeq is the last result before seq answering one of calls' ids (0:
+// none).
+func dupSeq(ctx context.Context, q querier, sessionID string, seq int64, calls []ToolCall) (int64, error) {
+	if len(calls) == 0 {
+		return 0, nil
+	}
+	args := []any{sessionID, seq}
+	for _, c := range calls {
+		args = append(args, c.ID)
+	}
+	var last sql.NullInt64
+	err := q.QueryRowContext(ctx, `SELECT max(seq) FROM messages WHERE session_id = ? AND role = 'tool' AND seq < ?
+		AND tool_call_id IN (?`+strings.Repeat(",?", len(calls)-1)+`)`, args...).Scan(&last)
+	return last.Int64, err
+}
+
+// classification is what Append and classify store for one message.
+type classification struct {
+	// NULL when not classified
+	plain, pending, callSeq, dupSeq, cumTokens, cumTools, cumToolTokens any
+}
+
+// args are the classification's columns as arguments, in tallyCols' order.
+func (c classification) args() []any {
+	return []any{c.plain, c.pending, c.callSeq, c.dupSeq, c.cumTokens, c.cumTools, c.cumToolTokens}
+}
+
+// tallyCols are the columns a classification sets.
+const tallyCols = `plain, pending, call_seq, dup_seq, cum_tokens, cum_tools, cum_tool_tokens`
+
+func (l *link) classify(ctx context.Context, q querier, sessionID string, seq int64, f rowFacts) (classification, error) {
+	c := classification{}
+	if f.role == RoleAssistant && len(f.calls) > 0 {
+		d, err := dupSeq(ctx, q, sessionID, seq, f.calls)
+		if err != nil {
+			return c, err
+		}
+		c.dupSeq = d
+	}
+	plain := l.next(seq, f)
+	c.plain, c.pending, c.callSeq = boolInt(plain), l.pending, l.callSeq
+	c.cumTokens, c.cumTools, c.cumToolTokens = l.cum.tokens, l.cum.tools, l.cum.toolTokens
+	return c, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// classifyChunk is how many messages classify reads at a time.
+const classifyChunk = 1000
+
+// classify works out the pairing columns of a session's messages stored
+// before they existed (see tallySchema), once: from the first message
+// not classified to the end of the log.
+func (s *Store) classify(ctx context.Context, sessionID string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("classify messages of session %s: %w", sessionID, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	var first sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT min(seq) FROM messages INDEXED BY messages_unclassified
+		WHERE session_id = ? AND plain IS NULL`,
+		sessionID).Scan(&first); err != nil || !first.Valid {
+		return err
+	}
+	l, ok, err := linkAfter(ctx, tx, sessionID, first.Int64-1)
+	if err != nil {
+		return fmt.Errorf("classify messages of session %s: %w", sessionID, err)
+	}
+	if !ok { // the message before is unreadable: start over from the first
+		first.Int64, l = 1, link{}
+	}
+	upd, err := tx.PrepareContext(ctx, `UPDATE messages SET (`+tallyCols+`) = (?,?,?,?,?,?,?)
+		WHERE session_id = ? AND seq = ?`)
+	if err != nil {
+		return fmt.Errorf("classify messages of session %s: %w", sessionID, err)
+	}
+	defer upd.Close()
+	type row struct {
+		seq int64
+		f   rowFacts
+	}
+	for from := first.Int64; ; {
+		rows, err := tx.QueryContext(ctx, `SELECT seq, tokens, role, tool_calls, tool_call_id, content = '',
+			CASE WHEN role = 'assistant' THEN substr(content, 1, 256) END,
+			instr(coalesce(meta, ''), '"deleted":true') > 0
+			FROM messages WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?`, sessionID, from, classifyChunk)
+		if err != nil {
+			return fmt.Errorf("classify messages of session %s: %w", sessionID, err)
+		}
+		var chunk []row
+		for rows.Next() {
+			var r row
+			var role string
+			var calls, head sql.NullString
+			if err := rows.Scan(&r.seq, &r.f.tokens, &role, &calls, &r.f.callID, &r.f.empty, &head, &r.f.deleted); err != nil {
+				rows.Close()
+				return fmt.Errorf("classify messages of session %s: %w", sessionID, err)
+			}
+			r.f.role = Role(role)
+			if calls.String != "" && json.Unmarshal([]byte(calls.String), &r.f.calls) != nil {
+				r.f.calls = []ToolCall{{}} // undecodable: never plain
+			}
+			// A long text whose first 256 characters are white space is
+			// taken as blank: not plain, which only costs the meter its
+			// shortcut.
+			r.f.blank = strings.TrimSpace(head.String) == ""
+			chunk = append(chunk, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("classify messages of session %s: %w", sessionID, err)
+		}
+		for _, r := range chunk {
+			c, err := l.classify(ctx, tx, sessionID, r.seq, r.f)
+			if err != nil {
+				return fmt.Errorf("classify message %d of session %s: %w", r.seq, sessionID, err)
+			}
+			if _, err := upd.ExecContext(ctx, append(c.args(), sessionID, r.seq)...); err != nil {
+				return fmt.Errorf("classify message %d of session %s: %w", r.seq, sessionID, err)
+			}
+		}
+		if len(chunk) < classifyChunk {
+			break
+		}
+		from = chunk[len(chunk)-1].seq + 1
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("classify messages of session %s: %w", sessionID, err)
+	}
+	return nil
+}
+
+// TallyRule is how the view policy sends a view's messages, for Tally.
+type TallyRule struct {
+	// Mask is how many of the oldest tool results a view with tools
+	// results masks.
+	Mask func(tools int) int
+	// Room is the most tokens a message other than a tool result is sent
+	// with, CapTokens the most an unmasked result is; larger ones are cut.
+	Room, CapTokens int
+}
+
+// Tally is a view added up from the log's running sums (see Store.Tally).
+type Tally struct {
+	// View holds the session and its active summaries, no messages.
+	View View
+	// Plain is false when the view holds something the policy mends (see
+	// tallySchema) or the store could not tell: the figures below are
+	// then not set, and the view must be built.
+	Plain bool
+	// From is the view's first seq, First its role ("" for none).
+	From  int64
+	First Role
+	// Messages and Tools count the view's messages and tool results;
+	// Masked is how many results Mask masks.
+	Messages, Tools, Masked int
+	// Tokens is what the view's messages are sent with: their stored
+	// counts, masked results as masked, less Cut's and the masked size of
+	// the Unmasked results in the view.
+	Tokens int
+	// Cut are the messages larger than the rule lets through, whole: the
+	// policy cuts them.
+	Cut []Message
+	// Unmasked are results whose masked size is not stored yet, up to the
+	// last masked one (Seq, Role, ToolCallID, Name, Tokens and Meta): the
+	// policy counts them, adds those from From on, and keeps the counts
+	// with SetMaskTokens, in order.
+	Unmasked []Message
+}
+
+// tallyRow is what Tally reads of one message.
+type tallyRow struct {
+	seq              int64
+	role             string
+	pending          sql.NullInt64
+	cum              sums
+	cumMask, maskTok sql.NullInt64
+}
+
+func (s *Store) tallyRow(ctx context.Context, where string, args ...any) (tallyRow, bool, error) {
+	var r tallyRow
+	err := s.db.QueryRowContext(ctx, `SELECT seq, role, pending, coalesce(cum_tokens, 0), coalesce(cum_tools, 0),
+		coalesce(cum_tool_tokens, 0), cum_mask, mask_tokens FROM messages `+where, args...).Scan(
+		&r.seq, &r.role, &r.pending, &r.cum.tokens, &r.cum.tools, &r.cum.toolTokens, &r.cumMask, &r.maskTok)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, false, nil
+	}
+	return r, err == nil, err
+}
+
+// exists runs a query that returns a row when something is there.
+func (s *Store) exists(ctx context.Context, query string, args ...any) (bool, error) {
+	var one int
+	err := s.db.QueryRowContext(ctx, query, args...).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Tally adds up a session's view for the context meter without loading
+// it, from the running sums of its first and last messages and a few
+// index lookups: its cost does not grow with the log. The log is
+// classified first if it holds messages stored before the sums existed
+// (once).
+func (s *Store) Tally(ctx context.Context, sessionID string, r TallyRule) (Tally, error) {
+	sess, err := s.Session(ctx, sessionID)
+	if err != nil {
+		return Tally{}, err
+	}
+	sums, err := s.Summaries(ctx, sess.ID, false)
+	if err != nil {
+		return Tally{}, err
+	}
+	t := Tally{View: View{Session: sess, Summaries: sums}}
+	t, err = s.tally(ctx, t, r)
+	if err != nil {
+		return Tally{}, s.errorf("tally session %s: %w", sess.ID, err)
+	}
+	return t, nil
+}
+
+func (s *Store) tally(ctx context.Context, t Tally, r TallyRule) (Tally, error) {
+	id := t.View.Session.ID
+	t.From = t.View.SummarizedThrough() + 1
+	unclassified, err := s.exists(ctx, `SELECT 1 FROM messages INDEXED BY messages_unclassified
+		WHERE session_id = ? AND plain IS NULL LIMIT 1`, id)
+	if err != nil {
+		return t, err
+	}
+	if unclassified {
+		if s.readOnly {
+			return t, nil // not plain: the view must be built
+		}
+		if err := s.classify(ctx, id); err != nil {
+			return t, err
+		}
+	}
+	last, ok, err := s.tallyRow(ctx, `WHERE session_id = ? ORDER BY seq DESC LIMIT 1`, id)
+	if err != nil || !ok || last.seq < t.From {
+		t.Plain = err == nil
+		return t, err
+	}
+	// A message the policy mends; calls still unanswered at the end,
+	// which get results the policy writes; a call id used twice.
+	if last.pending.Int64 != 0 {
+		return t, nil
+	}
+	if odd, err := s.exists(ctx, `SELECT 1 FROM messages INDEXED BY messages_odd
+		WHERE session_id = ? AND plain = 0 AND seq >= ? LIMIT 1`, id, t.From); err != nil || odd {
+		return t, err
+	}
+	if dup, err := s.exists(ctx, `SELECT 1 FROM messages INDEXED BY messages_dup
+		WHERE session_id = ? AND dup_seq > 0 AND dup_seq >= ? LIMIT 1`, id, t.From); err != nil || dup {
+		return t, err
+	}
+	first, ok, err := s.tallyRow(ctx, `WHERE session_id = ? AND seq = ?`, id, t.From)
+	if err != nil || !ok {
+		return t, err
+	}
+	// A result first answers a call the view does not hold.
+	if t.First = Role(first.role); t.First == RoleTool {
+		return t, nil
+	}
+	var base sums // the log before the view
+	if t.From > 1 {
+		before, ok, err := s.tallyRow(ctx, `WHERE session_id = ? AND seq = ?`, id, t.From-1)
+		if err != nil || !ok {
+			return t, err
+		}
+		base = before.cum
+	}
+	t.Messages = int(last.seq - t.From + 1)
+	t.Tools = int(last.cum.tools - base.tools)
+	tokens := last.cum.tokens - base.tokens
+	t.Masked = min(max(r.Mask(t.Tools), 0), t.Tools)
+	var masked int64 // the last masked result
+	if t.Masked > 0 {
+		m, err := s.maskedSum(ctx, &t, base)
+		if err != nil {
+			return t, err
+		}
+		masked = m.seq
+		tokens -= m.cum.toolTokens - base.toolTokens
+		if m.cumMask.Valid { // counted up to it: the rest is in the sums
+			var before int64
+			if base.tools > 0 {
+				b, ok, err := s.tallyRow(ctx, `INDEXED BY messages_tools WHERE session_id = ? AND role = 'tool' AND cum_tools = ?`,
+					id, base.tools)
+				if err != nil || !ok {
+					return t, err
+				}
+				before = b.cumMask.Int64
+			}
+			tokens += m.cumMask.Int64 - before
+		}
+	}
+	lim := min(r.Room, r.CapTokens)
+	big, err := s.queryMessages(ctx, `SELECT `+messageCols+` FROM messages INDEXED BY messages_big
+		WHERE session_id = ? AND tokens > ? AND seq >= ? AND seq <= ?`, id, lim, t.From, last.seq)
+	if err != nil {
+		return t, err
+	}
+	for _, m := range big {
+		if (m.Role != RoleTool && m.Tokens > r.Room) || (m.Role == RoleTool && m.Seq > masked && m.Tokens > r.CapTokens) {
+			t.Cut = append(t.Cut, m)
+			tokens -= int64(m.Tokens)
+		}
+	}
+	t.Tokens = int(tokens)
+	t.Plain = true
+	return t, nil
+}
+
+// maskedSum finds the last masked result of t's view, and when the masked
+// sizes are not all stored up to it, sets t.Unmasked to the results whose
+// sizes are missing (from the last one stored on).
+func (s *Store) maskedSum(ctx context.Context, t *Tally, base sums) (tallyRow, error) {
+	id := t.View.Session.ID
+	m, ok, err := s.tallyRow(ctx, `INDEXED BY messages_tools WHERE session_id = ? AND role = 'tool' AND cum_tools = ?`,
+		id, base.tools+int64(t.Masked))
+	if err == nil && !ok {
+		err = fmt.Errorf("result %d of the log: %w", base.tools+int64(t.Masked), ErrNotFound)
+	}
+	if err != nil || m.cumMask.Valid {
+		return m, err
+	}
+	var frontier int64
+	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM messages INDEXED BY messages_masked
+		WHERE session_id = ? AND role = 'tool' AND cum_mask IS NOT NULL`, id).Scan(&frontier); err != nil {
+		return m, err
+	}
+	t.Unmasked, err = s.queryMessages(ctx, `SELECT seq, role, '', NULL, NULL, tool_call_id, name, tokens,
+		created_at, meta, NULL FROM messages WHERE session_id = ? AND seq > ? AND seq <= ? AND role = 'tool'
+		ORDER BY seq`, id, frontier, m.seq)
+	if err != nil {
+		return m, err
+	}
+	// The stored part: the view's results up to the frontier.
+	if frontier >= t.From {
+		f, ok, err := s.tallyRow(ctx, `WHERE session_id = ? AND seq = ?`, id, frontier)
+		if err != nil || !ok {
+			return m, err
+		}
+		m.cumMask = f.cumMask
+	} else {
+		m.cumMask = sql.NullInt64{Int64: 0, Valid: false}
+	}
+	return m, nil
+}
+
+// SetMaskTokens stores what the view policy counted for the masked
+// results Tally returned as Unmasked (seq to tokens), with their running
+// sum. Nothing is stored unless they are the results right after the
+// last one stored, in order (another process stored them meanwhile).
+func (s *Store) SetMaskTokens(ctx context.Context, sessionID string, counts map[int64]int) error {
+	if len(counts) == 0 {
+		return nil
+	}
+	seqs := make([]int64, 0, len(counts))
+	for seq := range counts {
+		seqs = append(seqs, seq)
+	}
+	slices.Sort(seqs)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.errorf("store masked sizes of session %s: %w", sessionID, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	var frontier, cum int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM messages INDEXED BY messages_masked
+		WHERE session_id = ? AND role = 'tool' AND cum_mask IS NOT NULL`, sessionID).Scan(&frontier); err != nil {
+		return s.errorf("store masked sizes of session %s: %w", sessionID, err)
+	}
+	if frontier > 0 {
+		if err := tx.QueryRowContext(ctx, `SELECT cum_mask FROM messages WHERE session_id = ? AND seq = ?`,
+			sessionID, frontier).Scan(&cum); err != nil {
+			return s.errorf("store masked sizes of session %s: %w", sessionID, err)
+		}
+	}
+	var want []int64
+	rows, err := tx.QueryContext(ctx, `SELECT seq FROM messages WHERE session_id = ? AND seq > ? AND seq <= ?
+		AND role = 'tool' ORDER BY seq`, sessionID, frontier, seqs[len(seqs)-1])
+	if err != nil {
+		return s.errorf("store masked sizes of session %s: %w", sessionID, err)
+	}
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			rows.Close()
+			return s.errorf("store masked sizes of session %s: %w", sessionID, err)
+		}
+		want = append(want, seq)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return s.errorf("store masked sizes of session %s: %w", sessionID, err)
+	}
+	if !slices.Equal(want, seqs) {
+		return nil
+	}
+	for _, seq := range seqs {
+		cum += int64(counts[seq])
+		if _, err := tx.ExecContext(ctx, `UPDATE messages SET mask_tokens = ?, cum_mask = ? WHERE session_id = ? AND seq = ?`,
+			counts[seq], cum, sessionID, seq); err != nil {
+			return s.errorf("store masked size of message %d of session %s: %w", seq, sessionID, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return s.errorf("store masked sizes of session %s: %w", sessionID, err)
+	}
+	return nil
+}

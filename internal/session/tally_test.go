@@ -1,0 +1,135 @@
+package session_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/summarize"
+)
+
+// legacyVersion is the schema version before the meter's columns.
+const legacyVersion = 3
+
+// writeLegacyStore writes a database as gencode wrote it at schema
+// version 3: a session of n turns (a request, a call, its result, an
+// answer), with no pairing columns.
+func writeLegacyStore(t *testing.T, dir string, turns int) string {
+	t.Helper()
+	require.Equal(t, legacyVersion+1, len(session.Migrations), "update the legacy schema of this test")
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, session.FileName)+"?_pragma=journal_mode(WAL)")
+	require.NoError(t, err)
+	defer db.Close()
+	for _, m := range session.Migrations[:legacyVersion] {
+		_, err := db.Exec(m)
+		require.NoError(t, err)
+	}
+	_, err = db.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, legacyVersion))
+	require.NoError(t, err)
+	id := "0123456789ab"
+	_, err = db.Exec(`INSERT INTO sessions(id, created_at, updated_at, cwd, message_count, last_seq) VALUES(?, 0, 0, '/w', ?, ?)`,
+		id, 4*turns, 4*turns)
+	require.NoError(t, err)
+	insert := func(seq int, role, content, calls, callID, name string, tokens int, meta string) {
+		var c, m any
+		if calls != "" {
+			c = calls
+		}
+		if meta != "" {
+			m = meta
+		}
+		_, err := db.Exec(`INSERT INTO messages(session_id, seq, role, content, tool_calls, tool_call_id, name, tokens, created_at, meta)
+			VALUES(?,?,?,?,?,?,?,?,?,?)`, id, seq, role, content, c, callID, name, tokens, seq, m)
+		require.NoError(t, err)
+	}
+	for k := range turns {
+		seq := 4*k + 1
+		callID := fmt.Sprintf("call_%d", k)
+		calls, _ := json.Marshal([]session.ToolCall{{ID: callID, Name: "Bash", Arguments: `{"command":"make"}`}})
+		out := strings.Repeat("ok ", 20+k%7*300)
+		insert(seq, "user", fmt.Sprintf("step %d", k), "", "", "", 6, "")
+		insert(seq+1, "assistant", "", string(calls), "", "", 20, "")
+		insert(seq+2, "tool", out, "", callID, "Bash", len(out)/4+4, `{"tool":"Bash","command":"make"}`)
+		insert(seq+3, "assistant", fmt.Sprintf("done %d", k), "", "", "", 7, "")
+	}
+	return id
+}
+
+// TestMeterAfterUpgrade: a store written before the meter's columns is
+// upgraded on open; the first measure classifies its log once, and from
+// then on the figure is summed in SQL and equals the built view's, also
+// as the log grows after the upgrade.
+func TestMeterAfterUpgrade(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	id := writeLegacyStore(t, dir, 60)
+	st, err := session.Open(ctx, dir)
+	require.NoError(t, err)
+	defer st.Close()
+	var version int
+	require.NoError(t, st.DB().QueryRow(`PRAGMA user_version`).Scan(&version))
+	require.Equal(t, len(session.Migrations), version)
+
+	p := summarize.NewPolicy(summarize.ViewConfig{Window: 8000, SystemPrompt: "You are gencode.", Overhead: 300, MaskAfter: 4})
+	rule := session.TallyRule{Mask: func(n int) int { return max(0, (n-4)/2*2) }, Room: p.MessageRoom(), CapTokens: p.CapTokens()}
+	check := func(at string) {
+		t.Helper()
+		v, err := st.LoadView(ctx, id)
+		require.NoError(t, err)
+		got, err := p.Measure(ctx, st, id)
+		require.NoError(t, err)
+		require.Equal(t, p.Build(v).Tokens, got.Tokens, at)
+		tally, err := st.Tally(ctx, id, rule)
+		require.NoError(t, err)
+		require.True(t, tally.Plain, "%s: summed in SQL", at)
+		require.Empty(t, tally.Unmasked, "%s: the masked sizes were kept", at)
+	}
+	var unclassified int
+	require.NoError(t, st.DB().QueryRow(`SELECT count(*) FROM messages WHERE plain IS NULL`).Scan(&unclassified))
+	require.Equal(t, 240, unclassified, "Open does not classify the log")
+	check("after the upgrade")
+	require.NoError(t, st.DB().QueryRow(`SELECT count(*) FROM messages WHERE plain IS NULL`).Scan(&unclassified))
+	require.Zero(t, unclassified, "the first measure classified the log")
+
+	for k := range 5 {
+		_, err := st.Append(ctx, id,
+			session.Message{Role: session.RoleUser, Content: "more", Tokens: 5},
+			session.Message{Role: session.RoleAssistant, Tokens: 20, ToolCalls: []session.ToolCall{{ID: fmt.Sprintf("new_%d", k), Name: "Bash", Arguments: `{"command":"ls"}`}}},
+			session.Message{Role: session.RoleTool, ToolCallID: fmt.Sprintf("new_%d", k), Name: "Bash", Content: "a b c", Tokens: 6},
+			session.Message{Role: session.RoleAssistant, Content: "ok", Tokens: 5})
+		require.NoError(t, err)
+		check(fmt.Sprintf("after %d more turns", k+1))
+	}
+}
+
+// TestAppendToAnUnclassifiedLog: messages appended to a log not
+// classified yet are left unclassified too (their pairing depends on the
+// messages before them), and the next measure classifies them all.
+func TestAppendToAnUnclassifiedLog(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	id := writeLegacyStore(t, dir, 3)
+	st, err := session.Open(ctx, dir)
+	require.NoError(t, err)
+	defer st.Close()
+	_, err = st.Append(ctx, id, session.Message{Role: session.RoleUser, Content: "next", Tokens: 5})
+	require.NoError(t, err)
+	var unclassified int
+	require.NoError(t, st.DB().QueryRow(`SELECT count(*) FROM messages WHERE plain IS NULL`).Scan(&unclassified))
+	require.Equal(t, 13, unclassified)
+	tally, err := st.Tally(ctx, id, session.TallyRule{Mask: func(int) int { return 0 }, Room: 1 << 20, CapTokens: 1 << 20})
+	require.NoError(t, err)
+	require.True(t, tally.Plain)
+	require.Equal(t, 13, tally.Messages)
+	require.NoError(t, st.DB().QueryRow(`SELECT count(*) FROM messages WHERE plain IS NULL`).Scan(&unclassified))
+	require.Zero(t, unclassified)
+}

@@ -1,0 +1,67 @@
+package summarize
+
+import (
+	"context"
+
+	"github.com/gencode/gencode/internal/session"
+)
+
+// TallyStore is the session store as Measure reads it.
+type TallyStore interface {
+	Tally(ctx context.Context, sessionID string, r session.TallyRule) (session.Tally, error)
+	SetMaskTokens(ctx context.Context, sessionID string, counts map[int64]int) error
+	LoadView(ctx context.Context, sessionID string) (session.View, error)
+}
+
+// Measure is the size of the request session id makes now: what
+// Build(LoadView) says, to the token, without loading the view. The store
+// adds up the stored counts in SQL under this policy's rules (masking,
+// cuts); the policy counts what it writes itself (the head, cut texts,
+// placeholders not counted before, which it stores). A view the policy
+// must mend (see session.Tally.Plain) is loaded and built.
+//
+// Of the breakdown, Measure sets Fixed, Instructions, Summaries,
+// LogMessages, SummaryCount, MaskedCount and CutCount; /context's
+// per-role figures need Build.
+func (p *Policy) Measure(ctx context.Context, st TallyStore, id string) (Prompt, error) {
+	room, capTokens := p.MessageRoom(), p.CapTokens()
+	t, err := st.Tally(ctx, id, session.TallyRule{
+		Mask: func(n int) int { return maskN(n, p.cfg.MaskAfter, p.cfg.MaskBatch) },
+		Room: room, CapTokens: capTokens,
+	})
+	if err != nil || !t.Plain {
+		v, lerr := st.LoadView(ctx, id)
+		if lerr != nil {
+			return Prompt{}, lerr
+		}
+		return p.Build(v), nil
+	}
+	r := Prompt{Window: p.Window(), Learned: p.Learned(), ConfiguredWindow: p.cfg.Window,
+		LogMessages: t.Messages, SummaryCount: len(t.View.Summaries), MaskedCount: t.Masked}
+	msgs := t.Tokens
+	sid := t.View.Session.ID
+	for _, m := range t.Cut {
+		var cut bool
+		if m, cut = p.fit(sid, m, room, capTokens); cut {
+			r.CutCount++
+		}
+		msgs += m.Tokens
+	}
+	counted := map[int64]int{}
+	for _, m := range t.Unmasked {
+		n := p.maskedTokens(sid, m)
+		counted[m.Seq] = n
+		if m.Seq >= t.From { // the ones before are kept for the running sum
+			msgs += n
+		}
+	}
+	// Kept for the next measure; counts not kept (a read-only store) are
+	// counted again then, so the figure is the same.
+	_ = st.SetMaskTokens(ctx, sid, counted)
+	sys := p.SystemPrompt(t.View.Session)
+	r.Fixed = p.cfg.Overhead + p.headTokens(p.head(sys, nil, ""))
+	r.Instructions = p.InstructionTokens()
+	r.Summaries = p.cfg.Overhead + p.headTokens(p.head(sys, t.View.Summaries, t.First)) - r.Fixed
+	r.Tokens = r.Fixed + r.Summaries + msgs
+	return r, nil
+}
