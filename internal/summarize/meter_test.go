@@ -162,7 +162,7 @@ func TestMeterEqualsTheBuiltView(t *testing.T) {
 			l := newLog(t, st)
 			plain, checks := 0, 0
 			turns := 120
-			if odd >= 0 {
+			if odd >= 0 || raceOn {
 				turns = 40
 			}
 			for k := range turns {
