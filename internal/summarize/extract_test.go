@@ -404,6 +404,24 @@ func TestExtractShellChanges(t *testing.T) {
 	require.Equal(t, []string{"notes.md", "main.go"}, sum.FilesRead)
 }
 
+// TestSummaryBlockNamesDeletionsAndReverts: the block the model reads
+// after a compaction says which files the range deleted and which it put
+// back as committed, not only which it modified; otherwise the model
+// would go on reading and editing files that are gone or changed back.
+func TestSummaryBlockNamesDeletionsAndReverts(t *testing.T) {
+	t.Parallel()
+	sum := extract(logOf(
+		bash(`printf 'x\n' > scratch.txt`, ""),
+		bash("sed -i 's/a/A/' main.go", ""),
+		bash("rm old.go", ""),
+		bash("git checkout -- main.go", ""),
+	), true)
+	block := RenderSummary(sum)
+	require.Contains(t, block, "Files modified: scratch.txt\n")
+	require.Contains(t, block, "Files deleted: old.go\n")
+	require.Contains(t, block, "Files reverted to their committed state: main.go\n")
+}
+
 // TestExtractOtherAgents: the vocabularies of other agents on import, a
 // script fixed through a file shown earlier, diffs in results, and edits
 // that were refused.

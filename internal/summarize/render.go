@@ -180,6 +180,10 @@ func RenderSummary(s session.Summary) string {
 		list("Key decisions", s.KeyDecisions, share(10))
 	}
 	list("Files modified", s.FilesModified, share(20))
+	// A file the range deleted or reverted is not where the model last saw
+	// it: without these lines it would read or edit it as it was.
+	list("Files deleted", s.FilesDeleted, share(8))
+	list("Files reverted to their committed state", s.FilesReverted, share(8))
 	list("Commands run", s.Commands, share(20))
 	list("Files read", s.FilesRead, share(8))
 	if len(s.ToolsUsed) > 0 {
