@@ -3,7 +3,11 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -53,18 +57,31 @@ func mentions(text string) []string {
 type attachedMsg struct {
 	s     input.SubmitMsg
 	files []string
+	plain []string // mentions that name no file: sent as written
 	err   string
 }
 
 // attach reads the files a message mentions with the Read tool, in a Cmd,
 // and attaches them after its text, as Read shows them (numbered lines,
 // capped); then the message is sent as any other. The mentions are looked
-// for in what the user typed, not in the pastes.
+// for in what the user typed, not in the pastes. An "@word" that names
+// nothing on disk ("@Override", "@alice") is text, not a mention: it is
+// sent as written, with a note, rather than holding the message back.
 func (m *Model) attach(s input.SubmitMsg, paths []string) tea.Cmd {
 	ts, ctx := m.o.Tools, m.o.Context
 	return func() tea.Msg {
 		var b strings.Builder
+		var files, plain []string
 		for _, p := range paths {
+			abs := p
+			if !filepath.IsAbs(abs) {
+				abs = filepath.Join(ts.WorkDir(), p)
+			}
+			if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
+				plain = append(plain, p)
+				continue
+			}
+			files = append(files, p)
 			args, _ := json.Marshal(map[string]string{"file_path": p})
 			r := ts.RunByUser(ctx, tools.Call{Name: tools.ToolRead, Arguments: string(args)})
 			if r.IsError {
@@ -73,7 +90,7 @@ func (m *Model) attach(s input.SubmitMsg, paths []string) tea.Cmd {
 			fmt.Fprintf(&b, "\n\n<file path=%q>\n%s\n</file>", p, r.Content)
 		}
 		s.Text += b.String()
-		return attachedMsg{s: s, files: paths}
+		return attachedMsg{s: s, files: files, plain: plain}
 	}
 }
 
@@ -86,7 +103,12 @@ func (m *Model) attached(msg attachedMsg) tea.Cmd {
 		return nil
 	}
 	cmd := m.send(msg.s)
-	m.chat.AddInfo("attached " + strings.Join(msg.files, ", "))
+	if len(msg.files) > 0 {
+		m.chat.AddInfo("attached " + strings.Join(msg.files, ", "))
+	}
+	if len(msg.plain) > 0 {
+		m.chat.AddInfo("no such file, sent as written: @" + strings.Join(msg.plain, ", @"))
+	}
 	return cmd
 }
 

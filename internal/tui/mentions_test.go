@@ -42,15 +42,14 @@ func TestMentionAttachesTheFile(t *testing.T) {
 	require.NotContains(t, h.view(), "second line")
 }
 
-// A mention that cannot be read sends nothing: the error says why and the
-// message is back in the editor. Outside the project, Read's rule holds:
-// with nobody to ask, it is refused.
+// A mention of a file that cannot be read sends nothing: the error says
+// why and the message is back in the editor. Outside the project, Read's
+// rule holds: with nobody to ask, it is refused.
 func TestMentionThatCannotBeRead(t *testing.T) {
 	t.Parallel()
 	_, ts := project(t)
 	h := newHarness(t, 80, 20, withTools(ts))
 	for _, tc := range []struct{ typed, err string }{
-		{"look at @missing.go", "@missing.go: missing.go does not exist"},
 		{"and @/etc/hostname", "@/etc/hostname: permission denied: Read outside the working directory"},
 	} {
 		h.typ(tc.typed)
@@ -60,6 +59,23 @@ func TestMentionThatCannotBeRead(t *testing.T) {
 		h.m.input.Reset()
 	}
 	require.Empty(t, h.agent.Starts())
+}
+
+// An "@word" that names no file (a Java annotation, a person, a typo) is
+// text: the message is sent as written, a note says nothing was attached,
+// and the files that do exist are still attached.
+func TestMentionOfNoFileIsText(t *testing.T) {
+	t.Parallel()
+	_, ts := project(t)
+	h := newHarness(t, 80, 20, withTools(ts))
+	h.typ("why does @Override fail in @notes.txt? ask @alice")
+	h.key("enter")
+	h.until("the turn", func(string) bool { return len(h.agent.Starts()) == 1 })
+	require.Equal(t, "why does @Override fail in @notes.txt? ask @alice\n\n<file path=\"notes.txt\">\n     1\tfirst line\n     2\tsecond line\n</file>", h.agent.Starts()[0])
+	h.until("the notes", func(v string) bool {
+		return strings.Contains(v, "attached notes.txt") && strings.Contains(v, "no such file, sent as written: @Override, @alice")
+	})
+	require.Empty(t, h.m.input.Value())
 }
 
 // "!command" runs in the project without a dialog, its output is shown,
