@@ -245,6 +245,7 @@ var migrations = []string{
 	searchSchema(), // search.go: the full-text index, filled later by CatchUpIndex
 	usageSchema,    // usage.go: what each model request used
 	tallySchema,    // tally.go: what the context meter sums
+	noOutputSchema, // tally.go: results with no output
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -47,6 +47,12 @@ const tallySchema = `ALTER TABLE messages ADD COLUMN plain INTEGER;
 	CREATE INDEX messages_masked ON messages(session_id, seq) WHERE role = 'tool' AND cum_mask IS NOT NULL;
 	CREATE INDEX messages_big ON messages(session_id, tokens);`
 
+// noOutputSchema is the migration that tells results with no output
+// (plain 2, see plainNoOutput) from the messages the policy mends with
+// those around them; the ones classified before are classified again.
+const noOutputSchema = `CREATE INDEX messages_empty ON messages(session_id, seq) WHERE plain = 2;
+	UPDATE messages SET plain = NULL WHERE plain = 0 AND role = 'tool' AND content = '';`
+
 // link is the pairing of calls and results after a message of the log:
 // the assistant message (callSeq) whose calls are being answered, its
 // calls, and how many of them are still unanswered.
@@ -81,7 +87,7 @@ func factsOf(m Message) rowFacts {
 // it. The rules are summarize's normalize read backwards: a message is
 // plain when normalize leaves it as it is in any view that holds it and
 // the messages since the last user or plain answer before it.
-func (l *link) next(seq int64, f rowFacts) (plain bool) {
+func (l *link) next(seq int64, f rowFacts) (plain int) {
 	cum := l.cum
 	cum.tokens += f.tokens
 	if f.role == RoleTool {
@@ -91,7 +97,12 @@ func (l *link) next(seq int64, f rowFacts) (plain bool) {
 	defer func() { l.cum = cum }()
 	switch {
 	case f.role == RoleTool:
-		plain = l.pending > 0 && f.callID == l.calls[len(l.calls)-l.pending].ID && !f.empty && !f.deleted
+		if l.pending > 0 && f.callID == l.calls[len(l.calls)-l.pending].ID && !f.deleted {
+			plain = plainAsIs
+			if f.empty {
+				plain = plainNoOutput
+			}
+		}
 		if l.pending > 0 {
 			l.pending--
 		}
@@ -100,16 +111,32 @@ func (l *link) next(seq int64, f rowFacts) (plain bool) {
 		}
 		return plain
 	case f.role == RoleAssistant && len(f.calls) > 0:
-		plain = l.pending == 0 && callsPlain(f.calls)
+		plain = plainIf(l.pending == 0 && callsPlain(f.calls))
 		*l = link{callSeq: seq, calls: f.calls, pending: len(f.calls)}
 		return plain
 	case f.role == RoleAssistant:
-		plain = l.pending == 0 && !f.blank
+		plain = plainIf(l.pending == 0 && !f.blank)
 	default:
-		plain = l.pending == 0
+		plain = plainIf(l.pending == 0)
 	}
 	*l = link{}
 	return plain
+}
+
+// The values of the plain column (NULL: not classified).
+const (
+	plainNot  = 0 // the policy may mend it with the messages around it
+	plainAsIs = 1
+	// plainNoOutput is a result with no output, plain otherwise: the
+	// policy sends "(no output)" in its place, whatever is around it.
+	plainNoOutput = 2
+)
+
+func plainIf(b bool) int {
+	if b {
+		return plainAsIs
+	}
+	return plainNot
 }
 
 // callsPlain reports whether a request can carry calls as stored: ids
@@ -207,17 +234,10 @@ func (l *link) classify(ctx context.Context, q querier, sessionID string, seq in
 		}
 		c.dupSeq = d
 	}
-	plain := l.next(seq, f)
-	c.plain, c.pending, c.callSeq = boolInt(plain), l.pending, l.callSeq
+	c.plain = l.next(seq, f)
+	c.pending, c.callSeq = l.pending, l.callSeq
 	c.cumTokens, c.cumTools, c.cumToolTokens = l.cum.tokens, l.cum.tools, l.cum.toolTokens
 	return c, nil
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // classifyChunk is how many messages classify reads at a time.
@@ -335,12 +355,15 @@ type Tally struct {
 	// the Unmasked results in the view.
 	Tokens int
 	// Cut are the messages larger than the rule lets through, whole: the
-	// policy cuts them.
-	Cut []Message
+	// policy cuts them. Empty are the unmasked results with no output
+	// (Seq, Role, ToolCallID, Name, Tokens and Meta): the policy sends
+	// "(no output)" for them.
+	Cut, Empty []Message
 	// Unmasked are results whose masked size is not stored yet, up to the
-	// last masked one (Seq, Role, ToolCallID, Name, Tokens and Meta): the
-	// policy counts them, adds those from From on, and keeps the counts
-	// with SetMaskTokens, in order.
+	// last masked one (Seq, Role, ToolCallID, Name, Tokens and Meta;
+	// Content is "" for a result with no output, else "-"): the policy
+	// counts them, adds those from From on, and keeps the counts with
+	// SetMaskTokens, in order.
 	Unmasked []Message
 }
 
@@ -478,10 +501,23 @@ func (s *Store) tally(ctx context.Context, t Tally, r TallyRule) (Tally, error) 
 		return t, err
 	}
 	for _, m := range big {
+		if m.Role == RoleTool && m.Content == "" {
+			continue // no output: Empty, sent as "(no output)"
+		}
 		if (m.Role != RoleTool && m.Tokens > r.Room) || (m.Role == RoleTool && m.Seq > masked && m.Tokens > r.CapTokens) {
 			t.Cut = append(t.Cut, m)
 			tokens -= int64(m.Tokens)
 		}
+	}
+	empty, err := s.queryMessages(ctx, `SELECT seq, role, '', NULL, NULL, tool_call_id, name, tokens,
+		created_at, meta, NULL FROM messages INDEXED BY messages_empty
+		WHERE session_id = ? AND plain = 2 AND seq > ? AND seq <= ? ORDER BY seq`, id, max(masked, t.From-1), last.seq)
+	if err != nil {
+		return t, err
+	}
+	for _, m := range empty {
+		t.Empty = append(t.Empty, m)
+		tokens -= int64(m.Tokens)
 	}
 	t.Tokens = int(tokens)
 	t.Plain = true
@@ -506,7 +542,8 @@ func (s *Store) maskedSum(ctx context.Context, t *Tally, base sums) (tallyRow, e
 		WHERE session_id = ? AND role = 'tool' AND cum_mask IS NOT NULL`, id).Scan(&frontier); err != nil {
 		return m, err
 	}
-	t.Unmasked, err = s.queryMessages(ctx, `SELECT seq, role, '', NULL, NULL, tool_call_id, name, tokens,
+	t.Unmasked, err = s.queryMessages(ctx, `SELECT seq, role, CASE WHEN content = '' THEN '' ELSE '-' END,
+		NULL, NULL, tool_call_id, name, tokens,
 		created_at, meta, NULL FROM messages WHERE session_id = ? AND seq > ? AND seq <= ? AND role = 'tool'
 		ORDER BY seq`, id, frontier, m.seq)
 	if err != nil {

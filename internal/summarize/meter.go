@@ -47,8 +47,18 @@ func (p *Policy) Measure(ctx context.Context, st TallyStore, id string) (Prompt,
 		}
 		msgs += m.Tokens
 	}
+	for _, m := range t.Empty {
+		var cut bool
+		if m, cut = p.fit(sid, p.noOutput(sid, m), room, capTokens); cut {
+			r.CutCount++
+		}
+		msgs += m.Tokens
+	}
 	counted := map[int64]int{}
 	for _, m := range t.Unmasked {
+		if m.Content == "" { // masked as Build masks it: after normalize
+			m = p.noOutput(sid, m)
+		}
 		n := p.maskedTokens(sid, m)
 		counted[m.Seq] = n
 		if m.Seq >= t.From { // the ones before are kept for the running sum

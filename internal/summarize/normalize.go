@@ -122,8 +122,7 @@ func (p *Policy) normalize(sessionID string, msgs []session.Message) ([]session.
 			}
 			res.ToolCallID = id
 			if res.Content == "" {
-				res.Content = "(no output)"
-				res.Tokens = p.textTokens(sessionID, res, 'r', 0)
+				res = p.noOutput(sessionID, res)
 			}
 			answers[k] = res
 		}
@@ -134,6 +133,13 @@ func (p *Policy) normalize(sessionID string, msgs []session.Message) ([]session.
 		out = append(out, answers...)
 	}
 	return out, fixes
+}
+
+// noOutput is a result with no output as requests carry it.
+func (p *Policy) noOutput(sessionID string, res session.Message) session.Message {
+	res.Content = "(no output)"
+	res.Tokens = p.textTokens(sessionID, res, 'r', 0)
+	return res
 }
 
 // uniqueID makes an id for the k-th call of message seq that no earlier
