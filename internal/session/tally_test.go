@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -21,7 +22,7 @@ const legacyVersion = 3
 // writeLegacyStore writes a database as gencode wrote it at schema
 // version 3: a session of n turns (a request, a call, its result, an
 // answer), with no pairing columns.
-func writeLegacyStore(t *testing.T, dir string, turns int) string {
+func writeLegacyStore(t testing.TB, dir string, turns int) string {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, session.FileName)+"?_pragma=journal_mode(WAL)")
 	require.NoError(t, err)
@@ -33,7 +34,10 @@ func writeLegacyStore(t *testing.T, dir string, turns int) string {
 	_, err = db.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, legacyVersion))
 	require.NoError(t, err)
 	id := "0123456789ab"
-	_, err = db.Exec(`INSERT INTO sessions(id, created_at, updated_at, cwd, message_count, last_seq) VALUES(?, 0, 0, '/w', ?, ?)`,
+	tx, err := db.Begin()
+	require.NoError(t, err)
+	defer func() { require.NoError(t, tx.Commit()) }()
+	_, err = tx.Exec(`INSERT INTO sessions(id, created_at, updated_at, cwd, message_count, last_seq) VALUES(?, 0, 0, '/w', ?, ?)`,
 		id, 4*turns, 4*turns)
 	require.NoError(t, err)
 	insert := func(seq int, role, content, calls, callID, name string, tokens int, meta string) {
@@ -44,7 +48,7 @@ func writeLegacyStore(t *testing.T, dir string, turns int) string {
 		if meta != "" {
 			m = meta
 		}
-		_, err := db.Exec(`INSERT INTO messages(session_id, seq, role, content, tool_calls, tool_call_id, name, tokens, created_at, meta)
+		_, err := tx.Exec(`INSERT INTO messages(session_id, seq, role, content, tool_calls, tool_call_id, name, tokens, created_at, meta)
 			VALUES(?,?,?,?,?,?,?,?,?,?)`, id, seq, role, content, c, callID, name, tokens, seq, m)
 		require.NoError(t, err)
 	}
@@ -168,4 +172,35 @@ func TestNoOutputAfterUpgrade(t *testing.T) {
 	got, err := p.Measure(ctx, st, sess.ID)
 	require.NoError(t, err)
 	require.Equal(t, p.Build(v).Tokens, got.Tokens)
+}
+
+// BenchmarkUpgrade is what upgrading a store written before the meter's
+// columns costs, once: Open (the migrations: columns and indexes) and the
+// first measure of its session (classifying the log), for a session of
+// 10,000 and of 100,000 messages.
+func BenchmarkUpgrade(b *testing.B) {
+	for _, turns := range []int{2_500, 25_000} {
+		b.Run(fmt.Sprint(4*turns), func(b *testing.B) {
+			ctx := context.Background()
+			var open, first time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				dir := b.TempDir()
+				id := writeLegacyStore(b, dir, turns)
+				b.StartTimer()
+				start := time.Now()
+				st, err := session.Open(ctx, dir)
+				require.NoError(b, err)
+				open += time.Since(start)
+				start = time.Now()
+				tally, err := st.Tally(ctx, id, session.TallyRule{Mask: func(int) int { return 0 }, Room: 1 << 20, CapTokens: 1 << 20})
+				first += time.Since(start)
+				require.NoError(b, err)
+				require.True(b, tally.Plain)
+				require.NoError(b, st.Close())
+			}
+			b.ReportMetric(float64(open.Milliseconds())/float64(b.N), "open-ms")
+			b.ReportMetric(float64(first.Milliseconds())/float64(b.N), "first-tally-ms")
+		})
+	}
 }
