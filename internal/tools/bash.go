@@ -36,7 +36,7 @@ type bashArgs struct {
 	Timeout intArg `json:"timeout"`
 }
 
-func runBash(ctx context.Context, s *Set, raw json.RawMessage) output {
+func runBash(ctx context.Context, s *Set, raw json.RawMessage, progress func(Progress) bool) output {
 	var a bashArgs
 	if msg, ok := decodeArgs(ToolBash, raw, &a, "command"); !ok {
 		return failf("%s", msg)
@@ -63,7 +63,7 @@ func runBash(ctx context.Context, s *Set, raw json.RawMessage) output {
 	}
 
 	snap, obsErr := s.observeBefore(ctx)
-	res := s.execBash(ctx, a.Command, timeout)
+	res := s.execBash(ctx, a.Command, timeout, progress)
 	meta.Changes = observeAfter(ctx, snap, obsErr)
 	text := res.out.String() // final: counts what it drops
 	o := output{meta: meta, elidedLines: res.out.droppedLines, elidedBytes: res.out.droppedBytes}
@@ -114,7 +114,10 @@ type bashResult struct {
 // A watcher process ends them if gencode itself dies during the call.
 // Output goes to a pipe the Set reads itself, so the call returns as soon as
 // the group is gone even if an escaped process keeps the pipe open.
-func (s *Set) execBash(ctx context.Context, command string, timeout time.Duration) bashResult {
+//
+// progress, when set, is told the output's tail as it arrives (see
+// startReporter); it is told nothing once execBash returns.
+func (s *Set) execBash(ctx context.Context, command string, timeout time.Duration, progress func(Progress) bool) bashResult {
 	res := bashResult{out: &headTail{limit: bashCaptureBytes}}
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -139,10 +142,17 @@ func (s *Set) execBash(ctx context.Context, command string, timeout time.Duratio
 	}
 	watch.started(cmd.Process.Pid)
 	since := startTime(cmd.Process.Pid)
+	var sink io.Writer = res.out
+	live := &liveTail{}
+	if progress != nil {
+		sink = io.MultiWriter(res.out, live)
+	}
+	rep := s.startReporter(live, progress)
+	defer rep.stop()
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
-		_, _ = io.Copy(res.out, pr)
+		_, _ = io.Copy(sink, pr)
 	}()
 	waitDone := make(chan error, 1)
 	go func() { waitDone <- cmd.Wait() }()

@@ -64,6 +64,12 @@ type Call struct {
 	ID        string
 	Name      string
 	Arguments string // raw JSON object from the model
+	// Progress, when set, is told what a running Bash call has printed so
+	// far (see Progress), from another goroutine, at most every
+	// ProgressInterval; never after Run returns. It must not block: it
+	// returns false when it could not take an update, and a newer one is
+	// offered at the next tick. The Result is the same with or without it.
+	Progress func(Progress) bool
 }
 
 // Result is the outcome of a Call.
@@ -241,18 +247,21 @@ func (o output) withMeta(m Meta) output {
 type tool struct {
 	def Definition
 	run func(ctx context.Context, s *Set, args json.RawMessage) output
+	// live, when set, runs the tool instead of run, reporting its
+	// progress (Call.Progress, nil when nobody listens).
+	live func(ctx context.Context, s *Set, args json.RawMessage, progress func(Progress) bool) output
 }
 
 // allTools lists the tools in Definitions order.
 func allTools() []tool {
 	return []tool{
-		{Definition{ToolRead, readDescription, json.RawMessage(readSchema)}, runRead},
-		{Definition{ToolWrite, writeDescription, json.RawMessage(writeSchema)}, runWrite},
-		{Definition{ToolEdit, editDescription, json.RawMessage(editSchema)}, runEdit},
-		{Definition{ToolBash, bashDescription, json.RawMessage(bashSchema)}, runBash},
-		{Definition{ToolGlob, globDescription, json.RawMessage(globSchema)}, runGlob},
-		{Definition{ToolGrep, grepDescription, json.RawMessage(grepSchema)}, runGrep},
-		{Definition{ToolLS, lsDescription, json.RawMessage(lsSchema)}, runLS},
+		{def: Definition{ToolRead, readDescription, json.RawMessage(readSchema)}, run: runRead},
+		{def: Definition{ToolWrite, writeDescription, json.RawMessage(writeSchema)}, run: runWrite},
+		{def: Definition{ToolEdit, editDescription, json.RawMessage(editSchema)}, run: runEdit},
+		{def: Definition{ToolBash, bashDescription, json.RawMessage(bashSchema)}, live: runBash},
+		{def: Definition{ToolGlob, globDescription, json.RawMessage(globSchema)}, run: runGlob},
+		{def: Definition{ToolGrep, grepDescription, json.RawMessage(grepSchema)}, run: runGrep},
+		{def: Definition{ToolLS, lsDescription, json.RawMessage(lsSchema)}, run: runLS},
 	}
 }
 
@@ -297,7 +306,11 @@ func (s *Set) Run(ctx context.Context, c Call) Result {
 		if args == "" {
 			args = "{}"
 		}
-		out = t.run(ctx, s, json.RawMessage(args))
+		if t.live != nil {
+			out = t.live(ctx, s, json.RawMessage(args), c.Progress)
+		} else {
+			out = t.run(ctx, s, json.RawMessage(args))
+		}
 	}
 	return s.finish(c.Name, out)
 }
