@@ -528,7 +528,7 @@ func (t *turn) runTools(calls []session.ToolCall) error {
 			res = tools.Result{Content: fmt.Sprintf("error: no tool named %q is available", c.Name), IsError: true}
 		} else {
 			start := time.Now()
-			res = t.a.runTool(t.ctx, t.sessionID, tools.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+			res = t.a.runTool(t.ctx, t.sessionID, tools.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Progress: t.progress(c.ID)})
 			t.a.opts.Logger.Debug("tool call", "session", t.sessionID, "tool", c.Name, "failed", res.IsError,
 				"denied", res.Denied, "took", time.Since(start))
 		}
@@ -550,6 +550,23 @@ func (t *turn) runTools(calls []session.ToolCall) error {
 		return t.append(msgs...)
 	}
 	return nil
+}
+
+// progress forwards a running tool's progress without ever making it
+// wait: an update the front end has no room for is refused (the tool
+// offers a newer one). Print mode ignores these events.
+func (t *turn) progress(callID string) func(tools.Progress) bool {
+	if t.events == nil {
+		return nil
+	}
+	return func(p tools.Progress) bool {
+		select {
+		case t.events <- Event{Kind: EventToolProgress, Progress: &ToolProgress{CallID: callID, Tail: p.Tail, Bytes: p.Bytes}}:
+			return true
+		default:
+			return false
+		}
+	}
 }
 
 func (t *turn) interruptRest(calls []session.ToolCall) error {

@@ -19,9 +19,10 @@ const (
 	EventRetry                           // Text: the request is being retried (the provider refused it for now, or compacted after overflow)
 	EventDone                            // Text: the final answer; the turn is over
 	EventError                           // Err: the turn ended with an error
+	EventToolProgress                    // Progress: what a running tool has printed so far (for the screen only)
 )
 
-var eventNames = [...]string{"text", "reasoning", "tool-start", "message", "tool-run", "context", "usage", "retry", "done", "error"}
+var eventNames = [...]string{"text", "reasoning", "tool-start", "message", "tool-run", "context", "usage", "retry", "done", "error", "tool-progress"}
 
 func (k EventKind) String() string {
 	if int(k) < len(eventNames) {
@@ -58,11 +59,23 @@ type Size struct {
 // Event is what a turn tells its front end. The agent never knows which
 // front end listens.
 type Event struct {
-	Kind    EventKind
-	Text    string
-	Message *session.Message
-	Call    *session.ToolCall
-	Usage   *Usage
-	Context *Size
-	Err     error
+	Kind     EventKind
+	Text     string
+	Message  *session.Message
+	Call     *session.ToolCall
+	Usage    *Usage
+	Context  *Size
+	Err      error
+	Progress *ToolProgress
+}
+
+// ToolProgress is what a running tool call has done so far (Bash: the
+// tail of its output, sanitized). It is for the screen: the model and the
+// log get the tool's result. Updates come at most every
+// tools.ProgressInterval; one the front end has no room for is dropped
+// and a newer one follows.
+type ToolProgress struct {
+	CallID string
+	Tail   string
+	Bytes  int64
 }
