@@ -121,8 +121,8 @@ type Options struct {
 	HistoryTail int
 	// Context is the parent of every turn's context; nil: Background.
 	Context context.Context
-	// Now is the clock the permission dialog's guard reads (nil:
-	// time.Now); tests inject theirs.
+	// Now is the clock the permission dialog's guard and the timers of
+	// running tool calls read (nil: time.Now); tests inject theirs.
 	Now func() time.Time
 	// Tools runs "@file" mentions (Read) and "!commands" (Bash) for the
 	// user: the agent's tool set. nil: "@" and "!" are plain text.
@@ -257,6 +257,7 @@ func New(o Options) Model {
 		sessionID: o.SessionID,
 		lease:     o.Lease,
 	}
+	m.chat.SetClock(o.Now)
 	if o.Tools != nil {
 		m.input.SetDir(o.Tools.WorkDir())
 	}

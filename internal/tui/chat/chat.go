@@ -16,8 +16,11 @@
 package chat
 
 import (
+	"time"
+
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/spinner"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gencode/gencode/internal/tui/keys"
@@ -71,12 +74,25 @@ type Model struct {
 	oldest       int64 // seq of the oldest loaded message (0: none)
 	hasOlder     bool
 	loadingOlder bool
+
+	// The tool calls running now, by call id: drawn each frame (not
+	// cached) with a spinner, the time since they started and the tail of
+	// their output, while the spinner's tick is in flight.
+	running map[string]*item
+	spin    spinner.Model
+	ticking bool
+	now     func() time.Time
 }
 
 // New returns an empty chat drawing with th's styles and md's markdown.
 func New(th *theme.Theme, md *markdown.Renderer) Model {
 	st := th.Chat
+	sp := spinner.New(spinner.WithSpinner(spinner.Spinner{Frames: spinner.MiniDot.Frames, FPS: liveFrame}))
+	sp.Style = st.ToolMark
 	return Model{
+		running: map[string]*item{},
+		spin:    sp,
+		now:     time.Now,
 		r:       renderer{st: st, rst: th.Report, md: md},
 		md:      md,
 		cache:   newRenderCache(cacheBytes),
@@ -87,6 +103,25 @@ func New(th *theme.Theme, md *markdown.Renderer) Model {
 		pending: map[cacheKey]bool{},
 	}
 }
+
+// liveFrame is how often a running tool call is redrawn: its spinner
+// turns, its timer counts tenths of a second.
+const liveFrame = 100 * time.Millisecond
+
+// SetClock sets the clock the timers of running tool calls read (tests
+// inject theirs).
+func (m *Model) SetClock(now func() time.Time) {
+	if now != nil {
+		m.now = now
+	}
+}
+
+// TickMsg is the message the running tools' spinner ticks with; tests send
+// it to redraw them without waiting.
+func (m Model) TickMsg() tea.Msg { return spinner.TickMsg{ID: m.spin.ID(), Time: m.now()} }
+
+// Ticking reports whether the running tools' spinner ticks.
+func (m Model) Ticking() bool { return m.ticking }
 
 // Stats returns the render counters.
 func (m Model) Stats() Stats { return *m.stats }
@@ -120,6 +155,18 @@ func (m *Model) inner() int { return max(m.width-gutter, 10) }
 // renders) and scrolling input routed to it by the parent.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case spinner.TickMsg:
+		if msg.ID != m.spin.ID() {
+			return m, nil
+		}
+		if len(m.running) == 0 {
+			m.ticking = false
+			return m, nil
+		}
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		m.dirty = true
+		return m, cmd
 	case flushMsg:
 		m.flushPending = false
 		s := m.stream
@@ -240,6 +287,11 @@ func (r rows) Lines(i int) []string {
 		return m.stream.lines
 	}
 	it := m.items[i]
+	if it.kind == KindTool && it.state == toolRunning && m.running[it.callID] == it {
+		// Changes every frame: drawn, not cached.
+		m.stats.ItemRenders++
+		return m.r.running(it, m.width, m.spin.View(), m.now().Sub(it.started))
+	}
 	key := cacheKey{it.id, it.version, m.width}
 	e, ok := m.cache.get(key)
 	if !ok {

@@ -55,21 +55,52 @@ func (m *Model) HandleEvent(ev agent.Event) tea.Cmd {
 		}
 	case agent.EventToolRun:
 		if ev.Call != nil {
-			if it, ok := m.byCall[ev.Call.ID]; ok {
-				it.state = toolRunning
+			if it, ok := m.byCall[ev.Call.ID]; ok && it.state < toolDone {
+				it.state, it.started = toolRunning, m.now()
 				it.version++
+				m.running[it.callID] = it
+				m.dirty = true
+				return m.tick()
+			}
+		}
+	case agent.EventToolProgress:
+		if p := ev.Progress; p != nil {
+			if it, ok := m.running[p.CallID]; ok {
+				if !it.progressed {
+					// The tool started its work (any dialog is answered):
+					// time it from here.
+					it.started, it.progressed = m.now(), true
+				}
+				it.live = termtext.Display(p.Tail)
 				m.dirty = true
 			}
 		}
 	case agent.EventRetry:
 		m.endStream()
 		m.AddInfo("↻ " + ev.Text)
-	case agent.EventDone:
+	case agent.EventDone, agent.EventError:
 		m.endStream()
-	case agent.EventError:
-		m.endStream()
+		m.stopRunning()
 	}
 	return nil
+}
+
+// tick starts the running tools' spinner unless its tick is in flight.
+func (m *Model) tick() tea.Cmd {
+	if m.ticking {
+		return nil
+	}
+	m.ticking = true
+	return m.spin.Tick
+}
+
+// stopRunning forgets the running calls: the turn is over (their results
+// came, or never will).
+func (m *Model) stopRunning() {
+	if len(m.running) > 0 {
+		clear(m.running)
+		m.dirty = true
+	}
 }
 
 // AddCompaction notes a finished or failed compaction in the chat.
@@ -136,5 +167,7 @@ func (m *Model) message(msg session.Message) {
 		m.items = append(m.items, added...)
 	case session.RoleTool:
 		m.items = append(m.items, m.build([]session.Message{msg}, nil)...)
+		// Its result replaces the live view.
+		delete(m.running, msg.ToolCallID)
 	}
 }

@@ -12,6 +12,7 @@ import (
 // Reset empties the chat (a new session).
 func (m *Model) Reset() {
 	m.items, m.byCall = nil, map[string]*item{}
+	clear(m.running)
 	m.stream = nil
 	m.list.Reset()
 	m.oldest, m.hasOlder, m.loadingOlder = 0, false, false

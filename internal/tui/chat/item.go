@@ -3,6 +3,7 @@ package chat
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
@@ -82,6 +83,13 @@ type item struct {
 	diff     string // Write, Edit: the change made (unified diff)
 	expanded bool
 
+	// A running call: when it started (its first progress report, after
+	// any permission dialog; until then when it was sent to run), and the
+	// tail of its output so far (Bash), sanitized.
+	started    time.Time
+	progressed bool
+	live       string
+
 	report *commands.Report
 }
 
@@ -151,6 +159,7 @@ func (b *builder) add(m session.Message) []*item {
 
 func (b *builder) attach(it *item, m session.Message) {
 	it.state = stateOf(m)
+	it.live, it.progressed = "", false
 	it.output = termtext.Display(m.Content)
 	if m.Full != "" {
 		it.full = termtext.Display(m.Full)

@@ -3,6 +3,7 @@ package chat
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -23,6 +24,7 @@ const (
 	maxDisplayBytes = 64 << 10
 	summaryPreview  = 8 // summary lines shown collapsed
 	diffPreview     = 6 // lines of a Write's or Edit's change shown collapsed
+	liveLines       = 5 // lines of a running command's output shown
 )
 
 // renderer draws items; markdown may be nil in draft-only contexts.
@@ -138,16 +140,7 @@ func (r *renderer) tool(it *item, width int) []string {
 	default:
 		mark = r.st.Dim.Render("…")
 	}
-	head := r.st.ToolMark.Render("⏺ ") + r.st.ToolName.Render(it.tool)
-	if it.arg != "" {
-		head += r.st.ToolArg.Render("(" + it.arg + ")")
-	}
-	// Keep the status visible: cut the argument, not the mark.
-	room := width - ansi.StringWidth(mark) - 1
-	if ansi.StringWidth(head) > room {
-		head = ansi.Truncate(head, max(room, 4), "…")
-	}
-	out := []string{head + " " + mark}
+	out := []string{r.toolHead(it, mark, width)}
 	if it.state < toolDone {
 		return out
 	}
@@ -181,6 +174,54 @@ func (r *renderer) tool(it *item, width int) []string {
 		out = append(out, r.diff(it, width)...)
 	}
 	return out
+}
+
+// toolHead is a tool call's first line: its name and key argument, then
+// mark (its state).
+func (r *renderer) toolHead(it *item, mark string, width int) string {
+	head := r.st.ToolMark.Render("⏺ ") + r.st.ToolName.Render(it.tool)
+	if it.arg != "" {
+		head += r.st.ToolArg.Render("(" + it.arg + ")")
+	}
+	// Keep the status visible: cut the argument, not the mark.
+	room := width - ansi.StringWidth(mark) - 1
+	if ansi.StringWidth(head) > room {
+		head = ansi.Truncate(head, max(room, 4), "…")
+	}
+	return head + " " + mark
+}
+
+// running draws a tool call while it runs: what it does, a spinner and
+// the time since it started, then the last lines of its output so far
+// (Bash). Its result replaces all of it.
+func (r *renderer) running(it *item, width int, spin string, elapsed time.Duration) []string {
+	out := []string{r.toolHead(it, spin+" "+r.st.Dim.Render(elapsedText(elapsed)), width)}
+	tail := strings.TrimRight(it.live, "\n")
+	if tail == "" {
+		return out
+	}
+	lines := strings.Split(tail, "\n")
+	lines = lines[max(len(lines)-liveLines, 0):]
+	for i, l := range lines {
+		p := "  ⎿ "
+		if i > 0 {
+			p = "    "
+		}
+		out = append(out, vlist.Fit(r.st.Output.Render(p+l), width))
+	}
+	return out
+}
+
+// elapsedText is a running call's time: "0.4s", "12.0s", "2m05s".
+func elapsedText(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	if d < time.Minute {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	d = d.Truncate(time.Second)
+	return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
 }
 
 // moreLines says how many lines of a tool's result are not shown.
