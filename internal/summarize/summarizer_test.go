@@ -141,7 +141,7 @@ func TestPrepareNeverWaitsBelowHard(t *testing.T) {
 		_, err := s.Prepare(context.Background(), l.view(), viewTokens(s, l.view()))
 		require.NoError(t, err)
 	}
-	require.Less(t, time.Since(start), 2*time.Second, "Prepare waited for the summarizer")
+	require.Less(t, time.Since(start), 10*time.Second, "Prepare waited for the summarizer (which never answers)")
 	require.Len(t, got.all(), 1, "a second job started")
 	require.Eventually(t, func() bool { return len(llm.requests()) == 1 }, 5*time.Second, time.Millisecond)
 
@@ -193,7 +193,7 @@ func TestHardThresholdCutsASlowSummaryShort(t *testing.T) {
 	start := time.Now()
 	v2, err := s.Prepare(context.Background(), v, viewTokens(s, v))
 	require.NoError(t, err)
-	require.Less(t, time.Since(start), 3*time.Second)
+	require.Less(t, time.Since(start), 10*time.Second, "the turn waited for a summarizer that never answers")
 	require.NotEmpty(t, v2.Summaries)
 	require.True(t, v2.Summaries[0].Fallback)
 	require.Contains(t, v2.Summaries[0].FallbackReason, "before the summarizer answered")
@@ -221,7 +221,7 @@ func TestSlowSummarizerDoesNotHoldTheTurn(t *testing.T) {
 	start := time.Now()
 	v2, err := s.Prepare(context.Background(), v, viewTokens(s, v))
 	require.NoError(t, err)
-	require.Less(t, time.Since(start), 2*time.Second)
+	require.Less(t, time.Since(start), 10*time.Second, "the turn waited for the summarizer's answer")
 	require.Len(t, v2.Summaries, 1)
 	fallback := v2.Summaries[0]
 	require.True(t, fallback.Fallback)

@@ -251,7 +251,7 @@ func TestBashContextCancelKillsTheGroup(t *testing.T) {
 	cancel()
 	select {
 	case r := <-done:
-		assert.Less(t, time.Since(start), 2*time.Second)
+		assert.Less(t, time.Since(start), 10*time.Second, "returned long after the cancel (the command sleeps 100 s)")
 		assert.True(t, r.IsError)
 		assert.Contains(t, r.Content, "[canceled; the process group was killed; exit code ")
 		assertAllGone(t, pidsIn(t, r.Content), marker)
