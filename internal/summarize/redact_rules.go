@@ -123,14 +123,14 @@ type gitleaksAllow struct {
 
 type compiledAllow struct {
 	target    string
-	regexes   []*regexp.Regexp
+	regexes   []*lazyRegexp
 	stopwords []string
 }
 
 func compileAllow(a gitleaksAllow) compiledAllow {
 	c := compiledAllow{target: a.target, stopwords: a.stopwords}
 	for _, re := range a.regexes {
-		c.regexes = append(c.regexes, regexp.MustCompile(re))
+		c.regexes = append(c.regexes, lazyCompile(re))
 	}
 	return c
 }
@@ -146,7 +146,7 @@ func (a compiledAllow) allowed(secret, match, line string) bool {
 	}
 	if target != "" {
 		for _, re := range a.regexes {
-			if re.MatchString(target) {
+			if re.get().MatchString(target) {
 				return true
 			}
 		}
@@ -166,7 +166,7 @@ func (a compiledAllow) allowed(secret, match, line string) bool {
 // group searched in modeAssign, keywords that start its token in
 // modeStart, keywords inside the value of a NAME=VALUE rule in modeValue.
 func gitleaksAdapt(g gitleaksRule, global compiledAllow, allows []compiledAllow) rule {
-	r := rule{kind: g.id, tier: tierGitleaks, keywords: g.keywords, re: regexp.MustCompile(g.regex),
+	r := rule{kind: g.id, tier: tierGitleaks, keywords: g.keywords, re: lazyCompile(g.regex),
 		after: 1, find: gitleaksFind(g, global, allows), modes: map[string]hitMode{}}
 	if strings.HasPrefix(g.id, "generic-") {
 		r.tier = tierGeneric
@@ -175,11 +175,11 @@ func gitleaksAdapt(g gitleaksRule, global compiledAllow, allows []compiledAllow)
 		r.before, r.after = multiLineReach, multiLineReach
 	}
 	if g.assignGroup != "" || len(g.startKeywords) > 0 {
-		r.startRe = regexp.MustCompile(`^(?:` + g.regex + `)`)
+		r.startRe = lazyCompile(`^(?:` + g.regex + `)`)
 	}
 	if g.assignGroup != "" {
 		r.sep, r.nameFrom, r.ahead = sepNear, nameStart, gitleaksAhead
-		r.names = regexp.MustCompile(`(?i)(?:` + g.assignGroup + `)`)
+		r.names = lazyCompile(`(?i)(?:` + g.assignGroup + `)`)
 		for _, k := range g.valueKeywords {
 			r.modes[k] = modeValue
 		}
@@ -310,7 +310,7 @@ func vendorRules() []rule {
 		if find == nil {
 			find = groupFind(0, nil)
 		}
-		return rule{kind: kind, tier: tierVendor, keywords: keywords, re: regexp.MustCompile(re), find: find}
+		return rule{kind: kind, tier: tierVendor, keywords: keywords, re: lazyCompile(re), find: find}
 	}
 	return []rule{
 		v("anthropic-key", []string{"sk-ant-"}, `\bsk-ant-[A-Za-z0-9_-]{20,}`, nil),
@@ -360,7 +360,7 @@ func vendorRules() []rule {
 // heuristicRules find secrets by the name or flag they are given to.
 func heuristicRules() []rule {
 	h := func(kind string, keywords []string, re string, after int, find finder) rule {
-		return rule{kind: kind, tier: tierHeuristic, keywords: keywords, re: regexp.MustCompile(re), after: after, find: find}
+		return rule{kind: kind, tier: tierHeuristic, keywords: keywords, re: lazyCompile(re), after: after, find: find}
 	}
 	return []rule{
 		// curl -u user:password and --user user:password, also on the
@@ -384,8 +384,8 @@ func heuristicRules() []rule {
 
 // assigned is a heuristic searched in modeAssign for all its keywords.
 func assigned(kind string, keywords []string, re string, find finder, sep func(string, int, int) bool, from func(string, int) int) rule {
-	r := rule{kind: kind, tier: tierHeuristic, keywords: keywords, re: regexp.MustCompile(re), find: find,
-		modes: map[string]hitMode{}, startRe: regexp.MustCompile(`^(?:` + re + `)`), sep: sep, nameFrom: from, ahead: assignAhead}
+	r := rule{kind: kind, tier: tierHeuristic, keywords: keywords, re: lazyCompile(re), find: find,
+		modes: map[string]hitMode{}, startRe: lazyCompile(`^(?:` + re + `)`), sep: sep, nameFrom: from, ahead: assignAhead}
 	for _, k := range keywords {
 		r.modes[k] = modeAssign
 	}

@@ -306,3 +306,36 @@ func TestRedactAppliesEveryGeneratedRule(t *testing.T) {
 	t.Logf("rules: %d local vendor (PEM included), %d from gitleaks %s (%d skipped: %q), %d heuristics",
 		n[tierVendor], n[tierGitleaks]+n[tierGeneric], gitleaksVersion, len(gitleaksSkipped()), gitleaksSkipped(), n[tierHeuristic])
 }
+
+// TestEveryRuleCompiles: the rules' expressions compile on first use (see
+// lazyRegexp); a bad one would panic only when a text first reaches it.
+// Compile every one here.
+func TestEveryRuleCompiles(t *testing.T) {
+	t.Parallel()
+	n := 0
+	compile := func(l *lazyRegexp) {
+		if l != nil {
+			require.NotPanics(t, func() { l.get() })
+			n++
+		}
+	}
+	for _, r := range compiledRules().rules {
+		compile(r.re)
+		compile(r.startRe)
+		compile(r.names)
+	}
+	global := compileAllow(gitleaksGlobalAllow())
+	allows := []compiledAllow{global}
+	for _, g := range gitleaksRules() {
+		for _, a := range g.allow {
+			allows = append(allows, compileAllow(a))
+		}
+	}
+	for _, a := range allows {
+		for _, re := range a.regexes {
+			compile(re)
+		}
+	}
+	t.Logf("%d expressions", n)
+	require.Greater(t, n, 300)
+}
