@@ -71,7 +71,7 @@ func TestParseVocabErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := parseVocab([]byte(tt.raw))
+			_, err := parseVocab(strings.NewReader(tt.raw), len(tt.raw))
 			require.EqualError(t, err, tt.wantErr)
 		})
 	}

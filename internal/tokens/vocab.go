@@ -1,11 +1,14 @@
 package tokens
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/base64"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"math/bits"
+	"slices"
 
 	"github.com/pkoukk/tiktoken-go-loader/assets"
 )
@@ -30,51 +33,53 @@ const noRank = ^uint32(0)
 
 // loadVocab reads name's .tiktoken file (one "base64-token rank" line per
 // token, ranks 0, 1, 2 ... in order) from the vocabularies embedded by
-// tiktoken-go-loader.
+// tiktoken-go-loader. It reads the file through a small buffer:
+// embed.FS.ReadFile would copy all of it (3.6 MB for o200k_base) first,
+// which cost a print-mode turn more than the parsing.
 func loadVocab(name string) (*vocab, error) {
-	raw, err := assets.Assets.ReadFile(name + ".tiktoken")
+	f, err := assets.Assets.Open(name + ".tiktoken")
 	if err != nil {
 		return nil, fmt.Errorf("read vocabulary: %w", err)
 	}
-	return parseVocab(raw)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read vocabulary: %w", err)
+	}
+	return parseVocab(f, int(fi.Size()))
 }
 
-// parseVocab builds a vocab from the text of a .tiktoken file.
-func parseVocab(raw []byte) (*vocab, error) {
-	lines := bytes.Count(raw, []byte{'\n'}) + 1
+// parseVocab builds a vocab from the text of a .tiktoken file of about
+// size bytes.
+func parseVocab(r io.Reader, size int) (*vocab, error) {
 	v := &vocab{
 		// Decoded tokens are at most 3/4 of their base64 text.
-		data: make([]byte, 0, len(raw)*3/4),
-		off:  make([]uint32, 1, lines+1),
+		data: make([]byte, 0, size*3/4),
+		// A line is a token of 1 to 4 base64 quads, a space and a rank.
+		off:  make([]uint32, 1, size/12+2),
 		seed: maphash.MakeSeed(),
 	}
-	for lineNo := 1; len(raw) > 0; lineNo++ {
-		line := raw
-		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
-			line, raw = raw[:i], raw[i+1:]
-		} else {
-			raw = nil
+	br := bufio.NewReaderSize(r, 64<<10)
+	for lineNo := 1; ; lineNo++ {
+		line, err := br.ReadSlice('\n')
+		switch {
+		case err == io.EOF && len(line) == 0:
+			// the end
+		case err == io.EOF, err == nil:
+			line = bytes.TrimSuffix(line, []byte{'\n'})
+		case err == bufio.ErrBufferFull:
+			return nil, fmt.Errorf("vocabulary line %d: too long", lineNo)
+		default:
+			return nil, fmt.Errorf("read vocabulary: %w", err)
 		}
-		if len(line) == 0 {
-			continue
+		if len(line) > 0 {
+			if err := v.add(line, lineNo); err != nil {
+				return nil, err
+			}
 		}
-		sp := bytes.IndexByte(line, ' ')
-		if sp < 0 {
-			return nil, fmt.Errorf("vocabulary line %d: no rank", lineNo)
-		}
-		rank, ok := atoi(line[sp+1:])
-		if !ok || rank != len(v.off)-1 {
-			return nil, fmt.Errorf("vocabulary line %d: rank %q, want %d", lineNo, line[sp+1:], len(v.off)-1)
-		}
-		enc := line[:sp]
-		start := len(v.data)
-		v.data = v.data[:start+base64.StdEncoding.DecodedLen(len(enc))]
-		n, err := base64.StdEncoding.Decode(v.data[start:], enc)
 		if err != nil {
-			return nil, fmt.Errorf("vocabulary line %d: %w", lineNo, err)
+			break
 		}
-		v.data = v.data[:start+n]
-		v.off = append(v.off, uint32(len(v.data)))
 	}
 	n := len(v.off) - 1
 	if n == 0 {
@@ -82,9 +87,9 @@ func parseVocab(raw []byte) (*vocab, error) {
 	}
 	// At most half full, so that a miss, the common case inside BPE, ends
 	// after a probe or two.
-	size := 1 << bits.Len(uint(2*n))
-	v.table = make([]uint32, size)
-	v.mask = uint64(size - 1)
+	slots := 1 << bits.Len(uint(2*n))
+	v.table = make([]uint32, slots)
+	v.mask = uint64(slots - 1)
 	for r := range n {
 		tok := v.token(uint32(r))
 		i := maphash.Bytes(v.seed, tok) & v.mask
@@ -97,6 +102,29 @@ func parseVocab(raw []byte) (*vocab, error) {
 		v.table[i] = uint32(r) + 1
 	}
 	return v, nil
+}
+
+// add appends the token of one "base64-token rank" line.
+func (v *vocab) add(line []byte, lineNo int) error {
+	sp := bytes.IndexByte(line, ' ')
+	if sp < 0 {
+		return fmt.Errorf("vocabulary line %d: no rank", lineNo)
+	}
+	rank, ok := atoi(line[sp+1:])
+	if !ok || rank != len(v.off)-1 {
+		return fmt.Errorf("vocabulary line %d: rank %q, want %d", lineNo, line[sp+1:], len(v.off)-1)
+	}
+	enc := line[:sp]
+	start := len(v.data)
+	v.data = slices.Grow(v.data, base64.StdEncoding.DecodedLen(len(enc)))
+	v.data = v.data[:start+base64.StdEncoding.DecodedLen(len(enc))]
+	n, err := base64.StdEncoding.Decode(v.data[start:], enc)
+	if err != nil {
+		return fmt.Errorf("vocabulary line %d: %w", lineNo, err)
+	}
+	v.data = v.data[:start+n]
+	v.off = append(v.off, uint32(len(v.data)))
+	return nil
 }
 
 func (v *vocab) token(r uint32) []byte { return v.data[v.off[r]:v.off[r+1]] }
