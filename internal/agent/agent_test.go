@@ -16,6 +16,7 @@ import (
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/session/sessiontest"
 	"github.com/gencode/gencode/internal/tokens"
 	"github.com/gencode/gencode/internal/tools"
 )
@@ -86,9 +87,7 @@ var vocabs tokens.Cache
 func newFixture(t *testing.T, opts ...openaitest.Option) *fixture {
 	t.Helper()
 	srv := openaitest.NewServer(t, append([]openaitest.Option{openaitest.WithMessageRules()}, opts...)...)
-	store, err := session.Open(context.Background(), filepath.Join(t.TempDir(), "data"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = store.Close() })
+	store := sessiontest.Open(t)
 	sess, err := store.CreateSession(context.Background(), t.TempDir(), "gpt-4o-mini")
 	require.NoError(t, err)
 	et := &echoTools{}

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/session/sessiontest"
 	"github.com/gencode/gencode/internal/tools"
 )
 
@@ -26,9 +26,7 @@ func TestSystemPromptIsTheSessions(t *testing.T) {
 		return openaitest.Text("ok")
 	}))
 	started := time.Date(2020, 1, 2, 12, 0, 0, 0, time.Local)
-	store, err := session.Open(context.Background(), filepath.Join(t.TempDir(), "data"), session.WithClock(func() time.Time { return started }))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = store.Close() })
+	store := sessiontest.Open(t, session.WithClock(func() time.Time { return started }))
 	sess, err := store.CreateSession(context.Background(), "/w", "gpt-4o-mini")
 	require.NoError(t, err)
 	const instr = "# Instructions from the user and the project\n\n## AGENTS.md (project)\nAlways run `make test`.\n"
@@ -52,9 +50,7 @@ func TestSystemPromptIsTheSessions(t *testing.T) {
 	}
 	require.Equal(t, sys.Content, newAgent().SystemPrompt(sess))
 
-	today, err := session.Open(context.Background(), t.TempDir())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = today.Close() })
+	today := sessiontest.Open(t)
 	other, err := today.CreateSession(context.Background(), "/w", "gpt-4o-mini")
 	require.NoError(t, err)
 	require.Contains(t, newAgent().SystemPrompt(other), "Session started: "+other.Created.Format("2006-01-02")+".")

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -10,7 +9,7 @@ import (
 
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/openaitest"
-	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/session/sessiontest"
 )
 
 // TestRetriesAreEvents: while the client waits to retry a refused
@@ -22,9 +21,7 @@ func TestRetriesAreEvents(t *testing.T) {
 		openaitest.Reply{Status: 429, Header: map[string]string{"Retry-After": "3"}, Body: `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`},
 		openaitest.Text("answer"),
 	)
-	store, err := session.Open(context.Background(), filepath.Join(t.TempDir(), "data"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = store.Close() })
+	store := sessiontest.Open(t)
 	sess, err := store.CreateSession(context.Background(), "/w", "m")
 	require.NoError(t, err)
 	var waited []time.Duration

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -10,7 +9,7 @@ import (
 
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/openaitest"
-	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/session/sessiontest"
 	"github.com/gencode/gencode/internal/tools"
 )
 
@@ -33,9 +32,7 @@ func TestToolsAreGivenTheTurnsSession(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	srv := openaitest.NewServer(t, openaitest.WithMessageRules())
-	store, err := session.Open(ctx, filepath.Join(t.TempDir(), "data"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = store.Close() })
+	store := sessiontest.Open(t)
 	st := &sessionTools{}
 	a := New(store, llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "test"}), st, vocabs.Counter("gpt-4o-mini"),
 		Options{Model: "gpt-4o-mini", WorkDir: "/w", MaxIterations: 5, Window: 8192})

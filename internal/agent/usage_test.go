@@ -11,6 +11,7 @@ import (
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/session/sessiontest"
 )
 
 // TestUsageFromRecordedStreams: the usage real providers reported at the
@@ -39,9 +40,7 @@ func TestUsageFromRecordedStreams(t *testing.T) {
 			// The answer after the tool result reports its own usage, under
 			// another model name, so that the two rows stay apart.
 			srv.Enqueue(openaitest.Reply{Content: "done", Model: "follow-up", Usage: &openai.Usage{PromptTokens: 3, CompletionTokens: 1, TotalTokens: 4}})
-			store, err := session.Open(context.Background(), t.TempDir())
-			require.NoError(t, err)
-			t.Cleanup(func() { _ = store.Close() })
+			store := sessiontest.Open(t)
 			sess, err := store.CreateSession(context.Background(), "/w", "m")
 			require.NoError(t, err)
 			client := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "test", MaxRetries: -1})

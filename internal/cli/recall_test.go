@@ -8,14 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/session/sessiontest"
 )
 
 func TestStartIndexerIndexesAnOldLogAndStops(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store, err := session.Open(ctx, t.TempDir())
-	require.NoError(t, err)
-	defer store.Close()
+	store := sessiontest.Open(t)
 	sess, err := store.CreateSession(ctx, "/w", "m")
 	require.NoError(t, err)
 	_, err = store.Append(ctx, sess.ID, session.Message{Role: session.RoleUser, Content: "an old message"})

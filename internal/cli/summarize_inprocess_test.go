@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/session/sessiontest"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tokens"
 	"github.com/gencode/gencode/internal/tools"
@@ -85,9 +85,7 @@ func (h *harness) notified() int {
 
 func newStoreSession(t *testing.T) (*session.Store, session.Session) {
 	t.Helper()
-	store, err := session.Open(context.Background(), filepath.Join(t.TempDir(), "data"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = store.Close() })
+	store := sessiontest.Open(t)
 	sess, err := store.CreateSession(context.Background(), t.TempDir(), "gpt-4o-mini")
 	require.NoError(t, err)
 	return store, sess

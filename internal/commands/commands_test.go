@@ -20,6 +20,7 @@ import (
 	"github.com/gencode/gencode/internal/permstore"
 	"github.com/gencode/gencode/internal/pricing"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/session/sessiontest"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tools"
@@ -79,9 +80,7 @@ func (f *fixture) run(ctx context.Context, line string) (Result, error) {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	store, err := session.Open(ctx, filepath.Join(t.TempDir(), "d"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = store.Close() })
+	store := sessiontest.Open(t)
 	sess, err := store.CreateSession(ctx, "/w", "gpt-4o-mini")
 	require.NoError(t, err)
 	// The endpoint lists its models, as /model checks names against them.

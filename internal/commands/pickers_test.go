@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,15 +13,14 @@ import (
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/session/sessiontest"
 )
 
 // modelRegistry is a registry whose Models is the real client against
 // srv, as gencode wires it.
 func modelRegistry(t *testing.T, srv *openaitest.Server, timeout time.Duration) *Registry {
 	t.Helper()
-	store, err := session.Open(context.Background(), filepath.Join(t.TempDir(), "d"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = store.Close() })
+	store := sessiontest.Open(t)
 	return New(Deps{Store: store, Config: config.Default(), ModelsTimeout: timeout,
 		Models: llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", MaxRetries: -1}).Models})
 }
@@ -130,9 +128,7 @@ func TestModelPicker(t *testing.T) {
 func TestResumePicker(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store, err := session.Open(ctx, filepath.Join(t.TempDir(), "d"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = store.Close() })
+	store := sessiontest.Open(t)
 	reg := New(Deps{Store: store, Config: config.Default(), Cwd: "/here"})
 
 	r, err := reg.Run(ctx, State{}, "/resume")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/session/sessiontest"
 )
 
 // charCounter counts a token per 4 bytes: cheap and close enough for the
@@ -90,9 +90,7 @@ func (r Request) text() string {
 
 func openStore(t testing.TB) *session.Store {
 	t.Helper()
-	st, err := session.Open(context.Background(), filepath.Join(t.TempDir(), "data"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = st.Close() })
+	st := sessiontest.Open(t)
 	return st
 }
 

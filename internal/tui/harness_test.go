@@ -19,6 +19,7 @@ import (
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/session/sessiontest"
 	"github.com/gencode/gencode/internal/summarize"
 )
 
@@ -182,12 +183,9 @@ func (f *fakeSummarizer) Calls() []string {
 // newStore opens a real session store in a temporary directory.
 func newStore(t testing.TB) *session.Store {
 	t.Helper()
-	st, err := session.Open(context.Background(), t.TempDir(), session.WithClock(func() time.Time {
+	return sessiontest.Open(t, session.WithClock(func() time.Time {
 		return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	}))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = st.Close() })
-	return st
 }
 
 // seed creates a session holding msgs.

@@ -3,7 +3,6 @@ package report_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
@@ -17,6 +16,7 @@ import (
 	"github.com/gencode/gencode/internal/config"
 	"github.com/gencode/gencode/internal/permstore"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/session/sessiontest"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tools"
 	"github.com/gencode/gencode/internal/tui"
@@ -29,9 +29,7 @@ import (
 func cards(t *testing.T) map[string]commands.Report {
 	t.Helper()
 	ctx := context.Background()
-	st, err := session.Open(ctx, filepath.Join(t.TempDir(), "d"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = st.Close() })
+	st := sessiontest.Open(t)
 	sess, err := st.CreateSession(ctx, "/w", "gpt-4o-mini")
 	require.NoError(t, err)
 	code := 0

@@ -3,7 +3,6 @@ package report_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/config"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/session/sessiontest"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tui/report"
 )
@@ -39,9 +39,7 @@ func summaryReport() commands.Report {
 func historyReport(t *testing.T) commands.Report {
 	t.Helper()
 	ctx := context.Background()
-	st, err := session.Open(ctx, filepath.Join(t.TempDir(), "d"))
-	require.NoError(t, err)
-	defer st.Close()
+	st := sessiontest.Open(t)
 	sess, err := st.CreateSession(ctx, "/w", "gpt-4o-mini")
 	require.NoError(t, err)
 	code := 0
@@ -72,9 +70,7 @@ func historyReport(t *testing.T) commands.Report {
 func contextReport(t *testing.T) commands.Report {
 	t.Helper()
 	ctx := context.Background()
-	st, err := session.Open(ctx, filepath.Join(t.TempDir(), "d"))
-	require.NoError(t, err)
-	defer st.Close()
+	st := sessiontest.Open(t)
 	sess, err := st.CreateSession(ctx, "/w", "gpt-4o-mini")
 	require.NoError(t, err)
 	var msgs []session.Message
