@@ -1,6 +1,6 @@
 //go:build unix
 
-package session
+package session_test
 
 import (
 	"context"
@@ -11,17 +11,18 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/session/sessiontest"
 )
 
 // writeSession fills a store with a session of n messages and indexes them.
-func writeSession(t *testing.T, s *Store, n int) Session {
+func writeSession(t *testing.T, s *session.Store, n int) session.Session {
 	t.Helper()
 	ctx := context.Background()
 	sess, err := s.CreateSession(ctx, "/w", "m")
 	require.NoError(t, err)
 	for i := 1; i <= n; i++ {
-		_, err := s.Append(ctx, sess.ID, Message{Role: RoleUser, Content: "question about the lighthouse " + string(rune('a'+i%26)), Tokens: 5})
+		_, err := s.Append(ctx, sess.ID, session.Message{Role: session.RoleUser, Content: "question about the lighthouse " + string(rune('a'+i%26)), Tokens: 5})
 		require.NoError(t, err)
 	}
 	_, err = s.CatchUpIndex(ctx)
@@ -40,31 +41,31 @@ func TestReadOnlyDataDir(t *testing.T) {
 		name string
 		// setup writes the data directory and returns the session and
 		// the files to make read-only; keep is closed at the end.
-		setup      func(t *testing.T, dir string) (sess Session, files []string, keep io.Closer)
+		setup      func(t *testing.T, dir string) (sess session.Session, files []string, keep io.Closer)
 		wantNotice bool
 		want       int // messages readable
 	}{
 		{
 			name: "closed cleanly",
-			setup: func(t *testing.T, dir string) (Session, []string, io.Closer) {
-				s, err := Open(ctx, dir)
+			setup: func(t *testing.T, dir string) (session.Session, []string, io.Closer) {
+				s, err := session.Open(ctx, dir)
 				require.NoError(t, err)
 				sess := writeSession(t, s, 12)
 				require.NoError(t, s.Close())
-				_, err = os.Stat(filepath.Join(dir, FileName+"-wal"))
+				_, err = os.Stat(filepath.Join(dir, session.FileName+"-wal"))
 				require.True(t, os.IsNotExist(err), "a clean close leaves no WAL")
-				return sess, []string{dir, filepath.Join(dir, FileName)}, nil
+				return sess, []string{dir, filepath.Join(dir, session.FileName)}, nil
 			},
 			want: 12,
 		},
 		{
 			name: "changes in the WAL",
-			setup: func(t *testing.T, dir string) (Session, []string, io.Closer) {
-				s, err := Open(ctx, dir)
+			setup: func(t *testing.T, dir string) (session.Session, []string, io.Closer) {
+				s, err := session.Open(ctx, dir)
 				require.NoError(t, err)
 				sess := writeSession(t, s, 12) // the writer stays open
 				var files []string
-				for _, f := range []string{"", FileName, FileName + "-wal", FileName + "-shm"} {
+				for _, f := range []string{"", session.FileName, session.FileName + "-wal", session.FileName + "-shm"} {
 					files = append(files, filepath.Join(dir, f))
 				}
 				return sess, files, s
@@ -73,22 +74,22 @@ func TestReadOnlyDataDir(t *testing.T) {
 		},
 		{
 			name: "WAL without its shared memory",
-			setup: func(t *testing.T, dir string) (Session, []string, io.Closer) {
+			setup: func(t *testing.T, dir string) (session.Session, []string, io.Closer) {
 				src := t.TempDir()
-				s, err := Open(ctx, src)
+				s, err := session.Open(ctx, src)
 				require.NoError(t, err)
 				defer s.Close()
 				first := writeSession(t, s, 5)
 				_, err = s.DB().Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
 				require.NoError(t, err)
-				_, err = s.Append(ctx, first.ID, Message{Role: RoleAssistant, Content: "only in the WAL", Tokens: 3})
+				_, err = s.Append(ctx, first.ID, session.Message{Role: session.RoleAssistant, Content: "only in the WAL", Tokens: 3})
 				require.NoError(t, err)
-				for _, f := range []string{FileName, FileName + "-wal"} {
+				for _, f := range []string{session.FileName, session.FileName + "-wal"} {
 					b, err := os.ReadFile(filepath.Join(src, f))
 					require.NoError(t, err)
 					require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o600))
 				}
-				return first, []string{dir, filepath.Join(dir, FileName), filepath.Join(dir, FileName+"-wal")}, nil
+				return first, []string{dir, filepath.Join(dir, session.FileName), filepath.Join(dir, session.FileName+"-wal")}, nil
 			},
 			wantNotice: true,
 			want:       5, // the message in the WAL cannot be read
@@ -105,10 +106,10 @@ func TestReadOnlyDataDir(t *testing.T) {
 			}
 			sessiontest.MakeReadOnly(t, files...)
 
-			_, err := Open(ctx, dir)
-			require.ErrorIs(t, err, ErrReadOnly, "a writer is told the store is read-only")
+			_, err := session.Open(ctx, dir)
+			require.ErrorIs(t, err, session.ErrReadOnly, "a writer is told the store is read-only")
 
-			s, err := Open(ctx, dir, ForReading())
+			s, err := session.Open(ctx, dir, session.ForReading())
 			require.NoError(t, err)
 			defer s.Close()
 			require.True(t, s.ReadOnly())
@@ -126,12 +127,12 @@ func TestReadOnlyDataDir(t *testing.T) {
 			require.NoError(t, err)
 			require.NotEmpty(t, hits, "what is indexed is searched")
 
-			_, err = s.Append(ctx, sess.ID, Message{Role: RoleUser, Content: "more"})
-			require.ErrorIs(t, err, ErrReadOnly)
+			_, err = s.Append(ctx, sess.ID, session.Message{Role: session.RoleUser, Content: "more"})
+			require.ErrorIs(t, err, session.ErrReadOnly)
 			_, err = s.Lease(ctx, sess.ID, 0)
-			require.ErrorIs(t, err, ErrReadOnly)
+			require.ErrorIs(t, err, session.ErrReadOnly)
 			_, err = s.CreateSession(ctx, "/w", "m")
-			require.ErrorIs(t, err, ErrReadOnly)
+			require.ErrorIs(t, err, session.ErrReadOnly)
 		})
 	}
 }
@@ -141,7 +142,7 @@ func TestReadOnlyDataDir(t *testing.T) {
 func TestWritableStoreIgnoresForReading(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "data"), ForReading())
+	s, err := session.Open(ctx, filepath.Join(t.TempDir(), "data"), session.ForReading())
 	require.NoError(t, err)
 	defer s.Close()
 	require.False(t, s.ReadOnly())
