@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,23 +25,7 @@ import (
 // It is what a provider with gpt-4o-mini's tokenizer reports as
 // prompt_tokens.
 func promptTokens(c *tokens.Counter) func(openaitest.Request) int {
-	return func(r openaitest.Request) int {
-		n := tokens.ReplyPriming
-		for _, m := range r.Messages {
-			tm := tokens.Message{Role: m.Role, Content: m.Content, Name: m.Name}
-			for _, tc := range m.ToolCalls {
-				tm.ToolCalls = append(tm.ToolCalls, tokens.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments})
-			}
-			n += c.CountMessage(tm)
-		}
-		var body struct {
-			Tools json.RawMessage `json:"tools"`
-		}
-		if json.Unmarshal(r.Body, &body) == nil && len(body.Tools) > 0 {
-			n += c.Count(string(body.Tools))
-		}
-		return n
-	}
+	return func(r openaitest.Request) int { return openaitest.PromptTokens(r, c.Count) }
 }
 
 var contextTotal = regexp.MustCompile(`Context · \S+ · ([\d,]+) of ([\d,]+) tokens`)

@@ -50,19 +50,7 @@ func promptTokens(r openaitest.Request) int {
 var countCache sync.Map
 
 func countPrompt(r openaitest.Request) int {
-	n := tokens.ReplyPriming
-	for _, m := range r.Messages {
-		tm := tokens.Message{Role: m.Role, Content: m.Content, Name: m.Name}
-		for _, c := range m.ToolCalls {
-			tm.ToolCalls = append(tm.ToolCalls, tokens.ToolCall{Name: c.Function.Name, Arguments: c.Function.Arguments})
-		}
-		n += counter.CountMessage(tm)
-	}
-	for _, t := range r.Tools {
-		b, _ := json.Marshal(t.Function)
-		n += counter.Count(string(b))
-	}
-	return n * 105 / 100
+	return openaitest.PromptTokens(r, counter.Count) * 105 / 100
 }
 
 var factRe = regexp.MustCompile(`FACT-[A-Z0-9-]+`)

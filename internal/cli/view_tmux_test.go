@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,26 +18,6 @@ import (
 	"github.com/gencode/gencode/internal/tokens"
 )
 
-// realCount counts a request as a provider with c's tokenizer: its
-// messages, tool schemas as sent, and the reply priming.
-func realCount(c *tokens.Counter, r openaitest.Request) int {
-	n := tokens.ReplyPriming
-	for _, m := range r.Messages {
-		tm := tokens.Message{Role: m.Role, Content: m.Content, Name: m.Name}
-		for _, tc := range m.ToolCalls {
-			tm.ToolCalls = append(tm.ToolCalls, tokens.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments})
-		}
-		n += c.CountMessage(tm)
-	}
-	var body struct {
-		Tools json.RawMessage `json:"tools"`
-	}
-	if json.Unmarshal(r.Body, &body) == nil && len(body.Tools) > 0 {
-		n += c.Count(string(body.Tools))
-	}
-	return n
-}
-
 // TestServerWindowSmallerThanConfiguredInTmux is issue 12.3 in the real
 // binary: the server holds 6,000 tokens, the model table says 128,000. A
 // pasted message too large for the server used to stay in every later
@@ -51,7 +30,7 @@ func TestServerWindowSmallerThanConfiguredInTmux(t *testing.T) {
 	var mu sync.Mutex
 	var refused int
 	c := tokens.New("gpt-4o-mini")
-	count := func(r openaitest.Request) int { return realCount(c, r) }
+	count := func(r openaitest.Request) int { return openaitest.PromptTokens(r, c.Count) }
 	srv := openaitest.NewServer(t, openaitest.WithMessageRules(), openaitest.WithContextWindow(6000, count),
 		openaitest.WithRequestHook(func(r openaitest.Request) {
 			if count(r) > 6000 {
@@ -115,7 +94,7 @@ func TestContextIsTheNextRequestInTmux(t *testing.T) {
 	t.Parallel()
 	needTmux(t)
 	c := tokens.New("gpt-4o-mini")
-	count := func(r openaitest.Request) int { return realCount(c, r) }
+	count := func(r openaitest.Request) int { return openaitest.PromptTokens(r, c.Count) }
 	sb := newSandbox(t)
 	var calls []openaitest.ToolCall
 	for i := 0; i < 6; i++ {

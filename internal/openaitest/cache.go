@@ -167,40 +167,50 @@ type measured struct {
 // replyPriming is what every chat request adds for the answer's start.
 const replyPriming = 3
 
-func (s *Server) textTokens(text string) int {
-	if text == "" {
-		return 0
-	}
-	if s.tokenize != nil {
-		return s.tokenize(text)
-	}
-	return (len(text) + 3) / 4
+// PromptTokens is a request's prompt tokens as a server made
+// WithTokenizer(tokenize) counts them: what a test expects a provider to
+// bill, or to hold against its window.
+func PromptTokens(r Request, tokenize func(text string) int) int {
+	return measure(r, textCounter(tokenize)).prompt()
 }
 
-func (s *Server) measure(req Request) measured {
+// textCounter counts a text with tokenize; without one a text costs len/4.
+func textCounter(tokenize func(string) int) func(string) int {
+	return func(text string) int {
+		if text == "" {
+			return 0
+		}
+		if tokenize != nil {
+			return tokenize(text)
+		}
+		return (len(text) + 3) / 4
+	}
+}
+
+func measure(req Request, count func(string) int) measured {
 	m := measured{model: req.Model, tools: req.Tools, msgs: req.Messages, priming: replyPriming}
 	if len(req.Tools) > 0 {
 		if b, err := json.Marshal(req.Tools); err == nil {
-			m.toolTok = s.textTokens(string(b))
+			m.toolTok = count(string(b))
 		}
 	}
 	m.msgTok = make([]int, len(req.Messages))
 	for i, msg := range req.Messages {
-		m.msgTok[i] = s.messageTokens(msg)
+		m.msgTok[i] = messageTokens(msg, count)
 	}
 	return m
 }
 
-func (s *Server) messageTokens(msg openai.ChatCompletionMessage) int {
-	n := 3 + s.textTokens(msg.Role) + s.textTokens(msg.Content)
+func messageTokens(msg openai.ChatCompletionMessage, count func(string) int) int {
+	n := 3 + count(msg.Role) + count(msg.Content)
 	for _, p := range msg.MultiContent {
-		n += s.textTokens(p.Text)
+		n += count(p.Text)
 	}
 	if msg.Name != "" {
-		n += s.textTokens(msg.Name) + 1
+		n += count(msg.Name) + 1
 	}
 	for _, tc := range msg.ToolCalls {
-		n += 3 + s.textTokens(tc.Function.Name) + s.textTokens(tc.Function.Arguments)
+		n += 3 + count(tc.Function.Name) + count(tc.Function.Arguments)
 	}
 	return n
 }

@@ -84,6 +84,11 @@ func TestAccountsPrefixCache(t *testing.T) {
 		}
 		require.Equal(t, w, got[i], "request %d", i+1)
 	}
+	// PromptTokens, which tests use to hold a request against a window,
+	// counts as the server does.
+	for i, r := range srv.Requests() {
+		require.Equal(t, got[i].Prompt, openaitest.PromptTokens(r, func(s string) int { return len(s) }), "request %d", i+1)
+	}
 	require.Equal(t, openaitest.RejectWindow, got[7].Rejected)
 	require.Zero(t, got[7].Cached, "the previous agent request was the other model's")
 

@@ -286,7 +286,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		Header:              r.Header.Clone(),
 		Body:                body,
 	}
-	m := s.measure(req)
+	m := measure(req, textCounter(s.tokenize))
 	req.prompt = m.prompt()
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
