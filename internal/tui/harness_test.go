@@ -229,6 +229,10 @@ func (c *fakeClock) Advance(d time.Duration) {
 // its own goroutine and the messages they return are delivered in order of
 // arrival. send returns when no Cmd is left running, or when the running
 // ones have been quiet for h.quiet (a turn waiting on its agent, a timer).
+// A Cmd that computes (a store write under -race) must not look quiet: at
+// 150 ms, TUI tests run 8 at a time beside the cli package's binaries
+// returned before a session was created (TestEnterSendsAndShowsTheReply,
+// TestGoldenErrorLine); at 400 ms they passed twice over in that load.
 type harness struct {
 	t     testing.TB
 	m     Model
@@ -261,7 +265,7 @@ func newHarness(t testing.TB, width, height int, opts ...harnessOpt) *harness {
 	h := &harness{t: t, agent: &fakeAgent{}, cmds: &fakeCommands{
 		names:   []string{"/clear", "/config", "/context", "/exit", "/help", "/history", "/model", "/resume", "/sessions", "/summarize"},
 		results: map[string]commands.Result{}, errs: map[string]error{},
-	}, quiet: 150 * time.Millisecond, msgs: make(chan tea.Msg, 1024)}
+	}, quiet: 400 * time.Millisecond, msgs: make(chan tea.Msg, 1024)}
 	h.clock = &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	o := harnessSetup{Options: Options{Agent: h.agent, Commands: h.cmds, Cwd: "/work", SoftRatio: 0.6, Renderer: plainRenderer(),
 		Now: h.clock.Now}}
