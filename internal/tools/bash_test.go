@@ -182,10 +182,12 @@ func TestBashTimeoutKillsTheProcessGroup(t *testing.T) {
 		script  string
 		maxTime time.Duration
 	}{
-		{"sleep in the foreground", `sleep 100`, 5 * time.Second},
-		{"background child and wait", `sleep 100 & echo bg=$!; wait`, 5 * time.Second},
-		{"grandchild in a subshell", `( sleep 100 & echo gc=$!; wait ) & echo sub=$!; wait`, 5 * time.Second},
-		{"child ignoring SIGTERM", `trap '' TERM; sleep 100 & echo bg=$!; wait; wait`, 3*time.Second + killGrace + 2*time.Second},
+		// The bounds guard against waiting for the 100 s sleep, with room
+		// for a loaded machine.
+		{"sleep in the foreground", `sleep 100`, 10 * time.Second},
+		{"background child and wait", `sleep 100 & echo bg=$!; wait`, 10 * time.Second},
+		{"grandchild in a subshell", `( sleep 100 & echo gc=$!; wait ) & echo sub=$!; wait`, 10 * time.Second},
+		{"child ignoring SIGTERM", `trap '' TERM; sleep 100 & echo bg=$!; wait; wait`, 3*time.Second + killGrace + 5*time.Second},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -215,7 +217,7 @@ func TestBashKillsLeftoverBackgroundJobs(t *testing.T) {
 	start := time.Now()
 	r := run(t, s, ToolBash, map[string]any{"command": "echo pg=$$; sleep 100 & echo bg=$!; echo started"})
 	elapsed := time.Since(start)
-	assert.Less(t, elapsed, killGrace+time.Second, "returned after %s", elapsed)
+	assert.Less(t, elapsed, killGrace+5*time.Second, "returned after %s (the job sleeps 100 s)", elapsed)
 	assert.Contains(t, r.Content, "started\n[exit code 0]")
 	assertAllGone(t, pidsIn(t, r.Content), "")
 }
@@ -226,9 +228,9 @@ func TestBashEscapedProcessDoesNotHang(t *testing.T) {
 	t.Parallel()
 	s, _ := yoloSet(t)
 	start := time.Now()
-	r := run(t, s, ToolBash, map[string]any{"command": "setsid sleep 4 & echo escaped"})
+	r := run(t, s, ToolBash, map[string]any{"command": "setsid sleep 20 & echo escaped"})
 	elapsed := time.Since(start)
-	assert.Less(t, elapsed, killGrace+drainWait+time.Second, "returned after %s", elapsed)
+	assert.Less(t, elapsed, killGrace+drainWait+5*time.Second, "returned after %s (the escaped process sleeps 20 s)", elapsed)
 	assert.Contains(t, r.Content, "escaped")
 }
 
