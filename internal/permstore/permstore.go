@@ -208,6 +208,11 @@ func (s *Store) add(r tools.Rule) error {
 	if err := r.Validate(); err != nil {
 		return fmt.Errorf("save permission rule: %w", err)
 	}
+	unlock, err := s.lock()
+	if err != nil {
+		return fmt.Errorf("save permission rule %s: %w", r, err)
+	}
+	defer unlock()
 	rules, err := s.read()
 	if err != nil {
 		return fmt.Errorf("save permission rule %s: %w", r, err)
@@ -227,6 +232,11 @@ func (s *Store) add(r tools.Rule) error {
 func (s *Store) Revoke(n int) (tools.Rule, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	unlock, err := s.lock()
+	if err != nil {
+		return tools.Rule{}, fmt.Errorf("revoke permission rule %d: %w", n, err)
+	}
+	defer unlock()
 	rules, err := s.read()
 	if err != nil {
 		return tools.Rule{}, fmt.Errorf("revoke permission rule %d: %w", n, err)
@@ -252,14 +262,43 @@ func (e *RangeError) Error() string {
 	return fmt.Sprintf("no rule %d: the rules are numbered 1 to %d", e.N, e.Count)
 }
 
-// write replaces the file with rules: a new file renamed over the old, so
-// a reader never sees half of it.
-func (s *Store) write(rules []tools.Rule) error {
+// lock makes a change of the file one gencode's at a time: a change reads
+// the rules, adds or removes one and renames a new file over the old, so
+// two at once would each drop what the other saved. The lock is an
+// exclusive lock on a file beside the rules, released by unlock.
+func (s *Store) lock() (unlock func(), err error) {
+	dir := filepath.Dir(s.path)
+	if err := s.makeDir(); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", s.path, err)
+	}
+	if err := lockFile(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("lock %s: %w", s.path, err)
+	}
+	return func() { _ = f.Close() }, nil // closing releases the lock
+}
+
+// makeDir makes the project's directory, private to the user.
+func (s *Store) makeDir() error {
 	dir := filepath.Dir(s.path)
 	for _, d := range []string{filepath.Dir(dir), dir} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return fmt.Errorf("make %s: %w", d, err)
 		}
+	}
+	return nil
+}
+
+// write replaces the file with rules: a new file renamed over the old, so
+// a reader never sees half of it.
+func (s *Store) write(rules []tools.Rule) error {
+	dir := filepath.Dir(s.path)
+	if err := s.makeDir(); err != nil {
+		return err
 	}
 	f := file{Project: s.project, Rules: make([]fileRule, len(rules))}
 	for i, r := range rules {

@@ -2,6 +2,7 @@ package permstore_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -208,4 +209,38 @@ func TestAlwaysForThisProject(t *testing.T) {
 	res = bash(t, s2, "echo saved")
 	assert.True(t, res.Denied)
 	assert.Equal(t, 1, later.count(), "a revoked rule asks again")
+}
+
+// TestConcurrentSavesKeepEveryRule: gencodes in one project saving rules
+// at the same moment (each its own Store, as separate processes have) keep
+// all of them; a save is a read, a change and a rename, and without a lock
+// the last rename dropped what the others saved meanwhile.
+func TestConcurrentSavesKeepEveryRule(t *testing.T) {
+	t.Parallel()
+	conf, project := t.TempDir(), t.TempDir()
+	const n = 16
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := permstore.Open(conf, project)
+			assert.NoError(t, s.Add(tools.Rule{Tool: tools.ToolBash, Command: []string{"make", fmt.Sprintf("target%d", i)}, Exact: true}))
+		}()
+	}
+	wg.Wait()
+	rules := mustRules(t, permstore.Open(conf, project))
+	require.Len(t, rules, n, "rules lost to a concurrent save: %v", rules)
+
+	// Revokes at the same moment remove one rule each.
+	for range n / 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := permstore.Open(conf, project).Revoke(1)
+			assert.NoError(t, err)
+		}()
+	}
+	wg.Wait()
+	require.Len(t, mustRules(t, permstore.Open(conf, project)), n/2)
 }
