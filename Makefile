@@ -32,7 +32,7 @@ test: vet deps-check
 	GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test $(RACEFLAGS) -parallel $(PARALLEL) -count=1 -timeout 20m $(PKGS)
 
 test-short:
-	$(GO) test -short -count=1 $(PKGS)
+	$(GO) test -short -parallel $(PARALLEL) -count=1 $(PKGS)
 
 vet:
 	$(GO) vet $(PKGS)
