@@ -14,15 +14,21 @@ import (
 	"github.com/gencode/gencode/internal/tools"
 )
 
-// Limits of the deterministic extraction. They bound single entries and
-// the user-request lines, never how many files and commands are kept:
-// every file and command stays in the record.
+// Limits of the deterministic extraction. They bound single entries, the
+// user-request lines and the commands, never how many files are kept:
+// every file stays in the record (a project has so many), while requests
+// and commands grow with the session.
 const (
 	// maxUserRequests is how many user-request lines a summary keeps, the
 	// most recent: they are shown only without a narrative, and each
 	// request is whole in the log. Without it the list grew with the
 	// session and was decoded on every turn.
-	maxUserRequests    = 200
+	maxUserRequests = 200
+	// maxCommands is how many distinct commands a summary keeps, the
+	// latest first run: a 600-turn session kept 600, decoded on every
+	// turn, and the block shows only the latest that fit its share;
+	// CommandRuns still counts them all, and each is whole in the log.
+	maxCommands        = 200
 	maxRequestChars    = 6000 // the last user request, verbatim up to this
 	maxLineChars       = 200  // one user request line, one constraint
 	maxCommandChars    = 2000 // one command
@@ -223,7 +229,7 @@ func (e *extractor) finish() session.Summary {
 	sum.FilesDeleted = ft.ledger.Deleted()
 	sum.FilesReverted = ft.ledger.Reverted()
 	sum.FilesRead = ft.ledger.Read()
-	sum.Commands = e.cmds.items
+	sum.Commands = recent(e.cmds.items, maxCommands)
 	for _, name := range e.order {
 		u := e.usage[name]
 		sum.ToolsUsed = append(sum.ToolsUsed, session.ToolUsage{Tool: name, Count: u.count, NotableUses: u.notable()})
@@ -747,7 +753,7 @@ func union(sums []session.Summary) session.Summary {
 	for _, t := range order {
 		out.ToolsUsed = append(out.ToolsUsed, *counts[t])
 	}
-	out.FilesRead, out.Commands, out.UserConstraints = read.items, cmds.items, constraints.items
+	out.FilesRead, out.Commands, out.UserConstraints = read.items, recent(cmds.items, maxCommands), constraints.items
 	out.UserRequests, out.SystemNotes = recent(requests.items, maxUserRequests), notes.items
 	out.KeyDecisions, out.Topics = decisions.items, topics.items
 	out.FilesModified = files.Modified()

@@ -99,3 +99,30 @@ func TestUserRequestsAreBounded(t *testing.T) {
 	require.Len(t, whole.FilesModified, 3*maxUserRequests, "every file is kept")
 	require.Len(t, union([]session.Summary{a, b}).FilesModified, 3*maxUserRequests)
 }
+
+// TestCommandsAreBounded: a summary keeps the latest maxCommands distinct
+// commands, also when two summaries merge, and counts every run.
+func TestCommandsAreBounded(t *testing.T) {
+	t.Parallel()
+	var msgs []session.Message
+	n := 3 * maxCommands
+	for i := range n {
+		id := fmt.Sprintf("c%d", i)
+		msgs = append(msgs,
+			session.Message{Role: session.RoleUser, Content: fmt.Sprintf("request %d", i)},
+			session.Message{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: id, Name: "Bash", Arguments: fmt.Sprintf(`{"command":"wc -l notes/turn%d.md"}`, i)}}},
+			session.Message{Role: session.RoleTool, ToolCallID: id, Name: "Bash", Content: "1 notes\n[exit code 0]"})
+	}
+	half := len(msgs) / 2
+	a, b := extract(msgs[:half], false), extract(msgs[half:], false)
+	for _, s := range []session.Summary{a, b, extract(msgs, false), union([]session.Summary{a, b})} {
+		require.Len(t, s.Commands, maxCommands)
+	}
+	for _, s := range []session.Summary{extract(msgs, false), union([]session.Summary{a, b})} {
+		require.Equal(t, fmt.Sprintf("wc -l notes/turn%d.md", n-1), s.Commands[maxCommands-1], "the latest is kept")
+		require.Equal(t, fmt.Sprintf("wc -l notes/turn%d.md", n-maxCommands), s.Commands[0])
+	}
+	whole := extract(msgs, false)
+	require.Equal(t, n, whole.CommandRuns)
+	require.Equal(t, n, union([]session.Summary{a, b}).CommandRuns)
+}
