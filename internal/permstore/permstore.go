@@ -294,12 +294,10 @@ func (s *Store) makeDir() error {
 }
 
 // write replaces the file with rules: a new file renamed over the old, so
-// a reader never sees half of it.
+// a reader never sees half of it. It runs under lock, which made the
+// directory.
 func (s *Store) write(rules []tools.Rule) error {
 	dir := filepath.Dir(s.path)
-	if err := s.makeDir(); err != nil {
-		return err
-	}
 	f := file{Project: s.project, Rules: make([]fileRule, len(rules))}
 	for i, r := range rules {
 		f.Rules[i] = fileRule{Tool: r.Tool, Command: r.Command, Exact: r.Exact}

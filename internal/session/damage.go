@@ -15,11 +15,11 @@ package session
 // At open, a database of up to quickCheckMax bytes is checked whole
 // (PRAGMA quick_check): measured ~3.5 ms per MB here, warm and alone, ~7
 // ms per MB inside a print-mode turn, so 7-14 ms at the bound, against ~2
-// ms for the open itself. A larger one is not
-// checked at open; damage is then handled where a read meets it. The
-// bound keeps what every run pays from growing with the store: at 8 MB, a
-// print-mode turn of a 600-turn session paid 20 ms more for the check than
-// one of the first 50 (make bench-session).
+// ms for the open itself. A larger one is not checked at open; damage is
+// then handled where a read meets it. The bound keeps what every run pays
+// from growing with the store: at 8 MB, a print-mode turn of a 600-turn
+// session paid 20 ms more for the check than one of the first 50 (make
+// bench-session).
 
 import (
 	"cmp"

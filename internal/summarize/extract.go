@@ -24,10 +24,11 @@ const (
 	// request is whole in the log. Without it the list grew with the
 	// session and was decoded on every turn.
 	maxUserRequests = 200
-	// maxCommands is how many distinct commands a summary keeps, the
-	// latest first run: a 600-turn session kept 600, decoded on every
-	// turn, and the block shows only the latest that fit its share;
-	// CommandRuns still counts them all, and each is whole in the log.
+	// maxCommands is how many distinct commands a summary keeps: those
+	// first run most recently. A 600-turn session kept 600, decoded on
+	// every turn, though the block shows only the latest that fit its
+	// share; CommandRuns still counts every run, and each is whole in the
+	// log.
 	maxCommands        = 200
 	maxRequestChars    = 6000 // the last user request, verbatim up to this
 	maxLineChars       = 200  // one user request line, one constraint
