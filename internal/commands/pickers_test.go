@@ -53,17 +53,21 @@ func TestModelNameCheckedAgainstTheEndpoint(t *testing.T) {
 	hang := func(ctx context.Context) bool { <-ctx.Done(); return false }
 	gone := openaitest.NewServer(t)
 	gone.Close()
+	// Only the endpoint that never answers waits for the timeout; the
+	// others answer at once and get room for a loaded machine, so that
+	// their own reason is what the line says.
 	for _, tt := range []struct {
 		name, why string
 		srv       *openaitest.Server
+		timeout   time.Duration
 	}{
-		{"error", "503", openaitest.NewServer(t, openaitest.WithModelsError(http.StatusServiceUnavailable))},
-		{"no answer", "no answer in 300ms", openaitest.NewServer(t, openaitest.WithModelsHook(hang))},
-		{"gone", "connect", gone},
+		{"error", "503", openaitest.NewServer(t, openaitest.WithModelsError(http.StatusServiceUnavailable)), 5 * time.Second},
+		{"no answer", "no answer in 300ms", openaitest.NewServer(t, openaitest.WithModelsHook(hang)), 300 * time.Millisecond},
+		{"gone", "connect", gone, 5 * time.Second},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			reg := modelRegistry(t, tt.srv, 300*time.Millisecond)
+			reg := modelRegistry(t, tt.srv, tt.timeout)
 			start := time.Now()
 			r, err := reg.Run(ctx, st, "/model whatever-7b")
 			require.NoError(t, err)
