@@ -30,6 +30,14 @@ func TestCPUByRange(t *testing.T) {
 	require.NotNil(t, miss)
 	require.False(t, miss.OK)
 	require.Equal(t, "2.50x", miss.Got)
+
+	// With a baseline, the first range played beside the last, growth is
+	// measured against it: the early turns ran on a quieter machine here.
+	r.Baseline = []Turn{{N: 1, CPU: 450 * ms}, {N: 2, CPU: 480 * ms}, {N: 3, CPU: 9000 * ms}}
+	require.InDelta(t, 500.0/480.0, r.CPUGrowth(), 1e-9)
+	var out bytes.Buffer
+	r.Write(&out)
+	require.Contains(t, out.String(), "last range / first played beside it (medians): 1.04x")
 }
 
 // TestTargetsOfScenarioB: each of the limits for scenario B is

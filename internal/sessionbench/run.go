@@ -33,6 +33,7 @@ type Options struct {
 // Turn is one print-mode run of the binary.
 type Turn struct {
 	N      int // from 1; the recall question is Turns+1
+	Start  time.Time
 	CPU    time.Duration
 	Wall   time.Duration
 	Code   int
@@ -57,6 +58,9 @@ type Result struct {
 	// previous agent request's messages unchanged: each compaction or
 	// masking batch that rewrote the history sent before.
 	Breaks int
+	// Baseline is the first CPU range played again in a session of its
+	// own, interleaved with the last range (Scenario.Baseline).
+	Baseline []Turn
 	// Recalled says the recall question was answered with the fact;
 	// RecallAnswer is the answer.
 	Recalled     bool
@@ -75,6 +79,12 @@ func (r Result) Failed() int {
 }
 
 // Run plays sc through the binary against a fake server started here.
+//
+// With sc.Baseline, the turns of the first CPU range are played a second
+// time, in a new session of their own, each one just before a turn of the
+// last range: the growth target compares turns that ran side by side, so a
+// change in the machine's load between the start and the end of a long run
+// does not read as growth (or hide it).
 func Run(ctx context.Context, sc Scenario, opts Options) (Result, error) {
 	if opts.Binary == "" {
 		return Result{}, errors.New("run scenario: no gencode binary")
@@ -92,42 +102,42 @@ func Run(ctx context.Context, sc Scenario, opts Options) (Result, error) {
 		defer os.RemoveAll(d)
 		dir = d
 	}
-	env, work, err := sandbox(dir, sc, opts.Config)
+	sess, err := newWorld(dir, sc, opts.Config)
 	if err != nil {
 		return Result{}, fmt.Errorf("run scenario %s: %w", sc.Name, err)
 	}
-	counter := tokens.New("gpt-4o-mini")
-	srv := openaitest.NewServer(nil,
-		openaitest.WithMessageRules(),
-		openaitest.WithContextWindow(sc.Window, nil),
-		openaitest.WithTokenizer(counter.Count),
-		openaitest.WithResponder(model{sc: sc}.reply),
-	)
-	defer srv.Close()
-	env = append(env, "OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=sk-bench")
+	defer sess.srv.Close()
+	var base *world
+	lastFrom := sc.lastRangeFrom()
+	if sc.Baseline && lastFrom > 1 {
+		if base, err = newWorld(filepath.Join(dir, "baseline"), sc, opts.Config); err != nil {
+			return Result{}, fmt.Errorf("run scenario %s: %w", sc.Name, err)
+		}
+		defer base.srv.Close()
+	}
 
 	res := Result{Scenario: sc}
 	for n := 1; n <= sc.runs(); n++ {
 		if err := ctx.Err(); err != nil {
 			return res, fmt.Errorf("run scenario %s: %w", sc.Name, err)
 		}
-		args := []string{"-p", sc.Prompt(n)}
-		if n > 1 {
-			args = append([]string{"-c"}, args...)
+		if base != nil && n >= lastFrom && n <= sc.Turns {
+			t, err := base.turn(ctx, bin, sc, n-lastFrom+1)
+			if err != nil {
+				return res, fmt.Errorf("run scenario %s, baseline turn %d: %w", sc.Name, n-lastFrom+1, err)
+			}
+			res.Baseline = append(res.Baseline, t)
 		}
-		if sc.WriteAndRun {
-			args = append(args, "--allow", "Write,Bash")
-		}
-		t, err := runTurn(ctx, bin, work, env, args)
+		t, err := sess.turn(ctx, bin, sc, n)
 		if err != nil {
 			return res, fmt.Errorf("run scenario %s, turn %d: %w", sc.Name, n, err)
 		}
-		t.N = n
 		res.Turns = append(res.Turns, t)
 		if opts.Progress != nil && (n%25 == 0 || n == sc.runs()) {
-			fmt.Fprintf(opts.Progress, "scenario %s: turn %d/%d, %d requests\n", sc.Name, n, sc.runs(), len(srv.Accounts()))
+			fmt.Fprintf(opts.Progress, "scenario %s: turn %d/%d, %d requests\n", sc.Name, n, sc.runs(), len(sess.srv.Accounts()))
 		}
 	}
+	srv := sess.srv
 	res.Accounts = srv.Accounts()
 	res.Bill = openaitest.Total(res.Accounts)
 	system := map[string]bool{}
@@ -158,6 +168,43 @@ func Run(ctx context.Context, sc Scenario, opts Options) (Result, error) {
 		res.Recalled = last.Code == 0 && strings.Contains(last.Stdout, Fact)
 	}
 	return res, nil
+}
+
+// world is one session of a scenario: its home, project and fake server.
+type world struct {
+	env  []string
+	work string
+	srv  *openaitest.Server
+}
+
+func newWorld(dir string, sc Scenario, extra string) (*world, error) {
+	env, work, err := sandbox(dir, sc, extra)
+	if err != nil {
+		return nil, err
+	}
+	counter := tokens.New("gpt-4o-mini")
+	srv := openaitest.NewServer(nil,
+		openaitest.WithMessageRules(),
+		openaitest.WithContextWindow(sc.Window, nil),
+		openaitest.WithTokenizer(counter.Count),
+		openaitest.WithResponder(model{sc: sc}.reply),
+	)
+	env = append(env, "OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=sk-bench")
+	return &world{env: env, work: work, srv: srv}, nil
+}
+
+// turn plays turn n of sc in w.
+func (w *world) turn(ctx context.Context, bin string, sc Scenario, n int) (Turn, error) {
+	args := []string{"-p", sc.Prompt(n)}
+	if n > 1 {
+		args = append([]string{"-c"}, args...)
+	}
+	if sc.WriteAndRun {
+		args = append(args, "--allow", "Write,Bash")
+	}
+	t, err := runTurn(ctx, bin, w.work, w.env, args)
+	t.N = n
+	return t, err
 }
 
 // sandbox makes a home, config and project for the binary and returns its
@@ -199,7 +246,7 @@ func runTurn(ctx context.Context, bin, dir string, env, args []string) (Turn, er
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
 	err := cmd.Run()
-	t := Turn{Wall: time.Since(start), Stdout: out.String(), Stderr: errb.String()}
+	t := Turn{Start: start, Wall: time.Since(start), Stdout: out.String(), Stderr: errb.String()}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):

@@ -2,8 +2,11 @@ package sessionbench
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -20,9 +23,7 @@ func TestRunThroughBinary(t *testing.T) {
 		t.Skip("builds and runs the gencode binary")
 	}
 	t.Parallel()
-	bin := filepath.Join(t.TempDir(), "gencode")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/gencode/gencode/cmd/gencode").CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := buildGencode(t)
 
 	sc := ScenarioB()
 	sc.Turns, sc.ReadEvery = 5, 2
@@ -52,4 +53,66 @@ func TestRunThroughBinary(t *testing.T) {
 		require.Equal(t, prev.Prompt-3, a.Cached, "request %d: all but the reply priming of request %d is cached", i+1, i)
 	}
 	require.Equal(t, res.Bill.Prompt-res.Bill.Cached, res.Bill.Uncached())
+}
+
+// TestBaselineRunsBesideTheLastRange: with a baseline, the first range's
+// turns are played again in a session of their own, each one right before a
+// turn of the last range, and the growth target compares the two.
+func TestBaselineRunsBesideTheLastRange(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the gencode binary")
+	}
+	t.Parallel()
+	bin := buildGencode(t)
+
+	sc := ScenarioLong()
+	sc.Turns, sc.CPURange, sc.FactTurn = 5, 2, 0 // ranges 1-2, 3-4, 5
+	res, err := Run(context.Background(), sc, Options{Binary: bin})
+	require.NoError(t, err)
+	require.Len(t, res.Turns, 5)
+	require.Len(t, res.Baseline, 1, "the last range (turn 5) has one turn, so one baseline turn")
+	b := res.Baseline[0]
+	require.Zero(t, b.Code, b.Stderr)
+	require.Equal(t, 1, b.N)
+	require.Contains(t, b.Stdout, "Done with turn 1.", "the baseline plays turn 1")
+	require.True(t, b.Start.After(res.Turns[3].Start) && b.Start.Before(res.Turns[4].Start),
+		"the baseline turn runs between turns 4 and 5")
+	require.Len(t, res.Accounts, 5*2, "each turn writes and runs in one call, then answers; the baseline's requests are not counted")
+
+	got, _ := res.BaselineCPU()
+	ranges := res.CPUByRange()
+	require.InDelta(t, float64(ranges[len(ranges)-1].Median)/float64(got.Median), res.CPUGrowth(), 1e-9)
+}
+
+var (
+	buildOnce sync.Once
+	buildDir  string
+	builtBin  string
+	buildErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+// buildGencode builds the binary once for the tests of this package.
+func buildGencode(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "sessionbench-bin-")
+		if buildErr != nil {
+			return
+		}
+		builtBin = filepath.Join(buildDir, "gencode")
+		out, err := exec.Command("go", "build", "-o", builtBin, "github.com/gencode/gencode/cmd/gencode").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("%w: %s", err, out)
+		}
+	})
+	require.NoError(t, buildErr)
+	return builtBin
 }

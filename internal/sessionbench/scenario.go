@@ -36,6 +36,9 @@ type Scenario struct {
 	FactTurn int
 	// CPURange is the width of the turn ranges CPU is reported by.
 	CPURange int
+	// Baseline plays the first range's turns again in a second session,
+	// interleaved with the last range's, for the growth target (Run).
+	Baseline bool
 }
 
 // ScenarioB is the scenario B: 150 turns of about 300 tokens in a
@@ -51,7 +54,7 @@ func ScenarioB() Scenario {
 // requests) keep growing: per-turn CPU must stay flat.
 func ScenarioLong() Scenario {
 	return Scenario{Name: "long", Turns: 600, Window: 32000, UserWords: 40, AnswerWords: 60,
-		WriteAndRun: true, FactTurn: 5, CPURange: 50}
+		WriteAndRun: true, FactTurn: 5, CPURange: 50, Baseline: true}
 }
 
 // Fact is the early fact the recall question asks for.
@@ -115,6 +118,23 @@ func (sc Scenario) Prompt(turn int) string {
 		body = body[:half] + ". The release codename is " + Fact + " and it ships with this build" + body[half:]
 	}
 	return head + body
+}
+
+// lastRangeFrom is the first turn of the last CPU range.
+func (sc Scenario) lastRangeFrom() int {
+	w := sc.cpuRange()
+	if sc.Turns < 1 {
+		return 1
+	}
+	return 1 + (sc.Turns-1)/w*w
+}
+
+// cpuRange is the width of the CPU ranges (50 when unset).
+func (sc Scenario) cpuRange() int {
+	if sc.CPURange <= 0 {
+		return 50
+	}
+	return sc.CPURange
 }
 
 // Turns is the number of print-mode runs: the turns and the recall question.
