@@ -130,9 +130,13 @@ func New(store logStore, client streamer, tr toolRunner, c counter, opts Options
 			}})
 		}
 	}
+	var encoding string
+	if e, ok := c.(interface{ Encoding() string }); ok {
+		encoding = e.Encoding()
+	}
 	a.policy = summarize.NewPolicy(summarize.ViewConfig{
 		Window: opts.Window, SessionPrompt: a.sessionPrompt, Instructions: opts.Instructions, Overhead: a.overhead(),
-		MaskAfter: opts.MaskToolOutputsAfter, Count: a.countMessage,
+		MaskAfter: opts.MaskToolOutputsAfter, Count: a.countMessage, Encoding: encoding,
 	})
 	return a
 }

@@ -190,26 +190,30 @@ type Summary struct {
 	// FilesReverted are files a revert (git checkout --, git restore) put
 	// back to their committed state: earlier summaries' changes to them are
 	// undone when summaries merge.
-	FilesReverted   []string      `json:"files_reverted,omitempty"`
-	FilesRead       []string      `json:"files_read"`
-	ToolsUsed       []ToolUsage   `json:"tools_used"`
-	Commands        []string      `json:"commands"`     // distinct, in order
-	CommandRuns     int           `json:"command_runs"` // every shell call, repeats included
-	LastUserRequest string        `json:"last_user_request,omitempty"`
-	UserConstraints []string      `json:"user_constraints,omitempty"`
-	Focus           string        `json:"focus,omitempty"`
-	GeneratedAt     time.Time     `json:"generated_at"`
-	Model           string        `json:"model"`
-	Fallback        bool          `json:"fallback"` // deterministic only, no LLM narrative
-	FallbackReason  string        `json:"fallback_reason,omitempty"`
-	TokenCount      int           `json:"token_count"`
-	MessagesBefore  int           `json:"messages_before"`
-	MessagesAfter   int           `json:"messages_after"`
-	TokensBefore    int           `json:"tokens_before"`
-	TokensAfter     int           `json:"tokens_after"`
-	Duration        time.Duration `json:"duration_ns"`
-	Merged          []string      `json:"merged,omitempty"` // ids of summaries this one replaced
-	SupersededBy    string        `json:"superseded_by,omitempty"`
+	FilesReverted   []string    `json:"files_reverted,omitempty"`
+	FilesRead       []string    `json:"files_read"`
+	ToolsUsed       []ToolUsage `json:"tools_used"`
+	Commands        []string    `json:"commands"`     // distinct, in order
+	CommandRuns     int         `json:"command_runs"` // every shell call, repeats included
+	LastUserRequest string      `json:"last_user_request,omitempty"`
+	UserConstraints []string    `json:"user_constraints,omitempty"`
+	Focus           string      `json:"focus,omitempty"`
+	GeneratedAt     time.Time   `json:"generated_at"`
+	Model           string      `json:"model"`
+	Fallback        bool        `json:"fallback"` // deterministic only, no LLM narrative
+	FallbackReason  string      `json:"fallback_reason,omitempty"`
+	TokenCount      int         `json:"token_count"`
+	// TokenKey names what TokenCount counted: the tokenizer's encoding and
+	// a hash of the rendered text. A request's view uses TokenCount instead
+	// of counting the summary again only while both still match ("": count).
+	TokenKey       string        `json:"token_key,omitempty"`
+	MessagesBefore int           `json:"messages_before"`
+	MessagesAfter  int           `json:"messages_after"`
+	TokensBefore   int           `json:"tokens_before"`
+	TokensAfter    int           `json:"tokens_after"`
+	Duration       time.Duration `json:"duration_ns"`
+	Merged         []string      `json:"merged,omitempty"` // ids of summaries this one replaced
+	SupersededBy   string        `json:"superseded_by,omitempty"`
 
 	// UserRequests holds the first line of each user message in the range,
 	// shown when there is no narrative (a deterministic summary).

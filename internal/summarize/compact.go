@@ -347,7 +347,12 @@ func dropNarrative(sum session.Summary) session.Summary {
 func (s *Summarizer) finish(sum *session.Summary, b budgets) {
 	scrubSummary(sum, s.cfg.RedactSecrets)
 	sum.RenderChars = b.factChars
-	sum.TokenCount = s.counter.Count(RenderSummary(*sum))
+	text := RenderSummary(*sum)
+	sum.TokenCount = s.counter.Count(text)
+	sum.TokenKey = ""
+	if e, ok := s.counter.(interface{ Encoding() string }); ok {
+		sum.TokenKey = tokenKey(e.Encoding(), text)
+	}
 	if sum.GeneratedAt.IsZero() {
 		sum.GeneratedAt = s.cfg.Now()
 	}

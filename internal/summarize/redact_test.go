@@ -194,7 +194,7 @@ func TestScrubSummaryCoversEveryField(t *testing.T) {
 	t.Parallel()
 	const secret = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 	const text = "token " + secret + " \x1b]52;c;cHduZWQ=\x07\x1b[2J\x00"
-	identifiers := map[string]bool{"ID": true, "SessionID": true, "Model": true, "Merged": true, "SupersededBy": true}
+	identifiers := map[string]bool{"ID": true, "SessionID": true, "Model": true, "Merged": true, "SupersededBy": true, "TokenKey": true}
 	for _, redact := range []bool{true, false} {
 		var sum session.Summary
 		fill(t, reflect.ValueOf(&sum).Elem(), text)

@@ -1,6 +1,7 @@
 package summarize
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -36,6 +37,10 @@ type ViewConfig struct {
 	// tool calls. It counts what the policy writes (the system message,
 	// placeholders, cut texts); the log's messages keep their stored counts.
 	Count func(session.Message) int
+	// Encoding is the tokenizer encoding Count uses ("": unknown). A
+	// summary counted with it when it was made (session.Summary.TokenKey)
+	// is not counted again.
+	Encoding string
 }
 
 // Policy is the view policy: it turns a session's view (active summaries
@@ -305,12 +310,33 @@ func (p *Policy) head(sys string, sums []session.Summary, next session.Role) []s
 		out = append(out, session.Message{Role: session.RoleSystem, Content: sys})
 	}
 	for i, s := range sums {
-		out = append(out, session.Message{Role: session.RoleUser, Content: summaryMessage(s)})
+		out = append(out, session.Message{Role: session.RoleUser, Content: p.summaryMessage(s)})
 		if i < len(sums)-1 || next != session.RoleAssistant {
 			out = append(out, session.Message{Role: session.RoleAssistant, Content: summaryAck})
 		}
 	}
 	return out
+}
+
+// summaryMessage is s's message in a request. When s was counted by this
+// policy's tokenizer for the text it renders to now, the message's count is
+// known without tokenizing it: its heading's plus s.TokenCount. That is a
+// long text, counted again by every print-mode run otherwise.
+func (p *Policy) summaryMessage(s session.Summary) string {
+	heading, body := summaryHeading(s), RenderSummary(s)
+	text := heading + body
+	if p.cfg.Encoding == "" || s.TokenKey == "" || strings.HasPrefix(body, "\n") || strings.HasPrefix(body, "\r") {
+		return text
+	}
+	p.mu.Lock()
+	_, ok := p.heads[text]
+	p.mu.Unlock()
+	if ok || s.TokenKey != tokenKey(p.cfg.Encoding, body) {
+		return text
+	}
+	n := p.cfg.Count(session.Message{Role: session.RoleUser, Content: heading}) + s.TokenCount
+	p.remember(text, n)
+	return text
 }
 
 // headTokens counts head messages, each text once.
@@ -322,16 +348,21 @@ func (p *Policy) headTokens(head []session.Message) int {
 		p.mu.Unlock()
 		if !ok {
 			c = p.cfg.Count(m)
-			p.mu.Lock()
-			if len(p.heads) >= maxHeads {
-				clear(p.heads)
-			}
-			p.heads[m.Content] = c
-			p.mu.Unlock()
+			p.remember(m.Content, c)
 		}
 		n += c
 	}
 	return n
+}
+
+// remember keeps a head message's count.
+func (p *Policy) remember(text string, n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.heads) >= maxHeads {
+		clear(p.heads)
+	}
+	p.heads[text] = n
 }
 
 // textTokens counts a text the policy wrote in place of message m, once
