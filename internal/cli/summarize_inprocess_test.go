@@ -191,9 +191,13 @@ func TestBackgroundSummaryDoesNotDelayTurns(t *testing.T) {
 	require.Equal(t, 1, summarizerRequests(srv), "one background summary, started once")
 	release()
 
-	ratio := float64(median(with)) / float64(median(without))
-	t.Logf("turn latency: median %v with a summary running, %v in the control session (ratio %.2f); slowest with: %v",
-		median(with), median(without), ratio, slowest(with))
+	// The fastest turns are compared: under make test's load a burst of
+	// other tests lands on a few turns of either side (one run measured
+	// medians of 683 and 255 ms for turns that take 80 ms each alone); a
+	// turn that waited for the summary would be slow every time.
+	ratio := float64(fastest(with)) / float64(fastest(without))
+	t.Logf("turn latency: fastest %v with a summary running, %v in the control session (ratio %.2f); medians %v and %v; slowest with: %v",
+		fastest(with), fastest(without), ratio, median(with), median(without), slowest(with))
 	// A turn that waited for the summary would have taken the two-minute
 	// give-up and let the summary be applied (checked above); 2 leaves room
 	// for the CPU the summary itself uses on a loaded machine.
@@ -219,6 +223,14 @@ func TestBackgroundSummaryDoesNotDelayTurns(t *testing.T) {
 		}
 	}
 	require.Contains(t, last.Messages[1].Content, "# Earlier in this session: summary of messages", "the next request uses the summary")
+}
+
+func fastest(ds []time.Duration) time.Duration {
+	m := ds[0]
+	for _, d := range ds {
+		m = min(m, d)
+	}
+	return m
 }
 
 func slowest(ds []time.Duration) time.Duration {
