@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -104,7 +105,8 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 	}
 	switch r.Action {
 	case commands.ActionExit:
-		return m.quit()
+		name, _, _ := strings.Cut(strings.TrimSpace(c.line), " ")
+		return m.exitCommand(name)
 	case commands.ActionNewSession, commands.ActionResumeSession:
 		if m.turn != nil {
 			m.chat.AddError("a turn is running: press esc to cancel it first", "")

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/agent"
+	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/tokens"
@@ -151,4 +152,52 @@ func TestMentionReachesTheRequest(t *testing.T) {
 	last := reqs[0].Messages[len(reqs[0].Messages)-1]
 	require.Equal(t, "user", last.Role)
 	require.Equal(t, "what is in @notes.txt?\n\n<file path=\"notes.txt\">\n     1\tfirst line\n     2\tsecond line\n</file>", last.Content)
+}
+
+// Quitting drops the output of a "!command" not yet sent with a message:
+// the quit notice says so, and /quit asks again.
+func TestQuitWarnsOfUnsentShellOutput(t *testing.T) {
+	t.Parallel()
+	_, ts := project(t)
+	h := newHarness(t, 100, 20, withTools(ts))
+	h.key("ctrl+c")
+	require.Contains(t, h.view(), "press ctrl+c again to quit")
+	require.NotContains(t, h.view(), "unsent", "nothing is pending yet")
+	h.send(quitExpiredMsg{seq: h.m.quitSeq})
+
+	h.typ("!echo hi")
+	h.key("enter")
+	h.until("the output", func(v string) bool { return strings.Contains(v, "[exit code 0]") })
+	h.cmds.results["/quit"] = commands.Result{Action: commands.ActionExit}
+	h.typ("/quit")
+	h.key("enter")
+	h.until("the warning", func(v string) bool {
+		return strings.Contains(v, "/quit again to quit · 1 unsent shell output is dropped")
+	})
+	require.False(t, h.quit)
+	h.send(quitExpiredMsg{seq: h.m.quitSeq})
+
+	h.key("ctrl+c")
+	require.Contains(t, h.view(), "press ctrl+c again to quit · 1 unsent shell output is dropped")
+	require.False(t, h.quit)
+	h.key("ctrl+c")
+	require.True(t, h.quit)
+}
+
+// Once the output went with a message, /quit quits at once.
+func TestQuitAfterTheOutputWasSent(t *testing.T) {
+	t.Parallel()
+	_, ts := project(t)
+	h := newHarness(t, 100, 20, withTools(ts))
+	h.typ("!echo hi")
+	h.key("enter")
+	h.until("the output", func(v string) bool { return strings.Contains(v, "[exit code 0]") })
+	h.typ("look")
+	h.key("enter")
+	h.until("the turn", func(string) bool { return len(h.agent.Starts()) == 1 })
+	h.until("the turn's end", func(string) bool { return !h.m.Running() })
+	h.cmds.results["/quit"] = commands.Result{Action: commands.ActionExit}
+	h.typ("/quit")
+	h.key("enter")
+	h.untilModel("the quit", func(Model) bool { return h.quit })
 }

@@ -9,6 +9,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -520,7 +521,7 @@ func (m *Model) ctrlC() tea.Cmd {
 	case m.cancelTurn():
 		if m.input.Empty() {
 			m.quitArm = true
-			m.status.SetNotice("canceling the turn · ctrl+c again to quit")
+			m.status.SetNotice("canceling the turn · ctrl+c again to quit" + m.unsentShell())
 		} else {
 			m.quitArm = false
 			m.status.SetNotice("canceling the turn · ctrl+c again clears the draft")
@@ -528,13 +529,37 @@ func (m *Model) ctrlC() tea.Cmd {
 	case !m.input.Empty():
 		m.input.Clear()
 		m.quitArm = true
-		m.status.SetNotice("draft cleared (↑ brings it back) · ctrl+c again to quit")
+		m.status.SetNotice("draft cleared (↑ brings it back) · ctrl+c again to quit" + m.unsentShell())
 	case m.quitArm:
 		return m.quit()
 	default:
 		m.quitArm = true
-		m.status.SetNotice("press ctrl+c again to quit")
+		m.status.SetNotice("press ctrl+c again to quit" + m.unsentShell())
 	}
+	return m.expireNotice()
+}
+
+// unsentShell warns, in a quit notice, of "!command" outputs that would go
+// with the next message: quitting drops them (they are in no log yet).
+func (m *Model) unsentShell() string {
+	switch n := len(m.shellOut); n {
+	case 0:
+		return ""
+	case 1:
+		return " · 1 unsent shell output is dropped"
+	default:
+		return fmt.Sprintf(" · %d unsent shell outputs are dropped", n)
+	}
+}
+
+// exitCommand is /exit (or /quit, typed as name): it asks again when shell
+// outputs are unsent.
+func (m *Model) exitCommand(name string) tea.Cmd {
+	if len(m.shellOut) == 0 || m.quitArm {
+		return m.quit()
+	}
+	m.quitArm = true
+	m.status.SetNotice(name + " again to quit" + m.unsentShell())
 	return m.expireNotice()
 }
 
