@@ -86,9 +86,7 @@ func TestShellCommandOutputGoesWithTheNextMessage(t *testing.T) {
 	t.Parallel()
 	dir, ts := project(t)
 	h := newHarness(t, 80, 20, withTools(ts))
-	h.typ("!echo hi; pwd; echo key=$OPENAI_API_KEY")
-	h.key("enter")
-	h.until("the output", func(v string) bool { return strings.Contains(v, "[exit code 0]") })
+	h.runShell("!echo hi; pwd; echo key=$OPENAI_API_KEY")
 	v := h.view()
 	require.Contains(t, v, "hi")
 	require.Contains(t, v, "key=\n")
@@ -104,6 +102,15 @@ func TestShellCommandOutputGoesWithTheNextMessage(t *testing.T) {
 	h.key("enter")
 	h.until("the second turn", func(string) bool { return len(h.agent.Starts()) == 2 })
 	require.Equal(t, "and now?", h.agent.Starts()[1], "the output went once")
+}
+
+// runShell sends a "!command" and waits for its output, which ends with
+// its exit code.
+func (h *harness) runShell(line string) {
+	h.t.Helper()
+	h.typ(line)
+	h.key("enter")
+	h.until("the output of "+line, func(v string) bool { return strings.Contains(v, "[exit code 0]") })
 }
 
 // Esc stops a long "!command".
@@ -165,9 +172,7 @@ func TestQuitWarnsOfUnsentShellOutput(t *testing.T) {
 	require.NotContains(t, h.view(), "unsent", "nothing is pending yet")
 	h.send(quitExpiredMsg{seq: h.m.quitSeq})
 
-	h.typ("!echo hi")
-	h.key("enter")
-	h.until("the output", func(v string) bool { return strings.Contains(v, "[exit code 0]") })
+	h.runShell("!echo hi")
 	h.cmds.results["/quit"] = commands.Result{Action: commands.ActionExit}
 	h.typ("/quit")
 	h.key("enter")
@@ -189,9 +194,7 @@ func TestQuitAfterTheOutputWasSent(t *testing.T) {
 	t.Parallel()
 	_, ts := project(t)
 	h := newHarness(t, 100, 20, withTools(ts))
-	h.typ("!echo hi")
-	h.key("enter")
-	h.until("the output", func(v string) bool { return strings.Contains(v, "[exit code 0]") })
+	h.runShell("!echo hi")
 	h.typ("look")
 	h.key("enter")
 	h.until("the turn", func(string) bool { return len(h.agent.Starts()) == 1 })
