@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/llm"
@@ -695,4 +696,34 @@ func TestServerWindowSmallerThanConfigured(t *testing.T) {
 	require.ErrorIs(t, last.Err, ErrMessageTooLarge)
 	require.Contains(t, last.Err.Error(), "context window is 4000")
 	require.Len(t, f.srv.Requests(), 3, "refused before it was sent")
+}
+
+// TestFailedTurnThenStrictTemplate: a turn that failed keeps its message
+// in the log; its resend and a new message after another failure are still
+// accepted by a server that, like a strict local chat template, refuses two
+// user messages in a row.
+func TestFailedTurnThenStrictTemplate(t *testing.T) {
+	t.Parallel()
+	const refused = `{"error":{"message":"the upstream model is not loaded","type":"invalid_request_error","param":null,"code":null}}`
+	f := newFixture(t, openaitest.WithRoleAlternation())
+	f.srv.Enqueue(openaitest.Error(400, refused), openaitest.Text("Fixed."), openaitest.Error(400, refused), openaitest.Text("Yes, added."))
+	ctx := context.Background()
+	require.Equal(t, EventError, lastEvent(collect(f.agent.Start(ctx, f.sess.ID, "fix the parser"))).Kind)
+	done := lastEvent(collect(f.agent.Start(ctx, f.sess.ID, "fix the parser"))) // Ctrl+R
+	require.Equal(t, EventDone, done.Kind, "%v", done.Err)
+	require.Equal(t, EventError, lastEvent(collect(f.agent.Start(ctx, f.sess.ID, "add a test"))).Kind)
+	done = lastEvent(collect(f.agent.Start(ctx, f.sess.ID, "are you there?")))
+	require.Equal(t, EventDone, done.Kind, "%v", done.Err)
+
+	reqs := f.srv.Requests()
+	var users []string
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if m.Role == openai.ChatMessageRoleUser {
+			users = append(users, m.Content)
+		}
+	}
+	require.Equal(t, []string{"fix the parser", "add a test\n\nare you there?"}, users, "the resend went once; the unanswered message and the next one went as one")
+	msgs, err := f.store.Messages(ctx, f.sess.ID, 1, 0)
+	require.NoError(t, err)
+	require.Len(t, msgs, 6, "the log keeps every message: 4 requests, 2 answers")
 }

@@ -17,7 +17,8 @@ import (
 //     messages before it: an answer with text, calls with ids and JSON
 //     object arguments, a result that answers the next call of the
 //     assistant message before it, in order, with some output; 0 when the
-//     view policy may have to mend it (summarize's normalize); NULL for a
+//     view policy may have to mend it (summarize's normalize, and a user
+//     message right after another, which the request joins with it); NULL for a
 //     message stored before this migration, not classified yet;
 //   - call_seq and pending: the assistant message whose calls are being
 //     answered after this message, and how many of them still are;
@@ -61,6 +62,9 @@ type link struct {
 	calls   []ToolCall
 	pending int
 	cum     sums
+	// user: the message was a user message, which normalize joins with a
+	// user message right after it.
+	user bool
 }
 
 // sums are the running sums of the log up to a message (tallySchema).
@@ -117,9 +121,9 @@ func (l *link) next(seq int64, f rowFacts) (plain int) {
 	case f.role == RoleAssistant:
 		plain = plainIf(l.pending == 0 && !f.blank)
 	default:
-		plain = plainIf(l.pending == 0)
+		plain = plainIf(l.pending == 0 && !(f.role == RoleUser && l.user))
 	}
-	*l = link{}
+	*l = link{user: f.role == RoleUser}
 	return plain
 }
 
@@ -170,9 +174,10 @@ func linkAfter(ctx context.Context, q querier, sessionID string, seq int64) (l l
 		return link{}, true, nil
 	}
 	var plain, pending, callSeq, cumTokens, cumTools, cumToolTokens sql.NullInt64
-	err = q.QueryRowContext(ctx, `SELECT plain, pending, call_seq, cum_tokens, cum_tools, cum_tool_tokens
+	var role string
+	err = q.QueryRowContext(ctx, `SELECT plain, pending, call_seq, cum_tokens, cum_tools, cum_tool_tokens, role
 		FROM messages WHERE session_id = ? AND seq = ?`,
-		sessionID, seq).Scan(&plain, &pending, &callSeq, &cumTokens, &cumTools, &cumToolTokens)
+		sessionID, seq).Scan(&plain, &pending, &callSeq, &cumTokens, &cumTools, &cumToolTokens, &role)
 	if errors.Is(err, sql.ErrNoRows) {
 		return link{}, false, nil
 	}
@@ -180,6 +185,7 @@ func linkAfter(ctx context.Context, q querier, sessionID string, seq int64) (l l
 		return link{}, false, err
 	}
 	l.cum = sums{tokens: cumTokens.Int64, tools: cumTools.Int64, toolTokens: cumToolTokens.Int64}
+	l.user = Role(role) == RoleUser
 	if pending.Int64 <= 0 {
 		return l, true, nil
 	}

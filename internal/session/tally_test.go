@@ -204,3 +204,33 @@ func BenchmarkUpgrade(b *testing.B) {
 		})
 	}
 }
+
+// TestUserAfterUserIsNotPlain: a request joins a user message with the one
+// before it (a failed turn's message, then its resend or the next one), so
+// the meter builds such a view instead of summing it, here and in a new
+// process.
+func TestUserAfterUserIsNotPlain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := session.Open(ctx, dir)
+	require.NoError(t, err)
+	sess, err := st.CreateSession(ctx, "/w", "m")
+	require.NoError(t, err)
+	rule := session.TallyRule{Mask: func(int) int { return 0 }, Room: 1 << 20, CapTokens: 1 << 20}
+	_, err = st.Append(ctx, sess.ID, session.Message{Role: session.RoleUser, Content: "fix it", Tokens: 5})
+	require.NoError(t, err)
+	tally, err := st.Tally(ctx, sess.ID, rule)
+	require.NoError(t, err)
+	require.True(t, tally.Plain)
+	require.NoError(t, st.Close())
+
+	st, err = session.Open(ctx, dir) // the next message comes from another run
+	require.NoError(t, err)
+	defer st.Close()
+	_, err = st.Append(ctx, sess.ID, session.Message{Role: session.RoleUser, Content: "fix it", Tokens: 5})
+	require.NoError(t, err)
+	tally, err = st.Tally(ctx, sess.ID, rule)
+	require.NoError(t, err)
+	require.False(t, tally.Plain, "two user messages in a row are joined by the request")
+}

@@ -81,7 +81,7 @@ func summarizeSome(t *testing.T, r *rand.Rand, st *session.Store, id string) {
 }
 
 // mends is how many kinds of things the policy mends meterTurn makes.
-const mends = 9
+const mends = 11
 
 // meterTurn is one turn of a generated log: a request, calls and their
 // results (some large), an answer. With odd in [0, mends) it holds one
@@ -129,6 +129,10 @@ func meterTurn(r *rand.Rand, k int, odd int) []session.Message {
 		case 7: // results written after the answer (two processes)
 			out = append(out, a, session.Message{Role: session.RoleAssistant, Content: "meanwhile"})
 			return append(out, results...)
+		case 8: // a turn that failed, sent again (Ctrl+R): the request twice in a row
+			out = append([]session.Message{out[0]}, out...)
+		case 9: // a turn that failed, then another message
+			out = append([]session.Message{{Role: session.RoleUser, Content: "are you there? " + words(r.IntN(20))}}, out...)
 		}
 	}
 	if len(a.ToolCalls) > 0 || a.Content != "" {

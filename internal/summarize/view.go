@@ -1,6 +1,7 @@
 package summarize
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,7 +65,7 @@ type textKey struct {
 	session string
 	seq     int64
 	callID  string
-	kind    byte // 'm' masked, 'c' cut, 'a' calls mended, 'r' result mended, 's' synthetic result
+	kind    byte // 'm' masked, 'c' cut, 'a' calls mended, 'r' result mended, 's' synthetic result, 'u' users joined
 	limit   int  // the cap of a cut; the call's index of a synthetic result
 }
 
@@ -246,6 +247,10 @@ func (p *Policy) Build(v session.View) Prompt {
 		}
 		msgs[i] = m
 	}
+	var joins, delta int
+	msgs, joins, delta = p.joinUsers(v.Session.ID, msgs)
+	r.Repaired += joins
+	r.User += delta
 	var next session.Role
 	if len(msgs) > 0 {
 		next = msgs[0].Role
@@ -365,10 +370,47 @@ func (p *Policy) remember(text string, n int) {
 	p.heads[text] = n
 }
 
+// joinUsers makes each run of user messages one message, as strict local
+// chat templates need user and assistant turns to alternate: a turn that
+// failed leaves its message unanswered, and the next message follows it,
+// or Ctrl+R's resend of the same one, which is sent once. The log keeps
+// every message. It returns the messages, how many it joined and what that
+// changed of the user messages' tokens.
+func (p *Policy) joinUsers(sessionID string, msgs []session.Message) ([]session.Message, int, int) {
+	out := msgs[:0]
+	joins, delta := 0, 0
+	first := int64(0) // the seq of the first message of the current run
+	for _, m := range msgs {
+		n := len(out)
+		if n == 0 || m.Role != session.RoleUser || out[n-1].Role != session.RoleUser {
+			first = m.Seq
+			out = append(out, m)
+			continue
+		}
+		joins++
+		prev := out[n-1]
+		delta -= m.Tokens
+		if m.Content == prev.Content {
+			continue
+		}
+		delta -= prev.Tokens
+		prev.Content, prev.Full = prev.Content+"\n\n"+m.Content, ""
+		prev.Tokens = p.countOnce(textKey{session: sessionID, seq: m.Seq, kind: 'u',
+			callID: fmt.Sprintf("%d:%d", first, len(prev.Content))}, prev)
+		delta += prev.Tokens
+		out[n-1] = prev
+	}
+	return out, joins, delta
+}
+
 // textTokens counts a text the policy wrote in place of message m, once
 // per session, message (and call) and kind.
 func (p *Policy) textTokens(session string, m session.Message, kind byte, limit int) int {
-	k := textKey{session: session, seq: m.Seq, callID: m.ToolCallID, kind: kind, limit: limit}
+	return p.countOnce(textKey{session: session, seq: m.Seq, callID: m.ToolCallID, kind: kind, limit: limit}, m)
+}
+
+// countOnce counts m, a text the policy wrote, once per key.
+func (p *Policy) countOnce(k textKey, m session.Message) int {
 	p.mu.Lock()
 	n, ok := p.texts[k]
 	p.mu.Unlock()

@@ -128,3 +128,50 @@ func TestPromptTokensAreWhatIsSent(t *testing.T) {
 	require.Equal(t, r.Tokens, p.Build(v).Tokens, "the same view makes the same prompt")
 	require.Equal(t, msgs, v.Messages, "the view's messages are not changed")
 }
+
+// TestUserTurnsAlternateAfterAFailedTurn: a turn that failed leaves its
+// message unanswered in the log. Its resend (Ctrl+R) and a new message
+// after it would make two user messages in a row, which strict local chat
+// templates refuse; the request joins them, sends a resend once, and says
+// how many tokens that is. The log keeps every message.
+func TestUserTurnsAlternateAfterAFailedTurn(t *testing.T) {
+	t.Parallel()
+	count := func(m session.Message) int { return roughCount(m) + len(m.Name) }
+	p := NewPolicy(ViewConfig{Window: 8000, SystemPrompt: "You are a test.", Overhead: 50, Count: count})
+	var msgs []session.Message
+	add := func(role session.Role, text string) {
+		m := session.Message{Seq: int64(len(msgs) + 1), Role: role, Content: text}
+		m.Tokens = count(m)
+		msgs = append(msgs, m)
+	}
+	add(session.RoleUser, "fix the parser")   // failed: the provider was down
+	add(session.RoleUser, "fix the parser")   // Ctrl+R
+	add(session.RoleAssistant, "")            // canceled before any text: left out
+	add(session.RoleUser, "and add a test")   // typed next
+	add(session.RoleAssistant, "Done: both.") // answered
+	add(session.RoleUser, "now the docs")     // a new turn
+	v := session.View{Session: session.Session{ID: "s1"}, Messages: msgs}
+
+	r := p.Build(v)
+	var roles []session.Role
+	var users []string
+	sum := r.Fixed
+	for _, m := range r.Messages {
+		roles = append(roles, m.Role)
+		if m.Role == session.RoleUser {
+			users = append(users, m.Content)
+		}
+		if m.Role != session.RoleSystem {
+			require.Equal(t, count(m), m.Tokens, "%s message %q as sent", m.Role, m.Content)
+			sum += m.Tokens
+		}
+	}
+	require.Equal(t, []session.Role{session.RoleSystem, session.RoleUser, session.RoleAssistant, session.RoleUser}, roles)
+	require.NoError(t, openaitest.CheckRoleAlternation(wire(r.Messages)))
+	require.Equal(t, []string{"fix the parser\n\nand add a test", "now the docs"}, users)
+	require.Equal(t, sum, r.Tokens)
+	require.Equal(t, r.Tokens, r.Fixed+r.Summaries+r.User+r.Assistant+r.ToolOutputs+r.Masked)
+	require.Equal(t, 3, r.Repaired, "the resend, the empty answer, the join")
+	require.Len(t, v.Messages, 6, "the log keeps every message")
+	require.Equal(t, "fix the parser", v.Messages[0].Content, "the log's messages are not changed")
+}
