@@ -350,7 +350,13 @@ func (s *Summarizer) finish(sum *session.Summary, b budgets) {
 	text := RenderSummary(*sum)
 	sum.TokenCount = s.counter.Count(text)
 	sum.TokenKey = ""
-	if e, ok := s.counter.(interface{ Encoding() string }); ok {
+	// A counter whose vocabulary did not load estimates: that count is not
+	// one a later run may reuse.
+	e, ok := s.counter.(interface {
+		Encoding() string
+		Err() error
+	})
+	if ok && e.Err() == nil {
 		sum.TokenKey = tokenKey(e.Encoding(), text)
 	}
 	if sum.GeneratedAt.IsZero() {

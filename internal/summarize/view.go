@@ -2,7 +2,6 @@ package summarize
 
 import (
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -330,7 +329,7 @@ func (p *Policy) head(sys string, sums []session.Summary, next session.Role) []s
 func (p *Policy) summaryMessage(s session.Summary) string {
 	heading, body := summaryHeading(s), RenderSummary(s)
 	text := heading + body
-	if p.cfg.Encoding == "" || s.TokenKey == "" || strings.HasPrefix(body, "\n") || strings.HasPrefix(body, "\r") {
+	if p.cfg.Encoding == "" || s.TokenKey == "" || !additive(body) {
 		return text
 	}
 	p.mu.Lock()
