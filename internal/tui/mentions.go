@@ -155,6 +155,8 @@ func (m *Model) shellDone(msg shellMsg) tea.Cmd {
 		return nil
 	}
 	m.shellOut = append(m.shellOut, out)
+	// A quit armed before this output did not warn of it.
+	m.quitArm = false
 	m.status.SetNotice("the output goes with your next message")
 	return m.expireNotice()
 }

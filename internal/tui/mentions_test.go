@@ -166,7 +166,7 @@ func TestMentionReachesTheRequest(t *testing.T) {
 func TestQuitWarnsOfUnsentShellOutput(t *testing.T) {
 	t.Parallel()
 	_, ts := project(t)
-	h := newHarness(t, 100, 20, withTools(ts))
+	h := newHarness(t, 80, 20, withTools(ts))
 	h.key("ctrl+c")
 	require.Contains(t, h.view(), "press ctrl+c again to quit")
 	require.NotContains(t, h.view(), "unsent", "nothing is pending yet")
@@ -176,15 +176,34 @@ func TestQuitWarnsOfUnsentShellOutput(t *testing.T) {
 	h.cmds.results["/quit"] = commands.Result{Action: commands.ActionExit}
 	h.typ("/quit")
 	h.key("enter")
-	h.until("the warning", func(v string) bool {
-		return strings.Contains(v, "/quit again to quit · 1 unsent shell output is dropped")
-	})
+	h.until("the warning", func(v string) bool { return strings.Contains(v, "/quit again quits, dropping 1 unsent shell output") })
 	require.False(t, h.quit)
 	h.send(quitExpiredMsg{seq: h.m.quitSeq})
 
+	h.typ("a draft")
 	h.key("ctrl+c")
-	require.Contains(t, h.view(), "press ctrl+c again to quit · 1 unsent shell output is dropped")
+	require.Contains(t, h.view(), "draft cleared · ctrl+c again quits, dropping 1 unsent shell output")
 	require.False(t, h.quit)
+	h.key("ctrl+c")
+	require.True(t, h.quit)
+}
+
+// A Ctrl+C armed before a "!command" ended does not quit without saying
+// that its output would be dropped.
+func TestQuitArmedBeforeTheOutputAsksAgain(t *testing.T) {
+	t.Parallel()
+	_, ts := project(t)
+	h := newHarness(t, 80, 20, withTools(ts))
+	h.typ("!sleep 2; echo late")
+	h.key("enter")
+	h.untilModel("the command to start", func(m Model) bool { return m.shellCancel != nil })
+	h.key("ctrl+c") // armed while the command runs
+	require.True(t, h.m.quitArm)
+	require.Contains(t, h.view(), "press ctrl+c again to quit")
+	h.until("the output", func(v string) bool { return strings.Contains(v, "[exit code 0]") })
+	h.key("ctrl+c")
+	require.False(t, h.quit, "the first press did not warn of the output")
+	require.Contains(t, h.view(), "ctrl+c again quits, dropping 1 unsent shell output")
 	h.key("ctrl+c")
 	require.True(t, h.quit)
 }

@@ -521,7 +521,7 @@ func (m *Model) ctrlC() tea.Cmd {
 	case m.cancelTurn():
 		if m.input.Empty() {
 			m.quitArm = true
-			m.status.SetNotice("canceling the turn · ctrl+c again to quit" + m.unsentShell())
+			m.status.SetNotice(m.quitNotice("canceling the turn · ", "canceling · "))
 		} else {
 			m.quitArm = false
 			m.status.SetNotice("canceling the turn · ctrl+c again clears the draft")
@@ -529,27 +529,33 @@ func (m *Model) ctrlC() tea.Cmd {
 	case !m.input.Empty():
 		m.input.Clear()
 		m.quitArm = true
-		m.status.SetNotice("draft cleared (↑ brings it back) · ctrl+c again to quit" + m.unsentShell())
+		m.status.SetNotice(m.quitNotice("draft cleared (↑ brings it back) · ", "draft cleared · "))
 	case m.quitArm:
 		return m.quit()
 	default:
 		m.quitArm = true
-		m.status.SetNotice("press ctrl+c again to quit" + m.unsentShell())
+		m.status.SetNotice(m.quitNotice("press ", ""))
 	}
 	return m.expireNotice()
 }
 
-// unsentShell warns, in a quit notice, of "!command" outputs that would go
-// with the next message: quitting drops them (they are in no log yet).
-func (m *Model) unsentShell() string {
-	switch n := len(m.shellOut); n {
-	case 0:
-		return ""
-	case 1:
-		return " · 1 unsent shell output is dropped"
-	default:
-		return fmt.Sprintf(" · %d unsent shell outputs are dropped", n)
+// quitNotice says what a second Ctrl+C does, after what the first did
+// (long, or short when there is more to say): "!command" outputs not yet
+// sent with a message are in no log, and quitting drops them. It fits an
+// 80-column status line.
+func (m *Model) quitNotice(long, short string) string {
+	if len(m.shellOut) == 0 {
+		return long + "ctrl+c again to quit"
 	}
+	return short + "ctrl+c again quits, dropping " + m.unsent()
+}
+
+// unsent counts the "!command" outputs not yet sent.
+func (m *Model) unsent() string {
+	if n := len(m.shellOut); n != 1 {
+		return fmt.Sprintf("%d unsent shell outputs", n)
+	}
+	return "1 unsent shell output"
 }
 
 // exitCommand is /exit (or /quit, typed as name): it asks again when shell
@@ -559,7 +565,7 @@ func (m *Model) exitCommand(name string) tea.Cmd {
 		return m.quit()
 	}
 	m.quitArm = true
-	m.status.SetNotice(name + " again to quit" + m.unsentShell())
+	m.status.SetNotice(name + " again quits, dropping " + m.unsent())
 	return m.expireNotice()
 }
 
