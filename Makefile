@@ -24,9 +24,9 @@ run: build
 # that translated C (modernc.org/sqlite/lib, modernc.org/libc/...) is built
 # without race instrumentation, as cgo's C code is: a store test ran every
 # SQLite instruction through the race runtime (session tests 13 s -> 6 s).
-# Our packages, the SQLite driver and the standard library keep both checks,
-# and SQLite's locks are Go mutexes of the sync package, which the detector
-# still sees.
+# Our packages and the standard library keep both checks, and the SQLite
+# driver keeps race instrumentation (without it the detector reports false
+# races in encoding/json's caches).
 #
 # Most tests wait more than they compute (for the binary, a fake server's
 # delay, a tmux pane, a debounce), so each package runs 4 tests per core at

@@ -65,6 +65,7 @@ func TestTargetsOfScenarioB(t *testing.T) {
 		}, "MISS tool-call pairing violations"},
 		{"fact lost", func(r *Result) { r.Recalled = false }, "MISS early fact recalled"},
 		{"a turn failed", func(r *Result) { r.Turns[0].Code = 1 }, "MISS failed turns"},
+		{"a baseline turn failed", func(r *Result) { r.Baseline = []Turn{{N: 1, Code: 1}} }, "MISS failed turns"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -67,10 +67,11 @@ type Result struct {
 	RecallAnswer string
 }
 
-// Failed is the number of turns that did not exit 0.
+// Failed is the number of turns, baseline ones included, that did not
+// exit 0.
 func (r Result) Failed() int {
 	n := 0
-	for _, t := range r.Turns {
+	for _, t := range append(r.Turns[:len(r.Turns):len(r.Turns)], r.Baseline...) {
 		if t.Code != 0 {
 			n++
 		}
