@@ -143,11 +143,8 @@ func TestNoOutputAfterUpgrade(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := session.Open(ctx, dir)
-	require.NoError(t, err)
-	sess, err := st.CreateSession(ctx, "/w", "m")
-	require.NoError(t, err)
-	_, err = st.Append(ctx, sess.ID,
+	st, sess := openSession(t, dir)
+	_, err := st.Append(ctx, sess.ID,
 		session.Message{Role: session.RoleUser, Content: "touch it", Tokens: 5},
 		session.Message{Role: session.RoleAssistant, Tokens: 20, ToolCalls: []session.ToolCall{{ID: "a", Name: "Bash", Arguments: `{"command":"touch x"}`}}},
 		session.Message{Role: session.RoleTool, ToolCallID: "a", Name: "Bash", Tokens: 3},
@@ -213,12 +210,9 @@ func TestUserAfterUserIsNotPlain(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := session.Open(ctx, dir)
-	require.NoError(t, err)
-	sess, err := st.CreateSession(ctx, "/w", "m")
-	require.NoError(t, err)
+	st, sess := openSession(t, dir)
 	rule := session.TallyRule{Mask: func(int) int { return 0 }, Room: 1 << 20, CapTokens: 1 << 20}
-	_, err = st.Append(ctx, sess.ID, session.Message{Role: session.RoleUser, Content: "fix it", Tokens: 5})
+	_, err := st.Append(ctx, sess.ID, session.Message{Role: session.RoleUser, Content: "fix it", Tokens: 5})
 	require.NoError(t, err)
 	tally, err := st.Tally(ctx, sess.ID, rule)
 	require.NoError(t, err)
@@ -233,4 +227,14 @@ func TestUserAfterUserIsNotPlain(t *testing.T) {
 	tally, err = st.Tally(ctx, sess.ID, rule)
 	require.NoError(t, err)
 	require.False(t, tally.Plain, "two user messages in a row are joined by the request")
+}
+
+// openSession opens a store in dir with a new session in it.
+func openSession(t *testing.T, dir string) (*session.Store, session.Session) {
+	t.Helper()
+	st, err := session.Open(context.Background(), dir)
+	require.NoError(t, err)
+	sess, err := st.CreateSession(context.Background(), "/w", "m")
+	require.NoError(t, err)
+	return st, sess
 }
