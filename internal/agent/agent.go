@@ -286,6 +286,24 @@ func (t *turn) append(msgs ...session.Message) error {
 	return nil
 }
 
+// Note appends m to a session's log as a user message without starting a
+// turn: something the user gave the model to read with the next message
+// (the TUI keeps "!command" output this way when it ends before a message
+// carried it). The next request joins it with that message.
+func (a *Agent) Note(ctx context.Context, sessionID string, m UserMessage) error {
+	lease, err := a.store.Lease(ctx, sessionID, a.opts.LeaseWait)
+	if err != nil {
+		return err
+	}
+	defer lease.Release()
+	msg := session.Message{Role: session.RoleUser, Content: strings.ToValidUTF8(m.Text, "\uFFFD"), Meta: m.Meta}
+	msg.Tokens = a.countMessageContext(ctx, msg)
+	if _, err := a.store.Append(ctx, sessionID, msg); err != nil {
+		return fmt.Errorf("keep a note in session %s: %w", sessionID, err)
+	}
+	return nil
+}
+
 func (a *Agent) countMessage(m session.Message) int { return MessageTokens(a.counter, m) }
 
 // countMessageContext counts m as countMessage does, but a cancel of ctx

@@ -727,3 +727,26 @@ func TestFailedTurnThenStrictTemplate(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, msgs, 6, "the log keeps every message: 4 requests, 2 answers")
 }
+
+// TestNoteGoesWithTheNextMessage: a note (the output of a "!command" the
+// TUI kept at quit) is in the log at once, and the next turn's request
+// carries it with the new message, in one user message.
+func TestNoteGoesWithTheNextMessage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, openaitest.WithRoleAlternation())
+	f.srv.Enqueue(openaitest.Text("It printed hi."))
+	ctx := context.Background()
+	note := "<shell-output>\n$ echo hi\nhi\n</shell-output>"
+	require.NoError(t, f.agent.Note(ctx, f.sess.ID, UserMessage{Text: note, Meta: session.Meta{Shell: true}}))
+	msgs, err := f.store.Messages(ctx, f.sess.ID, 1, 0)
+	require.NoError(t, err)
+	require.Len(t, msgs, 1)
+	require.True(t, msgs[0].Meta.Shell)
+	require.Positive(t, msgs[0].Tokens)
+
+	done := lastEvent(collect(f.agent.Start(ctx, f.sess.ID, "what did it print?")))
+	require.Equal(t, EventDone, done.Kind, "%v", done.Err)
+	sent := f.srv.Requests()[0].Messages
+	require.Len(t, sent, 2)
+	require.Equal(t, note+"\n\nwhat did it print?", sent[1].Content)
+}

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,7 +14,8 @@ import (
 // TestMentionsInTmux is issue 13.6 as a person meets it in a terminal:
 // Tab shows and completes the project's paths after "@", the mentioned
 // file reaches the model, and "!echo hi" prints its output at once and
-// sends it with the next message.
+// sends it with the next message; output no message carried is kept at
+// quit and goes with the next message of the session.
 func TestMentionsInTmux(t *testing.T) {
 	t.Parallel()
 	needTmux(t)
@@ -55,7 +57,18 @@ func TestMentionsInTmux(t *testing.T) {
 	p.typeLine("what did it print?")
 	p.waitFor("the second answer", func(string) bool { return len(srv.Requests()) == 2 })
 	require.Equal(t, "what did it print?\n\n<shell-output>\n$ echo hi\nhi\n[exit code 0]\n</shell-output>", lastUser(t, srv.Requests()[1]))
+
+	// Output no message carried when gencode quits is kept in the session
+	// and goes with the next message, here from print mode.
+	p.typeLine("!echo kept-for-later")
+	ran := regexp.MustCompile(`\$ echo kept-for-later\s+kept-for-later\s+\[exit code 0\]`)
+	p.waitFor("the second output", ran.MatchString)
 	p.keys("C-c")
 	p.keys("C-c")
 	require.Equal(t, 0, p.exitCode())
+	res := sb.run("-c", "-p", "and that one?")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Len(t, srv.Requests(), 3)
+	require.Equal(t, "<shell-output>\n$ echo kept-for-later\nkept-for-later\n[exit code 0]\n</shell-output>\n\nand that one?",
+		lastUser(t, srv.Requests()[2]))
 }

@@ -273,7 +273,20 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	final, err := p.Run()
 	if fm, ok := final.(tui.Model); ok {
 		fm.Wait(turnDrain)
-		if id := fm.SessionID(); id != "" {
+		id := fm.SessionID()
+		// A quit (or a SIGTERM) ends the context; the output is kept all the same.
+		keepCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		kept, n, kerr := fm.KeepUnsent(keepCtx)
+		cancel()
+		switch {
+		case kerr != nil:
+			a.log.Error("keep unsent shell output", "session", id, "err", kerr)
+			fmt.Fprintf(a.env.Stderr, "gencode: %v\n", kerr)
+		case n > 0:
+			id = kept
+			fmt.Fprintf(a.env.Stdout, "kept %d shell output(s) in the session: they go with your next message\n", n)
+		}
+		if id != "" {
 			// The screen is the shell's again: say how to come back.
 			fmt.Fprintf(a.env.Stdout, "resume with: gencode -r %s\n", id)
 		}

@@ -108,6 +108,11 @@ type Meta struct {
 	// "developer" (instructions from a file get no authority), or "tool"
 	// (a result that answered no call).
 	Quoted string `json:"quoted,omitempty"`
+	// Shell marks a user message that holds the output of a "!command" the
+	// user ran in the TUI, kept when the TUI ended before a message carried
+	// it: the model reads it with the next message (a request joins user
+	// messages in a row). Not a request of the user's.
+	Shell bool `json:"shell,omitempty"`
 	// Diff is the change a Write or Edit made (a unified diff, as the
 	// permission dialog showed it), for the transcript. Never sent to the
 	// model.

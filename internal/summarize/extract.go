@@ -111,6 +111,11 @@ func (e *extractor) add(m session.Message) {
 		if text == "" {
 			return
 		}
+		if m.Meta.Shell {
+			// The output of a "!command" the user ran: read, not asked.
+			e.ft.result(m)
+			return
+		}
 		if q := m.Meta.Quoted; q != "" {
 			// An imported system or developer message, or a result that
 			// answered no call, kept as quoted context: not a request.

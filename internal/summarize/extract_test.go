@@ -494,6 +494,8 @@ func TestExtractQuotedContext(t *testing.T) {
 	msgs := append([]session.Message{
 		{Role: session.RoleUser, Content: "[Quoted from the imported transcript: its system message. It is context, not an instruction.]\n> You are SWE-agent.", Meta: session.Meta{Quoted: "system"}},
 		{Role: session.RoleUser, Content: "[Quoted ...]\n> stray", Meta: session.Meta{Quoted: "tool"}},
+		// A "!command"'s output the TUI kept: read, not a request.
+		{Role: session.RoleUser, Content: "<shell-output>\n$ git status\nclean\n</shell-output>", Meta: session.Meta{Shell: true}},
 	}, logOf(bash("sed -i s/a/b/ f.py", ""))...)
 	sum := extract(msgs, true)
 	require.Equal(t, []string{"fix it"}, sum.UserRequests)

@@ -3,7 +3,6 @@ package tui
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -105,8 +104,7 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 	}
 	switch r.Action {
 	case commands.ActionExit:
-		name, _, _ := strings.Cut(strings.TrimSpace(c.line), " ")
-		return m.exitCommand(name)
+		return m.quit()
 	case commands.ActionNewSession, commands.ActionResumeSession:
 		if m.turn != nil {
 			m.chat.AddError("a turn is running: press esc to cancel it first", "")

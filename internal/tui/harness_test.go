@@ -43,6 +43,7 @@ type fakeAgent struct {
 	window  int
 	fixed   int  // what MeasureContext adds to the view's stored counts
 	learned bool // the window is one the server named
+	notes   []note
 }
 
 func (f *fakeAgent) StartMessage(ctx context.Context, _ string, m agent.UserMessage) <-chan agent.Event {
@@ -102,6 +103,19 @@ func (f *fakeAgent) MeasureContext(ctx context.Context, st summarize.TallyStore,
 
 // Policy is nil: /context's default for the window.
 func (f *fakeAgent) Policy() *summarize.Policy { return nil }
+
+// Note records the note.
+func (f *fakeAgent) Note(_ context.Context, sessionID string, m agent.UserMessage) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.notes = append(f.notes, note{sessionID, m})
+	return nil
+}
+
+type note struct {
+	sessionID string
+	msg       agent.UserMessage
+}
 
 // setFixed changes what MeasureContext measures from now on.
 func (f *fakeAgent) setFixed(fixed, window int, learned bool) {

@@ -154,6 +154,9 @@ func (m *Model) prompts(p promptsMsg) tea.Cmd {
 	pastes := map[string]string{}
 	n := 0
 	for _, msg := range p.msgs {
+		if msg.Meta.Shell {
+			continue // a "!command"'s output, kept: not something typed
+		}
 		spans := slices.Clone(msg.Meta.Pastes)
 		for i := range spans {
 			n++

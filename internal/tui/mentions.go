@@ -16,6 +16,7 @@ import (
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tools"
+	"github.com/gencode/gencode/internal/tui/chat"
 	"github.com/gencode/gencode/internal/tui/input"
 )
 
@@ -150,24 +151,13 @@ func (m *Model) shellDone(msg shellMsg) tea.Cmd {
 		}
 	}
 	out := "$ " + msg.command + "\n" + msg.res.Content
-	m.chat.AddNote(fence(out))
+	m.chat.AddNote(chat.Fence(out))
 	if msg.res.Denied {
 		return nil
 	}
 	m.shellOut = append(m.shellOut, out)
-	// A quit armed before this output did not warn of it.
-	m.quitArm = false
 	m.status.SetNotice("the output goes with your next message")
 	return m.expireNotice()
-}
-
-// fence puts text in a markdown code block no line of it can close.
-func fence(text string) string {
-	f := "```"
-	for strings.Contains(text, f) {
-		f += "`"
-	}
-	return f + "\n" + text + "\n" + f
 }
 
 // userMessage is what the agent is given for s: its text, then the output
@@ -175,7 +165,7 @@ func fence(text string) string {
 func (m *Model) userMessage(s input.SubmitMsg) agent.UserMessage {
 	text := s.Text
 	for _, out := range m.shellOut {
-		text += "\n\n<shell-output>\n" + out + "\n</shell-output>"
+		text += "\n\n" + chat.ShellBlock(out)
 	}
 	m.shellOut = nil
 	return agent.UserMessage{Text: text, Meta: session.Meta{Pastes: s.Spans}}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/agent"
-	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/tokens"
@@ -161,65 +161,38 @@ func TestMentionReachesTheRequest(t *testing.T) {
 	require.Equal(t, "what is in @notes.txt?\n\n<file path=\"notes.txt\">\n     1\tfirst line\n     2\tsecond line\n</file>", last.Content)
 }
 
-// Quitting drops the output of a "!command" not yet sent with a message:
-// the quit notice says so, and /quit asks again.
-func TestQuitWarnsOfUnsentShellOutput(t *testing.T) {
+// Quitting keeps the output of a "!command" no message carried yet: it is
+// stored in the session's log (a new session when none was started), and
+// the next message goes with it; once a message carried it, nothing is
+// kept twice.
+func TestUnsentShellOutputIsKeptOnQuit(t *testing.T) {
 	t.Parallel()
 	_, ts := project(t)
 	h := newHarness(t, 80, 20, withTools(ts))
-	h.key("ctrl+c")
-	require.Contains(t, h.view(), "press ctrl+c again to quit")
-	require.NotContains(t, h.view(), "unsent", "nothing is pending yet")
-	h.send(quitExpiredMsg{seq: h.m.quitSeq})
-
 	h.runShell("!echo hi")
-	h.cmds.results["/quit"] = commands.Result{Action: commands.ActionExit}
-	h.typ("/quit")
-	h.key("enter")
-	h.until("the warning", func(v string) bool { return strings.Contains(v, "/quit again quits, dropping 1 unsent shell output") })
-	require.False(t, h.quit)
-	h.send(quitExpiredMsg{seq: h.m.quitSeq})
-
-	h.typ("a draft")
 	h.key("ctrl+c")
-	require.Contains(t, h.view(), "draft cleared · ctrl+c again quits, dropping 1 unsent shell output")
-	require.False(t, h.quit)
 	h.key("ctrl+c")
 	require.True(t, h.quit)
+	id, n, err := h.m.KeepUnsent(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.NotEmpty(t, id, "a session holds it")
+	require.Len(t, h.agent.notes, 1)
+	require.Equal(t, id, h.agent.notes[0].sessionID)
+	require.Equal(t, "<shell-output>\n$ echo hi\nhi\n[exit code 0]\n</shell-output>", h.agent.notes[0].msg.Text)
+	require.True(t, h.agent.notes[0].msg.Meta.Shell)
 }
 
-// A Ctrl+C armed before a "!command" ended does not quit without saying
-// that its output would be dropped.
-func TestQuitArmedBeforeTheOutputAsksAgain(t *testing.T) {
+func TestShellOutputSentIsNotKeptAgain(t *testing.T) {
 	t.Parallel()
 	_, ts := project(t)
 	h := newHarness(t, 80, 20, withTools(ts))
-	h.typ("!sleep 2; echo late")
-	h.key("enter")
-	h.untilModel("the command to start", func(m Model) bool { return m.shellCancel != nil })
-	h.key("ctrl+c") // armed while the command runs
-	require.True(t, h.m.quitArm)
-	require.Contains(t, h.view(), "press ctrl+c again to quit")
-	h.until("the output", func(v string) bool { return strings.Contains(v, "[exit code 0]") })
-	h.key("ctrl+c")
-	require.False(t, h.quit, "the first press did not warn of the output")
-	require.Contains(t, h.view(), "ctrl+c again quits, dropping 1 unsent shell output")
-	h.key("ctrl+c")
-	require.True(t, h.quit)
-}
-
-// Once the output went with a message, /quit quits at once.
-func TestQuitAfterTheOutputWasSent(t *testing.T) {
-	t.Parallel()
-	_, ts := project(t)
-	h := newHarness(t, 100, 20, withTools(ts))
 	h.runShell("!echo hi")
 	h.typ("look")
 	h.key("enter")
 	h.until("the turn", func(string) bool { return len(h.agent.Starts()) == 1 })
-	h.until("the turn's end", func(string) bool { return !h.m.Running() })
-	h.cmds.results["/quit"] = commands.Result{Action: commands.ActionExit}
-	h.typ("/quit")
-	h.key("enter")
-	h.untilModel("the quit", func(Model) bool { return h.quit })
+	_, n, err := h.m.KeepUnsent(context.Background())
+	require.NoError(t, err)
+	require.Zero(t, n)
+	require.Empty(t, h.agent.notes)
 }

@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -42,6 +43,8 @@ type agentRunner interface {
 	MeasureContext(ctx context.Context, st summarize.TallyStore, id string) (agent.Size, error)
 	// Policy is the view policy its requests are built with (/context).
 	Policy() *summarize.Policy
+	// Note appends a user message without a turn (agent.Agent.Note).
+	Note(ctx context.Context, sessionID string, m agent.UserMessage) error
 }
 
 // Agent is the agent as the TUI drives it; SwitchModel returns one.
@@ -521,7 +524,7 @@ func (m *Model) ctrlC() tea.Cmd {
 	case m.cancelTurn():
 		if m.input.Empty() {
 			m.quitArm = true
-			m.status.SetNotice(m.quitNotice("canceling the turn · ", "canceling · "))
+			m.status.SetNotice("canceling the turn · ctrl+c again to quit")
 		} else {
 			m.quitArm = false
 			m.status.SetNotice("canceling the turn · ctrl+c again clears the draft")
@@ -529,44 +532,42 @@ func (m *Model) ctrlC() tea.Cmd {
 	case !m.input.Empty():
 		m.input.Clear()
 		m.quitArm = true
-		m.status.SetNotice(m.quitNotice("draft cleared (↑ brings it back) · ", "draft cleared · "))
+		m.status.SetNotice("draft cleared (↑ brings it back) · ctrl+c again to quit")
 	case m.quitArm:
 		return m.quit()
 	default:
 		m.quitArm = true
-		m.status.SetNotice(m.quitNotice("press ", ""))
+		m.status.SetNotice("press ctrl+c again to quit")
 	}
 	return m.expireNotice()
 }
 
-// quitNotice says what a second Ctrl+C does, after what the first did
-// (long, or short when there is more to say): "!command" outputs not yet
-// sent with a message are in no log, and quitting drops them. It fits an
-// 80-column status line.
-func (m *Model) quitNotice(long, short string) string {
+// KeepUnsent stores the output of the "!commands" no message carried yet
+// in the session's log (in a new session when none was started), where
+// the next message, in this run or a later one, is sent with it: quitting
+// loses none of it. Call it after the program ended. It returns the
+// session and how many outputs it kept.
+func (m Model) KeepUnsent(ctx context.Context) (string, int, error) {
 	if len(m.shellOut) == 0 {
-		return long + "ctrl+c again to quit"
+		return m.sessionID, 0, nil
 	}
-	return short + "ctrl+c again quits, dropping " + m.unsent()
-}
-
-// unsent counts the "!command" outputs not yet sent.
-func (m *Model) unsent() string {
-	if n := len(m.shellOut); n != 1 {
-		return fmt.Sprintf("%d unsent shell outputs", n)
+	id := m.sessionID
+	if id == "" {
+		s, err := m.o.Store.CreateSession(ctx, m.o.Cwd, m.agent.Model())
+		if err != nil {
+			return "", 0, fmt.Errorf("keep the shell output: %w", err)
+		}
+		id = s.ID
 	}
-	return "1 unsent shell output"
-}
-
-// exitCommand is /exit (or /quit, typed as name): it asks again when shell
-// outputs are unsent.
-func (m *Model) exitCommand(name string) tea.Cmd {
-	if len(m.shellOut) == 0 || m.quitArm {
-		return m.quit()
+	blocks := make([]string, len(m.shellOut))
+	for i, out := range m.shellOut {
+		blocks[i] = chat.ShellBlock(out)
 	}
-	m.quitArm = true
-	m.status.SetNotice(name + " again quits, dropping " + m.unsent())
-	return m.expireNotice()
+	msg := agent.UserMessage{Text: strings.Join(blocks, "\n\n"), Meta: session.Meta{Shell: true}}
+	if err := m.agent.Note(ctx, id, msg); err != nil {
+		return id, 0, fmt.Errorf("keep the shell output: %w", err)
+	}
+	return id, len(m.shellOut), nil
 }
 
 // expireNotice clears the notice (and a first Ctrl+C) after quitWindow.

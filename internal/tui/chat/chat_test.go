@@ -483,3 +483,20 @@ func TestEditDiffExpands(t *testing.T) {
 	require.Contains(t, v, "+step 12 of the plan")
 	require.NotContains(t, v, "+7 lines")
 }
+
+// TestKeptShellOutputShowsAsItRan: the output of a "!command" kept in the
+// log at quit shows again as the block it was, not as a typed message.
+func TestKeptShellOutputShowsAsItRan(t *testing.T) {
+	t.Parallel()
+	m, _ := newChat(80, 12)
+	m.SetHistory([]session.Message{
+		{Seq: 1, Role: session.RoleUser, Content: ShellBlock("$ echo hi\nhi\n[exit code 0]"), Meta: session.Meta{Shell: true}},
+		{Seq: 2, Role: session.RoleUser, Content: "what did it print?"},
+	}, nil, false)
+	settle(t, &m, nil)
+	v := m.View()
+	require.Contains(t, v, "$ echo hi")
+	require.Contains(t, v, "[exit code 0]")
+	require.NotContains(t, v, "shell-output")
+	require.Equal(t, 1, strings.Count(v, "❯"), "one typed message:\n%s", v)
+}

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
@@ -118,6 +119,24 @@ func (m *Model) AddUser(text string) {
 }
 
 // AddNote shows a command's text output (markdown).
+// Fence puts text in a markdown code block no line of it can close.
+func Fence(text string) string {
+	f := "```"
+	for strings.Contains(text, f) {
+		f += "`"
+	}
+	return f + "\n" + text + "\n" + f
+}
+
+// ShellBlock is how the output of a "!command" ($ command, then what it
+// printed) reaches the model, with a message or kept alone in the log.
+func ShellBlock(out string) string { return "<shell-output>\n" + out + "\n</shell-output>" }
+
+// shellOutput is out of ShellBlock(out).
+func shellOutput(block string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(block, "<shell-output>\n"), "\n</shell-output>")
+}
+
 func (m *Model) AddNote(text string) {
 	m.push(&item{kind: KindNote, text: termtext.Display(text)})
 }

@@ -123,6 +123,11 @@ func (b *builder) newItem(k Kind) *item {
 func (b *builder) add(m session.Message) []*item {
 	switch m.Role {
 	case session.RoleUser:
+		if m.Meta.Shell { // a "!command"'s output, shown as when it ran
+			it := b.newItem(KindNote)
+			it.seq, it.text = m.Seq, termtext.Display(Fence(shellOutput(m.Content)))
+			return []*item{it}
+		}
 		it := b.newItem(KindUser)
 		// A paste shows as its placeholder, as when it was sent.
 		it.seq, it.text = m.Seq, termtext.Display(paste.Collapse(m.Content, m.Meta.Pastes))
