@@ -190,9 +190,13 @@ func TestCancelKeepsPartialAnswer(t *testing.T) {
 	require.Equal(t, EventDone, lastEvent(collect(f.agent.Start(context.Background(), f.sess.ID, "go on"))).Kind)
 }
 
+// TestCancelDuringToolsAnswersEveryCall: a cancel while tools run leaves
+// a result for every call, and the next message is accepted by a server
+// that, like a strict local chat template, wants an answer between the
+// results and the next user message (the request says the turn had none).
 func TestCancelDuringToolsAnswersEveryCall(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
+	f := newFixture(t, openaitest.WithRoleAlternation())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	f.srv.Enqueue(openaitest.Calls(
@@ -215,7 +219,13 @@ func TestCancelDuringToolsAnswersEveryCall(t *testing.T) {
 	}
 	require.Equal(t, 3, results, "every call has a result in the log")
 	f.srv.Enqueue(openaitest.Text("fine"))
-	require.Equal(t, EventDone, lastEvent(collect(f.agent.Start(context.Background(), f.sess.ID, "next"))).Kind)
+	done := lastEvent(collect(f.agent.Start(context.Background(), f.sess.ID, "next")))
+	require.Equal(t, EventDone, done.Kind, "%v", done.Err)
+	reqs := f.srv.Requests()
+	sent := reqs[len(reqs)-1].Messages
+	require.Equal(t, openai.ChatMessageRoleAssistant, sent[len(sent)-2].Role)
+	require.Contains(t, sent[len(sent)-2].Content, "No answer")
+	require.Equal(t, "next", sent[len(sent)-1].Content)
 }
 
 func TestDanglingCallsFromACrashAreAnswered(t *testing.T) {
@@ -576,7 +586,7 @@ func TestUserMessageMetaIsLogged(t *testing.T) {
 // mended.
 func TestRequestFromAMessyLog(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
+	f := newFixture(t, openaitest.WithRoleAlternation())
 	ctx := context.Background()
 	seeded := []session.Message{
 		{Role: session.RoleUser, Content: "echo a and b"}, // 1
@@ -619,6 +629,7 @@ func TestRequestFromAMessyLog(t *testing.T) {
 		`user:`,
 		`assistant: c1{"text":"a"} c2{}`,
 		`tool:c1`, `tool:c2`, // moved up to their calls, in the calls' order
+		`assistant:`,         // the turn had no answer: said so, for strict templates
 		`user:`,
 		// message 6 (empty) is left out
 		`assistant: call_gencode_7_0{"text":"again"}`, // c1 was taken by message 2
@@ -626,13 +637,15 @@ func TestRequestFromAMessyLog(t *testing.T) {
 		// message 8 answers no call: left out
 		`assistant: d{"text":"x"} call_gencode_9_1{"text":"y"}`,
 		`tool:d`, `tool:call_gencode_9_1`,
+		`assistant:`,
 		`user:`,
 	}, got)
 	require.Equal(t, "echo: a", req[3].Content)
 	require.Contains(t, req[4].Content, "not valid JSON")
 	require.Contains(t, req[4].Content, "unexpected end of JSON input", "the tool's own answer is kept")
-	require.Contains(t, req[7].Content, "no result")
-	require.Equal(t, "echo: y", req[10].Content)
+	require.Contains(t, req[5].Content, "No answer")
+	require.Contains(t, req[8].Content, "no result")
+	require.Equal(t, "echo: y", req[11].Content)
 
 	after, err := f.store.Messages(ctx, f.sess.ID, 1, int64(len(seeded)))
 	require.NoError(t, err)

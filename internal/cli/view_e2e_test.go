@@ -36,13 +36,15 @@ func TestInvalidModelOutputDoesNotPoisonTheSession(t *testing.T) {
 	require.Len(t, reqs, 3)
 	for i, r := range reqs {
 		require.NoError(t, openaitest.CheckMessageRules(r.Messages), "request %d", i)
+		require.NoError(t, openaitest.CheckRoleAlternation(r.Messages), "request %d", i)
 	}
 	third := reqs[2].Messages
 	roles := []string{}
 	for _, m := range third {
 		roles = append(roles, m.Role)
 	}
-	require.Equal(t, []string{"system", "user", "assistant", "tool", "tool", "user"}, roles, "the empty answer is not sent")
+	require.Equal(t, []string{"system", "user", "assistant", "tool", "tool", "assistant", "user"}, roles)
+	require.Contains(t, third[5].Content, "No answer", "the empty answer is not sent; a note stands for it")
 	require.Equal(t, "{}", third[2].ToolCalls[0].Function.Arguments)
 	require.NotEqual(t, third[2].ToolCalls[0].ID, third[2].ToolCalls[1].ID)
 	require.Contains(t, third[3].Content, "not valid JSON")

@@ -18,7 +18,7 @@ import (
 //     object arguments, a result that answers the next call of the
 //     assistant message before it, in order, with some output; 0 when the
 //     view policy may have to mend it (summarize's normalize, and a user
-//     message right after another, which the request joins with it); NULL for a
+//     message right after another or after a tool result: alternate); NULL for a
 //     message stored before this migration, not classified yet;
 //   - call_seq and pending: the assistant message whose calls are being
 //     answered after this message, and how many of them still are;
@@ -62,9 +62,10 @@ type link struct {
 	calls   []ToolCall
 	pending int
 	cum     sums
-	// user: the message was a user message, which normalize joins with a
-	// user message right after it.
-	user bool
+	// user and tool: the message was a user message, or a tool result. A
+	// user message right after either is mended by the request (summarize's
+	// alternate: joined, or given the answer its turn lacks).
+	user, tool bool
 }
 
 // sums are the running sums of the log up to a message (tallySchema).
@@ -113,6 +114,7 @@ func (l *link) next(seq int64, f rowFacts) (plain int) {
 		if l.pending == 0 {
 			*l = link{}
 		}
+		l.tool = true
 		return plain
 	case f.role == RoleAssistant && len(f.calls) > 0:
 		plain = plainIf(l.pending == 0 && callsPlain(f.calls))
@@ -121,7 +123,7 @@ func (l *link) next(seq int64, f rowFacts) (plain int) {
 	case f.role == RoleAssistant:
 		plain = plainIf(l.pending == 0 && !f.blank)
 	default:
-		plain = plainIf(l.pending == 0 && !(f.role == RoleUser && l.user))
+		plain = plainIf(l.pending == 0 && !(f.role == RoleUser && (l.user || l.tool)))
 	}
 	*l = link{user: f.role == RoleUser}
 	return plain
@@ -185,7 +187,7 @@ func linkAfter(ctx context.Context, q querier, sessionID string, seq int64) (l l
 		return link{}, false, err
 	}
 	l.cum = sums{tokens: cumTokens.Int64, tools: cumTools.Int64, toolTokens: cumToolTokens.Int64}
-	l.user = Role(role) == RoleUser
+	l.user, l.tool = Role(role) == RoleUser, Role(role) == RoleTool
 	if pending.Int64 <= 0 {
 		return l, true, nil
 	}

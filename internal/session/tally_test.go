@@ -238,3 +238,22 @@ func openSession(t *testing.T, dir string) (*session.Store, session.Session) {
 	require.NoError(t, err)
 	return st, sess
 }
+
+// TestUserAfterResultsIsNotPlain: a turn canceled after its tool results
+// has no answer, and the request gives the next user message one (summarize's
+// alternate), so the meter builds such a view.
+func TestUserAfterResultsIsNotPlain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, sess := openSession(t, t.TempDir())
+	defer st.Close()
+	_, err := st.Append(ctx, sess.ID,
+		session.Message{Role: session.RoleUser, Content: "run it", Tokens: 5},
+		session.Message{Role: session.RoleAssistant, Tokens: 20, ToolCalls: []session.ToolCall{{ID: "a", Name: "Bash", Arguments: `{"command":"make"}`}}},
+		session.Message{Role: session.RoleTool, ToolCallID: "a", Name: "Bash", Content: "[canceled]", Tokens: 3},
+		session.Message{Role: session.RoleUser, Content: "never mind", Tokens: 5})
+	require.NoError(t, err)
+	tally, err := st.Tally(ctx, sess.ID, session.TallyRule{Mask: func(int) int { return 0 }, Room: 1 << 20, CapTokens: 1 << 20})
+	require.NoError(t, err)
+	require.False(t, tally.Plain)
+}

@@ -81,7 +81,7 @@ func summarizeSome(t *testing.T, r *rand.Rand, st *session.Store, id string) {
 }
 
 // mends is how many kinds of things the policy mends meterTurn makes.
-const mends = 11
+const mends = 12
 
 // meterTurn is one turn of a generated log: a request, calls and their
 // results (some large), an answer. With odd in [0, mends) it holds one
@@ -133,6 +133,8 @@ func meterTurn(r *rand.Rand, k int, odd int) []session.Message {
 			out = append([]session.Message{out[0]}, out...)
 		case 9: // a turn that failed, then another message
 			out = append([]session.Message{{Role: session.RoleUser, Content: "are you there? " + words(r.IntN(20))}}, out...)
+		case 10: // a turn canceled after its results: no answer
+			return append(append(out, a), results...)
 		}
 	}
 	if len(a.ToolCalls) > 0 || a.Content != "" {

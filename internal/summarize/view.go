@@ -64,7 +64,7 @@ type textKey struct {
 	session string
 	seq     int64
 	callID  string
-	kind    byte // 'm' masked, 'c' cut, 'a' calls mended, 'r' result mended, 's' synthetic result, 'u' users joined
+	kind    byte // 'm' masked, 'c' cut, 'a' calls mended, 'r' result mended, 's' synthetic result, 'u' users joined, 'n' no answer
 	limit   int  // the cap of a cut; the call's index of a synthetic result
 }
 
@@ -246,10 +246,11 @@ func (p *Policy) Build(v session.View) Prompt {
 		}
 		msgs[i] = m
 	}
-	var joins, delta int
-	msgs, joins, delta = p.joinUsers(v.Session.ID, msgs)
-	r.Repaired += joins
-	r.User += delta
+	var mended, userDelta, written int
+	msgs, mended, userDelta, written = p.alternate(v.Session.ID, msgs)
+	r.Repaired += mended
+	r.User += userDelta
+	r.Assistant += written
 	var next session.Role
 	if len(msgs) > 0 {
 		next = msgs[0].Role
@@ -369,38 +370,57 @@ func (p *Policy) remember(text string, n int) {
 	p.heads[text] = n
 }
 
-// joinUsers makes each run of user messages one message, as strict local
-// chat templates need user and assistant turns to alternate: a turn that
-// failed leaves its message unanswered, and the next message follows it,
-// or Ctrl+R's resend of the same one, which is sent once. The log keeps
-// every message. It returns the messages, how many it joined and what that
-// changed of the user messages' tokens.
-func (p *Policy) joinUsers(sessionID string, msgs []session.Message) ([]session.Message, int, int) {
-	out := msgs[:0]
-	joins, delta := 0, 0
-	first := int64(0) // the seq of the first message of the current run
+// alternate makes user and assistant turns alternate, as strict local chat
+// templates need; the log keeps every message as it was:
+//   - each run of user messages is one message: a turn that failed leaves
+//     its message unanswered, and the next message follows it, or Ctrl+R's
+//     resend of the same one, which is sent once;
+//   - a user message right after tool results (a turn canceled or failed
+//     before its answer) follows a short assistant message saying so.
+//
+// It returns the messages, how many things it mended, what that changed of
+// the user messages' tokens and the tokens of the assistant messages it
+// wrote.
+func (p *Policy) alternate(sessionID string, msgs []session.Message) ([]session.Message, int, int, int) {
+	out := make([]session.Message, 0, len(msgs))
+	fixes, userDelta, written := 0, 0, 0
+	first := int64(0) // the seq of the first message of the current run of user messages
 	for _, m := range msgs {
 		n := len(out)
-		if n == 0 || m.Role != session.RoleUser || out[n-1].Role != session.RoleUser {
+		switch {
+		case m.Role != session.RoleUser || n == 0:
+		case out[n-1].Role == session.RoleTool:
+			fixes++
+			a := session.Message{Seq: m.Seq, Role: session.RoleAssistant, Content: noAnswer}
+			a.Tokens = p.textTokens(sessionID, a, 'n', 0)
+			written += a.Tokens
+			out = append(out, a)
+		case out[n-1].Role == session.RoleUser:
+			fixes++
+			prev := out[n-1]
+			userDelta -= m.Tokens
+			if m.Content == prev.Content {
+				continue
+			}
+			userDelta -= prev.Tokens
+			prev.Content, prev.Full = prev.Content+"\n\n"+m.Content, ""
+			prev.Tokens = p.countOnce(textKey{session: sessionID, seq: m.Seq, kind: 'u',
+				callID: fmt.Sprintf("%d:%d", first, len(prev.Content))}, prev)
+			userDelta += prev.Tokens
+			out[n-1] = prev
+			continue
+		}
+		if m.Role == session.RoleUser {
 			first = m.Seq
-			out = append(out, m)
-			continue
 		}
-		joins++
-		prev := out[n-1]
-		delta -= m.Tokens
-		if m.Content == prev.Content {
-			continue
-		}
-		delta -= prev.Tokens
-		prev.Content, prev.Full = prev.Content+"\n\n"+m.Content, ""
-		prev.Tokens = p.countOnce(textKey{session: sessionID, seq: m.Seq, kind: 'u',
-			callID: fmt.Sprintf("%d:%d", first, len(prev.Content))}, prev)
-		delta += prev.Tokens
-		out[n-1] = prev
+		out = append(out, m)
 	}
-	return out, joins, delta
+	return out, fixes, userDelta, written
 }
+
+// noAnswer is what a request says in place of the answer a turn ended
+// without (alternate).
+const noAnswer = "(No answer: this turn ended without one.)"
 
 // textTokens counts a text the policy wrote in place of message m, once
 // per session, message (and call) and kind.
