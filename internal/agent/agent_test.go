@@ -629,7 +629,7 @@ func TestRequestFromAMessyLog(t *testing.T) {
 		`user:`,
 		`assistant: c1{"text":"a"} c2{}`,
 		`tool:c1`, `tool:c2`, // moved up to their calls, in the calls' order
-		`assistant:`,         // the turn had no answer: said so, for strict templates
+		`assistant:`, // the turn had no answer: said so, for strict templates
 		`user:`,
 		// message 6 (empty) is left out
 		`assistant: call_gencode_7_0{"text":"again"}`, // c1 was taken by message 2
