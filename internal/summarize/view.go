@@ -382,7 +382,14 @@ func (p *Policy) remember(text string, n int) {
 // the user messages' tokens and the tokens of the assistant messages it
 // wrote.
 func (p *Policy) alternate(sessionID string, msgs []session.Message) ([]session.Message, int, int, int) {
-	out := make([]session.Message, 0, len(msgs))
+	odd := false
+	for i := 1; i < len(msgs) && !odd; i++ {
+		odd = msgs[i].Role == session.RoleUser && (msgs[i-1].Role == session.RoleUser || msgs[i-1].Role == session.RoleTool)
+	}
+	if !odd { // the usual request: nothing to mend, nothing copied
+		return msgs, 0, 0, 0
+	}
+	out := make([]session.Message, 0, len(msgs)+1)
 	fixes, userDelta, written := 0, 0, 0
 	first := int64(0) // the seq of the first message of the current run of user messages
 	for _, m := range msgs {
