@@ -392,6 +392,7 @@ func (p *Policy) alternate(sessionID string, msgs []session.Message) ([]session.
 	out := make([]session.Message, 0, len(msgs)+1)
 	fixes, userDelta, written := 0, 0, 0
 	first := int64(0) // the seq of the first message of the current run of user messages
+	last := ""        // the text of the run's last message
 	for _, m := range msgs {
 		n := len(out)
 		switch {
@@ -406,9 +407,10 @@ func (p *Policy) alternate(sessionID string, msgs []session.Message) ([]session.
 			fixes++
 			prev := out[n-1]
 			userDelta -= m.Tokens
-			if m.Content == prev.Content {
+			if m.Content == last {
 				continue
 			}
+			last = m.Content
 			userDelta -= prev.Tokens
 			prev.Content, prev.Full = prev.Content+"\n\n"+m.Content, ""
 			prev.Tokens = p.countOnce(textKey{session: sessionID, seq: m.Seq, kind: 'u',
@@ -418,7 +420,7 @@ func (p *Policy) alternate(sessionID string, msgs []session.Message) ([]session.
 			continue
 		}
 		if m.Role == session.RoleUser {
-			first = m.Seq
+			first, last = m.Seq, m.Content
 		}
 		out = append(out, m)
 	}

@@ -148,6 +148,7 @@ func TestUserTurnsAlternateAfterAFailedTurn(t *testing.T) {
 	add(session.RoleUser, "fix the parser")   // Ctrl+R
 	add(session.RoleAssistant, "")            // canceled before any text: left out
 	add(session.RoleUser, "and add a test")   // typed next
+	add(session.RoleUser, "and add a test")   // and resent
 	add(session.RoleAssistant, "Done: both.") // answered
 	add(session.RoleUser, "now the docs")     // a new turn
 	v := session.View{Session: session.Session{ID: "s1"}, Messages: msgs}
@@ -171,7 +172,7 @@ func TestUserTurnsAlternateAfterAFailedTurn(t *testing.T) {
 	require.Equal(t, []string{"fix the parser\n\nand add a test", "now the docs"}, users)
 	require.Equal(t, sum, r.Tokens)
 	require.Equal(t, r.Tokens, r.Fixed+r.Summaries+r.User+r.Assistant+r.ToolOutputs+r.Masked)
-	require.Equal(t, 3, r.Repaired, "the resend, the empty answer, the join")
-	require.Len(t, v.Messages, 6, "the log keeps every message")
+	require.Equal(t, 4, r.Repaired, "two resends, the empty answer, the join")
+	require.Len(t, v.Messages, 7, "the log keeps every message")
 	require.Equal(t, "fix the parser", v.Messages[0].Content, "the log's messages are not changed")
 }
