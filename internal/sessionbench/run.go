@@ -71,9 +71,11 @@ type Result struct {
 // exit 0.
 func (r Result) Failed() int {
 	n := 0
-	for _, t := range append(r.Turns[:len(r.Turns):len(r.Turns)], r.Baseline...) {
-		if t.Code != 0 {
-			n++
+	for _, turns := range [][]Turn{r.Turns, r.Baseline} {
+		for _, t := range turns {
+			if t.Code != 0 {
+				n++
+			}
 		}
 	}
 	return n

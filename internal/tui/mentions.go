@@ -164,8 +164,8 @@ func (m *Model) shellDone(msg shellMsg) tea.Cmd {
 // of the "!commands" run since the last message, which it takes.
 func (m *Model) userMessage(s input.SubmitMsg) agent.UserMessage {
 	text := s.Text
-	for _, out := range m.shellOut {
-		text += "\n\n" + chat.ShellBlock(out)
+	if len(m.shellOut) > 0 {
+		text += "\n\n" + chat.ShellBlocks(m.shellOut)
 	}
 	m.shellOut = nil
 	return agent.UserMessage{Text: text, Meta: session.Meta{Pastes: s.Spans}}

@@ -11,7 +11,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -559,11 +558,7 @@ func (m Model) KeepUnsent(ctx context.Context) (string, int, error) {
 		}
 		id = s.ID
 	}
-	blocks := make([]string, len(m.shellOut))
-	for i, out := range m.shellOut {
-		blocks[i] = chat.ShellBlock(out)
-	}
-	msg := agent.UserMessage{Text: strings.Join(blocks, "\n\n"), Meta: session.Meta{Shell: true}}
+	msg := agent.UserMessage{Text: chat.ShellBlocks(m.shellOut), Meta: session.Meta{Shell: true}}
 	if err := m.agent.Note(ctx, id, msg); err != nil {
 		return id, 0, fmt.Errorf("keep the shell output: %w", err)
 	}

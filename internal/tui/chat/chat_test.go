@@ -488,15 +488,16 @@ func TestEditDiffExpands(t *testing.T) {
 // log at quit shows again as the block it was, not as a typed message.
 func TestKeptShellOutputShowsAsItRan(t *testing.T) {
 	t.Parallel()
-	m, _ := newChat(80, 12)
+	m, _ := newChat(80, 16)
 	m.SetHistory([]session.Message{
-		{Seq: 1, Role: session.RoleUser, Content: ShellBlock("$ echo hi\nhi\n[exit code 0]"), Meta: session.Meta{Shell: true}},
+		{Seq: 1, Role: session.RoleUser, Content: ShellBlocks([]string{"$ echo hi\nhi\n[exit code 0]", "$ pwd\n/w\n[exit code 0]"}), Meta: session.Meta{Shell: true}},
 		{Seq: 2, Role: session.RoleUser, Content: "what did it print?"},
 	}, nil, false)
 	settle(t, &m, nil)
 	v := m.View()
 	require.Contains(t, v, "$ echo hi")
-	require.Contains(t, v, "[exit code 0]")
+	require.Contains(t, v, "$ pwd")
+	require.Equal(t, 2, strings.Count(v, "[exit code 0]"), "both outputs:\n%s", v)
 	require.NotContains(t, v, "shell-output")
 	require.Equal(t, 1, strings.Count(v, "❯"), "one typed message:\n%s", v)
 }

@@ -118,7 +118,6 @@ func (m *Model) AddUser(text string) {
 	m.list.ScrollBottom()
 }
 
-// AddNote shows a command's text output (markdown).
 // Fence puts text in a markdown code block no line of it can close.
 func Fence(text string) string {
 	f := "```"
@@ -128,15 +127,23 @@ func Fence(text string) string {
 	return f + "\n" + text + "\n" + f
 }
 
-// ShellBlock is how the output of a "!command" ($ command, then what it
-// printed) reaches the model, with a message or kept alone in the log.
-func ShellBlock(out string) string { return "<shell-output>\n" + out + "\n</shell-output>" }
-
-// shellOutput is out of ShellBlock(out).
-func shellOutput(block string) string {
-	return strings.TrimSuffix(strings.TrimPrefix(block, "<shell-output>\n"), "\n</shell-output>")
+// ShellBlocks is how the output of "!commands" ($ command, then what it
+// printed) reaches the model, after a message or kept alone in the log.
+func ShellBlocks(outs []string) string {
+	blocks := make([]string, len(outs))
+	for i, out := range outs {
+		blocks[i] = "<shell-output>\n" + out + "\n</shell-output>"
+	}
+	return strings.Join(blocks, "\n\n")
 }
 
+// shellOutput is what ShellBlocks framed, each output's frame taken off.
+func shellOutput(blocks string) string {
+	s := strings.TrimSuffix(strings.TrimPrefix(blocks, "<shell-output>\n"), "\n</shell-output>")
+	return strings.ReplaceAll(s, "\n</shell-output>\n\n<shell-output>\n", "\n\n")
+}
+
+// AddNote shows a command's text output (markdown).
 func (m *Model) AddNote(text string) {
 	m.push(&item{kind: KindNote, text: termtext.Display(text)})
 }
