@@ -43,6 +43,7 @@ declare -A may=(
   [internal/termtext]=""
   [internal/termtext/termtexttest]=""
   [internal/openaitest]=""
+  [internal/gencodetest]=""
   [internal/openaitest/cmd/fakeopenai]="openaitest"
   [internal/sessionbench]="openaitest tokens"
   [internal/sessionbench/cmd/benchsession]="openaitest sessionbench"

@@ -3,8 +3,6 @@ package cli_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"net"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gencode/gencode/internal/gencodetest"
 	"github.com/gencode/gencode/internal/openaitest"
 )
 
@@ -29,9 +28,9 @@ var binary string
 func TestMain(m *testing.M) {
 	flag.Parse()
 	waitBound()
-	path, err := buildBinary()
+	path, err := gencodetest.Binary()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "build gencode:", err)
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	binary = path
@@ -48,52 +47,6 @@ func waitBound() {
 	if !given {
 		_ = flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
 	}
-}
-
-// buildBinary builds gencode (without -race: the binary runs hundreds of
-// times) into a directory that outlives the test run, one per checkout.
-// go build relinks only when something changed, so a run on unchanged
-// code does not pay for linking. A lock keeps two runs from building the
-// same file at once.
-func buildBinary() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	root := wd
-	for !fileExists(filepath.Join(root, "go.mod")) {
-		if filepath.Dir(root) == root {
-			return "", fmt.Errorf("no go.mod in %s or above", wd)
-		}
-		root = filepath.Dir(root)
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	sum := sha256.Sum256([]byte(root))
-	dir := filepath.Join(cache, "gencode-test", hex.EncodeToString(sum[:8]))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	unlock, err := lockDir(dir)
-	if err != nil {
-		return "", err
-	}
-	defer unlock()
-	path := filepath.Join(dir, "gencode")
-	build := exec.Command("go", "build", "-o", path, "github.com/gencode/gencode/cmd/gencode")
-	build.Dir = root
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return "", err
-	}
-	return path, nil
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // runResult is one run of the binary.

@@ -2,15 +2,11 @@ package sessionbench
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gencode/gencode/internal/gencodetest"
 	"github.com/gencode/gencode/internal/openaitest"
 )
 
@@ -84,35 +80,10 @@ func TestBaselineRunsBesideTheLastRange(t *testing.T) {
 	require.InDelta(t, float64(ranges[len(ranges)-1].Median)/float64(got.Median), res.CPUGrowth(), 1e-9)
 }
 
-var (
-	buildOnce sync.Once
-	buildDir  string
-	builtBin  string
-	buildErr  error
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
-	os.Exit(code)
-}
-
-// buildGencode builds the binary once for the tests of this package.
+// buildGencode returns the binary the tests of this package run.
 func buildGencode(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "sessionbench-bin-")
-		if buildErr != nil {
-			return
-		}
-		builtBin = filepath.Join(buildDir, "gencode")
-		out, err := exec.Command("go", "build", "-o", builtBin, "github.com/gencode/gencode/cmd/gencode").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("%w: %s", err, out)
-		}
-	})
-	require.NoError(t, buildErr)
-	return builtBin
+	bin, err := gencodetest.Binary()
+	require.NoError(t, err)
+	return bin
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package cli_test
+package gencodetest
 
 import (
 	"os"

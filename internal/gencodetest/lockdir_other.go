@@ -1,6 +1,6 @@
 //go:build !unix
 
-package cli_test
+package gencodetest
 
 // lockDir does not lock where flock is missing: runs of the tests on one
 // checkout at once may then race to build the binary.
