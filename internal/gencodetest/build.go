@@ -14,9 +14,9 @@ import (
 )
 
 var (
-	once  sync.Once
-	built string
-	err   error
+	once     sync.Once
+	built    string
+	buildErr error
 )
 
 // Binary returns the path of the gencode binary of the checkout that
@@ -28,8 +28,8 @@ var (
 // of one run (which go test starts side by side) from building it twice
 // at once.
 func Binary() (string, error) {
-	once.Do(func() { built, err = build() })
-	return built, err
+	once.Do(func() { built, buildErr = build() })
+	return built, buildErr
 }
 
 func build() (string, error) {
