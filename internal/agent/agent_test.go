@@ -80,9 +80,9 @@ type fixture struct {
 	tools *echoTools
 }
 
-// vocabs shares one loaded vocabulary between the package's tests: every
-// agent counts its fixed cost when it is made, and a load takes about half
-// a second under -race. A loaded vocabulary is never written again.
+// vocabs shares one encoder between the package's tests: every agent counts
+// its fixed cost when it is made, and each encoder compiles its
+// pre-tokenizer once.
 var vocabs tokens.Cache
 
 func newFixture(t *testing.T, opts ...openaitest.Option) *fixture {

@@ -71,7 +71,10 @@ func TestParseVocabErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := parseVocab(strings.NewReader(tt.raw), len(tt.raw))
+			data, off, err := parseVocabText(strings.NewReader(tt.raw))
+			if err == nil {
+				_, err = buildVocabFile(data, off)
+			}
 			require.EqualError(t, err, tt.wantErr)
 		})
 	}

@@ -3,10 +3,12 @@
 // A Counter is built for a model name (New or Cache.Counter) and uses the
 // encoding EncodingFor picks: cl100k_base for gpt-4, gpt-3.5 and the older
 // embedding models, o200k_base for everything else. The vocabularies are
-// embedded in the binary (tiktoken-go-loader), so counting never touches the
-// network. One is loaded on the first Count, never in New; the load builds a
-// compact table (vocab.go) and takes tens of milliseconds, where tiktoken-go
-// took about 300 ms and 24 MB for o200k_base.
+// embedded in the binary as ready-built tables (vocab.go; built from
+// tiktoken-go-loader's files and checked against them), so counting never
+// touches the network and a process reads them in place. One is loaded on
+// the first Count, never in New: the load compiles the pre-tokenizer and
+// takes well under a millisecond, where tiktoken-go took about 300 ms and
+// 24 MB for o200k_base.
 //
 // Counts are exact: the same pre-tokenizer and the same merges as tiktoken
 // (TestCountMatchesTiktoken checks the shared reference texts, and
@@ -97,11 +99,10 @@ func (e *encoding) get(name string) (*encoder, error) {
 }
 
 // Cache shares loaded vocabularies between Counters: every Counter from the
-// same Cache with the same encoding uses one copy. Without it each Counter
-// would pay its own load (tens of milliseconds and about 4 MB for
-// o200k_base). A Cache is a value, not a
-// package global, so its owner (normally cmd) decides its lifetime and tests
-// stay independent.
+// same Cache with the same encoding uses one encoder (the table is read in
+// place; the pre-tokenizer is compiled once per encoder). A Cache is a value,
+// not a package global, so its owner (normally cmd) decides its lifetime and
+// tests stay independent.
 //
 // The zero value is ready to use. A Cache must not be copied after first use.
 // It is safe for concurrent use.

@@ -77,8 +77,8 @@ func readReference(t testing.TB) []refLine {
 	return refs
 }
 
-// testCache lets the tests share one load of each vocabulary, which takes
-// seconds under -race. TestCountConcurrent uses a fresh Cache on purpose.
+// testCache lets the tests share one encoder of each encoding.
+// TestCountConcurrent uses a fresh Cache on purpose.
 var testCache tokens.Cache
 
 func short(s string) string {

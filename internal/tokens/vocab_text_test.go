@@ -1,0 +1,143 @@
+package tokens
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"io"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pkoukk/tiktoken-go-loader/assets"
+	"github.com/stretchr/testify/require"
+)
+
+// The embedded vocabularies (vocab/*.vocab) are built here from the
+// .tiktoken files tiktoken-go-loader embeds, one "base64-token rank" line
+// per token, ranks 0, 1, 2 ... in order:
+//
+//	go test ./internal/tokens -run TestEmbeddedVocab -update
+var update = flag.Bool("update", false, "write vocab/*.vocab from tiktoken-go-loader's files")
+
+// maxProbe bounds the longest probe sequence of a built table. Nothing is
+// inserted after the build, so this is the most a lookup ever reads.
+const maxProbe = 64
+
+// TestEmbeddedVocab: the files gencode reads are what the text form builds,
+// byte for byte, so they cannot drift from tiktoken-go-loader's.
+func TestEmbeddedVocab(t *testing.T) {
+	t.Parallel()
+	for name, embedded := range map[string][]byte{O200KBase: o200kVocab, CL100KBase: cl100kVocab} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f, err := assets.Assets.Open(name + ".tiktoken")
+			require.NoError(t, err)
+			defer f.Close()
+			data, off, err := parseVocabText(f)
+			require.NoError(t, err)
+			built, err := buildVocabFile(data, off)
+			require.NoError(t, err)
+			if *update {
+				require.NoError(t, os.WriteFile(filepath.Join("vocab", name+".vocab"), built, 0o644))
+				return
+			}
+			require.True(t, bytes.Equal(built, embedded),
+				"vocab/%s.vocab is not what %s.tiktoken builds: go test ./internal/tokens -run TestEmbeddedVocab -update", name, name)
+		})
+	}
+}
+
+// parseVocabText reads the text form: the bytes of every token in rank
+// order and the offset where each starts (and one past the last).
+func parseVocabText(r io.Reader) (data []byte, off []uint32, err error) {
+	off = []uint32{0}
+	br := bufio.NewReaderSize(r, 64<<10)
+	for lineNo := 1; ; lineNo++ {
+		line, err := br.ReadSlice('\n')
+		switch {
+		case err == io.EOF && len(line) == 0:
+			// the end
+		case err == io.EOF, err == nil:
+			line = bytes.TrimSuffix(line, []byte{'\n'})
+		case err == bufio.ErrBufferFull:
+			return nil, nil, fmt.Errorf("vocabulary line %d: too long", lineNo)
+		default:
+			return nil, nil, fmt.Errorf("read vocabulary: %w", err)
+		}
+		if len(line) > 0 {
+			sp := bytes.IndexByte(line, ' ')
+			if sp < 0 {
+				return nil, nil, fmt.Errorf("vocabulary line %d: no rank", lineNo)
+			}
+			if rank := string(line[sp+1:]); rank != fmt.Sprint(len(off)-1) {
+				return nil, nil, fmt.Errorf("vocabulary line %d: rank %q, want %d", lineNo, rank, len(off)-1)
+			}
+			tok, derr := base64.StdEncoding.AppendDecode(nil, line[:sp])
+			if derr != nil {
+				return nil, nil, fmt.Errorf("vocabulary line %d: %w", lineNo, derr)
+			}
+			data = append(data, tok...)
+			off = append(off, uint32(len(data)))
+		}
+		if err != nil {
+			break
+		}
+	}
+	if len(off) == 1 {
+		return nil, nil, fmt.Errorf("vocabulary is empty")
+	}
+	return data, off, nil
+}
+
+// buildVocabFile lays out a vocab file (see vocabMagic): the hash table at
+// most half full, so that a miss, the common case inside BPE, ends after a
+// probe or two.
+func buildVocabFile(data []byte, off []uint32) ([]byte, error) {
+	n := len(off) - 1
+	slots := 1 << bits.Len(uint(2*n))
+	table := make([]uint32, slots)
+	mask := uint64(slots - 1)
+	token := func(r uint32) []byte { return data[off[r]:off[r+1]] }
+	for r := range n {
+		tok := token(uint32(r))
+		i, probes := hashToken(tok)&mask, 1
+		for table[i] != 0 {
+			if bytes.Equal(token(table[i]-1), tok) {
+				return nil, fmt.Errorf("vocabulary token %d repeats token %d", r, table[i]-1)
+			}
+			i, probes = (i+1)&mask, probes+1
+		}
+		if probes > maxProbe {
+			return nil, fmt.Errorf("vocabulary token %d: %d probes", r, probes)
+		}
+		table[i] = uint32(r) + 1
+	}
+	// A miss probes until an empty slot: the longest run of full ones.
+	run, longest := 0, 0
+	for i := range 2 * slots { // twice round: a run may wrap
+		if table[i%slots] == 0 {
+			run = 0
+			continue
+		}
+		run++
+		longest = max(longest, min(run, slots))
+	}
+	if longest >= maxProbe {
+		return nil, fmt.Errorf("vocabulary table: a run of %d full slots", longest)
+	}
+	out := append([]byte(vocabMagic), make([]byte, 8)...)
+	binary.LittleEndian.PutUint32(out[len(vocabMagic):], uint32(n))
+	binary.LittleEndian.PutUint32(out[len(vocabMagic)+4:], uint32(slots))
+	for _, o := range off {
+		out = binary.LittleEndian.AppendUint32(out, o)
+	}
+	for _, e := range table {
+		out = binary.LittleEndian.AppendUint32(out, e)
+	}
+	return append(out, data...), nil
+}
