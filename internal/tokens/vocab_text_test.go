@@ -141,3 +141,44 @@ func buildVocabFile(data []byte, off []uint32) ([]byte, error) {
 	}
 	return append(out, data...), nil
 }
+
+// TestDecodeVocabErrors: a damaged embedded file is refused with a reason
+// (the Counter then estimates, see TestLoadFailureFallsBackToEstimate)
+// rather than read out of bounds.
+func TestDecodeVocabErrors(t *testing.T) {
+	t.Parallel()
+	good, err := buildVocabFile([]byte("abc"), []uint32{0, 1, 2, 3})
+	require.NoError(t, err)
+	v, err := decodeVocab(good)
+	require.NoError(t, err)
+	require.Equal(t, 3, v.size())
+	require.Equal(t, uint32(1), v.rank([]byte("b")))
+	require.Equal(t, noRank, v.rank([]byte("ab")))
+
+	header := func(n, slots uint32) []byte {
+		b := append([]byte(vocabMagic), make([]byte, 8)...)
+		binary.LittleEndian.PutUint32(b[len(vocabMagic):], n)
+		binary.LittleEndian.PutUint32(b[len(vocabMagic)+4:], slots)
+		return b
+	}
+	tests := []struct {
+		name    string
+		file    []byte
+		wantErr string
+	}{
+		{"empty", nil, "vocabulary: not a gencode vocabulary file"},
+		{"other magic", append([]byte("gencode vocab 2\n"), good[len(vocabMagic):]...), "vocabulary: not a gencode vocabulary file"},
+		{"truncated", good[:len(good)-20], "vocabulary: bad header (3 tokens, 8 slots, 55 bytes)"},
+		{"no tokens", header(0, 8), "vocabulary: bad header (0 tokens, 8 slots, 24 bytes)"},
+		{"slots not a power of two", append(header(3, 7), make([]byte, 100)...), "vocabulary: bad header (3 tokens, 7 slots, 124 bytes)"},
+		{"table too full", append(header(3, 4), make([]byte, 100)...), "vocabulary: bad header (3 tokens, 4 slots, 124 bytes)"},
+		{"offsets past the data", good[:len(good)-1], "vocabulary: 2 bytes of tokens, the offsets say 3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := decodeVocab(tt.file)
+			require.EqualError(t, err, tt.wantErr)
+		})
+	}
+}
