@@ -29,11 +29,12 @@ type encoder struct {
 func newEncoder(name string) (*encoder, error) {
 	var pattern string
 	var ascii func(string, int) int
+	var table []byte
 	switch name {
 	case O200KBase:
-		pattern, ascii = o200kPattern, o200kNext
+		pattern, ascii, table = o200kPattern, o200kNext, o200kVocab
 	case CL100KBase:
-		pattern, ascii = cl100kPattern, cl100kNext
+		pattern, ascii, table = cl100kPattern, cl100kNext, cl100kVocab
 	default:
 		return nil, fmt.Errorf("unknown encoding %q", name)
 	}
@@ -41,7 +42,7 @@ func newEncoder(name string) (*encoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compile pre-tokenizer: %w", err)
 	}
-	v, err := loadVocab(name)
+	v, err := decodeVocab(table)
 	if err != nil {
 		return nil, err
 	}

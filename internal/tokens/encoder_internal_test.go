@@ -57,29 +57,6 @@ func TestVocabMatchesTiktokenGo(t *testing.T) {
 	}
 }
 
-func TestParseVocabErrors(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name, raw, wantErr string
-	}{
-		{"empty", "", "vocabulary is empty"},
-		{"no rank", "IQ==\n", "vocabulary line 1: no rank"},
-		{"rank out of order", "IQ== 0\nIg== 2\n", `vocabulary line 2: rank "2", want 1`},
-		{"bad base64", "IQ== 0\n!!!! 1\n", "vocabulary line 2: illegal base64 data at input byte 0"},
-		{"repeated token", "IQ== 0\nIQ== 1\n", "vocabulary token 1 repeats token 0"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			data, off, err := parseVocabText(strings.NewReader(tt.raw))
-			if err == nil {
-				_, err = buildVocabFile(data, off)
-			}
-			require.EqualError(t, err, tt.wantErr)
-		})
-	}
-}
-
 // randomPiece returns n bytes drawn from alphabet.
 func randomPiece(r *rand.Rand, alphabet string, n int) []byte {
 	b := make([]byte, n)

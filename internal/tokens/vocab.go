@@ -38,17 +38,6 @@ var (
 // noRank is what rank returns for bytes that are not a token.
 const noRank = ^uint32(0)
 
-// loadVocab returns the embedded vocabulary of the encoding name.
-func loadVocab(name string) (*vocab, error) {
-	switch name {
-	case O200KBase:
-		return decodeVocab(o200kVocab)
-	case CL100KBase:
-		return decodeVocab(cl100kVocab)
-	}
-	return nil, fmt.Errorf("no vocabulary for %q", name)
-}
-
 // decodeVocab reads a vocab file without copying it.
 func decodeVocab(b []byte) (*vocab, error) {
 	head := len(vocabMagic) + 8

@@ -11,6 +11,7 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pkoukk/tiktoken-go-loader/assets"
@@ -24,8 +25,8 @@ import (
 //	go test ./internal/tokens -run TestEmbeddedVocab -update
 var update = flag.Bool("update", false, "write vocab/*.vocab from tiktoken-go-loader's files")
 
-// maxProbe bounds the longest probe sequence of a built table. Nothing is
-// inserted after the build, so this is the most a lookup ever reads.
+// maxProbe bounds the longest run of full slots in a built table. Nothing
+// is inserted after the build, so a lookup never reads more.
 const maxProbe = 64
 
 // TestEmbeddedVocab: the files gencode reads are what the text form builds,
@@ -105,19 +106,17 @@ func buildVocabFile(data []byte, off []uint32) ([]byte, error) {
 	token := func(r uint32) []byte { return data[off[r]:off[r+1]] }
 	for r := range n {
 		tok := token(uint32(r))
-		i, probes := hashToken(tok)&mask, 1
+		i := hashToken(tok) & mask
 		for table[i] != 0 {
 			if bytes.Equal(token(table[i]-1), tok) {
 				return nil, fmt.Errorf("vocabulary token %d repeats token %d", r, table[i]-1)
 			}
-			i, probes = (i+1)&mask, probes+1
-		}
-		if probes > maxProbe {
-			return nil, fmt.Errorf("vocabulary token %d: %d probes", r, probes)
+			i = (i + 1) & mask
 		}
 		table[i] = uint32(r) + 1
 	}
-	// A miss probes until an empty slot: the longest run of full ones.
+	// A lookup probes until its token or an empty slot: at most the
+	// longest run of full slots, plus one.
 	run, longest := 0, 0
 	for i := range 2 * slots { // twice round: a run may wrap
 		if table[i%slots] == 0 {
@@ -125,7 +124,7 @@ func buildVocabFile(data []byte, off []uint32) ([]byte, error) {
 			continue
 		}
 		run++
-		longest = max(longest, min(run, slots))
+		longest = max(longest, run)
 	}
 	if longest >= maxProbe {
 		return nil, fmt.Errorf("vocabulary table: a run of %d full slots", longest)
@@ -140,6 +139,29 @@ func buildVocabFile(data []byte, off []uint32) ([]byte, error) {
 		out = binary.LittleEndian.AppendUint32(out, e)
 	}
 	return append(out, data...), nil
+}
+
+func TestParseVocabErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, raw, wantErr string
+	}{
+		{"empty", "", "vocabulary is empty"},
+		{"no rank", "IQ==\n", "vocabulary line 1: no rank"},
+		{"rank out of order", "IQ== 0\nIg== 2\n", `vocabulary line 2: rank "2", want 1`},
+		{"bad base64", "IQ== 0\n!!!! 1\n", "vocabulary line 2: illegal base64 data at input byte 0"},
+		{"repeated token", "IQ== 0\nIQ== 1\n", "vocabulary token 1 repeats token 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			data, off, err := parseVocabText(strings.NewReader(tt.raw))
+			if err == nil {
+				_, err = buildVocabFile(data, off)
+			}
+			require.EqualError(t, err, tt.wantErr)
+		})
+	}
 }
 
 // TestDecodeVocabErrors: a damaged embedded file is refused with a reason
