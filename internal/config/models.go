@@ -134,6 +134,8 @@ func (c *Config) validateModels(bad func(key, msg string) error) error {
 			return bad(key("max_tokens"), "must be a positive number of tokens (or left out: the provider's default)")
 		case m.ContextWindow > 0 && m.MaxTokens >= m.ContextWindow:
 			return bad(key("max_tokens"), fmt.Sprintf("must be below context_window (%d): the answer shares the window with the prompt", m.ContextWindow))
+		case m.ContextWindow == 0 && c.ContextWindow > 0 && m.MaxTokens >= c.ContextWindow:
+			return bad(key("max_tokens"), fmt.Sprintf("must be below the top-level context_window (%d), which this model takes: the answer shares the window with the prompt", c.ContextWindow))
 		case m.ReasoningEffort != "" && !slices.Contains(ReasoningEfforts(), m.ReasoningEffort):
 			return bad(key("reasoning_effort"), fmt.Sprintf("must be one of %s, not %q (another value can be sent as written with extra.reasoning_effort)",
 				strings.Join(ReasoningEfforts(), ", "), m.ReasoningEffort))

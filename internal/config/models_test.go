@@ -114,6 +114,8 @@ func TestModelTableErrors(t *testing.T) {
 		{"negative max_tokens", "[models.m]\nmax_tokens = -5\n", ":2: models.m.max_tokens: must be a positive number of tokens"},
 		{"answer as large as the window", "[models.m]\ncontext_window = 4096\nmax_tokens = 4096\n",
 			":3: models.m.max_tokens: must be below context_window (4096)"},
+		{"answer as large as the inherited window", "context_window = 2048\n[models.m]\nmax_tokens = 3000\n",
+			":3: models.m.max_tokens: must be below the top-level context_window (2048)"},
 		{"unknown effort", "[models.m]\nreasoning_effort = \"extreme\"\n",
 			`:2: models.m.reasoning_effort: must be one of none, minimal, low, medium, high, xhigh, max, not "extreme"`},
 		{"effort in capitals", "[models.m]\nreasoning_effort = \"High\"\n", `:2: models.m.reasoning_effort: must be one of`},
