@@ -132,3 +132,48 @@ func TestSummarizerModelGetsItsOwnTable(t *testing.T) {
 		require.LessOrEqual(t, r.MaxCompletionTokens, 300, "the table's max_tokens caps the summary's bound")
 	}
 }
+
+// TestSummarizerWindowFromItsTable: the summarizer model's own
+// context_window sizes its requests. Against a server whose window for it
+// is 4,096 tokens, a summary planned for the known table's 400,000 is
+// refused; with the table's 4,096 it is sent in chunks that fit, and the
+// summary is the model's, not the deterministic fallback.
+func TestSummarizerWindowFromItsTable(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		table       string
+		wantRefused bool
+	}{
+		{"the known table's window", "", true},
+		{"its own table's window", "[models.\"gpt-5-nano\"]\ncontext_window = 4096\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := openaitest.NewServer(t, openaitest.WithResponder(summarize), openaitest.WithContextWindow(4096, nil))
+			sb := newSandbox(t)
+			sb.useServer(srv)
+			sb.writeConfig("model = \"gpt-4o-mini\"\n[summarize]\nmodel = \"gpt-5-nano\"\n" + tt.table)
+			sb.seedSession(40, 6)
+
+			res := sb.run("summarize")
+			require.Equal(t, 0, res.code, res.stderr)
+			refused := 0
+			for _, a := range srv.Accounts() {
+				require.Equal(t, "gpt-5-nano", a.Model)
+				if a.Rejected == openaitest.RejectWindow {
+					refused++
+				}
+			}
+			if !tt.wantRefused {
+				require.Zero(t, refused, "a summarizer request did not fit its table's window")
+				require.Greater(t, len(srv.Requests()), 1, "the range is summarized in chunks")
+				require.Contains(t, res.stdout, "written by gpt-5-nano")
+				require.Contains(t, res.stdout, "FACT-BLUEFALCON")
+				return
+			}
+			require.Positive(t, refused, "the test's session fits the server's window without a table: it shows nothing")
+		})
+	}
+}
