@@ -80,16 +80,16 @@ type Options struct {
 	// (default DefaultMaxToolCalls); the calls past it are answered, not run.
 	MaxToolCalls int
 	MaxTokens    int // answer bound per request; 0: provider default
+	Window       int // the model's context window in tokens
+	// MaskToolOutputsAfter keeps this many recent tool outputs whole in
+	// the view and masks older ones (0: no masking).
+	MaskToolOutputsAfter int
 	// ReasoningEffort is sent with every request when set; the caller
 	// sets it only for models that take it.
 	ReasoningEffort string
 	// Extra request fields, sent as written with every request (see
 	// llm.Request.Extra).
-	Extra  map[string]any
-	Window int // the model's context window in tokens
-	// MaskToolOutputsAfter keeps this many recent tool outputs whole in
-	// the view and masks older ones (0: no masking).
-	MaskToolOutputsAfter int
+	Extra map[string]any
 	// LeaseWait is how long a turn waits for another process writing to
 	// the session (default session.LeaseWait).
 	LeaseWait time.Duration

@@ -36,9 +36,6 @@ func modelsSection(r *Registry, st State) (sec Section, ok bool) {
 			roles = append(roles, "summarizer")
 		}
 		ms := cfg.ModelSettings(name)
-		if name == summarizer && name != current {
-			ms = cfg.SummarizerSettings()
-		}
 		if len(roles) == 0 {
 			roles = append(roles, "applies after /model "+name)
 		}

@@ -186,7 +186,7 @@ type Request struct {
 	ReasoningEffort string
 	// Extra fields are set in the request body as given, after everything
 	// else (a field of the same name is replaced): a server's or router's
-	// own options, such as top_k or Ollama's options. Each value must
+	// own options, such as top_k or chat_template_kwargs. Each value must
 	// encode as JSON.
 	Extra map[string]any
 	// OnRetry, if set, is told of each retry of this request before its
@@ -233,8 +233,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 		return Response{}, fmt.Errorf("%s: %w", op, err)
 	}
 	cr := chatRequest(req, true)
-	var stream *openai.ChatCompletionStream
-	stream, err = c.api.CreateChatCompletionStream(ctx, cr)
+	stream, err := c.api.CreateChatCompletionStream(ctx, cr)
 	if err != nil && switchMaxTokens(&cr, err) {
 		stream, err = c.api.CreateChatCompletionStream(ctx, cr)
 	}
@@ -277,8 +276,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 		return Response{}, fmt.Errorf("%s: %w", op, err)
 	}
 	cr := chatRequest(req, false)
-	var resp openai.ChatCompletionResponse
-	resp, err = c.api.CreateChatCompletion(ctx, cr)
+	resp, err := c.api.CreateChatCompletion(ctx, cr)
 	if err != nil && switchMaxTokens(&cr, err) {
 		resp, err = c.api.CreateChatCompletion(ctx, cr)
 	}
