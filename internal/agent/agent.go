@@ -84,6 +84,12 @@ type Options struct {
 	// MaskToolOutputsAfter keeps this many recent tool outputs whole in
 	// the view and masks older ones (0: no masking).
 	MaskToolOutputsAfter int
+	// ReasoningEffort is sent with every request when set; the caller
+	// sets it only for models that take it.
+	ReasoningEffort string
+	// Extra request fields, sent as written with every request (see
+	// llm.Request.Extra).
+	Extra map[string]any
 	// LeaseWait is how long a turn waits for another process writing to
 	// the session (default session.LeaseWait).
 	LeaseWait time.Duration
@@ -460,6 +466,7 @@ func (t *turn) request() (llm.Response, error) {
 	start := time.Now()
 	resp, err := t.a.llm.Stream(t.ctx, llm.Request{
 		Model: t.a.opts.Model, Messages: msgs, Tools: t.a.toolDefs, MaxTokens: t.a.opts.MaxTokens,
+		ReasoningEffort: t.a.opts.ReasoningEffort, Extra: t.a.opts.Extra,
 		// The user sees the wait: "rate limited, retrying in 3 s (2/5)".
 		OnRetry: func(r llm.Retry) { t.emit(Event{Kind: EventRetry, Text: r.String()}) },
 	}, func(d llm.Delta) {

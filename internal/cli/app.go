@@ -167,13 +167,32 @@ func (a *app) Close() {
 	}
 }
 
-// window is the context window for a model: config, else the known table.
+// window is the context window for a model: its [models."NAME"] table's,
+// else the top-level context_window, else the known table.
 func (a *app) window(model string) int {
-	if a.cfg.ContextWindow > 0 {
-		return a.cfg.ContextWindow
+	if w := a.cfg.ModelSettings(model).ContextWindow; w > 0 {
+		return w
 	}
 	w, _ := models.Window(model)
 	return w
+}
+
+// requestSettings is what a model's table adds to each request to it.
+type requestSettings struct {
+	maxTokens int
+	effort    string // "" for a model not known to take it
+	extra     map[string]any
+}
+
+// requestsFor turns a model's settings into what its requests carry:
+// reasoning_effort only for the models known to take it (others refuse
+// it or ignore it; extra.reasoning_effort sends it anyway).
+func requestsFor(ms config.ModelSettings) requestSettings {
+	rs := requestSettings{maxTokens: ms.MaxTokens, extra: ms.Extra}
+	if models.TakesReasoningEffort(ms.Model) {
+		rs.effort = ms.ReasoningEffort
+	}
+	return rs
 }
 
 // client resolves the endpoint and returns an LLM client. With neither an
@@ -308,8 +327,10 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 		OutputCapTokens: a.cfg.Tools.OutputCapTokens, CountTokens: counter.Count,
 		Secrets: []string{a.cfg.APIKey}, // never stored or sent back, whatever prints it
 	})
+	rs := requestsFor(a.cfg.ModelSettings(a.cfg.Model))
 	ag := agent.New(a.store, client, a.withRecall(ts, counter.Count, a.window(a.cfg.Model)), counter, agent.Options{
 		Model: a.cfg.Model, WorkDir: a.cwd, MaxIterations: a.cfg.MaxIterations, Window: a.window(a.cfg.Model),
+		MaxTokens: rs.maxTokens, ReasoningEffort: rs.effort, Extra: rs.extra,
 		Instructions:         a.instructions().Render(),
 		MaxToolCalls:         a.cfg.Tools.MaxCallsPerMessage,
 		MaskToolOutputsAfter: a.cfg.Summarize.MaskToolOutputsAfter,

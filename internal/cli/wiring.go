@@ -63,12 +63,19 @@ func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *s
 	lc.MaxRetries = -1
 	client := llm.New(lc)
 	sc := a.cfg.Summarize
-	model := a.cfg.SummaryModel()
+	// The summarizer model's own table: a model other than the agent's
+	// does not take the top-level context_window, which is the agent's.
+	ss := a.cfg.SummarizerSettings()
+	model := ss.Model
 	summaryWindow := a.window(model)
 	if model != a.cfg.Model {
-		summaryWindow, _ = models.Window(model)
+		summaryWindow = ss.ContextWindow
+		if summaryWindow == 0 {
+			summaryWindow, _ = models.Window(model)
+		}
 	}
-	return summarize.New(a.store, completer{c: client, tools: ag.Tools(), usage: a.store}, a.tokens.Counter(a.cfg.Model), summarize.Config{
+	comp := completer{c: client, tools: ag.Tools(), usage: a.store, model: requestsFor(ss)}
+	return summarize.New(a.store, comp, a.tokens.Counter(a.cfg.Model), summarize.Config{
 		Enabled:              true,
 		Window:               ag.Window(),
 		SummaryWindow:        summaryWindow,
@@ -103,10 +110,16 @@ type completer struct {
 	usage interface {
 		AddUsage(ctx context.Context, sessionID string, u session.Usage) error
 	}
+	// model is what the summarizer model's table adds to each request:
+	// its max_tokens caps the bound a summary asks for.
+	model requestSettings
 }
 
 func (c completer) Complete(ctx context.Context, req summarize.Request) (summarize.Completion, error) {
-	lr := llm.Request{Model: req.Model, MaxTokens: req.MaxTokens}
+	lr := llm.Request{Model: req.Model, MaxTokens: req.MaxTokens, ReasoningEffort: c.model.effort, Extra: c.model.extra}
+	if m := c.model.maxTokens; m > 0 && (lr.MaxTokens == 0 || lr.MaxTokens > m) {
+		lr.MaxTokens = m
+	}
 	if len(req.Conversation) > 0 {
 		for _, m := range req.Conversation {
 			lr.Messages = append(lr.Messages, agent.ToOpenAI(m))
@@ -197,6 +210,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	// userTools runs the user's "@file" and "!command": the first model's
 	// tool set (every model's has the same directory and rules).
 	var userTools *tools.Set
+	takesEffort := models.TakesReasoningEffort // before the name is the model set's
 	models := &modelSet{build: func(model string) (*agent.Agent, summarizer, error) {
 		prev := a.cfg.Model
 		a.cfg.Model = model
@@ -231,6 +245,8 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		Permissions:  a.perms,
 		Models:       llm.New(lc).Models,
 		Cwd:          a.cwd,
+
+		TakesReasoningEffort: takesEffort,
 	})
 	soft := 0.0
 	if a.cfg.Summarize.Enabled && !o.noSummary {

@@ -68,6 +68,9 @@ type Deps struct {
 	ModelsTimeout time.Duration
 	// Cwd is the working directory: /resume lists its sessions first.
 	Cwd string
+	// TakesReasoningEffort says whether a model is sent its table's
+	// reasoning_effort, for /config to say so (nil: not said).
+	TakesReasoningEffort func(model string) bool
 }
 
 // State is what one command acts on: the front end's session and model
@@ -392,7 +395,7 @@ func runSessions(ctx context.Context, r *Registry, st State, _ Invocation) (Resu
 	return Result{Report: rep}, nil
 }
 
-func runConfig(_ context.Context, r *Registry, _ State, _ Invocation) (Result, error) {
+func runConfig(_ context.Context, r *Registry, st State, _ Invocation) (Result, error) {
 	rep := &Report{Title: "Configuration"}
 	sec := Section{}
 	for _, s := range r.deps.Config.Settings() {
@@ -403,6 +406,9 @@ func runConfig(_ context.Context, r *Registry, _ State, _ Invocation) (Result, e
 		sec.Lines = append(sec.Lines, fmt.Sprintf("%-34s %-22s %s", s.Key, v, s.Source))
 	}
 	rep.Sections = []Section{sec}
+	if ms, ok := modelsSection(r, st); ok {
+		rep.Sections = append(rep.Sections, ms)
+	}
 	if r.deps.Permissions != nil {
 		rep.Sections = append(rep.Sections, permissionsSection(r.deps.Permissions))
 	}

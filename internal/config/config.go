@@ -48,6 +48,9 @@ type Config struct {
 	// Pricing adds models to the built-in price table, or overrides it,
 	// keyed by model name ([pricing."gpt-4o"]).
 	Pricing map[string]Price `toml:"pricing"`
+	// Models holds per-model settings, keyed by the model's name as the
+	// endpoint knows it ([models."qwen3:8b"]); see ModelSettings.
+	Models map[string]ModelConfig `toml:"models"`
 
 	// Sources maps each dotted key to where its value came from:
 	// "default", the config file path, "env NAME" or "flag --name".
@@ -331,9 +334,11 @@ func decodeFile(file string, data []byte, cfg *Config) error {
 		return &Error{File: file, Msg: err.Error(), Err: err}
 	}
 	for _, a := range as {
+		// A table's line too (its header, or an inline table's key): an
+		// error about the whole table, or /config, can name it.
+		cfg.Lines[a.key] = a.line
 		if !a.table {
 			cfg.Sources[a.key] = file
-			cfg.Lines[a.key] = a.line
 		}
 	}
 	return nil
@@ -450,7 +455,7 @@ func assignmentAt(as []assignment, line, col int) (assignment, bool) {
 func (c *Config) Validate() error {
 	bad := func(key, msg string) error {
 		e := &Error{Key: key, Msg: msg}
-		if src := c.Sources[key]; src == c.File && c.File != "" {
+		if src := c.Sources[key]; c.File != "" && (src == c.File || src == "" && c.Lines[key] > 0) {
 			e.File = c.File
 			e.Line = c.Lines[key]
 		} else if src != "" {
@@ -520,6 +525,9 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
+	if err := c.validateModels(bad); err != nil {
+		return err
+	}
 	if c.Theme != ThemeAuto && c.Theme != ThemeDark && c.Theme != ThemeLight {
 		return bad("theme", fmt.Sprintf("must be %q, %q or %q, not %q", ThemeDark, ThemeLight, ThemeAuto, c.Theme))
 	}
@@ -576,16 +584,10 @@ func (c Config) Settings() []Setting {
 		vals["pricing."+model+".cached_input"] = ftoa(cached)
 		vals["pricing."+model+".output"] = ftoa(out)
 	}
+	c.modelSettings(vals)
 	out := make([]Setting, 0, len(vals))
 	for k, v := range vals {
-		src := c.Sources[k]
-		switch {
-		case src == "":
-			src = "default"
-		case src == c.File && c.Lines[k] > 0:
-			src += ":" + strconv.Itoa(c.Lines[k])
-		}
-		out = append(out, Setting{Key: k, Value: v, Source: src})
+		out = append(out, Setting{Key: k, Value: v, Source: c.source(k)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out

@@ -126,7 +126,7 @@ func New(cfg Config) *Client {
 	if rt.base == nil {
 		rt.base = defaultTransport()
 	}
-	hc.Transport = rt
+	hc.Transport = extraTransport{base: rt}
 
 	oc := openai.DefaultConfig(cfg.APIKey)
 	if cfg.BaseURL != "" {
@@ -181,6 +181,14 @@ type Request struct {
 	// require it (o1, o3, gpt-5 ...); a provider that refuses max_tokens
 	// (unsupported_parameter) gets the request once more with max_completion_tokens.
 	MaxTokens int
+	// ReasoningEffort is sent as reasoning_effort when set ("low", "high"
+	// ...). The caller decides which models take it.
+	ReasoningEffort string
+	// Extra fields are set in the request body as given, after everything
+	// else (a field of the same name is replaced): a server's or router's
+	// own options, such as top_k or chat_template_kwargs. Each value must
+	// encode as JSON.
+	Extra map[string]any
 	// OnRetry, if set, is told of each retry of this request before its
 	// wait, on the goroutine making the request (a front end shows "rate
 	// limited, retrying in 3 s (2/5)" meanwhile).
@@ -220,6 +228,10 @@ type Delta struct {
 func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error) {
 	op := "chat completion " + req.Model
 	ctx = withRetryObserver(ctx, req.OnRetry)
+	ctx, err := withExtraFields(ctx, req.Extra)
+	if err != nil {
+		return Response{}, fmt.Errorf("%s: %w", op, err)
+	}
 	cr := chatRequest(req, true)
 	stream, err := c.api.CreateChatCompletionStream(ctx, cr)
 	if err != nil && switchMaxTokens(&cr, err) {
@@ -259,6 +271,10 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 	op := "chat completion " + req.Model
 	ctx = withRetryObserver(ctx, req.OnRetry)
+	ctx, err := withExtraFields(ctx, req.Extra)
+	if err != nil {
+		return Response{}, fmt.Errorf("%s: %w", op, err)
+	}
 	cr := chatRequest(req, false)
 	resp, err := c.api.CreateChatCompletion(ctx, cr)
 	if err != nil && switchMaxTokens(&cr, err) {
@@ -306,6 +322,7 @@ func chatRequest(req Request, stream bool) openai.ChatCompletionRequest {
 	if req.ToolChoice != "" {
 		cr.ToolChoice = req.ToolChoice
 	}
+	cr.ReasoningEffort = req.ReasoningEffort
 	if req.MaxTokens > 0 {
 		if needsCompletionTokens(req.Model) {
 			cr.MaxCompletionTokens = req.MaxTokens

@@ -62,3 +62,44 @@ func Window(model string) (int, bool) {
 	}
 	return window, true
 }
+
+// TakesReasoningEffort reports whether model is known to accept the
+// reasoning_effort field of a chat completion: OpenAI's reasoning models
+// (o1, o3, o4-mini, gpt-5 and later, but not o1-mini, o1-preview or the
+// gpt-5 "chat" models), gpt-oss on the servers that run it, xAI's
+// grok-3-mini and Google's Gemini 2.5 and 3 on their OpenAI-compatible
+// endpoint. Other models refuse the field or ignore it; a user who knows
+// better sends it with a model's extra fields. A provider prefix
+// ("openai/o3") and an Ollama tag (":20b") are ignored.
+//
+// gpt-6 is left out: through chat completions it takes a reasoning effort
+// only in requests without tools (go-openai refuses the others), and every
+// request of the agent carries its tools.
+func TakesReasoningEffort(model string) bool {
+	m := strings.ToLower(model)
+	if i := strings.LastIndex(m, "/"); i >= 0 {
+		m = m[i+1:]
+	}
+	if strings.HasPrefix(m, "gpt-5") && strings.Contains(m, "chat") {
+		return false // gpt-5-chat-latest and the like: no reasoning
+	}
+	// The longest matching prefix decides.
+	table := []struct {
+		prefix string
+		takes  bool
+	}{
+		{"o1", true}, {"o1-mini", false}, {"o1-preview", false},
+		{"o3", true}, {"o4", true},
+		{"gpt-5", true},
+		{"gpt-oss", true},
+		{"grok-3-mini", true},
+		{"gemini-2.5", true}, {"gemini-3", true},
+	}
+	best, takes := 0, false
+	for _, e := range table {
+		if strings.HasPrefix(m, e.prefix) && len(e.prefix) > best {
+			best, takes = len(e.prefix), e.takes
+		}
+	}
+	return takes
+}
