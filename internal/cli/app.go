@@ -122,6 +122,18 @@ func (a *app) instructions() instructions.Set {
 	return a.instr
 }
 
+// privateDirs are gencode's own config, data and state directories, and
+// a config file named with --config: outside every project for the
+// tools, also when the working directory holds them ($HOME, a dotfiles
+// repository), so that a Write cannot become a permission rule.
+func (a *app) privateDirs() []string {
+	out := []string{filepath.Dir(config.DefaultPath(a.env.Getenv)), a.cfg.DataDir, config.StateDir(a.env.Getenv)}
+	if a.cfg.File != "" {
+		out = append(out, a.cfg.File)
+	}
+	return slices.DeleteFunc(out, func(d string) bool { return d == "" || d == "." })
+}
+
 // newApp wires one run. Reading commands pass session.ForReading: a data
 // directory that cannot be written is then read read-only.
 func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, opts ...session.Option) (*app, error) {
@@ -307,6 +319,7 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 		WorkDir: a.cwd, Permissions: perms, Asker: asker, Yolo: yolo, Project: a.perms,
 		OutputCapTokens: a.cfg.Tools.OutputCapTokens, CountTokens: counter.Count,
 		Secrets: []string{a.cfg.APIKey}, // never stored or sent back, whatever prints it
+		Private: a.privateDirs(),
 	})
 	ag := agent.New(a.store, client, a.withRecall(ts, counter.Count, a.window(a.cfg.Model)), counter, agent.Options{
 		Model: a.cfg.Model, WorkDir: a.cwd, MaxIterations: a.cfg.MaxIterations, Window: a.window(a.cfg.Model),
