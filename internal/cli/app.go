@@ -114,10 +114,12 @@ func (a *app) prices() pricing.Table {
 }
 
 // instructions are the user's and the project's AGENTS.md files, read
-// once a run.
+// once a run, with the summarizer's secret redaction run over them: they
+// go into every request, and a repository's file may hold (or link to)
+// anything.
 func (a *app) instructions() instructions.Set {
 	a.instrOnce.Do(func() {
-		a.instr = instructions.Load(a.cwd, filepath.Dir(config.DefaultPath(a.env.Getenv)))
+		a.instr = instructions.Load(a.cwd, filepath.Dir(config.DefaultPath(a.env.Getenv))).Redact(summarize.Redact)
 	})
 	return a.instr
 }
