@@ -326,7 +326,7 @@ func FuzzProjectRule(f *testing.F) {
 		cmds, _ := shellfx.Commands(later)
 		for _, words := range cmds {
 			for _, w := range words[1:] {
-				if pathOutside(dir, w) {
+				if pathOutside(dir, w) || plainOutside(dir, w) {
 					t.Fatalf("rule %q (from %q) allows %q, whose argument %q is outside the project", rule, saved, later, w)
 				}
 			}
@@ -487,4 +487,31 @@ func TestProjectRuleKeepsSecretsOut(t *testing.T) {
 	require.Len(t, asker.asked(), 1)
 	assert.Empty(t, asker.asked()[0].Project)
 	assert.Empty(t, rules.rules)
+}
+
+// plainOutside is the fuzz test's own reading of a word as a path,
+// independent of pathOutside: a ~ path, or the word joined to dir (when
+// relative), with the symlinks of its longest existing prefix followed
+// by the standard library, is not inside dir.
+func plainOutside(dir, w string) bool {
+	if strings.HasPrefix(w, "~") {
+		return true
+	}
+	p := w
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	p = filepath.Clean(p)
+	if !within(dir, p) {
+		return true
+	}
+	for q := p; within(dir, q); q = filepath.Dir(q) {
+		if real, err := filepath.EvalSymlinks(q); err == nil {
+			return !within(dir, real)
+		}
+		if q == dir {
+			break
+		}
+	}
+	return false
 }
