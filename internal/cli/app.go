@@ -119,7 +119,7 @@ func (a *app) prices() pricing.Table {
 // anything.
 func (a *app) instructions() instructions.Set {
 	a.instrOnce.Do(func() {
-		a.instr = instructions.Load(a.cwd, filepath.Dir(config.DefaultPath(a.env.Getenv))).Redact(summarize.Redact)
+		a.instr = instructions.Load(a.cwd, filepath.Dir(config.DefaultPath(a.env.Getenv))).Redact(a.redactInstructions)
 	})
 	return a.instr
 }
@@ -134,6 +134,19 @@ func (a *app) privateDirs() []string {
 		out = append(out, a.cfg.File)
 	}
 	return slices.DeleteFunc(out, func(d string) bool { return d == "" || d == "." })
+}
+
+// redactInstructions redacts instruction text: the configured API key
+// literally (as the tools' results), then every secret the summarizer's
+// rules find.
+func (a *app) redactInstructions(s string) (string, int) {
+	n := 0
+	if key := a.cfg.APIKey; len(key) >= 8 { // shorter ones are placeholders ("none", "local")
+		n = strings.Count(s, key)
+		s = strings.ReplaceAll(s, key, redactedKey)
+	}
+	s, m := summarize.Redact(s)
+	return s, n + m
 }
 
 // newApp wires one run. Reading commands pass session.ForReading: a data
