@@ -114,12 +114,39 @@ func (a *app) prices() pricing.Table {
 }
 
 // instructions are the user's and the project's AGENTS.md files, read
-// once a run.
+// once a run, with the summarizer's secret redaction run over them: they
+// go into every request, and a repository's file may hold (or link to)
+// anything.
 func (a *app) instructions() instructions.Set {
 	a.instrOnce.Do(func() {
-		a.instr = instructions.Load(a.cwd, filepath.Dir(config.DefaultPath(a.env.Getenv)))
+		a.instr = instructions.Load(a.cwd, filepath.Dir(config.DefaultPath(a.env.Getenv))).Redact(a.redactInstructions)
 	})
 	return a.instr
+}
+
+// privateDirs are gencode's own config, data and state directories, and
+// a config file named with --config: outside every project for the
+// tools, also when the working directory holds them ($HOME, a dotfiles
+// repository), so that a Write cannot become a permission rule.
+func (a *app) privateDirs() []string {
+	out := []string{filepath.Dir(config.DefaultPath(a.env.Getenv)), a.cfg.DataDir, config.StateDir(a.env.Getenv)}
+	if a.cfg.File != "" {
+		out = append(out, a.cfg.File)
+	}
+	return slices.DeleteFunc(out, func(d string) bool { return d == "" || d == "." })
+}
+
+// redactInstructions redacts instruction text: the configured API key
+// literally (as the tools' results), then every secret the summarizer's
+// rules find.
+func (a *app) redactInstructions(s string) (string, int) {
+	n := 0
+	if key := a.cfg.APIKey; len(key) >= 8 { // shorter ones are placeholders ("none", "local")
+		n = strings.Count(s, key)
+		s = strings.ReplaceAll(s, key, redactedKey)
+	}
+	s, m := summarize.Redact(s)
+	return s, n + m
 }
 
 // newApp wires one run. Reading commands pass session.ForReading: a data
@@ -326,6 +353,7 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 		WorkDir: a.cwd, Permissions: perms, Asker: asker, Yolo: yolo, Project: a.perms,
 		OutputCapTokens: a.cfg.Tools.OutputCapTokens, CountTokens: counter.Count,
 		Secrets: []string{a.cfg.APIKey}, // never stored or sent back, whatever prints it
+		Private: a.privateDirs(),
 	})
 	rs := requestsFor(a.cfg.ModelSettings(a.cfg.Model))
 	ag := agent.New(a.store, client, a.withRecall(ts, counter.Count, a.window(a.cfg.Model)), counter, agent.Options{

@@ -38,13 +38,18 @@ func TestAlwaysForThisProjectInTmux(t *testing.T) {
 	call := func(cmd string) openaitest.Reply {
 		return openaitest.Calls(openaitest.ToolCall{Name: "Bash", Arguments: `{"command":"` + cmd + `"}`})
 	}
-	srv.Enqueue(call("echo saved-rule first"), openaitest.Text("Ran it."))
+	// cat only reads: the rule saved is cat followed by paths inside
+	// the project, so the other files are allowed by it too.
+	for _, f := range []string{"first", "again", "printed"} {
+		require.NoError(t, os.WriteFile(filepath.Join(sb.work, f+".txt"), []byte("saved-rule "+f+"\n"), 0o644))
+	}
+	srv.Enqueue(call("cat first.txt"), openaitest.Text("Ran it."))
 
 	p := startTUI(t, sb)
 	p.waitText("Message gencode")
 	p.typeLine("run it")
 	s := p.waitText("Allow Bash?")
-	require.Contains(t, s, "p saves the rule: echo saved-rule …")
+	require.Contains(t, s, "p saves the rule: cat [+ paths inside the project; no options]")
 	time.Sleep(700 * time.Millisecond) // the dialog takes keys once the user has seen it
 	p.keys("p")
 	p.waitText("Ran it.")
@@ -60,7 +65,7 @@ func TestAlwaysForThisProjectInTmux(t *testing.T) {
 
 	// A new session: the model runs the command again, and no dialog opens
 	// (one would hold the turn, and "Ran it again." would never come).
-	srv.Enqueue(call("echo saved-rule again"), openaitest.Text("Ran it again."))
+	srv.Enqueue(call("cat again.txt"), openaitest.Text("Ran it again."))
 	p = startTUI(t, sb)
 	p.waitText("Message gencode")
 	p.typeLine("again")
@@ -71,7 +76,7 @@ func TestAlwaysForThisProjectInTmux(t *testing.T) {
 	require.Equal(t, 0, p.exitCode())
 
 	// Print mode, with nobody to ask, honours the rule too.
-	srv.Enqueue(call("echo saved-rule printed"), openaitest.Text("Printed."))
+	srv.Enqueue(call("cat printed.txt"), openaitest.Text("Printed."))
 	res := sb.run("-p", "once more")
 	require.Equal(t, 0, res.code, "stderr: %s", res.stderr)
 	require.Equal(t, "Printed.\n", res.stdout)

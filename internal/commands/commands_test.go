@@ -437,17 +437,17 @@ func TestPermissions(t *testing.T) {
 	r, err := reg.Run(ctx, State{}, "/permissions")
 	require.NoError(t, err)
 	out := r.Report.Plain()
-	require.Contains(t, out, " 1  Bash   go test …")
+	require.Contains(t, out, " 1  Bash   go test [+ paths inside the project; no options]")
 	require.Contains(t, out, " 2  Write  every Write inside the project")
 	require.Contains(t, out, perms.Path())
 	r, err = reg.Run(ctx, State{}, "/config")
 	require.NoError(t, err)
 	require.Contains(t, r.Report.Plain(), "Permissions for this project")
-	require.Contains(t, r.Report.Plain(), " 1  Bash   go test …")
+	require.Contains(t, r.Report.Plain(), " 1  Bash   go test [+ paths inside the project; no options]")
 
 	r, err = reg.Run(ctx, State{}, "/permissions revoke 1")
 	require.NoError(t, err)
-	require.Equal(t, "Revoked rule 1 (Bash go test …): such calls ask again.", r.Text)
+	require.Equal(t, "Revoked rule 1 (Bash go test [+ paths inside the project; no options]): such calls ask again.", r.Text)
 	rules, err := permstore.Open(conf, project).Rules()
 	require.NoError(t, err)
 	require.Equal(t, []tools.Rule{{Tool: tools.ToolWrite}}, rules, "revoked in the file, for later runs too")
@@ -469,4 +469,22 @@ func TestPermissions(t *testing.T) {
 	r, err = reg.Run(ctx, State{}, "/config")
 	require.NoError(t, err)
 	require.Contains(t, r.Report.Plain(), "problem: project permission rules")
+}
+
+// TestPermissionsIgnoredRule: a hand-edited rule the dialog would not
+// save is not listed as a rule, and /permissions says which line of the
+// file was ignored and why.
+func TestPermissionsIgnoredRule(t *testing.T) {
+	t.Parallel()
+	perms := permstore.Open(t.TempDir(), t.TempDir())
+	require.NoError(t, perms.Add(tools.Rule{Tool: tools.ToolWrite}))
+	body := "[[rule]]\ntool = 'Write'\n\n[[rule]]\ntool = 'Bash'\ncommand = ['sh', '-c']\n"
+	require.NoError(t, os.WriteFile(perms.Path(), []byte(body), 0o600))
+	reg := New(Deps{Config: config.Default(), Permissions: perms})
+	r, err := reg.Run(context.Background(), State{}, "/permissions")
+	require.NoError(t, err)
+	out := r.Report.Plain()
+	require.Contains(t, out, " 1  Write  every Write inside the project")
+	require.NotContains(t, out, " 2  ")
+	require.Contains(t, out, "problem: project permission rules "+perms.Path()+`:4: ignored: rule for Bash "sh -c": sh runs the commands or code it is given`)
 }

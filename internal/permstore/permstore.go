@@ -31,9 +31,12 @@ const FileName = "permissions.toml"
 // header opens every file the store writes.
 const header = `# Permission rules saved with "always for this project" in gencode's
 # permission dialog. /permissions lists them; /permissions revoke N
-# removes one. A Bash rule allows its command followed by any arguments,
-# or (exact = true) that command only; a Write or Edit rule allows the tool
-# inside the project.
+# removes one. A Bash rule allows exactly its command (exact = true), or,
+# for a command that only reads or tests (cat, grep, ls, go test, git log
+# ...), that command followed by paths inside the project and no options.
+# A Write or Edit rule allows the tool inside the project. A rule the
+# dialog would not save (a shell, an interpreter widened, a path outside
+# the project) is ignored, and gencode says which.
 `
 
 // Store is one project's saved rules. It is safe for concurrent use.
@@ -42,9 +45,11 @@ type Store struct {
 	project string
 
 	mu sync.Mutex
-	// The file as last read: its identity, and what it held.
+	// The file as last read: its identity, what it held, and the rules
+	// of it that are ignored.
 	seen    os.FileInfo
 	rules   []tools.Rule
+	ignored error
 	readErr error
 	// saveErr is the last Add's failure, kept for Problem (the tools
 	// cannot show it).
@@ -94,8 +99,10 @@ func (s *Store) Path() string { return s.path }
 // Project is the project directory the rules are for.
 func (s *Store) Project() string { return s.project }
 
-// Rules returns the saved rules, in the order they were saved. A missing
-// file is none; a broken one is an error naming the file and the line.
+// Rules returns the saved rules that apply, in the order they were
+// saved. A missing file is none; a broken one is an error naming the file
+// and the line. A rule the dialog would not have saved (tools.Rule's
+// Validate) is left out, and Problem says which and why.
 func (s *Store) Rules() ([]tools.Rule, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -104,7 +111,8 @@ func (s *Store) Rules() ([]tools.Rule, error) {
 }
 
 // Problem is what keeps the rules from working as saved: the file's read
-// error, else the last rule that could not be saved. nil: none.
+// error, else the rules of it that are ignored (an *IgnoredError) and
+// the last rule that could not be saved. nil: none.
 func (s *Store) Problem() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -112,28 +120,40 @@ func (s *Store) Problem() error {
 	if s.readErr != nil {
 		return s.readErr
 	}
-	return s.saveErr
+	return errors.Join(s.ignored, s.saveErr)
 }
 
 // refresh reads the file again when it changed since it was last read.
 func (s *Store) refresh() {
 	fi, err := os.Stat(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		s.seen, s.rules, s.readErr = nil, nil, nil
+		s.seen, s.rules, s.ignored, s.readErr = nil, nil, nil, nil
 		return
 	}
 	if err == nil && s.seen != nil && os.SameFile(fi, s.seen) && fi.ModTime().Equal(s.seen.ModTime()) && fi.Size() == s.seen.Size() {
 		return
 	}
 	s.seen = nil
-	s.rules, s.readErr = s.read()
+	entries, readErr := s.read()
+	s.rules, s.ignored, s.readErr = applying(entries), s.ignoredError(entries), readErr
 	if s.readErr == nil && err == nil {
 		s.seen = fi
 	}
 }
 
-// read parses the file; a missing one is no rules.
-func (s *Store) read() ([]tools.Rule, error) {
+// entry is one rule of the file: what it says, the line its table
+// starts on (0: unknown), and why it is ignored (nil: it applies).
+type entry struct {
+	raw    fileRule
+	rule   tools.Rule
+	line   int
+	reason error
+}
+
+// read parses the file; a missing one is no rules. Each rule is checked
+// as the dialog checks the rule it saves; one that fails is kept (it is
+// written back as it was) but ignored.
+func (s *Store) read() ([]entry, error) {
 	data, err := os.ReadFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -147,15 +167,86 @@ func (s *Store) read() ([]tools.Rule, error) {
 	if err := dec.Decode(&f); err != nil {
 		return nil, s.broken(err)
 	}
-	rules := make([]tools.Rule, 0, len(f.Rules))
-	for i, fr := range f.Rules {
-		r := tools.Rule{Tool: fr.Tool, Command: fr.Command, Exact: fr.Exact}
-		if err := r.Validate(); err != nil {
-			return nil, &BrokenError{Path: s.path, Msg: fmt.Sprintf("rule %d: %v", i+1, err)}
-		}
-		rules = append(rules, r)
+	lines := ruleLines(data)
+	if len(lines) != len(f.Rules) {
+		lines = nil // rules not written as [[rule]] tables: say their number
 	}
-	return rules, nil
+	out := make([]entry, len(f.Rules))
+	for i, fr := range f.Rules {
+		e := entry{raw: fr, rule: tools.Rule{Tool: fr.Tool, Command: fr.Command, Exact: fr.Exact}}
+		if lines != nil {
+			e.line = lines[i]
+		}
+		e.reason = e.rule.Validate(s.project)
+		out[i] = e
+	}
+	return out, nil
+}
+
+// ruleLines are the lines (1-based) on which the file's [[rule]] tables
+// start, in order.
+func ruleLines(data []byte) []int {
+	var out []int
+	for i, l := range strings.Split(string(data), "\n") {
+		l = strings.NewReplacer(" ", "", "\t", "").Replace(l)
+		if strings.HasPrefix(l, "[[rule]]") {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+// applying are the rules of entries that are not ignored.
+func applying(entries []entry) []tools.Rule {
+	var out []tools.Rule
+	for _, e := range entries {
+		if e.reason == nil {
+			out = append(out, e.rule)
+		}
+	}
+	return out
+}
+
+// IgnoredError names the rules of a file that are ignored, and why: a
+// hand-edited rule the permission dialog would never have saved (a
+// shell or an interpreter, a path outside the project, a command
+// widened that is only ever saved exactly). The other rules apply.
+type IgnoredError struct {
+	Path  string
+	Rules []IgnoredRule
+}
+
+// IgnoredRule is one ignored rule: its line (0: unknown), its number in
+// the file (1-based), and why.
+type IgnoredRule struct {
+	Line, N int
+	Reason  error
+}
+
+func (e *IgnoredError) Error() string {
+	parts := make([]string, len(e.Rules))
+	for i, r := range e.Rules {
+		at := fmt.Sprintf("%s:%d", e.Path, r.Line)
+		if r.Line == 0 {
+			at = fmt.Sprintf("%s rule %d", e.Path, r.N)
+		}
+		parts[i] = fmt.Sprintf("%s: ignored: %v", at, r.Reason)
+	}
+	return "project permission rules " + strings.Join(parts, "; ") + " (the other rules apply; fix or remove the line)"
+}
+
+// ignoredError is the IgnoredError of entries, nil when every rule applies.
+func (s *Store) ignoredError(entries []entry) error {
+	var bad []IgnoredRule
+	for i, e := range entries {
+		if e.reason != nil {
+			bad = append(bad, IgnoredRule{Line: e.line, N: i + 1, Reason: e.reason})
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return &IgnoredError{Path: s.path, Rules: bad}
 }
 
 // BrokenError is a rules file that does not parse: no rule of it applies
@@ -205,7 +296,7 @@ func (s *Store) Add(r tools.Rule) error {
 }
 
 func (s *Store) add(r tools.Rule) error {
-	if err := r.Validate(); err != nil {
+	if err := r.Validate(s.project); err != nil {
 		return fmt.Errorf("save permission rule: %w", err)
 	}
 	unlock, err := s.lock()
@@ -213,16 +304,17 @@ func (s *Store) add(r tools.Rule) error {
 		return fmt.Errorf("save permission rule %s: %w", r, err)
 	}
 	defer unlock()
-	rules, err := s.read()
+	entries, err := s.read()
 	if err != nil {
 		return fmt.Errorf("save permission rule %s: %w", r, err)
 	}
-	for _, have := range rules {
+	for _, have := range applying(entries) {
 		if have.Equal(r) {
 			return nil
 		}
 	}
-	if err := s.write(append(rules, r)); err != nil {
+	entries = append(entries, entry{raw: fileRule{Tool: r.Tool, Command: r.Command, Exact: r.Exact}, rule: r})
+	if err := s.write(entries); err != nil {
 		return fmt.Errorf("save permission rule %s: %w", r, err)
 	}
 	return nil
@@ -237,15 +329,24 @@ func (s *Store) Revoke(n int) (tools.Rule, error) {
 		return tools.Rule{}, fmt.Errorf("revoke permission rule %d: %w", n, err)
 	}
 	defer unlock()
-	rules, err := s.read()
+	entries, err := s.read()
 	if err != nil {
 		return tools.Rule{}, fmt.Errorf("revoke permission rule %d: %w", n, err)
 	}
-	if n < 1 || n > len(rules) {
-		return tools.Rule{}, fmt.Errorf("revoke permission rule %d: %w", n, &RangeError{N: n, Count: len(rules)})
+	// n counts the rules that apply, as Rules lists them.
+	at, count := -1, 0
+	for i, e := range entries {
+		if e.reason == nil {
+			if count++; count == n {
+				at = i
+			}
+		}
 	}
-	gone := rules[n-1]
-	if err := s.write(append(rules[:n-1:n-1], rules[n:]...)); err != nil {
+	if at < 0 {
+		return tools.Rule{}, fmt.Errorf("revoke permission rule %d: %w", n, &RangeError{N: n, Count: count})
+	}
+	gone := entries[at].rule
+	if err := s.write(append(entries[:at:at], entries[at+1:]...)); err != nil {
 		return tools.Rule{}, fmt.Errorf("revoke permission rule %d: %w", n, err)
 	}
 	s.saveErr = nil
@@ -293,14 +394,14 @@ func (s *Store) makeDir() error {
 	return nil
 }
 
-// write replaces the file with rules: a new file renamed over the old, so
-// a reader never sees half of it. It runs under lock, which made the
-// directory.
-func (s *Store) write(rules []tools.Rule) error {
+// write replaces the file with entries, the ignored ones as they were
+// read: a new file renamed over the old, so a reader never sees half of
+// it. It runs under lock, which made the directory.
+func (s *Store) write(entries []entry) error {
 	dir := filepath.Dir(s.path)
-	f := file{Project: s.project, Rules: make([]fileRule, len(rules))}
-	for i, r := range rules {
-		f.Rules[i] = fileRule{Tool: r.Tool, Command: r.Command, Exact: r.Exact}
+	f := file{Project: s.project, Rules: make([]fileRule, len(entries))}
+	for i, e := range entries {
+		f.Rules[i] = e.raw
 	}
 	body, err := toml.Marshal(f)
 	if err != nil {

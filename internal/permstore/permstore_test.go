@@ -104,8 +104,6 @@ func TestBrokenFile(t *testing.T) {
 	}{
 		{"syntax", "project = \"x\"\n[[rule]]\ntool = \"Bash\ncommand = [\"go\"]\n", ":3: basic strings cannot have new lines"},
 		{"unknown key", "[[rule]]\ntool = \"Bash\"\ncommand = [\"go\", \"test\"]\nprefix = true\n", ":4: unknown key rule.prefix"},
-		{"unknown tool", "[[rule]]\ntool = \"Shell\"\n", ": rule 1: rule for \"Shell\": unknown tool"},
-		{"bash without command", "[[rule]]\ntool = \"Bash\"\n", ": rule 1: rule for Bash: no command"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,7 +147,7 @@ func TestUnwritableConfigDir(t *testing.T) {
 	s := permstore.Open(conf, t.TempDir())
 	err := s.Add(goTest)
 	require.ErrorIs(t, err, syscall.ENOTDIR)
-	assert.Contains(t, err.Error(), "save permission rule go test …")
+	assert.Contains(t, err.Error(), "save permission rule go test [+ paths inside the project; no options]")
 	require.ErrorIs(t, s.Problem(), syscall.ENOTDIR, "said by /permissions")
 }
 
@@ -187,28 +185,122 @@ func TestAlwaysForThisProject(t *testing.T) {
 	project, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 
+	for _, f := range []string{"saved.txt", "again.txt", "print.txt"} {
+		require.NoError(t, os.WriteFile(filepath.Join(project, f), []byte(f+"\n"), 0o644))
+	}
+
 	first := &asker{decision: tools.AllowProject}
 	s1 := tools.New(tools.Options{WorkDir: project, Asker: first, Project: permstore.Open(conf, project)})
-	res := bash(t, s1, "echo saved")
+	res := bash(t, s1, "cat saved.txt")
 	require.False(t, res.IsError, res.Content)
 	require.Equal(t, 1, first.count())
 
 	later := &asker{decision: tools.Deny}
 	s2 := tools.New(tools.Options{WorkDir: project, Asker: later, Project: permstore.Open(conf, project)})
-	res = bash(t, s2, "echo saved again")
+	res = bash(t, s2, "cat saved.txt again.txt")
 	require.False(t, res.IsError, res.Content)
 	assert.Equal(t, 0, later.count(), "the saved rule allows it without asking")
 
 	printMode := tools.New(tools.Options{WorkDir: project, Project: permstore.Open(conf, project)})
-	res = bash(t, printMode, "echo saved in print mode")
+	res = bash(t, printMode, "cat print.txt")
 	require.False(t, res.IsError, res.Content)
 	assert.True(t, bash(t, printMode, "echo other").Denied, "print mode asks nobody: other commands are denied")
+	assert.True(t, bash(t, printMode, "cat ../x").Denied, "nor a path outside the project")
 
 	_, err = permstore.Open(conf, project).Revoke(1)
 	require.NoError(t, err)
-	res = bash(t, s2, "echo saved")
+	res = bash(t, s2, "cat saved.txt")
 	assert.True(t, res.Denied)
 	assert.Equal(t, 1, later.count(), "a revoked rule asks again")
+}
+
+// TestHandEditedRulesIgnored: a rule the dialog would never save (a
+// shell, an interpreter or a destructive command widened, a path outside
+// the project, an unknown tool) is ignored when the file is read, and
+// Problem says which line and why; the other rules apply, and the
+// ignored ones stay in the file for the user to fix.
+func TestHandEditedRulesIgnored(t *testing.T) {
+	t.Parallel()
+	conf := t.TempDir()
+	project, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	s := permstore.Open(conf, project)
+	require.NoError(t, s.Add(write)) // makes the directory
+	content := `project = "x"
+
+[[rule]]
+tool = "Bash"
+command = ["bash"]
+
+[[rule]]
+tool = "Bash"
+command = ["go", "test"]
+
+[[rule]]
+tool = "Bash"
+command = ["sh", "-c"]
+
+[[rule]]
+tool = "Bash"
+command = ["env"]
+exact = true
+
+[[rule]]
+tool = "Bash"
+command = ["python3", "-c"]
+
+[[rule]]
+tool = "Bash"
+command = ["rm", "tmp.txt"]
+
+[[rule]]
+tool = "Bash"
+command = ["cat", "../secret"]
+exact = true
+
+[[rule]]
+tool = "Shell"
+
+  [[ rule ]]
+tool = "Write"
+`
+	require.NoError(t, os.WriteFile(s.Path(), []byte(content), 0o600))
+	assert.Equal(t, []tools.Rule{goTest, write}, mustRules(t, s), "only the rules the dialog would save apply")
+	perr := s.Problem()
+	var ie *permstore.IgnoredError
+	require.ErrorAs(t, perr, &ie)
+	msg := perr.Error()
+	for _, want := range []string{
+		s.Path() + `:3: ignored: rule for Bash "bash": bash runs the commands or code it is given, so a rule for it would allow anything`,
+		s.Path() + `:11: ignored: rule for Bash "sh -c": sh runs the commands or code it is given`,
+		s.Path() + `:15: ignored: rule for Bash "env": env runs the commands or code it is given`,
+		s.Path() + `:20: ignored: rule for Bash "python3 -c": allows more arguments, but gencode saves this command only exactly`,
+		s.Path() + `:24: ignored: rule for Bash "rm tmp.txt": allows more arguments, but gencode saves this command only exactly`,
+		s.Path() + `:28: ignored: rule for Bash "cat ../secret": "../secret" is a path outside the project`,
+		s.Path() + `:33: ignored: rule for "Shell": unknown tool`,
+		"(the other rules apply; fix or remove the line)",
+	} {
+		assert.Contains(t, msg, want)
+	}
+	assert.Len(t, ie.Rules, 7)
+
+	// None of them runs anything in print mode; the valid one does.
+	ts := tools.New(tools.Options{WorkDir: project, Project: s})
+	for _, c := range []string{"bash", "sh -c 'echo pwned'", "env", "python3 -c 'print(1)'", "rm tmp.txt -rf x", "cat ../secret"} {
+		assert.True(t, bash(t, ts, c).Denied, "%q ran on an ignored rule", c)
+	}
+	assert.False(t, bash(t, ts, "go test").Denied)
+
+	// Saving and revoking keep the ignored rules as the user wrote them;
+	// the numbers are those /permissions shows (applying rules only).
+	edit := tools.Rule{Tool: tools.ToolEdit}
+	require.NoError(t, s.Add(edit))
+	gone, err := s.Revoke(1)
+	require.NoError(t, err)
+	assert.Equal(t, goTest, gone)
+	assert.Equal(t, []tools.Rule{write, edit}, mustRules(t, s))
+	require.ErrorAs(t, s.Problem(), &ie)
+	assert.Len(t, ie.Rules, 7, "still said after the file was rewritten")
 }
 
 // TestConcurrentSavesKeepEveryRule: gencodes in one project saving rules

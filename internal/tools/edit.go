@@ -40,6 +40,9 @@ func runEdit(ctx context.Context, s *Set, raw json.RawMessage) output {
 	}
 	meta := Meta{FilePath: t.display}
 	fail := meta.failf
+	if t.privateTo != "" {
+		return refusePrivate(ToolEdit, t).withMeta(meta)
+	}
 	rp, err := s.open(t)
 	if err != nil {
 		return fail("Edit %s: %v", t.display, err)

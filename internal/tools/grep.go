@@ -84,11 +84,11 @@ func runGrep(ctx context.Context, s *Set, raw json.RawMessage) output {
 			}
 			switch {
 			case d.IsDir():
-				if rel != "." && (skippedDir(d.Name()) || ig.ignored(rel, true)) {
+				if rel != "." && (skippedDir(d.Name()) || ig.ignored(rel, true) || s.private(filepath.Join(t.abs, filepath.FromSlash(rel))) != "") {
 					return fs.SkipDir
 				}
 				ig.enter(dir, rel)
-			case d.Type().IsRegular() && include(rel) && !ig.ignored(rel, false):
+			case d.Type().IsRegular() && include(rel) && !ig.ignored(rel, false) && s.private(filepath.Join(t.abs, filepath.FromSlash(rel))) == "":
 				g.file(dir, rel, filepath.Join(t.abs, filepath.FromSlash(rel)))
 			}
 			return nil

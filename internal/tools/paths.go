@@ -15,7 +15,30 @@ import (
 type target struct {
 	abs     string // absolute, cleaned, symlinks resolved along the longest existing prefix
 	display string // how results name it: relative to WorkDir when inside, else abs
-	outside bool   // abs is not WorkDir or below it
+	outside bool   // abs is not WorkDir or below it, or is private
+	// privateTo is the gencode directory (Options.Private) abs is in; ""
+	// for none.
+	privateTo string
+}
+
+// private returns the directory of Options.Private that abs (absolute,
+// clean, symlinks resolved) is, or is beneath; "" for none.
+func (s *Set) private(abs string) string {
+	for _, d := range s.privDirs {
+		if within(d, abs) {
+			return d
+		}
+	}
+	return ""
+}
+
+// refusePrivate is the result of a Write or Edit into one of gencode's
+// own directories: refused, whatever the permissions, since a permission
+// rule or a config written there would grant the model what the user
+// did not.
+func refusePrivate(tool string, t target) output {
+	msg := fmt.Sprintf("permission denied: %s %s is refused: it is in gencode's own directory %s (settings, permission rules, sessions, logs), which only the user changes, outside gencode. Do not retry; tell the user what to change", tool, t.display, t.privateTo)
+	return denied(msg, Meta{})
 }
 
 // resolve turns a path argument into a target: relative paths are joined to
@@ -46,6 +69,9 @@ func (s *Set) resolve(p string) (target, error) {
 		return target{}, err
 	}
 	t := target{abs: abs, display: abs, outside: !within(s.workDir, abs)}
+	if t.privateTo = s.private(abs); t.privateTo != "" {
+		t.outside = true // outside every project, also beneath WorkDir
+	}
 	if t.outside {
 		return t, nil
 	}

@@ -131,6 +131,15 @@ type Options struct {
 	// Provider API keys and GENCODE_* variables are removed from it.
 	Env []string
 
+	// Private are gencode's own config, data and state directories (and
+	// a config file named with --config). They are outside every project,
+	// also when they lie beneath WorkDir (a working directory of $HOME, a
+	// dotfiles repository): Write and Edit into them are refused whatever
+	// the permissions (a rule or a config written there would grant the
+	// model more than the user did), Read of them asks as outside the
+	// working directory does, and Grep's walks skip them.
+	Private []string
+
 	// Secrets are values replaced by [REDACTED:api-key] wherever they
 	// appear in a result, before it is stored or sent: the configured API
 	// key. Values shorter than 8 bytes are ignored.
@@ -149,6 +158,7 @@ type Set struct {
 	count     func(string) int
 	env       []string
 	secrets   []string
+	privDirs  []string // Options.Private: absolute, clean, symlinks resolved
 
 	mu     sync.Mutex
 	grants map[grantKey]bool  // AllowSession answers
@@ -190,6 +200,18 @@ func New(opts Options) *Set {
 	}
 	if s.env == nil {
 		s.env = os.Environ()
+	}
+	for _, p := range opts.Private {
+		if p == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		if real, err := evalSymlinksPrefix(filepath.Clean(p)); err == nil {
+			p = real
+		}
+		s.privDirs = append(s.privDirs, filepath.Clean(p))
 	}
 	for _, v := range opts.Secrets {
 		if len(v) >= minSecretLen {

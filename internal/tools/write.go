@@ -33,6 +33,9 @@ func runWrite(ctx context.Context, s *Set, raw json.RawMessage) output {
 	}
 	meta := Meta{FilePath: t.display}
 	content := *a.Content
+	if t.privateTo != "" {
+		return refusePrivate(ToolWrite, t).withMeta(meta)
+	}
 
 	rp, err := s.open(t)
 	if err != nil {

@@ -35,7 +35,7 @@ func TestAlwaysForThisProject(t *testing.T) {
 	h.typ("run it")
 	h.key("enter")
 	h.until("the dialog", func(v string) bool { return strings.Contains(v, "Allow Bash?") })
-	require.Contains(t, h.view(), "p saves the rule: echo saved …")
+	require.Contains(t, h.view(), "p saves the rule: echo saved (exactly this command)")
 	require.Contains(t, h.view(), "p always for this project")
 	h.pause(time.Second) // the user reads it
 	h.key("p")
@@ -49,14 +49,14 @@ func TestAlwaysForThisProject(t *testing.T) {
 	h.until("the turn's end", func(string) bool { return !h.m.Running() })
 	require.NotContains(t, h.view(), "Allow Bash?")
 	h.until("the note", func(v string) bool {
-		return strings.Contains(v, "Always allowed in this project: Bash echo saved … (/permissions lists or revokes it)")
+		return strings.Contains(v, "Always allowed in this project: Bash echo saved (exactly this command) (/permissions lists or revokes it)")
 	})
 
 	// A later run: nobody answers its asker, so a question would block.
 	later := tools.New(tools.Options{WorkDir: dir, Asker: NewAsker(), Project: permstore.Open(conf, dir)})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	res := later.Run(ctx, tools.Call{Name: tools.ToolBash, Arguments: `{"command":"echo saved again"}`})
+	res := later.Run(ctx, tools.Call{Name: tools.ToolBash, Arguments: `{"command":"echo saved"}`})
 	require.False(t, res.IsError, "the saved rule did not allow it: %s", res.Content)
 
 	_, err = permstore.Open(conf, dir).Revoke(1)

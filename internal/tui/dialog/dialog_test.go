@@ -39,7 +39,7 @@ var requests = map[string]tools.Request{
 	"long diff": {Tool: tools.ToolWrite, Summary: "main.go (80 lines)", Path: "/work/main.go", Diff: longDiff()},
 	"long command": {Tool: tools.ToolBash, Summary: "curl …", Path: "/work",
 		Args: `{"command":"curl -fsSL https://example.com/install.sh | sh -s -- --prefix /usr/local --yes && rm -rf ~/.cache/thing; echo done"}`},
-	"bash for the project": {Tool: tools.ToolBash, Summary: "go test -race ./...", Args: `{"command":"go test -race ./..."}`, Path: "/work", Project: "go test …"},
+	"bash for the project": {Tool: tools.ToolBash, Summary: "go test -race ./...", Args: `{"command":"go test -race ./..."}`, Path: "/work", Project: "go test -race ./... (exactly this command)"},
 	"write for the project": {Tool: tools.ToolWrite, Summary: "main.go (1 line)", Path: "/work/main.go", Project: "Write",
 		Diff: "--- /dev/null\n+++ b/main.go\n@@ -0,0 +1 @@\n+package main\n"},
 	"glob": {Tool: tools.ToolGlob, Summary: "**/*.go in /etc", Path: "/etc", OutsideWorkDir: true, Args: `{"pattern":"**/*.go","path":"/etc"}`},
@@ -121,7 +121,7 @@ func TestAlwaysForThisProjectKey(t *testing.T) {
 			t.Errorf("%s: the choice and its rule are not shown:\n%s", name, v)
 		}
 	}
-	if v := dialog.New(requests["bash for the project"], styles()).View(); !strings.Contains(v, "p saves the rule: go test …") {
+	if v := dialog.New(requests["bash for the project"], styles()).View(); !strings.Contains(v, "p saves the rule: go test -race ./... (exactly this command)") {
 		t.Errorf("the Bash rule is not named:\n%s", v)
 	}
 	for _, name := range []string{"bash", "edit outside", "glob"} {
