@@ -40,6 +40,7 @@ declare -A may=(
   [internal/models]=""
   [internal/fschange]=""
   [internal/shellfx]=""
+  [internal/sandbox]=""
   [internal/termtext]=""
   [internal/termtext/termtexttest]=""
   [internal/openaitest]=""
