@@ -58,12 +58,14 @@ func runBash(ctx context.Context, s *Set, raw json.RawMessage, progress func(Pro
 		}
 	}
 	req := Request{Tool: ToolBash, Summary: termtext.FirstLine(a.Command, 200), Args: string(raw), Path: s.workDir}
-	if msg := s.authorize(ctx, req); msg != "" {
+	msg, auto := s.authorizeAuto(ctx, req)
+	if msg != "" {
 		return denied(msg, meta)
 	}
+	network := s.sandbox.NetworkFor(auto)
 
 	snap, obsErr := s.observeBefore(ctx)
-	res := s.execBash(ctx, a.Command, timeout, progress)
+	res := s.execBash(ctx, a.Command, timeout, network, progress)
 	meta.Changes = observeAfter(ctx, snap, obsErr)
 	text := res.out.String() // final: counts what it drops
 	o := output{meta: meta, elidedLines: res.out.droppedLines, elidedBytes: res.out.droppedBytes}
@@ -94,6 +96,9 @@ func runBash(ctx context.Context, s *Set, raw json.RawMessage, progress func(Pro
 	default:
 		fmt.Fprintf(&b, "[exit code %d]", code)
 	}
+	if blocked := s.sandbox.Blocked(text, code, network); blocked != "" {
+		b.WriteString("\n" + blocked)
+	}
 	o.text = b.String()
 	return o
 }
@@ -107,7 +112,8 @@ type bashResult struct {
 	err      error // the command could not be started
 }
 
-// execBash runs command in its own process group. The group is signaled
+// execBash runs command in its own process group, under the Set's sandbox
+// (with the network or without) when it has one. The group is signaled
 // (SIGTERM, then SIGKILL after killGrace) on timeout and when ctx ends;
 // after the shell exits, everything it left running is ended too (see
 // reapLeftovers), so that no background child or daemon outlives the call.
@@ -117,7 +123,7 @@ type bashResult struct {
 //
 // progress, when set, is told the output's tail as it arrives (see
 // startReporter); it is told nothing once execBash returns.
-func (s *Set) execBash(ctx context.Context, command string, timeout time.Duration, progress func(Progress) bool) bashResult {
+func (s *Set) execBash(ctx context.Context, command string, timeout time.Duration, network bool, progress func(Progress) bool) bashResult {
 	res := bashResult{out: &headTail{limit: bashCaptureBytes}}
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -126,7 +132,16 @@ func (s *Set) execBash(ctx context.Context, command string, timeout time.Duratio
 	}
 	defer pr.Close()
 	tag := callTagEnv + "=" + strconv.FormatUint(rand.Uint64(), 36)
-	cmd := exec.Command("bash", "-c", command)
+	// Under a sandbox the helper runs first, restricts itself and becomes
+	// the shell (same process: the group, the watcher and the kill below
+	// work as without).
+	path, args, err := s.sandbox.Command([]string{"bash", "-c", command}, network)
+	if err != nil {
+		pw.Close()
+		res.err = err
+		return res
+	}
+	cmd := &exec.Cmd{Path: path, Args: args}
 	cmd.Dir = s.workDir
 	cmd.Env = append(bashEnv(s.env), tag)
 	cmd.Stdin = nil // /dev/null

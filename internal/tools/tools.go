@@ -30,6 +30,7 @@ import (
 	"sync"
 
 	"github.com/gencode/gencode/internal/fschange"
+	"github.com/gencode/gencode/internal/sandbox"
 	"github.com/gencode/gencode/internal/termtext"
 )
 
@@ -135,6 +136,12 @@ type Options struct {
 	// appear in a result, before it is stored or sent: the configured API
 	// key. Values shorter than 8 bytes are ignored.
 	Secrets []string
+
+	// Sandbox confines every Bash command (the model's and the user's
+	// "!command"): nil or inactive, commands run unconfined. With its
+	// auto-allow on, a Bash call that would ask runs without asking, and
+	// without the network unless the sandbox allows it.
+	Sandbox *sandbox.Sandbox
 }
 
 // Set is the tool registry of one session. It is safe for concurrent use.
@@ -149,6 +156,7 @@ type Set struct {
 	count     func(string) int
 	env       []string
 	secrets   []string
+	sandbox   *sandbox.Sandbox
 
 	mu     sync.Mutex
 	grants map[grantKey]bool  // AllowSession answers
@@ -174,6 +182,7 @@ func New(opts Options) *Set {
 		capTokens: opts.OutputCapTokens,
 		count:     opts.CountTokens,
 		env:       opts.Env,
+		sandbox:   opts.Sandbox,
 		grants:    map[grantKey]bool{},
 	}
 	// Held for the Set's life (the finalizer closes it): the directory
