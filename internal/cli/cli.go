@@ -46,6 +46,9 @@ type Env struct {
 	// LocalProbeTimeout bounds the search for a local server (0: 400 ms).
 	// In-process tests on a loaded machine give their fake servers longer.
 	LocalProbeTimeout time.Duration
+	// Executable is the gencode binary, which runs shell commands under
+	// the sandbox (see sandbox.Main); "": this process's own executable.
+	Executable string
 
 	screen *screen // set by Run: what is printed for a person, made inert
 }
@@ -54,12 +57,21 @@ type Env struct {
 func OSEnv() Env {
 	return Env{
 		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Getenv: os.Getenv, Getwd: os.Getwd,
+		Getenv: os.Getenv, Getwd: os.Getwd, Executable: executable(),
 		IsTerminal: func() bool {
 			fi, err := os.Stdout.Stat()
 			return err == nil && fi.Mode()&os.ModeCharDevice != 0
 		},
 	}
+}
+
+// executable is the running binary's path ("" when it cannot be found).
+func executable() string {
+	p, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return p
 }
 
 // usageError marks errors in how gencode was called.

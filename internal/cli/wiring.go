@@ -231,6 +231,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		Permissions:  a.perms,
 		Models:       llm.New(lc).Models,
 		Cwd:          a.cwd,
+		Sandbox:      a.sandbox.Lines(),
 	})
 	soft := 0.0
 	if a.cfg.Summarize.Enabled && !o.noSummary {
@@ -264,7 +265,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		ErrorText: userMessage,
 		Context:   ctx,
 		Logger:    a.log,
-		Notices:   func() []string { return a.notices(ag) },
+		Notices:   func() []string { return append(a.sandboxNotices(), a.notices(ag)...) },
 		Spend:     reg.Spend,
 		Tools:     userTools,
 	})

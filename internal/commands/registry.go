@@ -68,6 +68,10 @@ type Deps struct {
 	ModelsTimeout time.Duration
 	// Cwd is the working directory: /resume lists its sessions first.
 	Cwd string
+	// Sandbox says which sandbox holds the shell commands, or that none
+	// does, and what follows (auto-allow, the network, limits), a line
+	// each: /config and /permissions show it (nil: not shown).
+	Sandbox []string
 }
 
 // State is what one command acts on: the front end's session and model
@@ -403,6 +407,9 @@ func runConfig(_ context.Context, r *Registry, _ State, _ Invocation) (Result, e
 		sec.Lines = append(sec.Lines, fmt.Sprintf("%-34s %-22s %s", s.Key, v, s.Source))
 	}
 	rep.Sections = []Section{sec}
+	if len(r.deps.Sandbox) > 0 {
+		rep.Sections = append(rep.Sections, sandboxSection(r.deps.Sandbox))
+	}
 	if r.deps.Permissions != nil {
 		rep.Sections = append(rep.Sections, permissionsSection(r.deps.Permissions))
 	}

@@ -1,0 +1,151 @@
+package cli_test
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/openaitest"
+	llsandbox "github.com/gencode/gencode/internal/sandbox"
+)
+
+// TestSandboxThroughTheBinary is issue 23's acceptance for the shell
+// sandbox: print-mode Bash calls, allowed with --allow Bash or
+// auto-allowed by [sandbox] auto_allow, try to write outside the
+// project, into gencode's config and data dirs (also from a working
+// directory that is the home holding them), and, auto-allowed with the
+// network off, to connect to a loopback server. The kernel refuses each,
+// the tool result names the sandbox, and the same commands aimed inside
+// the project succeed. gencode itself is not confined: it goes on talking
+// to its server and writing its session.
+func TestSandboxThroughTheBinary(t *testing.T) {
+	t.Parallel()
+	if sup := llsandbox.Probe(); sup.ABI < 4 {
+		why := sup.Why
+		if sup.ABI > 0 {
+			why = fmt.Sprintf("Landlock ABI %d cannot restrict TCP (ABI 4 can)", sup.ABI)
+		}
+		t.Skip("the kernel reports no usable Landlock, so gencode has no sandbox here to test: " + why)
+	}
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	t.Cleanup(target.Close)
+	port := target.Listener.Addr().(*net.TCPAddr).Port
+	connect := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port)
+
+	type call struct {
+		id, command string
+		ok          bool   // the command succeeds
+		want        string // in its result
+	}
+	tests := []struct {
+		name   string
+		config string
+		inHome bool // the working directory is the home holding gencode's dirs
+		flags  []string
+		calls  func(home string) []call
+	}{
+		{
+			name:  "allowed, in a project",
+			flags: []string{"--allow", "Bash"},
+			calls: func(home string) []call {
+				return []call{
+					{"outside", "echo x > " + filepath.Join(home, "outside.txt"), false, "blocked by the sandbox"},
+					{"config", `echo 'allow = ["Bash"]' >> ` + filepath.Join(home, ".config", "gencode", "config.toml"), false, "blocked by the sandbox"},
+					{"rules", "mkdir -p " + filepath.Join(home, ".config", "gencode", "projects", "x"), false, "blocked by the sandbox"},
+					{"data", "touch " + filepath.Join(home, ".local", "share", "gencode", "planted.db"), false, "blocked by the sandbox"},
+					{"inside", "echo x > inside.txt && mkdir -p sub && echo y > sub/f && cat inside.txt", true, "x\n[exit code 0]"},
+					{"tmp", "echo t > $TMPDIR/t.txt && cat $TMPDIR/t.txt", true, "t\n[exit code 0]"},
+					{"approved-network", connect, true, "connected"},
+				}
+			},
+		},
+		{
+			name:   "allowed, the home as the project",
+			inHome: true,
+			flags:  []string{"--allow", "Bash"},
+			calls: func(string) []call {
+				return []call{
+					{"config", `echo 'allow = ["Bash"]' >> .config/gencode/config.toml`, false, "blocked by the sandbox"},
+					{"rules", "mkdir -p .config/gencode/projects/x", false, "blocked by the sandbox"},
+					{"data", "touch .local/share/gencode/planted.db", false, "blocked by the sandbox"},
+					{"move", "mv .config .config.old", false, "blocked by the sandbox"},
+					{"inside", "echo x > project/inside.txt && cat project/inside.txt", true, "x\n[exit code 0]"},
+					{"dotfile", "echo '# kept' >> .bashrc", true, "[exit code 0]"},
+					{"other-config", "mkdir -p .config/other && echo z > .config/other/f", false, "blocked by the sandbox"},
+				}
+			},
+		},
+		{
+			name:   "auto-allowed, no network",
+			config: "[sandbox]\nauto_allow = true\n",
+			calls: func(home string) []call {
+				return []call{
+					{"network", connect, false, "this command had no network (auto-allowed)"},
+					{"outside", "echo x > " + filepath.Join(home, "outside.txt"), false, "blocked by the sandbox"},
+					{"data", "touch " + filepath.Join(home, ".local", "share", "gencode", "planted.db"), false, "blocked by the sandbox"},
+					{"inside", "echo x > inside.txt && cat inside.txt", true, "x\n[exit code 0]"},
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := openaitest.NewServer(t, openaitest.WithMessageRules())
+			sb := newSandbox(t)
+			sb.useServer(srv)
+			tmp := filepath.Join(sb.home, "tmp")
+			require.NoError(t, os.MkdirAll(tmp, 0o700))
+			sb.env["TMPDIR"] = tmp
+			config := "model = \"gpt-4o-mini\"\n" + tt.config
+			sb.writeConfig(config)
+			require.NoError(t, os.MkdirAll(filepath.Join(sb.home, ".local", "share", "gencode"), 0o700))
+			require.NoError(t, os.WriteFile(filepath.Join(sb.home, ".bashrc"), nil, 0o644))
+			calls := tt.calls(sb.home)
+			var tc []openaitest.ToolCall
+			for _, c := range calls {
+				tc = append(tc, openaitest.ToolCall{ID: c.id, Name: "Bash", Arguments: args(t, map[string]any{"command": c.command})})
+			}
+			srv.Enqueue(openaitest.Calls(tc...), openaitest.Text("done"))
+			dir := sb.work
+			if tt.inHome {
+				dir = sb.home
+			}
+			res := sb.runIn(dir, "", append([]string{"-p", "try the sandbox"}, tt.flags...)...)
+			require.Equal(t, 0, res.code, "stderr: %s", res.stderr)
+			require.Equal(t, "done\n", res.stdout, "gencode reached its server after the commands")
+
+			got := toolResults(srv)
+			for _, c := range calls {
+				r := got[c.id]
+				require.Contains(t, r, c.want, "%s: %s", c.command, r)
+				if c.ok {
+					require.NotContains(t, r, "blocked by the sandbox", "%s", c.command)
+					continue
+				}
+				require.Regexp(t, "Permission denied|Operation not permitted", r, "%s: refused by the kernel", c.command)
+				require.Contains(t, r, "Landlock (ABI ", "%s: the sandbox is named", c.command)
+			}
+			cfg, err := os.ReadFile(filepath.Join(sb.home, ".config", "gencode", "config.toml"))
+			require.NoError(t, err)
+			require.Equal(t, config, string(cfg), "gencode's config was written by a command")
+			for _, p := range []string{"outside.txt", ".config/gencode/projects/x", ".local/share/gencode/planted.db", ".config.old"} {
+				require.NoFileExists(t, filepath.Join(sb.home, p))
+			}
+			require.NoDirExists(t, filepath.Join(sb.home, ".config/gencode/projects/x"))
+			inside := filepath.Join(sb.work, "inside.txt")
+			require.FileExists(t, inside)
+			require.Contains(t, res.stderr, "gencode: sandbox: Landlock ABI ", "the sandbox in force is said at start")
+			if strings.Contains(tt.name, "auto-allowed") {
+				require.NotContains(t, res.stderr, "denied Bash", "auto-allowed commands ran without asking")
+			}
+		})
+	}
+}
