@@ -103,12 +103,12 @@ func newSandbox(env Env, cfg config.Config, cwd string) *sandbox.Sandbox {
 	}, sandbox.Probe())
 }
 
-// sandboxNotices say which sandbox is in force, once at start, and why
-// auto_allow does nothing when it is set but cannot apply.
+// sandboxNotices say which sandbox is in force, once at start (see
+// sandbox.Notices).
 func (a *app) sandboxNotices() []string {
-	out := []string{"sandbox: " + a.sandbox.Status()}
-	if _, why := a.sandbox.AutoAllow(); why != "" {
-		out = append(out, "sandbox: "+why)
+	var out []string
+	for _, n := range a.sandbox.Notices() {
+		out = append(out, "sandbox: "+termtext.OneLine(n, 0))
 	}
 	return out
 }

@@ -143,6 +143,10 @@ func TestSandboxThroughTheBinary(t *testing.T) {
 			inside := filepath.Join(sb.work, "inside.txt")
 			require.FileExists(t, inside)
 			require.Contains(t, res.stderr, "gencode: sandbox: Landlock ABI ", "the sandbox in force is said at start")
+			if tt.inHome {
+				require.Contains(t, res.stderr, "gencode: sandbox: the project holds gencode's .config/gencode, .local/share/gencode, .local/state/gencode: they stay read-only",
+					"the cost of a home as the project is said at start")
+			}
 			if strings.Contains(tt.name, "auto-allowed") {
 				require.NotContains(t, res.stderr, "denied Bash", "auto-allowed commands ran without asking")
 			}

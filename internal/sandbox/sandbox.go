@@ -87,9 +87,17 @@ func New(c Config, sup Support) *Sandbox {
 		return s
 	}
 	s.abi = sup.ABI
+	var prot []string
 	for _, p := range c.Protected {
 		if p != "" {
-			s.prot = append(s.prot, Resolve(p, c.WorkDir))
+			prot = append(prot, Resolve(p, c.WorkDir))
+		}
+	}
+	for i, p := range prot {
+		// One inside another (a config file in the config dir) is
+		// protected by it already.
+		if !slices.ContainsFunc(prot, func(q string) bool { return q != p && within(p, q) }) && !slices.Contains(prot[:i], p) {
+			s.prot = append(s.prot, p)
 		}
 	}
 	for _, r := range append([]string{c.WorkDir, c.TempDir}, c.Writable...) {
@@ -187,15 +195,21 @@ func (s *Sandbox) where() string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-// Lines are what /config and /permissions show of the sandbox: the
-// status, then what follows from it (auto-allow, the network, what this
-// ABI cannot confine).
-func (s *Sandbox) Lines() []string {
+// Notices are what gencode says once at start: the status, what it costs
+// when the project holds gencode's own directories, and why auto_allow
+// does nothing when it is set but cannot apply.
+func (s *Sandbox) Notices() []string {
+	out := s.head()
+	if ok, why := s.AutoAllow(); !ok && why != "" {
+		out = append(out, why)
+	}
+	return out
+}
+
+// head is the status and what the layout of the directories costs.
+func (s *Sandbox) head() []string {
 	out := []string{s.Status()}
 	if !s.Active() {
-		if ok, why := s.AutoAllow(); !ok && why != "" {
-			out = append(out, why)
-		}
 		return out
 	}
 	if len(s.inside) > 0 {
@@ -204,6 +218,17 @@ func (s *Sandbox) Lines() []string {
 	for _, r := range s.skipped {
 		out = append(out, r+" is not writable: it lies inside gencode's own directories")
 	}
+	return out
+}
+
+// Lines are what /config and /permissions show of the sandbox: the
+// status, then what follows from it (auto-allow, the network, what this
+// ABI cannot confine).
+func (s *Sandbox) Lines() []string {
+	if !s.Active() {
+		return s.Notices()
+	}
+	out := s.head()
 	switch ok, why := s.AutoAllow(); {
 	case ok && s.cfg.Network:
 		out = append(out, "auto_allow: Bash runs without asking; writes stay confined; the network is open ([sandbox] network = true)")

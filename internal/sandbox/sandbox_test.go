@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,7 +79,12 @@ func TestStatus(t *testing.T) {
 			wantStatus: "no sandbox: Bash and !commands run with your full rights ([sandbox] enabled = false)",
 		},
 		{
-			name: "home as the project", cfg: with(func(c *Config) { c.WorkDir, c.AutoAllow = home, true }), sup: Support{ABI: 7}, wantAuto: true,
+			name: "home as the project", sup: Support{ABI: 7}, wantAuto: true,
+			cfg: with(func(c *Config) {
+				c.WorkDir, c.AutoAllow = home, true
+				// The config file inside the config dir is not named twice.
+				c.Protected = append(slices.Clone(c.Protected), filepath.Join(home, ".config", "gencode", "config.toml"))
+			}),
 			wantLines: []string{"the project holds gencode's .config/gencode, .local/share/gencode: they stay read-only; the project's other entries are writable, but no new entry can be created at its top level or beside them"},
 		},
 		{
@@ -99,11 +105,17 @@ func TestStatus(t *testing.T) {
 			for _, w := range tt.wantLines {
 				assert.Contains(t, lines, w)
 			}
+			notices := s.Notices()
+			assert.Equal(t, s.Status(), notices[0])
+			for _, n := range notices {
+				assert.Contains(t, lines, n, "a notice at start that /config does not show")
+			}
 			auto, why := s.AutoAllow()
 			assert.Equal(t, tt.wantAuto, auto, "AutoAllow: %s", why)
 			if tt.wantWhy != "" {
 				assert.Contains(t, why, tt.wantWhy)
 				assert.Contains(t, strings.Join(lines, "\n"), why, "Lines do not say why auto_allow is off")
+				assert.Contains(t, notices, why, "the start does not say why auto_allow is off")
 			}
 		})
 	}
