@@ -153,3 +153,41 @@ func TestSandboxThroughTheBinary(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxInTmux: the TUI says at start which sandbox holds the shell
+// commands, /config shows the [sandbox] keys and the sandbox, and the
+// user's own !command is confined like the model's Bash.
+func TestSandboxInTmux(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	sup := llsandbox.Probe()
+	if sup.ABI == 0 {
+		t.Skip("the kernel reports no Landlock, so gencode has no sandbox here to test: " + sup.Why)
+	}
+	srv := openaitest.NewServer(t, openaitest.WithResponder(func(openaitest.Request) openaitest.Reply {
+		return openaitest.Reply{Content: "Answered."}
+	}))
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	tmp := filepath.Join(sb.home, "tmp")
+	require.NoError(t, os.MkdirAll(tmp, 0o700))
+	sb.env["TMPDIR"] = tmp
+	p := startTUI(t, sb)
+	p.waitText(fmt.Sprintf("sandbox: Landlock ABI %d: writes confined to the project and", sup.ABI))
+
+	outside := filepath.Join(sb.home, "outside.txt")
+	p.typeLine("!echo x > " + outside)
+	p.waitText("blocked by the sandbox?")
+	require.NoFileExists(t, outside)
+	p.typeLine("!echo x > inside.txt")
+	p.waitText("[exit code 0]")
+	require.FileExists(t, filepath.Join(sb.work, "inside.txt"))
+
+	p.typeLine("/config")
+	for _, want := range []string{"sandbox.auto_allow", "sandbox.enabled", "Sandbox (Bash and !commands)", "auto_allow = false: Bash asks as usual"} {
+		p.waitText(want)
+	}
+	p.keys("C-c")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
+}
