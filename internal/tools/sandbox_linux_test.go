@@ -107,6 +107,18 @@ func TestBashUnderTheSandbox(t *testing.T) {
 			}
 		})
 	}
+	// The model is told what the sandbox confines, and only under one.
+	desc := func(s *Set) string {
+		for _, d := range s.Definitions() {
+			if d.Name == ToolBash {
+				return d.Description
+			}
+		}
+		return ""
+	}
+	assert.Contains(t, desc(New(Options{WorkDir: proj, Sandbox: box(false, sup)})), "Sandboxed: it can write only inside the working directory")
+	assert.NotContains(t, desc(New(Options{WorkDir: proj, Sandbox: box(false, sandbox.Support{Why: "none"})})), "Sandboxed")
+	assert.NotContains(t, desc(New(Options{WorkDir: proj})), "Sandboxed")
 	for _, p := range []string{"outside/x", "outside/y", "outside/z", "data/gencode/x.db"} {
 		assert.NoFileExists(t, filepath.Join(root, p))
 	}

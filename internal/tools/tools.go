@@ -213,12 +213,16 @@ func (s *Set) WorkDir() string { return s.workDir }
 
 // Definitions returns the schemas of the tools the model may call, in a
 // stable order: Read, Write, Edit, Bash, Glob, Grep, LS. Tools set to
-// ModeDeny are left out.
+// ModeDeny are left out. Under a sandbox, Bash's description says what it
+// confines, so the model does not try what would be refused.
 func (s *Set) Definitions() []Definition {
 	var defs []Definition
 	for _, t := range allTools() {
 		if s.perms[t.def.Name] == ModeDeny {
 			continue
+		}
+		if t.def.Name == ToolBash && s.sandbox.Active() {
+			t.def.Description += bashSandboxNote // the same all session: the prompt's prefix stays put
 		}
 		defs = append(defs, t.def)
 	}
