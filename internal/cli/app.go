@@ -95,7 +95,7 @@ func newSandbox(env Env, cfg config.Config, cwd string) *sandbox.Sandbox {
 	}
 	exe := env.Executable
 	if exe == "" {
-		exe = executable()
+		exe = sandbox.Self()
 	}
 	return sandbox.New(sandbox.Config{
 		Enabled: cfg.Sandbox.Enabled, Writable: writable, Network: cfg.Sandbox.Network, AutoAllow: cfg.Sandbox.AutoAllow,

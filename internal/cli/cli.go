@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gencode/gencode/internal/config"
+	"github.com/gencode/gencode/internal/sandbox"
 	"github.com/gencode/gencode/internal/session"
 )
 
@@ -57,21 +58,12 @@ type Env struct {
 func OSEnv() Env {
 	return Env{
 		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Getenv: os.Getenv, Getwd: os.Getwd, Executable: executable(),
+		Getenv: os.Getenv, Getwd: os.Getwd, Executable: sandbox.Self(),
 		IsTerminal: func() bool {
 			fi, err := os.Stdout.Stat()
 			return err == nil && fi.Mode()&os.ModeCharDevice != 0
 		},
 	}
-}
-
-// executable is the running binary's path ("" when it cannot be found).
-func executable() string {
-	p, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	return p
 }
 
 // usageError marks errors in how gencode was called.

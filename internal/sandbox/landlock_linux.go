@@ -14,6 +14,11 @@ import (
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
+// Self is the program to run as the helper: this very binary, also when
+// its file was replaced or removed since it started (a rebuild of gencode
+// from a session of it).
+func Self() string { return "/proc/self/exe" }
+
 // Probe asks the kernel which Landlock ABI it offers.
 func Probe() Support {
 	v, err := ll.LandlockGetABIVersion()
@@ -81,7 +86,8 @@ func ruleset(sp spec) (landlock.Config, []landlock.Rule, error) {
 		if g.Dir {
 			r = fsRights
 		}
-		rules = append(rules, landlock.PathAccess(r, g.Path))
+		// Gone since the plan: nothing to grant there (never more access).
+		rules = append(rules, landlock.PathAccess(r, g.Path).IgnoreIfMissing())
 	}
 	files, dirs := devices()
 	rules = append(rules, landlock.PathAccess(fsRights&fileRights, files...).IgnoreIfMissing(),

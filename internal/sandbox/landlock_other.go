@@ -5,8 +5,19 @@ package sandbox
 import (
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 )
+
+// Self is the program to run as the helper: this binary ("" when it
+// cannot be found).
+func Self() string {
+	p, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return p
+}
 
 // Probe says there is no sandbox: gencode confines commands with Landlock,
 // on Linux only.

@@ -36,6 +36,8 @@ type Grant struct {
 // write through one still reaches its target only when the target is
 // writable itself, as the kernel checks where a file really is.
 //
+// A root that does not exist is left out: there is nothing to grant.
+//
 // Roots and protected paths must be absolute and clean, symbolic links
 // resolved (see Resolve); a protected path that does not exist yet is
 // protected all the same (the directories on its way cannot get the entry
@@ -53,7 +55,11 @@ func Plan(roots, protected []string) (grants []Grant, skipped []string, err erro
 			}
 		}
 		if len(inner) == 0 {
-			grants = append(grants, Grant{Path: root, Dir: true})
+			fi, err := os.Stat(root)
+			if err != nil {
+				continue // nothing there to grant (a writable dir not made yet)
+			}
+			grants = append(grants, Grant{Path: root, Dir: fi.IsDir()})
 			continue
 		}
 		g, err := walkAround(root, inner, protected)

@@ -98,6 +98,12 @@ func TestPlan(t *testing.T) {
 			want: []string{"f:q"},
 		},
 		{
+			name:    "a writable dir not made yet is left out",
+			entries: []string{"proj/a.go"},
+			roots:   []string{"proj", "cache/go-build"}, protected: []string{"home/.config/gencode"},
+			want: []string{"d:proj"},
+		},
+		{
 			name:    "several roots: each on its own",
 			entries: []string{"proj/a.go", "tmp/data/x.db", "tmp/other/", "tmp/f"},
 			roots:   []string{"proj", "tmp"}, protected: []string{"tmp/data"},
