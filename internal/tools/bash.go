@@ -18,7 +18,7 @@ import (
 const (
 	bashDescription = "Run a command with bash -c in the working directory. stdout and stderr are combined and the exit code is reported; long output keeps its head and tail. No stdin and no terminal: interactive commands fail. timeout is in seconds (default 120, max 600); on timeout, and when the command ends, every process it started (background jobs and daemons too) is killed. Use Read, Grep, Glob and LS rather than cat, grep, find or ls. Needs the user's approval."
 	// bashSandboxNote ends the description under a sandbox.
-	bashSandboxNote = " Sandboxed: it can write only inside the working directory and the temp dir (reads are open); a write elsewhere fails with Permission denied: do not work around it, ask the user."
+	bashSandboxNote = " Sandboxed: it can write only inside the working directory, the temp dir and dirs the user configured (reads are open); a write elsewhere fails with Permission denied: do not work around it, ask the user."
 	bashSchema      = `{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","description":"Seconds, default 120, max 600"}},"required":["command"]}`
 
 	bashDefaultTimeout = 120 * time.Second

@@ -116,7 +116,7 @@ func TestBashUnderTheSandbox(t *testing.T) {
 		}
 		return ""
 	}
-	assert.Contains(t, desc(New(Options{WorkDir: proj, Sandbox: box(false, sup)})), "Sandboxed: it can write only inside the working directory")
+	assert.Contains(t, desc(New(Options{WorkDir: proj, Sandbox: box(false, sup)})), "Sandboxed: it can write only inside the working directory, the temp dir")
 	assert.NotContains(t, desc(New(Options{WorkDir: proj, Sandbox: box(false, sandbox.Support{Why: "none"})})), "Sandboxed")
 	assert.NotContains(t, desc(New(Options{WorkDir: proj})), "Sandboxed")
 	for _, p := range []string{"outside/x", "outside/y", "outside/z", "data/gencode/x.db"} {
