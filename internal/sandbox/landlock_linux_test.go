@@ -81,6 +81,8 @@ func TestCommandsAreConfined(t *testing.T) {
 		{"remove gencode's config dir", "rm -rf .config/gencode", true, false, 1},
 		{"move gencode's config dir away", "mv .config .config.old", true, false, 1},
 		{"gencode's data dir", "echo x > ../data/gencode/sessions.db", true, false, 1},
+		{"signal a process outside (the test, as it would gencode)", "kill -0 $PPID", true, false, 6},
+		{"signal its own child", "sleep 5 & kill $!; wait $! || true", true, true, 6},
 		{"connect with the network", connect, true, true, 4},
 		{"connect without the network", connect, false, false, 4},
 	}
