@@ -119,6 +119,9 @@ type Request struct {
 	// it (Rule.String); "" when the call may not be allowed for the
 	// project (see ProjectRule) or there is nowhere to save it.
 	Project string
+	// Note is what else the user should know to decide: why [sandbox]
+	// auto_allow, which is set, did not spare the question ("": nothing).
+	Note string
 }
 
 // Choices are the answers the user may give to r. A write outside the
@@ -228,6 +231,7 @@ func (s *Set) authorizeAuto(ctx context.Context, r Request) (msg string, auto bo
 	if saveable {
 		r.Project = rule.String()
 	}
+	r.Note = autoWhy
 	// The front end shows these: no escape sequences from the model or files.
 	r.Summary, r.Args, r.Path, r.Diff = s.redact(termtext.Sanitize(r.Summary)), s.redact(termtext.Sanitize(r.Args)), s.redact(termtext.Sanitize(r.Path)), s.redact(termtext.Sanitize(r.Diff))
 	r.Project = s.redact(termtext.Sanitize(r.Project))
