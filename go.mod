@@ -13,6 +13,7 @@ require (
 	github.com/charmbracelet/x/exp/golden v0.1.0
 	github.com/dlclark/regexp2 v1.11.5
 	github.com/go-git/go-git/v5 v5.19.3
+	github.com/landlock-lsm/go-landlock v0.11.2
 	github.com/muesli/termenv v0.16.0
 	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/pkoukk/tiktoken-go v0.1.8
@@ -66,6 +67,7 @@ require (
 	golang.org/x/net v0.57.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect

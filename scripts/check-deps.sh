@@ -7,8 +7,8 @@
 set -euo pipefail
 mod=$(go list -m)
 declare -A may=(
-  [cmd/gencode]="cli"
-  [internal/cli]="agent commands config instructions llm logfile models permstore pricing recall session summarize termtext tokens tools transcript tui tui/report tui/theme"
+  [cmd/gencode]="cli sandbox"
+  [internal/cli]="agent commands config instructions llm logfile models permstore pricing recall sandbox session summarize termtext tokens tools transcript tui tui/report tui/theme"
   [internal/tui]="agent commands session summarize termtext tools tui/chat tui/dialog tui/input tui/keys tui/markdown tui/paste tui/picker tui/status tui/theme"
   [internal/tui/picker]="termtext tui/keys tui/theme"
   [internal/tui/chat]="agent commands session summarize termtext tools tui/keys tui/markdown tui/paste tui/report tui/theme tui/vlist"
@@ -27,7 +27,7 @@ declare -A may=(
   [internal/transcript]="session tools"
   [internal/summarize]="session shellfx tools"
   [internal/summarize/internal/genrules]=""
-  [internal/tools]="fschange shellfx termtext"
+  [internal/tools]="fschange sandbox shellfx termtext"
   [internal/permstore]="tools"
   [internal/llm]="termtext"
   [internal/session]=""
@@ -40,6 +40,7 @@ declare -A may=(
   [internal/models]=""
   [internal/fschange]=""
   [internal/shellfx]=""
+  [internal/sandbox]=""
   [internal/termtext]=""
   [internal/termtext/termtexttest]=""
   [internal/openaitest]=""

@@ -10,9 +10,15 @@ import (
 	"syscall"
 
 	"github.com/gencode/gencode/internal/cli"
+	"github.com/gencode/gencode/internal/sandbox"
 )
 
 func main() {
+	// Before anything else: the sandbox helper confines itself and
+	// becomes the shell of one command (see sandbox.Main).
+	if sandbox.IsHelper(os.Args[1:]) {
+		os.Exit(sandbox.Main(os.Args[1:], os.Stderr))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	code := cli.Run(ctx, cli.OSEnv())
 	stop()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,6 +25,7 @@ import (
 	"github.com/gencode/gencode/internal/models"
 	"github.com/gencode/gencode/internal/permstore"
 	"github.com/gencode/gencode/internal/pricing"
+	"github.com/gencode/gencode/internal/sandbox"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
@@ -64,6 +66,51 @@ type app struct {
 	// perms are the permission rules saved for the project (the working
 	// directory): every tool set of the run checks them.
 	perms *permstore.Store
+	// sandbox confines the run's shell commands (or says why nothing does).
+	sandbox *sandbox.Sandbox
+}
+
+// newSandbox is the sandbox of a run in cwd: the project, the temp dir
+// and the configured dirs writable; gencode's config, data and state
+// dirs (and a --config file elsewhere) never.
+func newSandbox(env Env, cfg config.Config, cwd string) *sandbox.Sandbox {
+	home := env.Getenv("HOME")
+	var writable []string
+	for _, w := range cfg.Sandbox.Writable {
+		if w == "~" || strings.HasPrefix(w, "~/") {
+			if home == "" {
+				continue // no home to expand it against: not granted
+			}
+			w = filepath.Join(home, strings.TrimPrefix(w, "~"))
+		}
+		writable = append(writable, w)
+	}
+	tmp := env.Getenv("TMPDIR")
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
+	protected := []string{filepath.Dir(config.DefaultPath(env.Getenv)), cfg.DataDir, config.StateDir(env.Getenv)}
+	if cfg.File != "" {
+		protected = append(protected, cfg.File)
+	}
+	exe := env.Executable
+	if exe == "" {
+		exe = sandbox.Self()
+	}
+	return sandbox.New(sandbox.Config{
+		Enabled: cfg.Sandbox.Enabled, Writable: writable, Network: cfg.Sandbox.Network, AutoAllow: cfg.Sandbox.AutoAllow,
+		WorkDir: cwd, TempDir: tmp, Protected: protected, Executable: exe,
+	}, sandbox.Probe())
+}
+
+// sandboxNotices say which sandbox is in force, once at start (see
+// sandbox.Notices).
+func (a *app) sandboxNotices() []string {
+	var out []string
+	for _, n := range a.sandbox.Notices() {
+		out = append(out, "sandbox: "+termtext.OneLine(n, 0))
+	}
+	return out
 }
 
 // notices are what the user should know before the first turn: the
@@ -179,7 +226,8 @@ func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, op
 	log, logFile := openLog(env, cfg, g.debug)
 	log.Info("start", "command", cmd.CommandPath(), "cwd", cwd, "data_dir", cfg.DataDir, "model", cfg.Model)
 	return &app{env: env, cfg: cfg, store: store, cwd: cwd, tokens: &tokens.Cache{}, stderr: env.Stderr,
-		log: log, logFile: logFile, perms: permstore.Open(filepath.Dir(config.DefaultPath(env.Getenv)), cwd)}, nil
+		log: log, logFile: logFile, perms: permstore.Open(filepath.Dir(config.DefaultPath(env.Getenv)), cwd),
+		sandbox: newSandbox(env, cfg, cwd)}, nil
 }
 
 // Close reports damage, closes the store, then the log.
@@ -354,6 +402,7 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 		OutputCapTokens: a.cfg.Tools.OutputCapTokens, CountTokens: counter.Count,
 		Secrets: []string{a.cfg.APIKey}, // never stored or sent back, whatever prints it
 		Private: a.privateDirs(),
+		Sandbox: a.sandbox,
 	})
 	rs := requestsFor(a.cfg.ModelSettings(a.cfg.Model))
 	ag := agent.New(a.store, client, a.withRecall(ts, counter.Count, a.window(a.cfg.Model)), counter, agent.Options{
@@ -410,6 +459,13 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 		}
 		a.stderrMu.Unlock()
 	}
+	if a.bashMayRun(o) {
+		a.stderrMu.Lock()
+		for _, n := range a.sandboxNotices() {
+			fmt.Fprintln(a.stderr, "gencode: "+n)
+		}
+		a.stderrMu.Unlock()
+	}
 	var final string
 	var runErr error
 	denied := 0
@@ -443,6 +499,20 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 		a.waitSummary(ctx, sum, printModeSummaryWait)
 	}
 	return runErr
+}
+
+// bashMayRun reports whether print mode may run a Bash command without a
+// rule saved for the project: --allow, [tools] allow, --yolo or
+// [sandbox] auto_allow. Then it says which sandbox holds the commands.
+func (a *app) bashMayRun(o rootOptions) bool {
+	if o.yolo || a.cfg.Sandbox.AutoAllow {
+		return true
+	}
+	perms := tools.DefaultPermissions()
+	if err := perms.Allow(append(append([]string{}, a.cfg.Tools.Allow...), o.allow...)...); err != nil {
+		return false
+	}
+	return perms[tools.ToolBash] == tools.ModeAllow
 }
 
 // printModeSummaryWait bounds how long print mode waits, after printing

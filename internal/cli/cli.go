@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gencode/gencode/internal/config"
+	"github.com/gencode/gencode/internal/sandbox"
 	"github.com/gencode/gencode/internal/session"
 )
 
@@ -46,6 +47,9 @@ type Env struct {
 	// LocalProbeTimeout bounds the search for a local server (0: 400 ms).
 	// In-process tests on a loaded machine give their fake servers longer.
 	LocalProbeTimeout time.Duration
+	// Executable is the gencode binary, which runs shell commands under
+	// the sandbox (see sandbox.Main); "": this process's own executable.
+	Executable string
 
 	screen *screen // set by Run: what is printed for a person, made inert
 }
@@ -54,7 +58,7 @@ type Env struct {
 func OSEnv() Env {
 	return Env{
 		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Getenv: os.Getenv, Getwd: os.Getwd,
+		Getenv: os.Getenv, Getwd: os.Getwd, Executable: sandbox.Self(),
 		IsTerminal: func() bool {
 			fi, err := os.Stdout.Stat()
 			return err == nil && fi.Mode()&os.ModeCharDevice != 0

@@ -20,12 +20,17 @@ import (
 
 	"github.com/gencode/gencode/internal/gencodetest"
 	"github.com/gencode/gencode/internal/openaitest"
+	llsandbox "github.com/gencode/gencode/internal/sandbox"
 )
 
 // binary is the gencode binary built once for the end-to-end tests.
 var binary string
 
 func TestMain(m *testing.M) {
+	// In-process runs start their shell commands through this binary.
+	if llsandbox.IsHelper(os.Args[1:]) {
+		os.Exit(llsandbox.Main(os.Args[1:], os.Stderr))
+	}
 	flag.Parse()
 	waitBound()
 	path, err := gencodetest.Binary()

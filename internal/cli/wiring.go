@@ -247,6 +247,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		Cwd:          a.cwd,
 
 		TakesReasoningEffort: takesEffort,
+		Sandbox:              a.sandbox.Lines(),
 	})
 	soft := 0.0
 	if a.cfg.Summarize.Enabled && !o.noSummary {
@@ -280,7 +281,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		ErrorText: userMessage,
 		Context:   ctx,
 		Logger:    a.log,
-		Notices:   func() []string { return a.notices(ag) },
+		Notices:   func() []string { return append(a.sandboxNotices(), a.notices(ag)...) },
 		Spend:     reg.Spend,
 		Tools:     userTools,
 	})

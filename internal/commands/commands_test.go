@@ -488,3 +488,42 @@ func TestPermissionsIgnoredRule(t *testing.T) {
 	require.NotContains(t, out, " 2  ")
 	require.Contains(t, out, "problem: project permission rules "+perms.Path()+`:4: ignored: rule for Bash "sh -c": sh runs the commands or code it is given`)
 }
+
+// TestSandboxInConfigAndPermissions: /config lists the [sandbox] keys and,
+// like /permissions, says which sandbox holds the shell commands.
+func TestSandboxInConfigAndPermissions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	lines := []string{"Landlock ABI 7: writes confined to the project and /tmp; gencode's config, data and state dirs read-only; reads open",
+		"auto_allow = false: Bash asks as usual; the sandbox holds what you approve"}
+	tests := []struct {
+		name  string
+		perms ProjectPermissions
+		line  string
+	}{
+		{"/config", nil, "/config"},
+		{"/permissions", permstore.Open(t.TempDir(), t.TempDir()), "/permissions"},
+		{"/permissions without rules", nil, "/permissions"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			reg := New(Deps{Config: config.Default(), Permissions: tt.perms, Sandbox: lines})
+			r, err := reg.Run(ctx, State{}, tt.line)
+			require.NoError(t, err)
+			out := r.Text
+			if r.Report != nil {
+				out = r.Report.Plain()
+				require.Contains(t, out, "Sandbox (Bash and !commands)")
+			}
+			for _, l := range lines {
+				require.Contains(t, out, l, "%s:\n%s", tt.line, out)
+			}
+			if tt.line == "/config" {
+				for _, k := range []string{"sandbox.enabled", "sandbox.writable", "sandbox.network", "sandbox.auto_allow"} {
+					require.Contains(t, out, k)
+				}
+			}
+		})
+	}
+}

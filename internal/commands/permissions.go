@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tools"
@@ -45,16 +46,33 @@ func permissionsSection(p ProjectPermissions) Section {
 	return sec
 }
 
+// sandboxSection says which sandbox holds the shell commands.
+func sandboxSection(lines []string) Section {
+	sec := Section{Title: "Sandbox (Bash and !commands)"}
+	for _, l := range lines {
+		sec.Lines = append(sec.Lines, termtext.OneLine(l, 0))
+	}
+	return sec
+}
+
 // runPermissions lists the project's saved rules, or revokes one:
 // /permissions revoke N.
 func runPermissions(_ context.Context, r *Registry, _ State, in Invocation) (Result, error) {
 	p := r.deps.Permissions
 	if p == nil {
-		return Result{Text: "No permission rules can be saved in this run."}, nil
+		text := "No permission rules can be saved in this run."
+		if len(r.deps.Sandbox) > 0 {
+			text += "\n" + strings.Join(sandboxSection(r.deps.Sandbox).Lines, "\n")
+		}
+		return Result{Text: text}, nil
 	}
 	switch {
 	case len(in.Args) == 0:
-		rep := &Report{Title: "Permissions", Sections: []Section{permissionsSection(p)},
+		secs := []Section{permissionsSection(p)}
+		if len(r.deps.Sandbox) > 0 {
+			secs = append(secs, sandboxSection(r.deps.Sandbox))
+		}
+		rep := &Report{Title: "Permissions", Sections: secs,
 			Footer: "file: " + p.Path() + " · /permissions revoke N removes rule N"}
 		return Result{Report: rep}, nil
 	case in.Args[0] == "revoke" && len(in.Args) == 2:

@@ -71,6 +71,10 @@ type Deps struct {
 	// TakesReasoningEffort says whether a model is sent its table's
 	// reasoning_effort, for /config to say so (nil: not said).
 	TakesReasoningEffort func(model string) bool
+	// Sandbox says which sandbox holds the shell commands, or that none
+	// does, and what follows (auto-allow, the network, limits), a line
+	// each: /config and /permissions show it (nil: not shown).
+	Sandbox []string
 }
 
 // State is what one command acts on: the front end's session and model
@@ -408,6 +412,9 @@ func runConfig(_ context.Context, r *Registry, st State, _ Invocation) (Result, 
 	rep.Sections = []Section{sec}
 	if ms, ok := modelsSection(r, st); ok {
 		rep.Sections = append(rep.Sections, ms)
+	}
+	if len(r.deps.Sandbox) > 0 {
+		rep.Sections = append(rep.Sections, sandboxSection(r.deps.Sandbox))
 	}
 	if r.deps.Permissions != nil {
 		rep.Sections = append(rep.Sections, permissionsSection(r.deps.Permissions))

@@ -45,6 +45,7 @@ type Config struct {
 	Theme     string          `toml:"theme"`
 	Tools     ToolsConfig     `toml:"tools"`
 	Summarize SummarizeConfig `toml:"summarize"`
+	Sandbox   SandboxConfig   `toml:"sandbox"`
 	// Pricing adds models to the built-in price table, or overrides it,
 	// keyed by model name ([pricing."gpt-4o"]).
 	Pricing map[string]Price `toml:"pricing"`
@@ -137,6 +138,22 @@ type SummarizeConfig struct {
 	SummaryBudgetRatio   float64 `toml:"summary_budget_ratio"`
 }
 
+// SandboxConfig holds the shell sandbox's settings (Linux: Landlock).
+type SandboxConfig struct {
+	// Enabled confines every Bash command and !command where the
+	// operating system can.
+	Enabled bool `toml:"enabled"`
+	// Writable are more directories commands may write beneath, besides
+	// the project and the temp dir: absolute, or ~/ for the home dir.
+	Writable []string `toml:"writable"`
+	// Network lets auto-allowed commands use the network (approved ones
+	// always may).
+	Network bool `toml:"network"`
+	// AutoAllow runs Bash without the permission dialog while a sandbox
+	// is in force.
+	AutoAllow bool `toml:"auto_allow"`
+}
+
 // Default returns the built-in defaults.
 func Default() Config {
 	return Config{
@@ -159,6 +176,7 @@ func Default() Config {
 			RedactSecrets:        true,
 			SummaryBudgetRatio:   0.15,
 		},
+		Sandbox: SandboxConfig{Enabled: true},
 	}
 }
 
@@ -528,6 +546,11 @@ func (c *Config) Validate() error {
 	if err := c.validateModels(bad); err != nil {
 		return err
 	}
+	for _, w := range c.Sandbox.Writable {
+		if !filepath.IsAbs(w) && w != "~" && !strings.HasPrefix(w, "~/") {
+			return bad("sandbox.writable", fmt.Sprintf("%q must be an absolute directory or start with ~/", w))
+		}
+	}
 	if c.Theme != ThemeAuto && c.Theme != ThemeDark && c.Theme != ThemeLight {
 		return bad("theme", fmt.Sprintf("must be %q, %q or %q, not %q", ThemeDark, ThemeLight, ThemeAuto, c.Theme))
 	}
@@ -577,6 +600,10 @@ func (c Config) Settings() []Setting {
 		"summarize.redact_secrets":          strconv.FormatBool(c.Summarize.RedactSecrets),
 		"summarize.delete_originals":        strconv.FormatBool(c.Summarize.DeleteOriginals),
 		"summarize.summary_budget_ratio":    ftoa(c.Summarize.SummaryBudgetRatio),
+		"sandbox.enabled":                   strconv.FormatBool(c.Sandbox.Enabled),
+		"sandbox.writable":                  strings.Join(c.Sandbox.Writable, ","),
+		"sandbox.network":                   strconv.FormatBool(c.Sandbox.Network),
+		"sandbox.auto_allow":                strconv.FormatBool(c.Sandbox.AutoAllow),
 	}
 	for model, p := range c.Pricing {
 		in, cached, out := p.Values()

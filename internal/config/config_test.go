@@ -364,3 +364,56 @@ func TestPricing(t *testing.T) {
 		require.ErrorContains(t, err, "config "+file+wantErr, text)
 	}
 }
+
+// TestSandbox: the [sandbox] table, its defaults (on, nothing more
+// writable, no network for auto-allowed commands, no auto-allow), its
+// lines in /config and a writable dir that is not absolute.
+func TestSandbox(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		text    string
+		want    SandboxConfig
+		lines   map[string]string // key -> "value @line" (0: default)
+		wantErr string
+	}{
+		{name: "defaults", text: "model = \"m\"\n", want: SandboxConfig{Enabled: true}, lines: map[string]string{
+			"sandbox.enabled": "true @0", "sandbox.writable": " @0", "sandbox.network": "false @0", "sandbox.auto_allow": "false @0",
+		}},
+		{name: "every key", text: "[sandbox]\nenabled = true\nwritable = [\"/var/cache/x\", \"~/go\"]\nnetwork = true\nauto_allow = true\n",
+			want: SandboxConfig{Enabled: true, Writable: []string{"/var/cache/x", "~/go"}, Network: true, AutoAllow: true},
+			lines: map[string]string{
+				"sandbox.enabled": "true @2", "sandbox.writable": "/var/cache/x,~/go @3", "sandbox.network": "true @4", "sandbox.auto_allow": "true @5",
+			}},
+		{name: "off", text: "sandbox.enabled = false\n", want: SandboxConfig{}},
+		{name: "a relative writable dir", text: "[sandbox]\nwritable = [\"build\"]\n",
+			wantErr: `:2: sandbox.writable: "build" must be an absolute directory or start with ~/`},
+		{name: "unknown key", text: "[sandbox]\nnetwrk = true\n", wantErr: ":2: sandbox.netwrk: unknown key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			file := writeFile(t, tt.text)
+			cfg, err := Load(file, envFrom(map[string]string{"HOME": t.TempDir()}), Flags{})
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				require.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, cfg.Sandbox)
+			got := map[string]Setting{}
+			for _, s := range cfg.Settings() {
+				got[s.Key] = s
+			}
+			for k, w := range tt.lines {
+				val, line, _ := strings.Cut(w, " @")
+				src := "default"
+				if line != "0" {
+					src = file + ":" + line
+				}
+				require.Equal(t, Setting{Key: k, Value: val, Source: src}, got[k], "/config's line for %s", k)
+			}
+		})
+	}
+}

@@ -17,6 +17,8 @@ import (
 
 const (
 	bashDescription = "Run a command with bash -c in the working directory. stdout and stderr are combined and the exit code is reported; long output keeps its head and tail. No stdin and no terminal: interactive commands fail. timeout is in seconds (default 120, max 600); on timeout, and when the command ends, every process it started (background jobs and daemons too) is killed. Use Read, Grep, Glob and LS rather than cat, grep, find or ls. Needs the user's approval."
+	// bashSandboxNote ends the description under a sandbox.
+	bashSandboxNote = " Sandboxed: it can write only inside the working directory, the temp dir and dirs the user configured (reads are open); a write elsewhere fails with Permission denied: do not work around it, ask the user."
 	bashSchema      = `{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","description":"Seconds, default 120, max 600"}},"required":["command"]}`
 
 	bashDefaultTimeout = 120 * time.Second
@@ -58,12 +60,14 @@ func runBash(ctx context.Context, s *Set, raw json.RawMessage, progress func(Pro
 		}
 	}
 	req := Request{Tool: ToolBash, Summary: termtext.FirstLine(a.Command, 200), Args: string(raw), Path: s.workDir}
-	if msg := s.authorize(ctx, req); msg != "" {
+	msg, auto := s.authorizeAuto(ctx, req)
+	if msg != "" {
 		return denied(msg, meta)
 	}
+	network := s.sandbox.NetworkFor(auto)
 
 	snap, obsErr := s.observeBefore(ctx)
-	res := s.execBash(ctx, a.Command, timeout, progress)
+	res := s.execBash(ctx, a.Command, timeout, network, progress)
 	meta.Changes = observeAfter(ctx, snap, obsErr)
 	text := res.out.String() // final: counts what it drops
 	o := output{meta: meta, elidedLines: res.out.droppedLines, elidedBytes: res.out.droppedBytes}
@@ -94,6 +98,9 @@ func runBash(ctx context.Context, s *Set, raw json.RawMessage, progress func(Pro
 	default:
 		fmt.Fprintf(&b, "[exit code %d]", code)
 	}
+	if blocked := s.sandbox.Blocked(text, code, network); blocked != "" {
+		b.WriteString("\n" + blocked)
+	}
 	o.text = b.String()
 	return o
 }
@@ -107,7 +114,8 @@ type bashResult struct {
 	err      error // the command could not be started
 }
 
-// execBash runs command in its own process group. The group is signaled
+// execBash runs command in its own process group, under the Set's sandbox
+// (with the network or without) when it has one. The group is signaled
 // (SIGTERM, then SIGKILL after killGrace) on timeout and when ctx ends;
 // after the shell exits, everything it left running is ended too (see
 // reapLeftovers), so that no background child or daemon outlives the call.
@@ -117,7 +125,7 @@ type bashResult struct {
 //
 // progress, when set, is told the output's tail as it arrives (see
 // startReporter); it is told nothing once execBash returns.
-func (s *Set) execBash(ctx context.Context, command string, timeout time.Duration, progress func(Progress) bool) bashResult {
+func (s *Set) execBash(ctx context.Context, command string, timeout time.Duration, network bool, progress func(Progress) bool) bashResult {
 	res := bashResult{out: &headTail{limit: bashCaptureBytes}}
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -126,7 +134,16 @@ func (s *Set) execBash(ctx context.Context, command string, timeout time.Duratio
 	}
 	defer pr.Close()
 	tag := callTagEnv + "=" + strconv.FormatUint(rand.Uint64(), 36)
-	cmd := exec.Command("bash", "-c", command)
+	// Under a sandbox the helper runs first, restricts itself and becomes
+	// the shell (same process: the group, the watcher and the kill below
+	// work as without).
+	path, args, err := s.sandbox.Command([]string{"bash", "-c", command}, network)
+	if err != nil {
+		pw.Close()
+		res.err = err
+		return res
+	}
+	cmd := &exec.Cmd{Path: path, Args: args}
 	cmd.Dir = s.workDir
 	cmd.Env = append(bashEnv(s.env), tag)
 	cmd.Stdin = nil // /dev/null

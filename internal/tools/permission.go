@@ -119,6 +119,9 @@ type Request struct {
 	// it (Rule.String); "" when the call may not be allowed for the
 	// project (see ProjectRule) or there is nowhere to save it.
 	Project string
+	// Note is what else the user should know to decide: why [sandbox]
+	// auto_allow, which is set, did not spare the question ("": nothing).
+	Note string
 }
 
 // Choices are the answers the user may give to r. A write outside the
@@ -180,36 +183,55 @@ type grantKey struct {
 // authorize applies the rules documented on Run. It returns "" when the call
 // may proceed, else the denial message for the model.
 func (s *Set) authorize(ctx context.Context, r Request) string {
+	msg, _ := s.authorizeAuto(ctx, r)
+	return msg
+}
+
+// authorizeAuto is authorize, also saying whether the call goes ahead only
+// because the sandbox auto-allows it (a Bash call nothing else allowed
+// and that would have asked): such a call gets no network unless the
+// sandbox allows it.
+func (s *Set) authorizeAuto(ctx context.Context, r Request) (msg string, auto bool) {
 	if s.perms[r.Tool] == ModeDeny {
-		return fmt.Sprintf("permission denied: %s is disabled by configuration", r.Tool)
+		return fmt.Sprintf("permission denied: %s is disabled by configuration", r.Tool), false
 	}
 	if s.yolo || (byUser(ctx) && !r.OutsideWorkDir) {
-		return ""
+		return "", false
 	}
 	key := grantKey{tool: r.Tool, outside: r.OutsideWorkDir}
 	if !r.OutsideWorkDir && s.perms[r.Tool] == ModeAllow {
-		return ""
+		return "", false
 	}
 	if r.Allows(AllowSession) && s.granted(key) {
-		return ""
+		return "", false
 	}
 	if s.projectAllows(r) {
-		return ""
+		return "", false
+	}
+	autoWhy := ""
+	if r.Tool == ToolBash && !r.OutsideWorkDir {
+		var ok bool
+		if ok, autoWhy = s.sandbox.AutoAllow(); ok {
+			return "", true
+		}
 	}
 	if s.asker == nil {
 		switch {
 		case !r.Allows(AllowSession): // a write outside
-			return fmt.Sprintf("permission denied: %s outside the working directory (%s) is refused; only --yolo allows it. Work inside %s", r.Tool, r.Path, s.workDir)
+			return fmt.Sprintf("permission denied: %s outside the working directory (%s) is refused; only --yolo allows it. Work inside %s", r.Tool, r.Path, s.workDir), false
 		case r.OutsideWorkDir:
-			return fmt.Sprintf("permission denied: %s outside the working directory (%s) needs approval; the user can rerun with --yolo", r.Tool, r.Path)
+			return fmt.Sprintf("permission denied: %s outside the working directory (%s) needs approval; the user can rerun with --yolo", r.Tool, r.Path), false
+		case autoWhy != "":
+			return fmt.Sprintf("permission denied: %s needs approval (%s); the user can rerun with --allow %s or --yolo", r.Tool, autoWhy, r.Tool), false
 		default:
-			return fmt.Sprintf("permission denied: %s needs approval; the user can rerun with --allow %s or --yolo", r.Tool, r.Tool)
+			return fmt.Sprintf("permission denied: %s needs approval; the user can rerun with --allow %s or --yolo", r.Tool, r.Tool), false
 		}
 	}
 	rule, saveable := s.projectRule(r)
 	if saveable {
 		r.Project = rule.String()
 	}
+	r.Note = autoWhy
 	// The front end shows these: no escape sequences from the model or files.
 	r.Summary, r.Args, r.Path, r.Diff = s.redact(termtext.Sanitize(r.Summary)), s.redact(termtext.Sanitize(r.Args)), s.redact(termtext.Sanitize(r.Path)), s.redact(termtext.Sanitize(r.Diff))
 	r.Project = s.redact(termtext.Sanitize(r.Project))
@@ -224,14 +246,14 @@ func (s *Set) authorize(ctx context.Context, r Request) string {
 		d, err = s.asker.Ask(ctx, r)
 	}
 	if err != nil {
-		return fmt.Sprintf("permission denied: asking the user about %s failed: %v", r.Tool, err)
+		return fmt.Sprintf("permission denied: asking the user about %s failed: %v", r.Tool, err), false
 	}
 	switch d {
 	case AllowSession:
 		if r.Allows(AllowSession) {
 			s.grant(key)
 		}
-		return ""
+		return "", false
 	case AllowProject:
 		if saveable {
 			// The user allowed the call: it runs even when the rule could
@@ -241,14 +263,14 @@ func (s *Set) authorize(ctx context.Context, r Request) string {
 				sr.Saved(r.Tool, r.Project, err)
 			}
 		}
-		return ""
+		return "", false
 	case AllowOnce:
-		return ""
+		return "", false
 	default:
 		if reason = strings.TrimSpace(reason); reason != "" {
-			return fmt.Sprintf("permission denied: the user declined this %s call and said why: %q. Do not retry it unchanged; take what they said into account", r.Tool, reason)
+			return fmt.Sprintf("permission denied: the user declined this %s call and said why: %q. Do not retry it unchanged; take what they said into account", r.Tool, reason), false
 		}
-		return fmt.Sprintf("permission denied: the user declined this %s call; do not retry it unchanged, ask the user how to proceed", r.Tool)
+		return fmt.Sprintf("permission denied: the user declined this %s call; do not retry it unchanged, ask the user how to proceed", r.Tool), false
 	}
 }
 

@@ -30,6 +30,7 @@ import (
 	"sync"
 
 	"github.com/gencode/gencode/internal/fschange"
+	"github.com/gencode/gencode/internal/sandbox"
 	"github.com/gencode/gencode/internal/termtext"
 )
 
@@ -144,6 +145,12 @@ type Options struct {
 	// appear in a result, before it is stored or sent: the configured API
 	// key. Values shorter than 8 bytes are ignored.
 	Secrets []string
+
+	// Sandbox confines every Bash command (the model's and the user's
+	// "!command"): nil or inactive, commands run unconfined. With its
+	// auto-allow on, a Bash call that would ask runs without asking, and
+	// without the network unless the sandbox allows it.
+	Sandbox *sandbox.Sandbox
 }
 
 // Set is the tool registry of one session. It is safe for concurrent use.
@@ -159,6 +166,7 @@ type Set struct {
 	env       []string
 	secrets   []string
 	privDirs  []string // Options.Private: absolute, clean, symlinks resolved
+	sandbox   *sandbox.Sandbox
 
 	mu     sync.Mutex
 	grants map[grantKey]bool  // AllowSession answers
@@ -184,6 +192,7 @@ func New(opts Options) *Set {
 		capTokens: opts.OutputCapTokens,
 		count:     opts.CountTokens,
 		env:       opts.Env,
+		sandbox:   opts.Sandbox,
 		grants:    map[grantKey]bool{},
 	}
 	// Held for the Set's life (the finalizer closes it): the directory
@@ -226,12 +235,16 @@ func (s *Set) WorkDir() string { return s.workDir }
 
 // Definitions returns the schemas of the tools the model may call, in a
 // stable order: Read, Write, Edit, Bash, Glob, Grep, LS. Tools set to
-// ModeDeny are left out.
+// ModeDeny are left out. Under a sandbox, Bash's description says what it
+// confines, so the model does not try what would be refused.
 func (s *Set) Definitions() []Definition {
 	var defs []Definition
 	for _, t := range allTools() {
 		if s.perms[t.def.Name] == ModeDeny {
 			continue
+		}
+		if t.def.Name == ToolBash && s.sandbox.Active() {
+			t.def.Description += bashSandboxNote // the same all session: the prompt's prefix stays put
 		}
 		defs = append(defs, t.def)
 	}

@@ -100,6 +100,9 @@ func New(r tools.Request, st theme.Dialog) Model {
 	if r.Path != "" && !strings.Contains(summary, r.Path) {
 		m.head = append(m.head, "path: "+termtext.Label(r.Path))
 	}
+	if r.Note != "" {
+		m.head = append(m.head, "note: "+termtext.Label(r.Note))
+	}
 	switch {
 	case r.Diff != "":
 		m.diff = true

@@ -42,6 +42,8 @@ var requests = map[string]tools.Request{
 	"bash for the project": {Tool: tools.ToolBash, Summary: "go test -race ./...", Args: `{"command":"go test -race ./..."}`, Path: "/work", Project: "go test -race ./... (exactly this command)"},
 	"write for the project": {Tool: tools.ToolWrite, Summary: "main.go (1 line)", Path: "/work/main.go", Project: "Write",
 		Diff: "--- /dev/null\n+++ b/main.go\n@@ -0,0 +1 @@\n+package main\n"},
+	"bash with a note": {Tool: tools.ToolBash, Summary: "make test", Path: "/work", Args: `{"command":"make test"}`,
+		Note: "auto_allow is off: this kernel's Landlock (ABI 3) cannot take the network away (ABI 4 can), so every command asks"},
 	"glob": {Tool: tools.ToolGlob, Summary: "**/*.go in /etc", Path: "/etc", OutsideWorkDir: true, Args: `{"pattern":"**/*.go","path":"/etc"}`},
 }
 

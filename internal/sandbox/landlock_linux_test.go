@@ -1,0 +1,133 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestMain makes the test binary the sandbox helper when it is run as one
+// (gencode's main does the same), so the tests confine real commands.
+func TestMain(m *testing.M) {
+	if IsHelper(os.Args[1:]) {
+		os.Exit(Main(os.Args[1:], os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// TestCommandsAreConfined runs shell commands through the helper, as the
+// Bash tool does: writes inside the project, its temp dir and /dev/null
+// succeed; writes outside, into gencode's directories (beside and inside
+// the project) and a TCP connection without the network are refused by
+// the kernel.
+func TestCommandsAreConfined(t *testing.T) {
+	t.Parallel()
+	sup := Probe()
+	if sup.ABI == 0 {
+		t.Skip("no sandbox to test: " + sup.Why)
+	}
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	tree(t, dir, "proj/a.txt", "proj/sub/", "proj/.config/gencode/config.toml", "proj/.config/git/config",
+		"tmp/", "outside/", "data/gencode/sessions.db")
+	proj := filepath.Join(dir, "proj")
+	sb := New(Config{Enabled: true, WorkDir: proj, TempDir: filepath.Join(dir, "tmp"), Executable: exe,
+		Protected: []string{filepath.Join(proj, ".config", "gencode"), filepath.Join(dir, "data", "gencode")}}, sup)
+	require.True(t, sb.Active())
+
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	connect := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", ln.Addr().(*net.TCPAddr).Port)
+
+	tests := []struct {
+		name    string
+		command string
+		network bool
+		ok      bool
+		needABI int
+	}{
+		{"write in the project", "echo hi > a.txt && echo new > sub/new.txt && mkdir -p sub/deep && echo x > sub/deep/f", true, true, 1},
+		{"write in the temp dir", "echo hi > $TMPDIR/t.txt", true, true, 1},
+		{"devices", "echo hi > /dev/null && head -c1 /dev/urandom > /dev/null && echo ok > /dev/stderr && echo ok > /dev/stdout", true, true, 1},
+		{"rename inside the project", "mkdir -p sub/d1 sub/d2 && touch sub/d1/f && mv sub/d1/f sub/d2/f && rm -r sub/d1", true, true, 2},
+		// The cost of keeping gencode's dir out: the levels on the way to
+		// it get no new entries (documented).
+		{"a new entry beside gencode's dir", "touch new.txt", true, false, 1},
+		{"other config beside gencode's", "echo x >> .config/git/config", true, true, 1},
+		{"write outside", "echo hi > ../outside/x", true, false, 1},
+		{"gencode's config inside the project", "echo 'allow = [\"Bash\"]' >> .config/gencode/config.toml", true, false, 1},
+		{"a new file in gencode's config dir", "touch .config/gencode/permissions.toml", true, false, 1},
+		{"remove gencode's config dir", "rm -rf .config/gencode", true, false, 1},
+		{"move gencode's config dir away", "mv .config .config.old", true, false, 1},
+		{"gencode's data dir", "echo x > ../data/gencode/sessions.db", true, false, 1},
+		{"signal a process outside (the test, as it would gencode)", "kill -0 $PPID", true, false, 6},
+		{"signal its own child", "sleep 5 & kill $!; wait $! || true", true, true, 6},
+		{"connect with the network", connect, true, true, 4},
+		{"connect without the network", connect, false, false, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if sup.ABI < tt.needABI {
+				t.Skipf("needs Landlock ABI %d, the kernel has %d", tt.needABI, sup.ABI)
+			}
+			path, args, err := sb.Command([]string{"bash", "-c", tt.command}, tt.network)
+			require.NoError(t, err)
+			cmd := &exec.Cmd{Path: path, Args: args, Dir: proj, Env: []string{"PATH=" + os.Getenv("PATH"), "TMPDIR=" + filepath.Join(dir, "tmp")}}
+			out, err := cmd.CombinedOutput()
+			if tt.ok {
+				require.NoError(t, err, "%s: %s", tt.command, out)
+				return
+			}
+			require.Error(t, err, "%s ran unconfined: %s", tt.command, out)
+			assert.Regexp(t, "(?i)permission denied|operation not permitted", string(out))
+			code := cmd.ProcessState.ExitCode()
+			assert.Contains(t, sb.Blocked(string(out), code, tt.network), "blocked by the sandbox")
+		})
+	}
+	b, err := os.ReadFile(filepath.Join(proj, ".config", "gencode", "config.toml"))
+	require.NoError(t, err)
+	assert.Empty(t, b, "gencode's config was written")
+	assert.NoFileExists(t, filepath.Join(dir, "outside", "x"))
+	assert.FileExists(t, filepath.Join(proj, "sub", "new.txt"))
+}
+
+// TestHelperRefusesWhatItCannotEnforce: a spec asking for more than the
+// kernel offers is not run weaker; the helper says so and runs nothing.
+func TestHelperRefusesWhatItCannotEnforce(t *testing.T) {
+	t.Parallel()
+	sup := Probe()
+	if sup.ABI == 0 {
+		t.Skip("no sandbox to test: " + sup.Why)
+	}
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	marker := filepath.Join(t.TempDir(), "ran")
+	spec := fmt.Sprintf(`{"abi":%d,"writable":["/"],"network":true}`, sup.ABI+1)
+	cmd := exec.Command(exe, HelperArg, spec, "/bin/sh", "sh", "-c", "touch "+marker)
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err)
+	assert.Equal(t, 126, cmd.ProcessState.ExitCode())
+	assert.True(t, strings.HasPrefix(string(out), "gencode sandbox: the kernel offers Landlock ABI"), "%s", out)
+	assert.NoFileExists(t, marker)
+}

@@ -1,0 +1,32 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+)
+
+// Self is the program to run as the helper: this binary ("" when it
+// cannot be found).
+func Self() string {
+	p, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+// Probe says there is no sandbox: gencode confines commands with Landlock,
+// on Linux only.
+func Probe() Support {
+	return Support{Why: "gencode has a sandbox on Linux only (Landlock), not on " + runtime.GOOS}
+}
+
+// Main is the helper; there is none here.
+func Main(_ []string, stderr io.Writer) int {
+	fmt.Fprintln(stderr, "gencode sandbox: no sandbox on "+runtime.GOOS+"; the command was not run")
+	return 126
+}

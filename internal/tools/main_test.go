@@ -1,0 +1,17 @@
+package tools
+
+import (
+	"os"
+	"testing"
+
+	"github.com/gencode/gencode/internal/sandbox"
+)
+
+// TestMain makes the test binary the sandbox helper when a sandboxed Bash
+// call runs it as one (gencode's main does the same for the real binary).
+func TestMain(m *testing.M) {
+	if sandbox.IsHelper(os.Args[1:]) {
+		os.Exit(sandbox.Main(os.Args[1:], os.Stderr))
+	}
+	os.Exit(m.Run())
+}
