@@ -58,8 +58,8 @@ func runBash(ctx context.Context, s *Set, raw json.RawMessage, progress func(Pro
 		}
 	}
 	req := Request{Tool: ToolBash, Summary: termtext.FirstLine(a.Command, 200), Args: string(raw), Path: s.workDir}
-	if msg := s.authorize(ctx, req); msg != "" {
-		return denied(msg, meta)
+	if d := s.authorize(ctx, req); d != nil {
+		return d.output(meta)
 	}
 
 	snap, obsErr := s.observeBefore(ctx)

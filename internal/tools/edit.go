@@ -79,8 +79,8 @@ func runEdit(ctx context.Context, s *Set, raw json.RawMessage) output {
 		OutsideWorkDir: t.outside,
 		Diff:           unifiedDiff(t.display, content, updated, true),
 	}
-	if msg := s.authorize(ctx, req); msg != "" {
-		return denied(msg, meta)
+	if d := s.authorize(ctx, req); d != nil {
+		return d.output(meta)
 	}
 	if now, fi, err := readRegular(rp.root, rp.name); err != nil || !fi.Mode().IsRegular() || string(now) != content {
 		return fail("%s changed while waiting for approval; Read it again and redo the edit", t.display)

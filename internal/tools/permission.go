@@ -177,33 +177,74 @@ type grantKey struct {
 	outside bool
 }
 
-// authorize applies the rules documented on Run. It returns "" when the call
-// may proceed, else the denial message for the model.
-func (s *Set) authorize(ctx context.Context, r Request) string {
+// Lift says what would have allowed a denied call without asking, so
+// that print mode names only the flags that help.
+type Lift int
+
+// Lifts. The zero value is LiftNone.
+const (
+	LiftNone  Lift = iota // nothing: refused whatever the permissions, or declined by the user
+	LiftAllow             // allowing the tool (--allow TOOL), or Yolo
+	LiftYolo              // only Yolo: outside the working directory
+)
+
+// String returns "", "allow" or "yolo".
+func (l Lift) String() string {
+	switch l {
+	case LiftAllow:
+		return "allow"
+	case LiftYolo:
+		return "yolo"
+	default:
+		return ""
+	}
+}
+
+// denial is a refused call: what the model is told, and what would have
+// allowed it.
+type denial struct {
+	msg  string
+	lift Lift
+}
+
+// output is the tool result for d, recording what the call was about.
+func (d *denial) output(meta Meta) output {
+	o := denied(d.msg, meta)
+	o.lift = d.lift
+	return o
+}
+
+func deny(lift Lift, format string, args ...any) *denial {
+	return &denial{msg: fmt.Sprintf(format, args...), lift: lift}
+}
+
+// authorize applies the rules documented on Run. It returns nil when the
+// call may proceed, else the denial.
+func (s *Set) authorize(ctx context.Context, r Request) *denial {
 	if s.perms[r.Tool] == ModeDeny {
-		return fmt.Sprintf("permission denied: %s is disabled by configuration", r.Tool)
+		return deny(LiftNone, "permission denied: %s is disabled by configuration", r.Tool)
 	}
 	if s.yolo || (byUser(ctx) && !r.OutsideWorkDir) {
-		return ""
+		return nil
 	}
 	key := grantKey{tool: r.Tool, outside: r.OutsideWorkDir}
 	if !r.OutsideWorkDir && s.perms[r.Tool] == ModeAllow {
-		return ""
+		return nil
 	}
 	if r.Allows(AllowSession) && s.granted(key) {
-		return ""
+		return nil
 	}
 	if s.projectAllows(r) {
-		return ""
+		return nil
 	}
 	if s.asker == nil {
 		switch {
 		case !r.Allows(AllowSession): // a write outside
-			return fmt.Sprintf("permission denied: %s outside the working directory (%s) is refused; only --yolo allows it. Work inside %s", r.Tool, r.Path, s.workDir)
+			return deny(LiftYolo, "permission denied: %s outside the working directory (%s) is refused; only --yolo allows it. Work inside %s", r.Tool, r.Path, s.workDir)
 		case r.OutsideWorkDir:
-			return fmt.Sprintf("permission denied: %s outside the working directory (%s) needs approval; the user can rerun with --yolo", r.Tool, r.Path)
+			return deny(LiftYolo, "permission denied: %s outside the working directory (%s) needs approval; the user can rerun with --yolo", r.Tool, r.Path)
 		default:
-			return fmt.Sprintf("permission denied: %s needs approval; the user can rerun with --allow %s or --yolo", r.Tool, r.Tool)
+			return deny(LiftAllow, "permission denied: %s needs approval; the user can rerun with --allow %s or --yolo", r.Tool, r.Tool)
 		}
 	}
 	rule, saveable := s.projectRule(r)
@@ -224,14 +265,14 @@ func (s *Set) authorize(ctx context.Context, r Request) string {
 		d, err = s.asker.Ask(ctx, r)
 	}
 	if err != nil {
-		return fmt.Sprintf("permission denied: asking the user about %s failed: %v", r.Tool, err)
+		return deny(LiftNone, "permission denied: asking the user about %s failed: %v", r.Tool, err)
 	}
 	switch d {
 	case AllowSession:
 		if r.Allows(AllowSession) {
 			s.grant(key)
 		}
-		return ""
+		return nil
 	case AllowProject:
 		if saveable {
 			// The user allowed the call: it runs even when the rule could
@@ -241,14 +282,14 @@ func (s *Set) authorize(ctx context.Context, r Request) string {
 				sr.Saved(r.Tool, r.Project, err)
 			}
 		}
-		return ""
+		return nil
 	case AllowOnce:
-		return ""
+		return nil
 	default:
 		if reason = strings.TrimSpace(reason); reason != "" {
-			return fmt.Sprintf("permission denied: the user declined this %s call and said why: %q. Do not retry it unchanged; take what they said into account", r.Tool, reason)
+			return deny(LiftNone, "permission denied: the user declined this %s call and said why: %q. Do not retry it unchanged; take what they said into account", r.Tool, reason)
 		}
-		return fmt.Sprintf("permission denied: the user declined this %s call; do not retry it unchanged, ask the user how to proceed", r.Tool)
+		return deny(LiftNone, "permission denied: the user declined this %s call; do not retry it unchanged, ask the user how to proceed", r.Tool)
 	}
 }
 

@@ -54,8 +54,8 @@ func runWrite(ctx context.Context, s *Set, raw json.RawMessage) output {
 		OutsideWorkDir: t.outside,
 		Diff:           unifiedDiff(t.display, old, content, existed),
 	}
-	if msg := s.authorize(ctx, req); msg != "" {
-		return denied(msg, meta)
+	if d := s.authorize(ctx, req); d != nil {
+		return d.output(meta)
 	}
 	if err := writeAtomic(rp.root, rp.name, []byte(content)); err != nil {
 		o := failf("Write %s: %v", t.display, err)
