@@ -76,7 +76,8 @@ func runEdit(ctx context.Context, s *Set, raw json.RawMessage) output {
 		Summary:        t.display,
 		Args:           string(raw),
 		Path:           t.abs,
-		OutsideWorkDir: t.outside,
+		OutsideWorkDir: t.outside || t.gitDir != "",
+		Guard:          t.writeGuard(),
 		Diff:           unifiedDiff(t.display, content, updated, true),
 	}
 	if d := s.authorize(ctx, req); d != nil {

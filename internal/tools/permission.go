@@ -113,17 +113,22 @@ type Request struct {
 	Summary        string // one line: the key argument (path, command, pattern)
 	Args           string // the raw JSON arguments
 	Path           string // the absolute path the call touches, symlinks resolved (Bash: the directory it runs in)
-	OutsideWorkDir bool   // Path is outside the working directory
+	OutsideWorkDir bool   // Path is outside the working directory, or treated so (Guard)
 	Diff           string // Write/Edit: unified diff of the file, old -> new
 	// Project is the rule an AllowProject answer saves, as the user reads
 	// it (Rule.String); "" when the call may not be allowed for the
 	// project (see ProjectRule) or there is nowhere to save it.
 	Project string
+	// Guard, when set, says why a Path inside the working directory is
+	// treated as outside it (OutsideWorkDir is set too): a Write or Edit
+	// into a git directory. The front end shows it.
+	Guard string
 }
 
 // Choices are the answers the user may give to r. A write outside the
-// working directory is never granted for the session, so it offers no
-// AllowSession; AllowProject is offered when r.Project names its rule.
+// working directory (or into a git directory, see Guard) is never granted
+// for the session, so it offers no AllowSession; AllowProject is offered
+// when r.Project names its rule.
 func (r Request) Choices() []Decision {
 	if r.OutsideWorkDir && (r.Tool == ToolWrite || r.Tool == ToolEdit) {
 		return []Decision{AllowOnce, Deny}
@@ -185,7 +190,7 @@ type Lift int
 const (
 	LiftNone  Lift = iota // nothing: refused whatever the permissions, or declined by the user
 	LiftAllow             // allowing the tool (--allow TOOL), or Yolo
-	LiftYolo              // only Yolo: outside the working directory
+	LiftYolo              // only Yolo: outside the working directory, or into a git directory
 )
 
 // String returns "", "allow" or "yolo".
@@ -239,6 +244,8 @@ func (s *Set) authorize(ctx context.Context, r Request) *denial {
 	}
 	if s.asker == nil {
 		switch {
+		case r.Guard != "":
+			return deny(LiftYolo, "permission denied: %s %s is refused: %s, and print mode cannot ask; only --yolo allows it. Do not retry; tell the user what you meant to change there", r.Tool, r.Path, r.Guard)
 		case !r.Allows(AllowSession): // a write outside
 			return deny(LiftYolo, "permission denied: %s outside the working directory (%s) is refused; only --yolo allows it. Work inside %s", r.Tool, r.Path, s.workDir)
 		case r.OutsideWorkDir:
@@ -253,7 +260,7 @@ func (s *Set) authorize(ctx context.Context, r Request) *denial {
 	}
 	// The front end shows these: no escape sequences from the model or files.
 	r.Summary, r.Args, r.Path, r.Diff = s.redact(termtext.Sanitize(r.Summary)), s.redact(termtext.Sanitize(r.Args)), s.redact(termtext.Sanitize(r.Path)), s.redact(termtext.Sanitize(r.Diff))
-	r.Project = s.redact(termtext.Sanitize(r.Project))
+	r.Project, r.Guard = s.redact(termtext.Sanitize(r.Project)), termtext.Sanitize(r.Guard)
 	var (
 		d      Decision
 		reason string

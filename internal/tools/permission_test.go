@@ -467,6 +467,7 @@ func TestDenialLift(t *testing.T) {
 	t.Parallel()
 	work, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
+	gitRepo(t, filepath.Join(work, ".git"))
 	private := filepath.Join(work, ".config", "gencode")
 	tests := []struct {
 		name  string
@@ -480,6 +481,7 @@ func TestDenialLift(t *testing.T) {
 		{"write needs approval", Options{}, ToolWrite, map[string]any{"file_path": "x", "content": "x"}, LiftAllow, "--allow Write or --yolo"},
 		{"read outside", Options{}, ToolRead, map[string]any{"file_path": "/etc/hostname"}, LiftYolo, "--yolo"},
 		{"write outside", Options{Permissions: Permissions{ToolWrite: ModeAllow}}, ToolWrite, map[string]any{"file_path": "../x", "content": "x"}, LiftYolo, "only --yolo"},
+		{"write into .git", Options{Permissions: Permissions{ToolWrite: ModeAllow}}, ToolWrite, map[string]any{"file_path": ".git/config", "content": "x"}, LiftYolo, "only --yolo"},
 		{"gencode's own directory", Options{Yolo: true, Private: []string{private}}, ToolWrite, map[string]any{"file_path": ".config/gencode/config.toml", "content": "x"}, LiftNone, "gencode's own directory"},
 		{"disabled", Options{Yolo: true, Permissions: Permissions{ToolBash: ModeDeny}}, ToolBash, map[string]any{"command": "true"}, LiftNone, "disabled by configuration"},
 		{"declined", Options{Asker: &fakeAsker{decision: Deny}}, ToolBash, map[string]any{"command": "true"}, LiftNone, "declined"},

@@ -309,9 +309,11 @@ func lookup(name string) (tool, bool) {
 //   - Read, Glob, Grep, LS on a path outside WorkDir ask, even when the tool
 //     is allowed; an AllowSession answer allows that tool outside WorkDir for
 //     the rest of the session;
-//   - Write and Edit outside WorkDir always ask, whatever the tool's mode or
-//     earlier answers; AllowSession counts as AllowOnce there. With no Asker
-//     (print mode) they are refused unless Yolo;
+//   - Write and Edit outside WorkDir, or into a git directory inside it
+//     (its config and hooks run code; see gitDirOf), always ask, whatever
+//     the tool's mode, earlier answers or the project's rules;
+//     AllowSession counts as AllowOnce there. With no Asker (print mode)
+//     they are refused unless Yolo;
 //   - otherwise ModeAllow runs, and ModeAsk asks unless the tool was allowed
 //     for the session or a rule saved for the project allows the call (see
 //     Rule; print mode honours these rules too);

@@ -51,7 +51,8 @@ func runWrite(ctx context.Context, s *Set, raw json.RawMessage) output {
 		Summary:        fmt.Sprintf("%s (%s)", t.display, countLines(content)),
 		Args:           string(raw),
 		Path:           t.abs,
-		OutsideWorkDir: t.outside,
+		OutsideWorkDir: t.outside || t.gitDir != "",
+		Guard:          t.writeGuard(),
 		Diff:           unifiedDiff(t.display, old, content, existed),
 	}
 	if d := s.authorize(ctx, req); d != nil {

@@ -42,6 +42,9 @@ var requests = map[string]tools.Request{
 	"bash for the project": {Tool: tools.ToolBash, Summary: "go test -race ./...", Args: `{"command":"go test -race ./..."}`, Path: "/work", Project: "go test -race ./... (exactly this command)"},
 	"write for the project": {Tool: tools.ToolWrite, Summary: "main.go (1 line)", Path: "/work/main.go", Project: "Write",
 		Diff: "--- /dev/null\n+++ b/main.go\n@@ -0,0 +1 @@\n+package main\n"},
+	"write into git": {Tool: tools.ToolWrite, Summary: ".git/hooks/pre-commit (2 lines)", Path: "/work/.git/hooks/pre-commit", OutsideWorkDir: true,
+		Guard: "writes into .git ask every time: git runs code from its config and hooks",
+		Diff:  "--- /dev/null\n+++ b/.git/hooks/pre-commit\n@@ -0,0 +1,2 @@\n+#!/bin/sh\n+touch pwned\n"},
 	"glob": {Tool: tools.ToolGlob, Summary: "**/*.go in /etc", Path: "/etc", OutsideWorkDir: true, Args: `{"pattern":"**/*.go","path":"/etc"}`},
 }
 
@@ -124,7 +127,7 @@ func TestAlwaysForThisProjectKey(t *testing.T) {
 	if v := dialog.New(requests["bash for the project"], styles()).View(); !strings.Contains(v, "p saves the rule: go test -race ./... (exactly this command)") {
 		t.Errorf("the Bash rule is not named:\n%s", v)
 	}
-	for _, name := range []string{"bash", "edit outside", "glob"} {
+	for _, name := range []string{"bash", "edit outside", "glob", "write into git"} {
 		m := dialog.New(requests[name], styles())
 		if _, cmd := m.Update(p); cmd != nil {
 			t.Errorf("%s: p answered %+v, but the request does not offer it", name, cmd())
