@@ -650,7 +650,7 @@ func toolMessage(c session.ToolCall, r tools.Result) session.Message {
 		Role: session.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: content, Full: r.Full,
 		Meta: session.Meta{
 			Tool: c.Name, FilePath: r.Meta.FilePath, Command: r.Meta.Command, Pattern: r.Meta.Pattern,
-			Failed: r.IsError, Denied: r.Denied, ExitCode: r.ExitCode, Capped: r.Full != "",
+			Failed: r.IsError, Denied: r.Denied, DeniedUnless: r.Lift.String(), ExitCode: r.ExitCode, Capped: r.Full != "",
 			Changes: fileChanges(r.Meta.Changes), Diff: r.Meta.Diff,
 		},
 	}

@@ -468,7 +468,7 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	}
 	var final string
 	var runErr error
-	denied := 0
+	var denials deniedError
 	for ev := range ag.Start(ctx, sess.ID, prompt) {
 		switch ev.Kind {
 		case agent.EventDone:
@@ -477,7 +477,7 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 			runErr = ev.Err
 		case agent.EventMessage:
 			if m := ev.Message; m != nil && m.Role == session.RoleTool && m.Meta.Denied {
-				denied++
+				denials.add(*m)
 				a.reportDenied(*m)
 			}
 		}
@@ -487,8 +487,8 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	lease.Release()
 	if runErr == nil {
 		fmt.Fprintln(a.env.textOut(), strings.TrimRight(final, "\n"))
-		if denied > 0 {
-			runErr = &deniedError{calls: denied}
+		if denials.calls > 0 {
+			runErr = &denials
 		}
 	}
 	if sum != nil {

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -79,15 +81,68 @@ type noSessionError struct{ msg string }
 func (e *noSessionError) Error() string { return e.msg }
 func (e *noSessionError) Unwrap() error { return session.ErrNotFound }
 
-// deniedError says that print mode's turn ended with tool calls denied.
-type deniedError struct{ calls int }
+// deniedError says that print mode's turn ended with tool calls denied,
+// and which flags would have allowed them: only those that would.
+type deniedError struct {
+	calls int
+	// byAllow, byYolo and byNone count the calls that --allow TOOL (or
+	// --yolo), only --yolo, and no flag would have allowed;
+	// allowTools names the tools of the first kind.
+	byAllow, byYolo, byNone int
+	allowTools              []string
+}
+
+// add counts the denied tool call m (see session.Meta.DeniedUnless).
+func (e *deniedError) add(m session.Message) {
+	e.calls++
+	switch m.Meta.DeniedUnless {
+	case "allow":
+		e.byAllow++
+		if !slices.Contains(e.allowTools, m.Name) {
+			e.allowTools = append(e.allowTools, m.Name)
+		}
+	case "yolo":
+		e.byYolo++
+	default:
+		e.byNone++
+	}
+}
 
 func (e *deniedError) Error() string {
 	what := "a tool call was denied"
 	if e.calls > 1 {
 		what = fmt.Sprintf("%d tool calls were denied", e.calls)
 	}
-	return what + ", so the turn may not have done what was asked (--allow the tools, or --yolo)"
+	return what + ", so the turn may not have done what was asked (" + e.hint() + ")"
+}
+
+// hint names what would have allowed the denied calls. A refusal no flag
+// lifts (a write into gencode's own directories) is not sent to --yolo.
+func (e *deniedError) hint() string {
+	it := "it"
+	if e.calls > 1 {
+		it = "them"
+	}
+	allow := "--allow " + strings.Join(e.allowTools, ",") + ", or --yolo"
+	switch e.calls {
+	case e.byAllow:
+		return allow
+	case e.byYolo:
+		return "only --yolo allows " + it
+	case e.byNone:
+		return "no flag allows " + it + ": see why above"
+	}
+	var parts []string
+	if e.byAllow > 0 {
+		parts = append(parts, fmt.Sprintf("%s, for %d", allow, e.byAllow))
+	}
+	if e.byYolo > 0 {
+		parts = append(parts, fmt.Sprintf("only --yolo for %d", e.byYolo))
+	}
+	if e.byNone > 0 {
+		parts = append(parts, fmt.Sprintf("no flag for %d: see why above", e.byNone))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // globalFlags are the flags every command takes.

@@ -85,7 +85,7 @@ func TestToolsDeniedWithoutAllow(t *testing.T) {
 		"gencode: denied Write (x.txt): Write needs approval",
 		"gencode: denied Bash (touch ran.txt): Bash needs approval; the user can rerun with --allow Bash or --yolo",
 		"gencode: denied Edit (keep.txt): ",
-		"gencode: 3 tool calls were denied, so the turn may not have done what was asked",
+		"gencode: 3 tool calls were denied, so the turn may not have done what was asked (--allow Write,Bash,Edit, or --yolo)",
 	} {
 		require.Contains(t, res.stderr, want)
 	}

@@ -93,6 +93,11 @@ type Meta struct {
 	Interrupted bool   `json:"interrupted,omitempty"`
 	// Capped is set when Content holds a head and tail of Full.
 	Capped bool `json:"capped,omitempty"`
+	// DeniedUnless, on a denied tool call, names what would have allowed
+	// it without asking: "allow" (allowing the tool, or yolo), "yolo"
+	// (only yolo); "" when nothing would have (refused whatever the
+	// permissions, or declined by the user). Print mode's hint names it.
+	DeniedUnless string `json:"denied_unless,omitempty"`
 	// Deleted is set when the user chose delete_originals and a summary
 	// replaced this message's text.
 	Deleted bool `json:"deleted,omitempty"`

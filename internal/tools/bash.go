@@ -60,9 +60,9 @@ func runBash(ctx context.Context, s *Set, raw json.RawMessage, progress func(Pro
 		}
 	}
 	req := Request{Tool: ToolBash, Summary: termtext.FirstLine(a.Command, 200), Args: string(raw), Path: s.workDir}
-	msg, auto := s.authorizeAuto(ctx, req)
-	if msg != "" {
-		return denied(msg, meta)
+	d, auto := s.authorizeAuto(ctx, req)
+	if d != nil {
+		return d.output(meta)
 	}
 	network := s.sandbox.NetworkFor(auto)
 

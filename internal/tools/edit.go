@@ -76,11 +76,12 @@ func runEdit(ctx context.Context, s *Set, raw json.RawMessage) output {
 		Summary:        t.display,
 		Args:           string(raw),
 		Path:           t.abs,
-		OutsideWorkDir: t.outside,
+		OutsideWorkDir: t.outside || t.gitDir != "",
+		Guard:          t.writeGuard(),
 		Diff:           unifiedDiff(t.display, content, updated, true),
 	}
-	if msg := s.authorize(ctx, req); msg != "" {
-		return denied(msg, meta)
+	if d := s.authorize(ctx, req); d != nil {
+		return d.output(meta)
 	}
 	if now, fi, err := readRegular(rp.root, rp.name); err != nil || !fi.Mode().IsRegular() || string(now) != content {
 		return fail("%s changed while waiting for approval; Read it again and redo the edit", t.display)

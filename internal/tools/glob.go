@@ -68,8 +68,8 @@ func runGlob(ctx context.Context, s *Set, raw json.RawMessage) output {
 	if bad != nil {
 		return (*bad).withMeta(meta)
 	}
-	if msg := s.authorize(ctx, Request{Tool: ToolGlob, Summary: fmt.Sprintf("%s in %s", a.Pattern, t.display), Args: string(raw), Path: t.abs, OutsideWorkDir: t.outside}); msg != "" {
-		return denied(msg, meta)
+	if d := s.authorize(ctx, Request{Tool: ToolGlob, Summary: fmt.Sprintf("%s in %s", a.Pattern, t.display), Args: string(raw), Path: t.abs, OutsideWorkDir: t.outside}); d != nil {
+		return d.output(meta)
 	}
 	dir, _, err := s.openRoot(t)
 	switch {

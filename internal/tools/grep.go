@@ -55,8 +55,8 @@ func runGrep(ctx context.Context, s *Set, raw json.RawMessage) output {
 	if bad != nil {
 		return (*bad).withMeta(meta)
 	}
-	if msg := s.authorize(ctx, Request{Tool: ToolGrep, Summary: fmt.Sprintf("%s in %s", a.Pattern, t.display), Args: string(raw), Path: t.abs, OutsideWorkDir: t.outside}); msg != "" {
-		return denied(msg, meta)
+	if d := s.authorize(ctx, Request{Tool: ToolGrep, Summary: fmt.Sprintf("%s in %s", a.Pattern, t.display), Args: string(raw), Path: t.abs, OutsideWorkDir: t.outside}); d != nil {
+		return d.output(meta)
 	}
 	g := grepper{s: s, re: re}
 	dir, fi, err := s.openRoot(t)

@@ -49,8 +49,8 @@ func runLS(ctx context.Context, s *Set, raw json.RawMessage) output {
 	if bad != nil {
 		return *bad
 	}
-	if msg := s.authorize(ctx, Request{Tool: ToolLS, Summary: t.display, Args: string(raw), Path: t.abs, OutsideWorkDir: t.outside}); msg != "" {
-		return denied(msg, Meta{})
+	if d := s.authorize(ctx, Request{Tool: ToolLS, Summary: t.display, Args: string(raw), Path: t.abs, OutsideWorkDir: t.outside}); d != nil {
+		return d.output(Meta{})
 	}
 	dir, fi, err := s.openRoot(t)
 	switch {

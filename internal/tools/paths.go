@@ -19,6 +19,10 @@ type target struct {
 	// privateTo is the gencode directory (Options.Private) abs is in; ""
 	// for none.
 	privateTo string
+	// gitDir is the git directory an inside abs is in ("" for none): a
+	// Write or Edit there is treated as one outside WorkDir (see
+	// gitGuard).
+	gitDir string
 }
 
 // private returns the directory of Options.Private that abs (absolute,
@@ -39,6 +43,16 @@ func (s *Set) private(abs string) string {
 func refusePrivate(tool string, t target) output {
 	msg := fmt.Sprintf("permission denied: %s %s is refused: it is in gencode's own directory %s (settings, permission rules, sessions, logs), which only the user changes, outside gencode. Do not retry; tell the user what to change", tool, t.display, t.privateTo)
 	return denied(msg, Meta{})
+}
+
+// writeGuard is why a Write or Edit of t is treated as one outside the
+// working directory although t is inside it (Request.Guard); "" when it
+// is not.
+func (t target) writeGuard() string {
+	if t.outside || t.gitDir == "" {
+		return ""
+	}
+	return gitGuard
 }
 
 // resolve turns a path argument into a target: relative paths are joined to
@@ -75,6 +89,7 @@ func (s *Set) resolve(p string) (target, error) {
 	if t.outside {
 		return t, nil
 	}
+	t.gitDir = s.gitDirOf(p, abs)
 	// Name the path as the model wrote it (relative when it is inside), so
 	// that results match its arguments; abs is what is touched. A ".."
 	// may undo a symlink, so such a path is named by where it leads.

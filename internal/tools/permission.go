@@ -113,7 +113,7 @@ type Request struct {
 	Summary        string // one line: the key argument (path, command, pattern)
 	Args           string // the raw JSON arguments
 	Path           string // the absolute path the call touches, symlinks resolved (Bash: the directory it runs in)
-	OutsideWorkDir bool   // Path is outside the working directory
+	OutsideWorkDir bool   // Path is outside the working directory, or treated so (Guard)
 	Diff           string // Write/Edit: unified diff of the file, old -> new
 	// Project is the rule an AllowProject answer saves, as the user reads
 	// it (Rule.String); "" when the call may not be allowed for the
@@ -122,11 +122,16 @@ type Request struct {
 	// Note is what else the user should know to decide: why [sandbox]
 	// auto_allow, which is set, did not spare the question ("": nothing).
 	Note string
+	// Guard, when set, says why a Path inside the working directory is
+	// treated as outside it (OutsideWorkDir is set too): a Write or Edit
+	// into a git directory. The front end shows it.
+	Guard string
 }
 
 // Choices are the answers the user may give to r. A write outside the
-// working directory is never granted for the session, so it offers no
-// AllowSession; AllowProject is offered when r.Project names its rule.
+// working directory (or into a git directory, see Guard) is never granted
+// for the session, so it offers no AllowSession; AllowProject is offered
+// when r.Project names its rule.
 func (r Request) Choices() []Decision {
 	if r.OutsideWorkDir && (r.Tool == ToolWrite || r.Tool == ToolEdit) {
 		return []Decision{AllowOnce, Deny}
@@ -180,51 +185,94 @@ type grantKey struct {
 	outside bool
 }
 
-// authorize applies the rules documented on Run. It returns "" when the call
-// may proceed, else the denial message for the model.
-func (s *Set) authorize(ctx context.Context, r Request) string {
-	msg, _ := s.authorizeAuto(ctx, r)
-	return msg
+// Lift says what would have allowed a denied call without asking, so
+// that print mode names only the flags that help.
+type Lift int
+
+// Lifts. The zero value is LiftNone.
+const (
+	LiftNone  Lift = iota // nothing: refused whatever the permissions, or declined by the user
+	LiftAllow             // allowing the tool (--allow TOOL), or Yolo
+	LiftYolo              // only Yolo: outside the working directory, or into a git directory
+)
+
+// String returns "", "allow" or "yolo".
+func (l Lift) String() string {
+	switch l {
+	case LiftAllow:
+		return "allow"
+	case LiftYolo:
+		return "yolo"
+	default:
+		return ""
+	}
+}
+
+// denial is a refused call: what the model is told, and what would have
+// allowed it.
+type denial struct {
+	msg  string
+	lift Lift
+}
+
+// output is the tool result for d, recording what the call was about.
+func (d *denial) output(meta Meta) output {
+	o := denied(d.msg, meta)
+	o.lift = d.lift
+	return o
+}
+
+func deny(lift Lift, format string, args ...any) *denial {
+	return &denial{msg: fmt.Sprintf(format, args...), lift: lift}
+}
+
+// authorize applies the rules documented on Run. It returns nil when the
+// call may proceed, else the denial.
+func (s *Set) authorize(ctx context.Context, r Request) *denial {
+	d, _ := s.authorizeAuto(ctx, r)
+	return d
 }
 
 // authorizeAuto is authorize, also saying whether the call goes ahead only
 // because the sandbox auto-allows it (a Bash call nothing else allowed
 // and that would have asked): such a call gets no network unless the
 // sandbox allows it.
-func (s *Set) authorizeAuto(ctx context.Context, r Request) (msg string, auto bool) {
+func (s *Set) authorizeAuto(ctx context.Context, r Request) (*denial, bool) {
 	if s.perms[r.Tool] == ModeDeny {
-		return fmt.Sprintf("permission denied: %s is disabled by configuration", r.Tool), false
+		return deny(LiftNone, "permission denied: %s is disabled by configuration", r.Tool), false
 	}
 	if s.yolo || (byUser(ctx) && !r.OutsideWorkDir) {
-		return "", false
+		return nil, false
 	}
 	key := grantKey{tool: r.Tool, outside: r.OutsideWorkDir}
 	if !r.OutsideWorkDir && s.perms[r.Tool] == ModeAllow {
-		return "", false
+		return nil, false
 	}
 	if r.Allows(AllowSession) && s.granted(key) {
-		return "", false
+		return nil, false
 	}
 	if s.projectAllows(r) {
-		return "", false
+		return nil, false
 	}
 	autoWhy := ""
 	if r.Tool == ToolBash && !r.OutsideWorkDir {
 		var ok bool
 		if ok, autoWhy = s.sandbox.AutoAllow(); ok {
-			return "", true
+			return nil, true
 		}
 	}
 	if s.asker == nil {
 		switch {
+		case r.Guard != "":
+			return deny(LiftYolo, "permission denied: %s %s is refused: %s, and print mode cannot ask; only --yolo allows it. Do not retry; tell the user what you meant to change there", r.Tool, r.Path, r.Guard), false
 		case !r.Allows(AllowSession): // a write outside
-			return fmt.Sprintf("permission denied: %s outside the working directory (%s) is refused; only --yolo allows it. Work inside %s", r.Tool, r.Path, s.workDir), false
+			return deny(LiftYolo, "permission denied: %s outside the working directory (%s) is refused; only --yolo allows it. Work inside %s", r.Tool, r.Path, s.workDir), false
 		case r.OutsideWorkDir:
-			return fmt.Sprintf("permission denied: %s outside the working directory (%s) needs approval; the user can rerun with --yolo", r.Tool, r.Path), false
+			return deny(LiftYolo, "permission denied: %s outside the working directory (%s) needs approval; the user can rerun with --yolo", r.Tool, r.Path), false
 		case autoWhy != "":
-			return fmt.Sprintf("permission denied: %s needs approval (%s); the user can rerun with --allow %s or --yolo", r.Tool, autoWhy, r.Tool), false
+			return deny(LiftAllow, "permission denied: %s needs approval (%s); the user can rerun with --allow %s or --yolo", r.Tool, autoWhy, r.Tool), false
 		default:
-			return fmt.Sprintf("permission denied: %s needs approval; the user can rerun with --allow %s or --yolo", r.Tool, r.Tool), false
+			return deny(LiftAllow, "permission denied: %s needs approval; the user can rerun with --allow %s or --yolo", r.Tool, r.Tool), false
 		}
 	}
 	rule, saveable := s.projectRule(r)
@@ -234,7 +282,7 @@ func (s *Set) authorizeAuto(ctx context.Context, r Request) (msg string, auto bo
 	r.Note = autoWhy
 	// The front end shows these: no escape sequences from the model or files.
 	r.Summary, r.Args, r.Path, r.Diff = s.redact(termtext.Sanitize(r.Summary)), s.redact(termtext.Sanitize(r.Args)), s.redact(termtext.Sanitize(r.Path)), s.redact(termtext.Sanitize(r.Diff))
-	r.Project = s.redact(termtext.Sanitize(r.Project))
+	r.Project, r.Guard = s.redact(termtext.Sanitize(r.Project)), termtext.Sanitize(r.Guard)
 	var (
 		d      Decision
 		reason string
@@ -246,14 +294,14 @@ func (s *Set) authorizeAuto(ctx context.Context, r Request) (msg string, auto bo
 		d, err = s.asker.Ask(ctx, r)
 	}
 	if err != nil {
-		return fmt.Sprintf("permission denied: asking the user about %s failed: %v", r.Tool, err), false
+		return deny(LiftNone, "permission denied: asking the user about %s failed: %v", r.Tool, err), false
 	}
 	switch d {
 	case AllowSession:
 		if r.Allows(AllowSession) {
 			s.grant(key)
 		}
-		return "", false
+		return nil, false
 	case AllowProject:
 		if saveable {
 			// The user allowed the call: it runs even when the rule could
@@ -263,14 +311,14 @@ func (s *Set) authorizeAuto(ctx context.Context, r Request) (msg string, auto bo
 				sr.Saved(r.Tool, r.Project, err)
 			}
 		}
-		return "", false
+		return nil, false
 	case AllowOnce:
-		return "", false
+		return nil, false
 	default:
 		if reason = strings.TrimSpace(reason); reason != "" {
-			return fmt.Sprintf("permission denied: the user declined this %s call and said why: %q. Do not retry it unchanged; take what they said into account", r.Tool, reason), false
+			return deny(LiftNone, "permission denied: the user declined this %s call and said why: %q. Do not retry it unchanged; take what they said into account", r.Tool, reason), false
 		}
-		return fmt.Sprintf("permission denied: the user declined this %s call; do not retry it unchanged, ask the user how to proceed", r.Tool), false
+		return deny(LiftNone, "permission denied: the user declined this %s call; do not retry it unchanged, ask the user how to proceed", r.Tool), false
 	}
 }
 

@@ -460,3 +460,41 @@ func TestRunByUser(t *testing.T) {
 	assert.True(t, r.Denied)
 	assert.Contains(t, r.Content, "disabled by configuration")
 }
+
+// TestDenialLift: a denied call says what would have allowed it, so that
+// print mode names only the flags that would.
+func TestDenialLift(t *testing.T) {
+	t.Parallel()
+	work, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	gitRepo(t, filepath.Join(work, ".git"))
+	private := filepath.Join(work, ".config", "gencode")
+	tests := []struct {
+		name  string
+		opts  Options
+		tool  string
+		args  map[string]any
+		want  Lift
+		reach string
+	}{
+		{"needs approval", Options{}, ToolBash, map[string]any{"command": "true"}, LiftAllow, "--allow Bash or --yolo"},
+		{"write needs approval", Options{}, ToolWrite, map[string]any{"file_path": "x", "content": "x"}, LiftAllow, "--allow Write or --yolo"},
+		{"read outside", Options{}, ToolRead, map[string]any{"file_path": "/etc/hostname"}, LiftYolo, "--yolo"},
+		{"write outside", Options{Permissions: Permissions{ToolWrite: ModeAllow}}, ToolWrite, map[string]any{"file_path": "../x", "content": "x"}, LiftYolo, "only --yolo"},
+		{"write into .git", Options{Permissions: Permissions{ToolWrite: ModeAllow}}, ToolWrite, map[string]any{"file_path": ".git/config", "content": "x"}, LiftYolo, "only --yolo"},
+		{"gencode's own directory", Options{Yolo: true, Private: []string{private}}, ToolWrite, map[string]any{"file_path": ".config/gencode/config.toml", "content": "x"}, LiftNone, "gencode's own directory"},
+		{"disabled", Options{Yolo: true, Permissions: Permissions{ToolBash: ModeDeny}}, ToolBash, map[string]any{"command": "true"}, LiftNone, "disabled by configuration"},
+		{"declined", Options{Asker: &fakeAsker{decision: Deny}}, ToolBash, map[string]any{"command": "true"}, LiftNone, "declined"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			opts := tt.opts
+			opts.WorkDir = work
+			res := run(t, New(opts), tt.tool, tt.args)
+			require.True(t, res.Denied, res.Content)
+			assert.Equal(t, tt.want, res.Lift, "Lift of %s", res.Content)
+			assert.Contains(t, res.Content, tt.reach)
+		})
+	}
+}

@@ -54,8 +54,8 @@ func runRead(ctx context.Context, s *Set, raw json.RawMessage) output {
 		return (*bad).withMeta(Meta{FilePath: a.FilePath})
 	}
 	meta := Meta{FilePath: t.display}
-	if msg := s.authorize(ctx, Request{Tool: ToolRead, Summary: t.display, Args: string(raw), Path: t.abs, OutsideWorkDir: t.outside}); msg != "" {
-		return denied(msg, meta)
+	if d := s.authorize(ctx, Request{Tool: ToolRead, Summary: t.display, Args: string(raw), Path: t.abs, OutsideWorkDir: t.outside}); d != nil {
+		return d.output(meta)
 	}
 	out := s.readFile(t, offset, limit)
 	return out.withMeta(meta)

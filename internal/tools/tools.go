@@ -79,6 +79,7 @@ type Result struct {
 	Full     string // the whole sanitized output when Content was capped; "" otherwise
 	IsError  bool   // the tool failed: bad arguments, not found, non-zero exit, denied ...
 	Denied   bool   // permission was refused (IsError is set too)
+	Lift     Lift   // Denied: what would have allowed the call without asking
 	ExitCode *int   // Bash only: the shell's exit status (128+N when killed by signal N)
 	Meta     Meta
 }
@@ -256,6 +257,7 @@ type output struct {
 	text     string
 	isError  bool
 	denied   bool
+	lift     Lift // for a denial: what would have allowed it
 	exitCode *int
 	meta     Meta
 	// elided counts what the tool already dropped from the middle of text
@@ -315,17 +317,21 @@ func lookup(name string) (tool, bool) {
 //
 // Permission rules, checked after the arguments are valid:
 //   - a tool set to ModeDeny is refused;
+//   - Write and Edit into Options.Private are refused, Yolo included;
 //   - with Yolo everything else runs without asking;
 //   - Read, Glob, Grep, LS on a path outside WorkDir ask, even when the tool
 //     is allowed; an AllowSession answer allows that tool outside WorkDir for
 //     the rest of the session;
-//   - Write and Edit outside WorkDir always ask, whatever the tool's mode or
-//     earlier answers; AllowSession counts as AllowOnce there. With no Asker
-//     (print mode) they are refused unless Yolo;
+//   - Write and Edit outside WorkDir, or into a git directory inside it
+//     (its config and hooks run code; see gitDirOf), always ask, whatever
+//     the tool's mode, earlier answers or the project's rules;
+//     AllowSession counts as AllowOnce there. With no Asker (print mode)
+//     they are refused unless Yolo;
 //   - otherwise ModeAllow runs, and ModeAsk asks unless the tool was allowed
 //     for the session or a rule saved for the project allows the call (see
 //     Rule; print mode honours these rules too);
-//   - with no Asker, asking means denied, with a hint naming --allow or --yolo.
+//   - with no Asker, asking means denied, with a hint naming --allow or
+//     --yolo where they would allow it (Result.Lift says which).
 func (s *Set) Run(ctx context.Context, c Call) Result {
 	t, ok := lookup(c.Name)
 	var out output
@@ -377,6 +383,7 @@ func (s *Set) finish(name string, out output) Result {
 		Content:  content,
 		IsError:  out.isError || out.denied,
 		Denied:   out.denied,
+		Lift:     out.lift,
 		ExitCode: out.exitCode,
 		Meta:     out.meta,
 	}

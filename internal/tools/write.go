@@ -51,11 +51,12 @@ func runWrite(ctx context.Context, s *Set, raw json.RawMessage) output {
 		Summary:        fmt.Sprintf("%s (%s)", t.display, countLines(content)),
 		Args:           string(raw),
 		Path:           t.abs,
-		OutsideWorkDir: t.outside,
+		OutsideWorkDir: t.outside || t.gitDir != "",
+		Guard:          t.writeGuard(),
 		Diff:           unifiedDiff(t.display, old, content, existed),
 	}
-	if msg := s.authorize(ctx, req); msg != "" {
-		return denied(msg, meta)
+	if d := s.authorize(ctx, req); d != nil {
+		return d.output(meta)
 	}
 	if err := writeAtomic(rp.root, rp.name, []byte(content)); err != nil {
 		o := failf("Write %s: %v", t.display, err)

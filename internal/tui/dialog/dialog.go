@@ -187,7 +187,11 @@ func (m *Model) wrap() {
 		}
 	}
 	if m.req.OutsideWorkDir {
-		for _, t := range report.Wrap("outside the working directory", inner, 2) {
+		why := "outside the working directory"
+		if m.req.Guard != "" {
+			why = termtext.Label(m.req.Guard)
+		}
+		for _, t := range report.Wrap(why, inner, 2) {
 			m.headRows = append(m.headRows, row{text: t, style: m.st.Warn})
 		}
 	}

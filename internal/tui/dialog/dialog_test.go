@@ -44,6 +44,9 @@ var requests = map[string]tools.Request{
 		Diff: "--- /dev/null\n+++ b/main.go\n@@ -0,0 +1 @@\n+package main\n"},
 	"bash with a note": {Tool: tools.ToolBash, Summary: "make test", Path: "/work", Args: `{"command":"make test"}`,
 		Note: "auto_allow is off: this kernel's Landlock (ABI 3) cannot take the network away (ABI 4 can), so every command asks"},
+	"write into git": {Tool: tools.ToolWrite, Summary: ".git/hooks/pre-commit (2 lines)", Path: "/work/.git/hooks/pre-commit", OutsideWorkDir: true,
+		Guard: "writes into .git ask every time: git runs code from its config and hooks",
+		Diff:  "--- /dev/null\n+++ b/.git/hooks/pre-commit\n@@ -0,0 +1,2 @@\n+#!/bin/sh\n+touch pwned\n"},
 	"glob": {Tool: tools.ToolGlob, Summary: "**/*.go in /etc", Path: "/etc", OutsideWorkDir: true, Args: `{"pattern":"**/*.go","path":"/etc"}`},
 }
 
@@ -126,7 +129,7 @@ func TestAlwaysForThisProjectKey(t *testing.T) {
 	if v := dialog.New(requests["bash for the project"], styles()).View(); !strings.Contains(v, "p saves the rule: go test -race ./... (exactly this command)") {
 		t.Errorf("the Bash rule is not named:\n%s", v)
 	}
-	for _, name := range []string{"bash", "edit outside", "glob"} {
+	for _, name := range []string{"bash", "edit outside", "glob", "write into git"} {
 		m := dialog.New(requests[name], styles())
 		if _, cmd := m.Update(p); cmd != nil {
 			t.Errorf("%s: p answered %+v, but the request does not offer it", name, cmd())
