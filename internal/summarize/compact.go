@@ -219,7 +219,7 @@ func (s *Summarizer) plan(ctx context.Context, st *sessState, id string, m mode,
 	}
 	c.facts = extract(c.rng, s.cfg.PreserveSystem)
 	c.facts.SessionID, c.facts.FromSeq, c.facts.ToSeq, c.facts.Focus = id, c.rng[0].Seq, c.rng[len(c.rng)-1].Seq, focus
-	c.words = s.words(c.rangeTokens, c.b)
+	c.words = s.words(c.rangeTokens, c.b, s.summaryWindow())
 
 	if m == modeBackground {
 		// Not worth an LLM call if even a good summary would save little.
@@ -256,7 +256,7 @@ func (s *Summarizer) write(ctx, lctx context.Context, st *sessState, c *compacti
 	if m != modeManual && s.llmHeld(st, c.eff) {
 		llmErr = fmt.Errorf("the summarizer failed %d times in a row; not asked again until the session grows", llmFailureLimit)
 	} else {
-		nar, chunks, err := s.narrateCompaction(lctx, c, &attempts{left: s.cfg.MaxAttempts, session: c.id})
+		nar, chunks, err := s.narrateCompaction(lctx, st, c, &attempts{left: s.cfg.MaxAttempts, session: c.id})
 		if err == nil {
 			sum.Content, sum.Goal, sum.CurrentState = nar.text, nar.goal, nar.currentState
 			sum.Topics, sum.NextSteps = nar.topics, nar.nextSteps
