@@ -188,3 +188,69 @@ func TestSummaryRequestsFitTheServersWindow(t *testing.T) {
 		})
 	}
 }
+
+// TestFallbackKeepsEveryFact: the summarizer always fails (500 for every
+// summary request), so every compaction applies the deterministic
+// summary. 40 user turns of about 250 tokens each state one short fact;
+// the server's window is 6,000. All 40 facts reach the last request, in
+// the summaries or as messages.
+func TestFallbackKeepsEveryFact(t *testing.T) {
+	t.Parallel()
+	counter := tokenCache.Counter("gpt-4o-mini")
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules(), openaitest.WithTokenizer(counter.Count),
+		openaitest.WithContextWindow(6000, nil),
+		openaitest.WithResponder(func(r openaitest.Request) openaitest.Reply {
+			if openaitest.DefaultPurpose(r) == openaitest.PurposeSummary {
+				return openaitest.Reply{Status: 500}
+			}
+			return openaitest.Text("Noted; the review goes on.")
+		}))
+	store, sess := newStoreSession(t)
+	h := newHarness(t, srv, store, sess, 128000, func(c *summarize.Config) {
+		c.Model, c.SummaryWindow, c.CachedPrefix = "gpt-4o-mini", 128000, true
+		c.RetryBackoff = 1
+	})
+	for i := 1; i <= 40; i++ {
+		h.turn(longTurn(i, plantedFact(i)))
+	}
+	h.sum.Wait()
+	h.turn("What were the facts I gave you? Answer from the conversation.")
+	h.sum.Wait()
+
+	reqs, accts := srv.Requests(), srv.Accounts()
+	var last openaitest.Request
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if openaitest.DefaultPurpose(reqs[i]) == openaitest.PurposeAgent && accts[i].Rejected == "" {
+			last = reqs[i]
+			break
+		}
+	}
+	var compactions, fallbacks int
+	for _, r := range h.compactions(0) {
+		if r.Phase == summarize.Finished && r.Summary != nil {
+			compactions++
+			if r.Fallback {
+				fallbacks++
+			}
+		}
+	}
+	text := requestText(last)
+	var lost []int
+	for i := 1; i <= 40; i++ {
+		if !strings.Contains(text, plantedFact(i)) {
+			lost = append(lost, i)
+		}
+	}
+	t.Logf("%d requests; %d compactions, %d fallbacks; last request %d tokens; facts kept %d of 40, lost: %v",
+		len(reqs), compactions, fallbacks, openaitest.PromptTokens(last, counter.Count), 40-len(lost), lost)
+	if testing.Verbose() {
+		for _, m := range last.Messages {
+			if strings.Contains(m.Content, "Earlier in this session") {
+				t.Log(m.Content)
+			}
+		}
+	}
+	require.NotZero(t, fallbacks, "no compaction fell back")
+	require.Equal(t, compactions, fallbacks, "a compaction had a narrative")
+	require.Empty(t, lost, "facts of these turns lost")
+}

@@ -28,7 +28,11 @@ type budgets struct {
 	perSummary int // one summary
 	narrative  int // one narrative
 	factChars  int // the facts shown per summary (RenderChars)
-	goal       int // the context after a compaction
+	// keepChars and keepCharsFallback bound the user's constraints and
+	// facts shown per summary (KeepChars), with a narrative and without
+	// one: the deterministic summary has the narrative's room besides.
+	keepChars, keepCharsFallback int
+	goal                         int // the context after a compaction
 }
 
 func (s *Summarizer) budgets(fixed int) budgets {
@@ -39,6 +43,11 @@ func (s *Summarizer) budgets(fixed int) budgets {
 	b.perSummary = max(200, b.block/3)
 	b.narrative = min(b.perSummary*6/10, 1500)
 	b.factChars = min(max(b.perSummary*4/10*4, 400), 12000)
+	// At about 4 characters a token: a quarter of the block with a
+	// narrative, half without (40 short facts take about 1,400 characters,
+	// and a 6,000-token window's block is 900 tokens).
+	b.keepChars = max(b.block, 400)
+	b.keepCharsFallback = max(b.block*2, 800)
 	b.goal = soft - w/10
 	return b
 }
@@ -347,6 +356,10 @@ func dropNarrative(sum session.Summary) session.Summary {
 func (s *Summarizer) finish(sum *session.Summary, b budgets) {
 	scrubSummary(sum, s.cfg.RedactSecrets)
 	sum.RenderChars = b.factChars
+	sum.KeepChars = b.keepChars
+	if strings.TrimSpace(sum.Content) == "" {
+		sum.KeepChars = b.keepCharsFallback
+	}
 	text := RenderSummary(*sum)
 	sum.TokenCount = s.counter.Count(text)
 	sum.TokenKey = ""
