@@ -45,9 +45,10 @@ func (s *Summarizer) budgets(fixed int) budgets {
 	b.factChars = min(max(b.perSummary*4/10*4, 400), 12000)
 	// At about 4 characters a token: a quarter of the block with a
 	// narrative, half without (40 short facts take about 1,400 characters,
-	// and a 6,000-token window's block is 900 tokens).
-	b.keepChars = max(b.block, 400)
-	b.keepCharsFallback = max(b.block*2, 800)
+	// and a 6,000-token window's block is 900 tokens); in a large window at
+	// most about 1,000 and 4,000 tokens.
+	b.keepChars = min(max(b.block, 400), 4000)
+	b.keepCharsFallback = min(max(b.block*2, 800), 16000)
 	b.goal = soft - w/10
 	return b
 }
