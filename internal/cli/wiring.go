@@ -135,6 +135,10 @@ func (c completer) Complete(ctx context.Context, req summarize.Request) (summari
 		}
 	}
 	resp, err := c.c.Complete(ctx, lr)
+	if errors.Is(err, llm.ErrContextOverflow) {
+		// The summarizer plans smaller requests from it, never the same again.
+		return summarize.Completion{}, &summarize.OverflowError{Window: llm.WindowOf(err), Err: err}
+	}
 	if err != nil {
 		return summarize.Completion{}, err
 	}

@@ -94,6 +94,7 @@ type Server struct {
 	modelsErr int // GET /v1/models's failing status; 0: it answers
 	tokenize  func(string) int
 	purpose   func(Request) Purpose
+	refusal   func(window, prompt, completion int) (int, string) // refusal.go
 
 	respMu sync.Mutex // serializes responder calls
 
@@ -346,6 +347,13 @@ func (s *Server) reject(w http.ResponseWriter, req Request, wire wireRequest) st
 			prompt := s.count(req)
 			completion := max(req.MaxTokens, req.MaxCompletionTokens)
 			if prompt+completion > s.window {
+				if s.refusal != nil {
+					status, body := s.refusal(s.window, prompt, completion)
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(status)
+					_, _ = io.WriteString(w, body)
+					return RejectWindow
+				}
 				msg := fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", s.window, prompt)
 				if completion > 0 {
 					msg = fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.", s.window, prompt+completion, prompt, completion)

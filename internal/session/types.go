@@ -206,7 +206,7 @@ type Summary struct {
 	Commands        []string    `json:"commands"`     // distinct, in order
 	CommandRuns     int         `json:"command_runs"` // every shell call, repeats included
 	LastUserRequest string      `json:"last_user_request,omitempty"`
-	UserConstraints []string    `json:"user_constraints,omitempty"`
+	UserConstraints []string    `json:"user_constraints,omitempty"` // verbatim: rules, what the user asked to remember, facts they stated
 	Focus           string      `json:"focus,omitempty"`
 	GeneratedAt     time.Time   `json:"generated_at"`
 	Model           string      `json:"model"`
@@ -235,6 +235,10 @@ type Summary struct {
 	// The fields themselves always keep everything; RenderSummary shows the
 	// most recent entries that fit and says how many it left out.
 	RenderChars int `json:"render_chars,omitempty"`
+	// KeepChars bounds the UserConstraints shown (0: their share of
+	// RenderChars). Past it they are shortened, then the least important
+	// and oldest left out, what the user asked to remember last.
+	KeepChars int `json:"keep_chars,omitempty"`
 	// Chunks is how many summarizer calls the range needed (map-reduce).
 	Chunks int `json:"chunks,omitempty"`
 }

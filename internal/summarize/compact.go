@@ -28,7 +28,11 @@ type budgets struct {
 	perSummary int // one summary
 	narrative  int // one narrative
 	factChars  int // the facts shown per summary (RenderChars)
-	goal       int // the context after a compaction
+	// keepChars and keepCharsFallback bound the user's constraints and
+	// facts shown per summary (KeepChars), with a narrative and without
+	// one: the deterministic summary has the narrative's room besides.
+	keepChars, keepCharsFallback int
+	goal                         int // the context after a compaction
 }
 
 func (s *Summarizer) budgets(fixed int) budgets {
@@ -39,6 +43,12 @@ func (s *Summarizer) budgets(fixed int) budgets {
 	b.perSummary = max(200, b.block/3)
 	b.narrative = min(b.perSummary*6/10, 1500)
 	b.factChars = min(max(b.perSummary*4/10*4, 400), 12000)
+	// At about 4 characters a token: a quarter of the block with a
+	// narrative, half without (40 short facts take about 1,400 characters,
+	// and a 6,000-token window's block is 900 tokens); in a large window at
+	// most about 1,000 and 4,000 tokens.
+	b.keepChars = min(max(b.block, 400), 4000)
+	b.keepCharsFallback = min(max(b.block*2, 800), 16000)
 	b.goal = soft - w/10
 	return b
 }
@@ -219,7 +229,7 @@ func (s *Summarizer) plan(ctx context.Context, st *sessState, id string, m mode,
 	}
 	c.facts = extract(c.rng, s.cfg.PreserveSystem)
 	c.facts.SessionID, c.facts.FromSeq, c.facts.ToSeq, c.facts.Focus = id, c.rng[0].Seq, c.rng[len(c.rng)-1].Seq, focus
-	c.words = s.words(c.rangeTokens, c.b)
+	c.words = s.words(c.rangeTokens, c.b, s.summaryWindow())
 
 	if m == modeBackground {
 		// Not worth an LLM call if even a good summary would save little.
@@ -256,7 +266,7 @@ func (s *Summarizer) write(ctx, lctx context.Context, st *sessState, c *compacti
 	if m != modeManual && s.llmHeld(st, c.eff) {
 		llmErr = fmt.Errorf("the summarizer failed %d times in a row; not asked again until the session grows", llmFailureLimit)
 	} else {
-		nar, chunks, err := s.narrateCompaction(lctx, c, &attempts{left: s.cfg.MaxAttempts, session: c.id})
+		nar, chunks, err := s.narrateCompaction(lctx, st, c, &attempts{left: s.cfg.MaxAttempts, session: c.id})
 		if err == nil {
 			sum.Content, sum.Goal, sum.CurrentState = nar.text, nar.goal, nar.currentState
 			sum.Topics, sum.NextSteps = nar.topics, nar.nextSteps
@@ -347,6 +357,10 @@ func dropNarrative(sum session.Summary) session.Summary {
 func (s *Summarizer) finish(sum *session.Summary, b budgets) {
 	scrubSummary(sum, s.cfg.RedactSecrets)
 	sum.RenderChars = b.factChars
+	sum.KeepChars = b.keepChars
+	if strings.TrimSpace(sum.Content) == "" {
+		sum.KeepChars = b.keepCharsFallback
+	}
 	text := RenderSummary(*sum)
 	sum.TokenCount = s.counter.Count(text)
 	sum.TokenKey = ""

@@ -626,14 +626,59 @@ func describeUse(paths []string, cmd string, res session.Message, haveResult boo
 	return strings.TrimSpace(what)
 }
 
-// constraintRe finds the sentences of a user message that set rules for
-// the work: they are kept verbatim (an LLM summary tends to drop them).
-var constraintRe = regexp.MustCompile(`(?i)\b(always|never|don't|do not|must not|must|make sure|only use|avoid|without|prefer|keep .* (?:verbatim|as is)|remember)\b`)
+// The sentences of a user message kept verbatim in a summary
+// (UserConstraints): an LLM summary tends to drop them, and the
+// deterministic fallback has nothing else to keep them with. By rank, the
+// order in which a summary short of room drops them (last first):
+var (
+	// memoRe: what the user asked to remember or noted ("remember ...",
+	// "note that ...", "IMPORTANT: ...", "FACT07: ...").
+	memoRe  = regexp.MustCompile(`(?i)\b(remember|note that|keep in mind|don't forget|do not forget|for the record|important)\b`)
+	labelRe = regexp.MustCompile(`^[A-Z][A-Z0-9_-]*[A-Z0-9]:\s+\S`)
+	// constraintRe: rules for the work (always, never, must ...).
+	constraintRe = regexp.MustCompile(`(?i)\b(always|never|don't|do not|must not|must|make sure|only use|avoid)\b`)
+	// preferenceRe: softer rules.
+	preferenceRe = regexp.MustCompile(`(?i)\b(without|prefer|keep .* (?:verbatim|as is))\b`)
+	// statedRe and valueRe: a fact the user stated, a short sentence
+	// giving something a value ("the staging port is 7407", "the config
+	// lives in /etc/app").
+	statedRe = regexp.MustCompile(`(?i)(\b(is|are|equals|should be|will be|runs on|lives (?:in|at))\b|=)`)
+	valueRe  = regexp.MustCompile("[0-9/`]")
+)
 
+// Ranks of kept sentences: the lower, the longer a summary keeps it.
+const (
+	rankMemo = iota
+	rankConstraint
+	rankOther
+	// maxStatedChars bounds a sentence read as a stated fact: longer ones
+	// are prose.
+	maxStatedChars = 240
+)
+
+// keepRank is how important a kept sentence is; ok is false for one not
+// worth keeping.
+func keepRank(s string) (rank int, ok bool) {
+	switch {
+	case memoRe.MatchString(s) || labelRe.MatchString(s):
+		return rankMemo, true
+	case constraintRe.MatchString(s):
+		return rankConstraint, true
+	case preferenceRe.MatchString(s):
+		return rankOther, true
+	case len(s) <= maxStatedChars && statedRe.MatchString(s) && valueRe.MatchString(s):
+		return rankOther, true
+	}
+	return 0, false
+}
+
+// constraints returns the sentences of a user message a summary keeps
+// verbatim: its constraints and the facts the user stated or asked to
+// remember.
 func constraints(text string) []string {
 	var out []string
 	for _, s := range sentences(text) {
-		if len(s) >= 8 && constraintRe.MatchString(s) {
+		if _, ok := keepRank(s); len(s) >= 8 && ok {
 			out = append(out, clip(s, maxLineChars))
 		}
 	}

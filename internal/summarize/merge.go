@@ -46,7 +46,8 @@ func (s *Summarizer) mergeIfOver(ctx, lctx context.Context, st *sessState, id, f
 		}
 	}
 	merged.Merged, merged.Chunks = ids, chunks
-	words := s.words(1<<30, b)
+	f := s.fitFor(st)
+	words := func() int { return s.words(1<<30, b, f.window()) }
 	switch {
 	case len(parts) == 0:
 		merged.Fallback = true
@@ -57,7 +58,7 @@ func (s *Summarizer) mergeIfOver(ctx, lctx context.Context, st *sessState, id, f
 		merged.Content = shortenParts(parts, labels, b.narrative*4)
 		merged.Fallback, merged.FallbackReason = true, "the summarizer is failing; narratives shortened"
 	default:
-		text, err := s.reduce(lctx, parts, labels, focus, words, &attempts{left: s.cfg.MaxAttempts, session: id})
+		text, err := s.reduce(lctx, f, parts, labels, focus, words, &attempts{left: s.cfg.MaxAttempts, session: id})
 		s.noteLLM(st, err, eff)
 		if err != nil {
 			merged.Content = shortenParts(parts, labels, b.narrative*4)
@@ -136,7 +137,9 @@ func (s *Summarizer) upgrade(ctx context.Context, st *sessState, id string, targ
 	defer lcancel()
 	st.setHurry(lcancel)
 	defer st.setHurry(nil)
-	nar, chunks, err := s.narrate(lctx, msgs, target.Focus, s.words(rangeTokens, b), &attempts{left: s.cfg.MaxAttempts, session: id})
+	f := s.fitFor(st)
+	words := func() int { return s.words(rangeTokens, b, f.window()) }
+	nar, chunks, err := s.narrate(lctx, f, msgs, target.Focus, words, &attempts{left: s.cfg.MaxAttempts, session: id})
 	if ctx.Err() == nil && !errors.Is(lctx.Err(), context.Canceled) {
 		s.noteLLM(st, err, st.effective(s.view.Tokens(v)))
 	}

@@ -12,45 +12,55 @@ import (
 )
 
 // narrateCompaction writes a compaction's narrative. When the summarizer
-// is the agent's model (CachedPrefix) and the conversation fits its
-// window, the request continues the conversation as the agent last sent it,
-// which the provider has cached, with the instruction as its last user
-// message; otherwise the range is pasted as a transcript (narrate).
-func (s *Summarizer) narrateCompaction(ctx context.Context, c *compaction, a *attempts) (narrative, int, error) {
-	req, ok := s.cachedPrefixRequest(c)
-	if !ok {
-		return s.narrate(ctx, c.rng, c.focus, c.words, a)
+// is the agent's model (CachedPrefix) and the conversation fits the
+// summarizer's window, the request continues the conversation as the agent
+// last sent it, which the provider has cached, with the instruction as its
+// last user message: the cheap path. Otherwise the range is pasted as a
+// transcript, in chunks that fit (narrate). A refusal for the window
+// shrinks it and plans again; the same request is never sent twice.
+func (s *Summarizer) narrateCompaction(ctx context.Context, st *sessState, c *compaction, a *attempts) (narrative, int, error) {
+	f := s.fitFor(st)
+	words := func() int { return s.words(c.rangeTokens, c.b, f.window()) }
+	for replans := 0; ; replans++ {
+		req, n, ok := s.cachedPrefixRequest(c, f, words())
+		if !ok {
+			break
+		}
+		text, err := s.call(ctx, req, c.rangeTokens, a)
+		if err == nil {
+			return parseNarrative(text), 1, nil
+		}
+		if !f.refused(err, n) || replans >= maxReplans {
+			return narrative{}, 0, fmt.Errorf("summarize messages %d-%d: %w", c.facts.FromSeq, c.facts.ToSeq, err)
+		}
 	}
-	text, err := s.call(ctx, req, c.rangeTokens, a)
-	if err != nil {
-		return narrative{}, 0, fmt.Errorf("summarize messages %d-%d: %w", c.facts.FromSeq, c.facts.ToSeq, err)
-	}
-	return parseNarrative(text), 1, nil
+	return s.narrate(ctx, f, c.rng, c.focus, words, a)
 }
 
 // cachedPrefixRequest is the summary request that continues the
 // conversation: the request the agent sends for the compaction's view, up
-// to the range's end, then the instruction. Roles stay valid for strict
-// templates: the conversation part ends with the system message or an
-// assistant message without tool calls, and the range's messages after
-// that point are pasted into the instruction. ok is false when the
-// summarizer is not the agent's model, the range is not in the
-// conversation (a refocus), or the request would not fit its window.
-func (s *Summarizer) cachedPrefixRequest(c *compaction) (Request, bool) {
+// to the range's end, then the instruction; n is its size, the answer's
+// max tokens included. Roles stay valid for strict templates: the
+// conversation part ends with the system message or an assistant message
+// without tool calls, and the range's messages after that point are pasted
+// into the instruction. ok is false when the summarizer is not the agent's
+// model, the range is not in the conversation (a refocus), or the request
+// would not fit the summarizer's window.
+func (s *Summarizer) cachedPrefixRequest(c *compaction, f fit, words int) (req Request, n int, ok bool) {
 	if !s.cfg.CachedPrefix || c.refocus() {
 		// A refocus summarizes a range the conversation no longer holds.
-		return Request{}, false
+		return Request{}, 0, false
 	}
 	p := s.view.Build(c.view)
 	last := c.facts.ToSeq
-	n := 0
+	k := 0
 	for i, m := range p.Messages {
 		if m.Seq > last {
 			break
 		}
-		n = i + 1
+		k = i + 1
 	}
-	conv := p.Messages[:n]
+	conv := p.Messages[:k]
 	var pastedSeqs []int64
 	for len(conv) > 0 {
 		m := conv[len(conv)-1]
@@ -63,26 +73,25 @@ func (s *Summarizer) cachedPrefixRequest(c *compaction) (Request, bool) {
 		conv = conv[:len(conv)-1]
 	}
 	if len(conv) == 0 {
-		return Request{}, false
+		return Request{}, 0, false
+	}
+	// What the conversation costs, as the agent's requests are counted:
+	// the head (system prompt, tool schemas, summaries) and the log's
+	// messages by their counts in the view. Measured before anything is
+	// rendered: a conversation far larger than the window stops here.
+	n = p.Fixed + p.Summaries
+	for _, m := range conv {
+		n += m.Tokens
+	}
+	if !f.fits(n) {
+		return Request{}, 0, false
 	}
 	var pasted []entry
-	for _, e := range renderTranscript(c.rng) {
+	for _, e := range transcriptEntries(c.rng) {
 		if slices.Contains(pastedSeqs, e.seq) {
 			pasted = append(pasted, e)
+			n += e.tokens
 		}
-	}
-	// What the request costs: the head (system prompt and summaries) and
-	// the log's messages by their counts in the view, the pasted ones by
-	// their size.
-	tokens := p.Fixed + p.Summaries + 500 + answerTokens(c.words)
-	for _, m := range conv {
-		tokens += m.Tokens
-	}
-	for _, e := range pasted {
-		tokens += len(e.text)/3 + 4
-	}
-	if tokens > s.cfg.SummaryWindow*9/10 {
-		return Request{}, false
 	}
 	if s.cfg.RedactSecrets {
 		// Redaction changes nothing in a conversation without secrets,
@@ -90,98 +99,122 @@ func (s *Summarizer) cachedPrefixRequest(c *compaction) (Request, bool) {
 		// without it.
 		conv = redactMessages(conv)
 	}
-	return prefixRequest(s.cfg.Model, conv, pasted, c.facts.FromSeq, last, c.focus, c.words), true
+	req = prefixRequest(s.cfg.Model, conv, pasted, c.facts.FromSeq, last, c.focus, words)
+	// The instruction is counted; the messages pasted into it were
+	// estimated from their stored counts.
+	n += s.counter.Count(prefixRequest(s.cfg.Model, nil, nil, c.facts.FromSeq, last, c.focus, words).Prompt) +
+		messageFraming + replyPriming + req.MaxTokens
+	if !f.fits(n) {
+		return Request{}, 0, false
+	}
+	return req, n, true
 }
 
-// narrate asks the summarizer for the narrative of rng (redacted),
-// pasted as a transcript, in chunks that fit its window when the range
-// does not, then merged. Chunks are sized from the messages' stored
-// counts: nothing is tokenized again.
-func (s *Summarizer) narrate(ctx context.Context, rng []session.Message, focus string, words int, a *attempts) (narrative, int, error) {
-	entries := renderTranscript(rng)
-	budget := s.inputBudget(words)
-	for i := range entries {
-		entries[i].tokens = estimateTokens(rng[i], len(entries[i].text))
-		if entries[i].tokens > budget {
-			// One message larger than a whole chunk: keep its head and tail.
-			entries[i].text = headTail(entries[i].text, budget*3)
-			entries[i].tokens = estimateTokens(rng[i], len(entries[i].text))
-		}
-	}
-	var chunks [][]entry
-	var cur []entry
-	used := 0
-	for _, e := range entries {
-		if len(cur) > 0 && used+e.tokens > budget {
-			chunks = append(chunks, cur)
-			cur, used = nil, 0
-		}
-		cur = append(cur, e)
-		used += e.tokens
-	}
-	chunks = append(chunks, cur)
+// narrate asks the summarizer for the narrative of rng (redacted), pasted
+// as a transcript, in chunks that fit its window when the range does not,
+// then merged (reduce). Chunks are planned from the messages' stored
+// counts; each request is counted before it is sent, and one that would
+// not fit is planned smaller. A refusal for the window shrinks the window
+// and plans what is left again; chunks already summarized are kept.
+// words gives the length asked of each answer, for the window as it is.
+// Nothing of the range is tokenized: a chunk's size is its overhead,
+// counted once, plus its messages' estimates.
+func (s *Summarizer) narrate(ctx context.Context, f fit, rng []session.Message, focus string, words func() int, a *attempts) (narrative, int, error) {
+	pending := transcriptEntries(rng)
 	var parts, labels []string
-	for i, ch := range chunks {
+	overheads := map[int]int{} // by words
+	replans := 0
+	for len(pending) > 0 {
+		w := words()
+		overhead, ok := overheads[w]
+		if !ok {
+			overhead = s.chunkOverhead(w, focus)
+			overheads[w] = overhead
+		}
+		budget := f.room(overhead, answerTokens(w))
+		if budget < minInput {
+			return narrative{}, 0, f.tooSmall()
+		}
+		chunks := planChunks(pending, budget)
+		ch := chunks[0]
+		req := summaryRequest(s.cfg.Model, ch, len(parts)+1, len(parts)+len(chunks), focus, w)
 		in := 0
 		for _, e := range ch {
 			in += e.tokens
 		}
-		text, err := s.call(ctx, summaryRequest(s.cfg.Model, ch, i+1, len(chunks), focus, words), in, a)
+		n := overhead + in + req.MaxTokens
+		text, err := s.call(ctx, req, in, a)
 		if err != nil {
+			if f.refused(err, n) && replans < maxReplans {
+				replans++
+				continue
+			}
 			return narrative{}, 0, fmt.Errorf("summarize messages %d-%d: %w", ch[0].seq, ch[len(ch)-1].seq, err)
 		}
 		parts = append(parts, text)
 		labels = append(labels, fmt.Sprintf("Messages %d-%d", ch[0].seq, ch[len(ch)-1].seq))
+		pending = pending[len(ch):]
 	}
 	if len(parts) == 1 {
 		return parseNarrative(parts[0]), 1, nil
 	}
-	text, err := s.reduce(ctx, parts, labels, focus, words, a)
+	text, err := s.reduce(ctx, f, parts, labels, focus, words, a)
 	if err != nil {
 		return narrative{}, 0, err
 	}
-	return parseNarrative(text), len(chunks), nil
+	return parseNarrative(text), len(parts), nil
 }
 
 // reduce merges narratives, oldest first, in as many rounds as the
-// summarizer's window needs.
-func (s *Summarizer) reduce(ctx context.Context, parts, labels []string, focus string, words int, a *attempts) (string, error) {
-	budget := s.inputBudget(words)
+// summarizer's window needs. Every part is held to half of what a merge
+// request may carry (cut to its head and tail if the summarizer wrote more
+// than it was asked), so that at least two merge each time and every round
+// leaves fewer parts: merging ends. A refusal for the window shrinks it,
+// and the round goes on with what is left, planned again.
+func (s *Summarizer) reduce(ctx context.Context, f fit, parts, labels []string, focus string, words func() int, a *attempts) (string, error) {
+	parts, labels = slices.Clone(parts), slices.Clone(labels)
+	replans := 0
 	for len(parts) > 1 {
+		w := words()
+		overhead := s.mergeOverhead(w, focus)
+		room := f.room(overhead, answerTokens(w))
+		per := partLimit(room)
+		if per < minInput/2 {
+			return "", f.tooSmall()
+		}
+		sizes := make([]int, len(parts))
+		for i, p := range parts {
+			var n int
+			parts[i], n = s.fitText(p, per)
+			sizes[i] = n + mergeLabelTokens
+		}
 		var nextParts, nextLabels []string
-		for i := 0; i < len(parts); {
-			j, used := i, 0
-			for j < len(parts) && (j == i || used+s.counter.Count(parts[j]) <= budget) {
-				used += s.counter.Count(parts[j])
-				j++
-			}
-			if j == i+1 && i+1 < len(parts) {
-				j = i + 2 // always merge at least two
-			}
-			label := strings.TrimPrefix(labels[i], "Messages ")
-			if j-1 > i {
-				label = firstSeq(labels[i]) + "-" + lastSeq(labels[j-1])
-			}
+		i := 0
+		for _, j := range planMerge(sizes, room) {
 			if j-i == 1 {
 				nextParts, nextLabels = append(nextParts, parts[i]), append(nextLabels, labels[i])
 				i = j
 				continue
 			}
+			req := mergeRequest(s.cfg.Model, parts[i:j], labels[i:j], focus, w)
 			in := 0
-			for _, p := range parts[i:j] {
-				in += s.counter.Count(p)
+			for _, sz := range sizes[i:j] {
+				in += sz
 			}
-			text, err := s.call(ctx, mergeRequest(s.cfg.Model, parts[i:j], labels[i:j], focus, words), in, a)
+			label := labelsOf(labels[i:j])
+			text, err := s.call(ctx, req, in, a)
 			if err != nil {
+				if f.refused(err, overhead+in+req.MaxTokens) && replans < maxReplans {
+					replans++
+					break
+				}
 				return "", fmt.Errorf("merge summaries of messages %s: %w", label, err)
 			}
 			nextParts, nextLabels = append(nextParts, text), append(nextLabels, "Messages "+label)
 			i = j
 		}
-		if len(nextParts) >= len(parts) {
-			return "", errors.New("merge made no progress")
-		}
-		parts, labels = nextParts, nextLabels
+		// What was merged stays merged; what was not is planned again.
+		parts, labels = append(nextParts, parts[i:]...), append(nextLabels, labels[i:]...)
 	}
 	return parts[0], nil
 }
@@ -202,17 +235,26 @@ func lastSeq(label string) string {
 	return l
 }
 
-// words is the length asked of a narrative: target_compression of its
-// range, within the narrative budget and a tenth of the summarizer's window.
-func (s *Summarizer) words(rangeTokens int, b budgets) int {
-	w := int(s.cfg.TargetCompression * float64(rangeTokens) * 0.75)
-	return max(60, min(w, b.narrative*3/4, s.cfg.SummaryWindow/10))
+// transcriptEntries renders rng (redacted) for the summarizer, each entry
+// with its size estimated from its message's stored count.
+func transcriptEntries(rng []session.Message) []entry {
+	entries := renderTranscript(rng)
+	for i := range entries {
+		entries[i].bpt = bytesPerToken(rng[i])
+		entries[i].full = entries[i].text
+		entries[i].tokens = tokensOf(entries[i].text, entries[i].bpt)
+	}
+	return entries
 }
 
-// inputBudget is how many tokens of history one summarizer call may carry:
-// well inside its window, after the prompt and the answer.
-func (s *Summarizer) inputBudget(words int) int {
-	return max(400, int(0.6*float64(s.cfg.SummaryWindow))-450-answerTokens(words))
+// words is the length asked of a narrative: target_compression of its
+// range, within the narrative budget, a tenth of the summarizer's window
+// and what lets a merge of two such answers, with its own answer, fit the
+// window.
+func (s *Summarizer) words(rangeTokens int, b budgets, window int) int {
+	w := int(s.cfg.TargetCompression * float64(rangeTokens) * 0.75)
+	mergeable := (window*fitNum/fitDen - 700) / 6
+	return max(60, min(w, b.narrative*3/4, window/10, mergeable))
 }
 
 // errAnswer describes a summarizer answer that cannot be used.
@@ -244,6 +286,11 @@ func (s *Summarizer) call(ctx context.Context, req Request, inputTokens int, a *
 		if err == nil {
 			return c.Text, nil
 		}
+		if oe := (*OverflowError)(nil); errors.As(err, &oe) {
+			// Sent again it would be refused again: the caller plans a
+			// smaller request. Not a failure of the summarizer.
+			return "", err
+		}
 		a.left--
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
@@ -272,19 +319,4 @@ func (s *Summarizer) checkAnswer(text string, req Request, inputTokens int) erro
 		return &errAnswer{why: fmt.Sprintf("%d tokens, not shorter than its %d-token input", n, inputTokens)}
 	}
 	return validateNarrative(nar, req)
-}
-
-// estimateTokens is the tokens of n bytes of text rendered from m, scaled
-// from m's stored count by the bytes per token of its own text (about 4
-// for English, clamped to 1-8), so that nothing is tokenized twice.
-func estimateTokens(m session.Message, n int) int {
-	size := len(m.Content)
-	for _, c := range m.ToolCalls {
-		size += len(c.Name) + len(c.Arguments)
-	}
-	perToken := 4.0
-	if m.Tokens > 0 && size > 0 {
-		perToken = min(8, max(1, float64(size)/float64(m.Tokens)))
-	}
-	return int(float64(n)/perToken) + 1
 }

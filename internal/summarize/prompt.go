@@ -69,7 +69,10 @@ Be brief: about %d words in all.`
 type entry struct {
 	seq    int64
 	text   string
-	tokens int
+	tokens int // estimated from the message's stored count
+	// full is the text before any cut; bpt the bytes a token of it takes.
+	full string
+	bpt  float64
 }
 
 // renderTranscript renders messages (already redacted) for the

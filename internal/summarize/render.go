@@ -195,7 +195,13 @@ func RenderSummary(s session.Summary) string {
 		fmt.Fprintf(&b, "%s: %s\n", title, joinRecent(items, chars))
 	}
 	list("System instructions (verbatim)", s.SystemNotes, share(15))
-	list("User constraints (verbatim)", s.UserConstraints, share(15))
+	if len(s.UserConstraints) > 0 {
+		keep := s.KeepChars
+		if keep <= 0 {
+			keep = share(15)
+		}
+		fmt.Fprintf(&b, "User constraints and facts (verbatim): %s\n", joinKept(s.UserConstraints, keep))
+	}
 	if narrative == "" {
 		list("User requests", s.UserRequests, share(15))
 		list("Key decisions", s.KeyDecisions, share(10))
@@ -256,6 +262,88 @@ func joinRecent(items []string, chars int) string {
 	out := strings.Join(kept, "; ")
 	if left := len(items) - len(kept); left > 0 {
 		out = fmt.Sprintf("(%d earlier not shown; all are kept in the summary record) ", left) + out
+	}
+	return out
+}
+
+// Shortening a kept sentence, before any is left out: the least important
+// first, then all.
+const (
+	keptShortChars = 120
+	keptMinChars   = 80
+)
+
+// joinKept joins the sentences a summary keeps verbatim (UserConstraints)
+// with "; ". With chars > 0 it fits them in about chars characters:
+// duplicates are merged, then the long ones shortened (the least important
+// first), then the least important and oldest left out, what the user
+// asked to remember last; it says how many it left out. Linear in the
+// items: the view renders every summary for every request.
+func joinKept(items []string, chars int) string {
+	if chars <= 0 {
+		return strings.Join(items, "; ")
+	}
+	type kept struct {
+		text    string
+		rank    int
+		dropped bool
+	}
+	list := make([]kept, 0, len(items))
+	seen := make(map[string]bool, len(items))
+	total := 0
+	for _, it := range items {
+		key := strings.TrimRight(strings.ToLower(strings.Join(strings.Fields(it), " ")), ".;!? ")
+		if key == "" || seen[key] {
+			continue
+		}
+		seen[key] = true
+		rank, ok := keepRank(it)
+		if !ok {
+			rank = rankOther
+		}
+		list = append(list, kept{text: it, rank: rank})
+		total += len(it) + 2
+	}
+	shorten := func(minRank, n int) {
+		for i := range list {
+			if total <= chars {
+				return
+			}
+			k := &list[i]
+			if k.rank < minRank || len(k.text) <= n {
+				continue
+			}
+			cut := k.text[:validCut(k.text, n)] + "…"
+			total -= len(k.text) - len(cut)
+			k.text = cut
+		}
+	}
+	shorten(rankOther, keptShortChars)
+	shorten(rankConstraint, keptShortChars)
+	shorten(rankMemo, keptShortChars)
+	shorten(rankConstraint, keptMinChars)
+	dropped := 0
+	for rank := rankOther; rank >= rankMemo && total > chars; rank-- {
+		for i := range list {
+			if total <= chars {
+				break
+			}
+			if k := &list[i]; k.rank == rank && !k.dropped && dropped < len(list)-1 {
+				k.dropped = true
+				total -= len(k.text) + 2
+				dropped++
+			}
+		}
+	}
+	parts := make([]string, 0, len(list)-dropped)
+	for _, k := range list {
+		if !k.dropped {
+			parts = append(parts, k.text)
+		}
+	}
+	out := strings.Join(parts, "; ")
+	if dropped > 0 {
+		out = fmt.Sprintf("(%d not shown to fit, the least important and oldest first; all are kept in the summary record) ", dropped) + out
 	}
 	return out
 }

@@ -206,6 +206,9 @@ type Summarizer struct {
 	sessions map[string]*sessState
 	closed   bool
 	stats    Stats
+	// learned is the summarizer's window as its endpoint's refusals
+	// taught it (0: none); see summaryWindow.
+	learned int
 }
 
 // New returns a Summarizer. store is normally a *session.Store, llm an
