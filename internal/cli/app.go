@@ -29,6 +29,7 @@ import (
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tokens"
 	"github.com/gencode/gencode/internal/tools"
+	"github.com/gencode/gencode/internal/window"
 )
 
 // defaultLocalServers are the usual loopback ports of local
@@ -64,6 +65,9 @@ type app struct {
 	// perms are the permission rules saved for the project (the working
 	// directory): every tool set of the run checks them.
 	perms *permstore.Store
+	// windows asks the endpoint's server for each model's real window,
+	// once a run per model.
+	windows *window.Prober
 }
 
 // notices are what the user should know before the first turn: the
@@ -152,7 +156,8 @@ func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, op
 	log, logFile := openLog(env, cfg, g.debug)
 	log.Info("start", "command", cmd.CommandPath(), "cwd", cwd, "data_dir", cfg.DataDir, "model", cfg.Model)
 	return &app{env: env, cfg: cfg, store: store, cwd: cwd, tokens: &tokens.Cache{}, stderr: env.Stderr,
-		log: log, logFile: logFile, perms: permstore.Open(filepath.Dir(config.DefaultPath(env.Getenv)), cwd)}, nil
+		windows: window.New(nil, env.WindowProbeTimeout),
+		log:     log, logFile: logFile, perms: permstore.Open(filepath.Dir(config.DefaultPath(env.Getenv)), cwd)}, nil
 }
 
 // Close reports damage, closes the store, then the log.
@@ -310,12 +315,27 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 	})
 	ag := agent.New(a.store, client, a.withRecall(ts, counter.Count, a.window(a.cfg.Model)), counter, agent.Options{
 		Model: a.cfg.Model, WorkDir: a.cwd, MaxIterations: a.cfg.MaxIterations, Window: a.window(a.cfg.Model),
+		WindowConfigured:     a.cfg.ContextWindow > 0,
 		Instructions:         a.instructions().Render(),
 		MaxToolCalls:         a.cfg.Tools.MaxCallsPerMessage,
 		MaskToolOutputsAfter: a.cfg.Summarize.MaskToolOutputsAfter,
 		Logger:               a.log,
 	})
+	if probe := a.windowProbe(a.cfg.Model); probe != nil {
+		ag.SetWindowProbe(probe)
+	}
 	return ag, ts, nil
+}
+
+// windowProbe asks the endpoint's server for model's window (package
+// window); nil for OpenAI's own endpoint, which has nothing to tell.
+func (a *app) windowProbe(model string) agent.WindowProbe {
+	base := a.cfg.BaseURL
+	if base == "" {
+		return nil
+	}
+	key := a.cfg.APIKey
+	return func(ctx context.Context) window.Result { return a.windows.Probe(ctx, base, model, key) }
 }
 
 // printMode runs one user turn and prints the final answer.
@@ -364,8 +384,17 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	var final string
 	var runErr error
 	denied := 0
+	continued := o.cont || o.resume != ""
 	for ev := range ag.Start(ctx, sess.ID, prompt) {
 		switch ev.Kind {
+		case agent.EventNotice:
+			// The server's window and how to raise it are said on a
+			// session's first turn; a cut prompt on every turn it happens.
+			if !ev.Standing || !continued {
+				a.stderrMu.Lock()
+				fmt.Fprintln(a.stderr, "gencode: "+termtext.OneLine(ev.Text, 0))
+				a.stderrMu.Unlock()
+			}
 		case agent.EventDone:
 			final = ev.Text
 		case agent.EventError:

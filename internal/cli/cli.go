@@ -46,6 +46,9 @@ type Env struct {
 	// LocalProbeTimeout bounds the search for a local server (0: 400 ms).
 	// In-process tests on a loaded machine give their fake servers longer.
 	LocalProbeTimeout time.Duration
+	// WindowProbeTimeout bounds asking the server for the model's window
+	// (0: window.DefaultTimeout).
+	WindowProbeTimeout time.Duration
 
 	screen *screen // set by Run: what is printed for a person, made inert
 }
