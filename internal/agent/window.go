@@ -24,7 +24,7 @@ type serverWindow struct {
 
 	mu      sync.Mutex
 	result  window.Result
-	applied bool // the first result was told to the policy and announced
+	applied bool // the first result was announced
 	again   bool // a second probe was started (at most one a run)
 	hinted  bool // said how to raise Ollama's window
 }
@@ -38,9 +38,14 @@ type serverWindow struct {
 func (a *Agent) SetWindowProbe(probe WindowProbe) {
 	w := &serverWindow{probe: probe, done: make(chan struct{})}
 	a.win = w
+	configured := a.policy.ConfiguredWindow()
 	go func() {
 		defer close(w.done)
 		r := w.run(a)
+		// Told at once: /context and the status bar show it before any turn.
+		a.policy.Tell(r.Tokens, r.Source)
+		a.opts.Logger.Info("server window", "model", a.opts.Model, "window", r.Tokens, "source", r.Source,
+			"trained", r.Trained, "pending", r.Pending, "configured", configured)
 		w.mu.Lock()
 		w.result = r
 		w.mu.Unlock()
@@ -59,10 +64,10 @@ func (w *serverWindow) run(a *Agent) (r window.Result) {
 }
 
 // AwaitWindow waits for the server's answer to the window probe (bounded
-// by the probe's own timeout, or ctx) and applies it: the policy, and so
-// the agent, the compactor and the status bar, use the server's window
-// from then on. It returns the answer and the notices to give the user
-// the first time (nil after). Without a probe it returns at once.
+// by the probe's own timeout, or ctx); the policy, and so the agent, the
+// compactor and the status bar, use the server's window from the moment
+// it came. It returns the answer and the notices to give the user the
+// first time (nil after). Without a probe it returns at once.
 func (a *Agent) AwaitWindow(ctx context.Context) (window.Result, []string) {
 	w := a.win
 	if w == nil {
@@ -81,9 +86,6 @@ func (a *Agent) AwaitWindow(ctx context.Context) (window.Result, []string) {
 	}
 	w.applied = true
 	configured := a.policy.ConfiguredWindow()
-	a.policy.Tell(r.Tokens, r.Source)
-	a.opts.Logger.Info("server window", "model", a.opts.Model, "window", r.Tokens, "source", r.Source,
-		"trained", r.Trained, "pending", r.Pending, "configured", configured)
 	var notes []string
 	uses := r.Tokens > 0 && a.policy.Window() == r.Tokens // not a smaller configured one
 	if uses && r.Tokens < configured {
