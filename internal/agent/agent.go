@@ -518,11 +518,13 @@ func (t *turn) request() (llm.Response, error) {
 		t.record(resp.Model, *resp.Usage)
 		t.emit(Event{Kind: EventUsage, Usage: u})
 		switch {
-		case err == nil && isCut(est, resp.Usage.PromptTokens):
+		case err == nil && t.a.cutTolerance().isCut(est, resp.Usage.PromptTokens):
 			// A silent cut: the server kept about its window's worth. Its
 			// count is not a calibration of gencode's.
 			t.cut = &cutPrompt{sent: est, kept: resp.Usage.PromptTokens}
-			t.a.policy.LearnFrom(max(resp.Usage.PromptTokens, minLearnedWindow), "server, cut")
+			if t.a.policy.LearnFrom(max(resp.Usage.PromptTokens, minLearnedWindow), "server, cut") {
+				t.a.keepCut(t.a.policy.Window())
+			}
 			t.a.opts.Logger.Warn("the server cut the prompt", "session", t.sessionID, "sent", est,
 				"prompt_tokens", resp.Usage.PromptTokens, "window", t.a.policy.Window())
 		case t.a.compactor != nil:

@@ -115,7 +115,7 @@ func TestCutToleranceNoFalseAlarm(t *testing.T) {
 			got := openaitest.PromptTokens(req, count[pair.server])
 			key := pair.gencode + " vs server " + pair.server
 			worst[key] = max(worst[key], float64(size.Tokens-got)/float64(size.Tokens))
-			if isCut(size.Tokens, got) {
+			if silentCutter().isCut(size.Tokens, got) || anyServer().isCut(size.Tokens, got) {
 				t.Fatalf("request %d (%d messages), gencode %s, server %s: sent %d, server counted %d: taken for a cut",
 					i, len(msgs), pair.gencode, pair.server, size.Tokens, got)
 			}
@@ -196,21 +196,28 @@ func countAll(a *Agent, msgs []session.Message) []session.Message {
 func TestIsCut(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
+		name          string
+		tol           cutTolerance
 		sent, counted int
 		want          bool
 	}{
-		{1000, 800, false},    // 200 short: below 256
-		{1000, 700, true},     // 300 short: past 256 and 25%
-		{13870, 3912, true},   // Ollama's cut in issue 22
-		{13870, 11000, false}, // 21% short: a tokenizer may count that much less
-		{13870, 10000, true},  // 28% short
-		{0, 100, false},
-		{5000, 0, false}, // no usage
+		{"any: 200 short, below 256", anyServer(), 1000, 800, false},
+		{"any: 300 short, past 256 and 25%", anyServer(), 1000, 700, true},
+		{"any: Ollama's cut in issue 22", anyServer(), 13870, 3912, true},
+		{"any: 21% short, a tokenizer may count that much less", anyServer(), 13870, 11000, false},
+		{"any: 28% short", anyServer(), 13870, 10000, true},
+		{"Ollama: one message of a dozen dropped", silentCutter(), 2230, 1960, true},
+		{"Ollama: 6% short", silentCutter(), 2230, 2100, false},
+		{"Ollama: 100 short of a small prompt", silentCutter(), 600, 500, false},
+		{"no usage", anyServer(), 5000, 0, false},
+		{"nothing sent", silentCutter(), 0, 100, false},
 	}
 	for _, tt := range tests {
-		if got := isCut(tt.sent, tt.counted); got != tt.want {
-			t.Errorf("isCut(%d, %d) = %v, want %v", tt.sent, tt.counted, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.tol.isCut(tt.sent, tt.counted); got != tt.want {
+				t.Errorf("isCut(%d, %d) = %v, want %v", tt.sent, tt.counted, got, tt.want)
+			}
+		})
 	}
 }
 
@@ -282,7 +289,7 @@ func TestWindowProbeAppliesBeforeTheFirstRequest(t *testing.T) {
 				Options{Model: "qwen2.5-coder:7b", WorkDir: "/w", Window: tt.window, WindowConfigured: tt.configured})
 			a.SetWindowProbe(func(context.Context) window.Result {
 				return window.Result{Tokens: 4096, Source: "Ollama, loaded", Server: "Ollama", Trained: 32768}
-			})
+			}, nil)
 			f.srv.Enqueue(openaitest.Text("hi"))
 			evs := collect(a.Start(context.Background(), f.sess.ID, "hello"))
 			require.Equal(t, EventDone, lastEvent(evs).Kind, "%+v", lastEvent(evs))

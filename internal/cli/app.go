@@ -322,10 +322,21 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 		Logger:               a.log,
 	})
 	if probe := a.windowProbe(a.cfg.Model); probe != nil {
-		ag.SetWindowProbe(probe)
+		ag.SetWindowProbe(probe, boundMemory{window.OpenMemory(filepath.Join(a.cfg.DataDir, "windows.json"), nil), a.cfg.BaseURL, a.cfg.Model})
 	}
 	return ag, ts, nil
 }
+
+// boundMemory is the window memory of one endpoint and model.
+type boundMemory struct {
+	m           *window.Memory
+	base, model string
+}
+
+func (b boundMemory) Recall(told int) (window.Remembered, bool) {
+	return b.m.Recall(b.base, b.model, told)
+}
+func (b boundMemory) Keep(r window.Remembered) error { return b.m.Keep(b.base, b.model, r) }
 
 // windowProbe asks the endpoint's server for model's window (package
 // window); nil for OpenAI's own endpoint, which has nothing to tell.

@@ -128,13 +128,64 @@ func TestWindowOfRealServers(t *testing.T) {
 				tt.name, bill.Requests, bill.SummaryRequests, bill.Cut, bill.OverWindow, bill.SummaryOverWindow)
 			require.Zero(t, bill.Cut, "no request cut: the window was asked first")
 			require.Zero(t, bill.OverWindow-bill.SummaryOverWindow, "no agent request refused: the window was asked first")
-			// Items 4 and 5 of issue 22 (summary requests fitted to the
-			// window in chunks) make this hold; see docs/notes/window.md.
-			if bill.SummaryOverWindow > 0 {
-				t.Logf("%d summary requests refused", bill.SummaryOverWindow)
-			}
+			require.Zero(t, bill.SummaryOverWindow, "no summary request refused")
 		})
 	}
+}
+
+// TestOllamaSilentCutIsCaught: an Ollama before v0.10 (its /api/ps has no
+// context_length) started with OLLAMA_CONTEXT_LENGTH=2048, below the
+// default gencode assumes while it cannot ask. When the history outgrows
+// 2048 the server cuts the prompt without an error; gencode sees the
+// shortfall in prompt_tokens, says so, learns the window, compacts, and
+// asks again: at most one agent request is cut in the whole run, and
+// every fact is recalled.
+func TestOllamaSilentCutIsCaught(t *testing.T) {
+	t.Parallel()
+	const model = "qwen2.5-coder:7b"
+	var turns atomic.Int64
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules(), openaitest.WithModels(model),
+		openaitest.WithTokenizer(counter.Count),
+		openaitest.WithEmulation(openaitest.Emulation{Flavor: openaitest.Ollama, Window: 2048, Trained: 32768, Version: "0.9.6"}),
+		openaitest.WithResponder(recallResponder(&turns)))
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	sb.env["GENCODE_MODEL"] = model
+	said := 0
+	for i := 1; i <= 40; i++ {
+		args := []string{"-p", windowTurn(i)}
+		if i > 1 {
+			args = append([]string{"-c"}, args...)
+		}
+		res := sb.run(args...)
+		require.Equal(t, 0, res.code, "turn %d: %s", i, res.stderr)
+		if strings.Contains(res.stderr, "the server cut the prompt without an error") {
+			said++
+			require.Contains(t, res.stderr, "asking again", "turn %d", i)
+		}
+	}
+	res := sb.run("-c", "-p", "recall every fact I asked you to remember")
+	require.Equal(t, 0, res.code, res.stderr)
+	for _, f := range windowFacts {
+		require.Contains(t, res.stdout, f, "recalled")
+	}
+	var agentCut, summaryCut int
+	for _, a := range srv.Accounts() {
+		switch {
+		case a.Dropped == 0:
+		case a.Purpose == openaitest.PurposeAgent:
+			agentCut++
+		default:
+			summaryCut++
+		}
+	}
+	t.Logf("cut: %d agent requests, %d summary requests; said %d times", agentCut, summaryCut, said)
+	require.Positive(t, said, "the cut was seen and said")
+	require.LessOrEqual(t, agentCut, said, "every cut agent request was caught")
+	require.LessOrEqual(t, agentCut, 1, "at most one agent request cut in the whole run")
+	// Summary requests are not fitted to a 2,048-token window yet (issue
+	// 22 item 4: the summarizer's own requests in chunks that fit); the
+	// count is logged above, not held to zero here.
 }
 
 // TestOllamaWindowInTmux: the TUI on the session Ollama served shows the

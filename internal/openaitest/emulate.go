@@ -57,7 +57,8 @@ type Emulation struct {
 	// loaded instances) before the first chat request; otherwise a model is
 	// loaded by its first request.
 	Preloaded bool `json:"preloaded,omitempty"`
-	// Version is what Ollama's /api/version says (default "0.12.6").
+	// Version is what Ollama's /api/version says (default "0.12.6"); before
+	// 0.10 its /api/ps has no context_length.
 	Version string `json:"version,omitempty"`
 }
 
@@ -180,12 +181,24 @@ func ollamaDetails() map[string]any {
 func (s *Server) ollamaPS(w http.ResponseWriter, _ *http.Request) {
 	models := []map[string]any{}
 	for _, id := range s.Loaded() {
-		models = append(models, map[string]any{"name": id, "model": id, "size": 6654289920,
+		m := map[string]any{"name": id, "model": id, "size": 6654289920,
 			"digest":  "dae161e27b0e90dd1856c8bb3209201fd6736d8eb66298e75ed87571486f4364",
-			"details": ollamaDetails(), "expires_at": "2026-12-01T20:05:00.000000000Z", "size_vram": 6654289920,
-			"context_length": s.emu.Window})
+			"details": ollamaDetails(), "expires_at": "2026-12-01T20:05:00.000000000Z", "size_vram": 6654289920}
+		if !versionBefore(s.emu.Version, 0, 10) {
+			m["context_length"] = s.emu.Window // since v0.10.0
+		}
+		models = append(models, m)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"models": models})
+}
+
+// versionBefore says version ("0.9.6") is before major.minor.
+func versionBefore(version string, major, minor int) bool {
+	var ma, mi int
+	if _, err := fmt.Sscanf(version, "%d.%d", &ma, &mi); err != nil {
+		return false
+	}
+	return ma < major || ma == major && mi < minor
 }
 
 // ollamaShow is POST /api/show: the model's trained length in

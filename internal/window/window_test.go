@@ -223,3 +223,38 @@ func TestResultWords(t *testing.T) {
 func llmUser(text string) []openai.ChatCompletionMessage {
 	return []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: text}}
 }
+
+// TestMemory: a window a cut showed is recalled by the next run while
+// the server still reports what it did then, and not once it reports
+// something else (restarted with another window).
+func TestMemory(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "data", "windows.json")
+	now := func() time.Time { return time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC) }
+	m := window.OpenMemory(path, now)
+	_, ok := m.Recall("http://h/v1", "m", 4096)
+	require.False(t, ok, "nothing kept yet")
+	require.NoError(t, m.Keep("http://h/v1", "m", window.Remembered{Tokens: 1964, Source: "server, cut", Told: 4096}))
+	require.NoError(t, m.Keep("http://h/v1", "other", window.Remembered{Tokens: 3000, Source: "server, cut"}))
+
+	again := window.OpenMemory(path, nil)
+	tests := []struct {
+		name, model string
+		told        int
+		want        int
+	}{
+		{"the same server", "m", 4096, 1964},
+		{"the server reports another window now", "m", 8192, 0},
+		{"another model", "other", 0, 3000},
+		{"unknown", "nope", 0, 0},
+	}
+	for _, tt := range tests {
+		r, ok := again.Recall("http://h/v1", tt.model, tt.told)
+		require.Equal(t, tt.want > 0, ok, tt.name)
+		require.Equal(t, tt.want, r.Tokens, tt.name)
+	}
+	require.NoError(t, os.WriteFile(path, []byte("{damaged"), 0o600))
+	_, ok = again.Recall("http://h/v1", "m", 4096)
+	require.False(t, ok, "a damaged file is an empty memory")
+	require.NoError(t, again.Keep("http://h/v1", "m", window.Remembered{Tokens: 1000, Source: "server, cut"}), "and is written anew")
+}
