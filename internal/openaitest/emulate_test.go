@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
@@ -65,6 +66,12 @@ func TestEmulatedWindowEndpoints(t *testing.T) {
 				require.Equal(t, "qwen2.5-coder:7b", m["name"])
 				require.Equal(t, "qwen2.5-coder:7b", m["model"])
 				require.EqualValues(t, 4096, m["context_length"])
+			}},
+		{"ollama before 0.10: no context_length", openaitest.Emulation{Flavor: openaitest.Ollama, Window: 2048, Preloaded: true, Version: "0.9.6"}, "GET", "/api/ps", "",
+			func(t *testing.T, v map[string]any) {
+				m := v["models"].([]any)[0].(map[string]any)
+				require.Equal(t, "qwen2.5-coder:7b", m["name"])
+				require.NotContains(t, m, "context_length")
 			}},
 		{"ollama show", openaitest.Emulation{Flavor: openaitest.Ollama, Window: 4096, Trained: 32768}, "POST", "/api/show", `{"model":"qwen2.5-coder:7b"}`,
 			func(t *testing.T, v map[string]any) {
@@ -179,4 +186,18 @@ func TestEmulatedRefusals(t *testing.T) {
 			require.Equal(t, 1, openaitest.Total(srv.Accounts()).OverWindow)
 		})
 	}
+}
+
+// TestScriptEmulates: the standalone fake (cmd/fakeopenai) plays a real
+// server from its script.
+func TestScriptEmulates(t *testing.T) {
+	t.Parallel()
+	path := t.TempDir() + "/script.json"
+	require.NoError(t, os.WriteFile(path, []byte(`{"models": ["qwen2.5-coder:7b"],
+		"emulate": {"flavor": "ollama", "window": 4096, "trained": 32768, "preloaded": true}}`), 0o600))
+	sc, err := openaitest.LoadScript(path)
+	require.NoError(t, err)
+	srv := openaitest.NewServer(t, openaitest.WithScript(sc))
+	_, v := get(t, srv, "GET", "/api/ps", "")
+	require.EqualValues(t, 4096, v["models"].([]any)[0].(map[string]any)["context_length"])
 }
