@@ -81,6 +81,10 @@ type Options struct {
 	MaxToolCalls int
 	MaxTokens    int // answer bound per request; 0: provider default
 	Window       int // the model's context window in tokens
+	// WindowConfigured says Window is the user's context_window: a
+	// server's window replaces the known-model table's figure but not a
+	// smaller configured one.
+	WindowConfigured bool
 	// MaskToolOutputsAfter keeps this many recent tool outputs whole in
 	// the view and masks older ones (0: no masking).
 	MaskToolOutputsAfter int
@@ -110,6 +114,8 @@ type Agent struct {
 	opts      Options
 	toolDefs  []openai.Tool
 	policy    *summarize.Policy
+	// win is the server's word on its window (SetWindowProbe); nil: not asked.
+	win *serverWindow
 	// started dates the system prompt of a session not created yet.
 	started time.Time
 }
@@ -141,7 +147,7 @@ func New(store logStore, client streamer, tr toolRunner, c counter, opts Options
 		encoding = e.Encoding()
 	}
 	a.policy = summarize.NewPolicy(summarize.ViewConfig{
-		Window: opts.Window, SessionPrompt: a.sessionPrompt, Instructions: opts.Instructions, Overhead: a.overhead(),
+		Window: opts.Window, WindowConfigured: opts.WindowConfigured, SessionPrompt: a.sessionPrompt, Instructions: opts.Instructions, Overhead: a.overhead(),
 		MaskAfter: opts.MaskToolOutputsAfter, Count: a.countMessage, Encoding: encoding,
 	})
 	return a
@@ -254,6 +260,8 @@ type turn struct {
 	view      session.View
 	// userSeq is the seq of the user message the turn answers.
 	userSeq int64
+	// cut is set by request when the server cut the prompt it answered.
+	cut *cutPrompt
 }
 
 // emit sends an event unless nobody listens any more.
@@ -348,6 +356,11 @@ func (t *turn) run(m UserMessage) (string, error) {
 	if valid := strings.ToValidUTF8(text, "\uFFFD"); valid != text {
 		text, meta.Pastes = valid, nil // the offsets no longer hold
 	}
+	// The window the server reports is the one the message must fit.
+	_, notes := t.a.AwaitWindow(t.ctx)
+	for _, n := range notes {
+		t.emit(Event{Kind: EventNotice, Text: n, Standing: true})
+	}
 	if err := t.a.checkSize(t.ctx, text); err != nil {
 		return "", err
 	}
@@ -384,7 +397,7 @@ func (t *turn) run(m UserMessage) (string, error) {
 		return "", err
 	}
 	t.userSeq = t.view.Messages[len(t.view.Messages)-1].Seq
-	overflowRetried := false
+	overflowRetried, cutRetried := false, false
 	for i := 0; i < t.a.opts.MaxIterations; i++ {
 		if err := t.ctx.Err(); err != nil {
 			return "", ErrCanceled
@@ -416,6 +429,28 @@ func (t *turn) run(m UserMessage) (string, error) {
 				continue
 			}
 			return "", t.keepPartial(resp, err)
+		}
+		t.a.reprobe()
+		if h := t.a.pendingHint(); h != "" {
+			t.emit(Event{Kind: EventNotice, Text: h, Standing: true})
+		}
+		if cut := t.cut; cut != nil {
+			t.cut = nil
+			if !cutRetried {
+				// The answer came from a prompt the server cut: it is not
+				// kept. Compacted to the window the cut showed, the
+				// request is sent once more.
+				cutRetried = true
+				t.emit(Event{Kind: EventNotice, Text: cut.notice(t.a.policy.Window(), true)})
+				if t.a.compactor != nil {
+					if cerr := t.compactNow("the server cut the prompt to fit its window"); cerr != nil {
+						t.a.opts.Logger.Warn("compact after a cut prompt", "session", t.sessionID, "err", cerr)
+					}
+				}
+				i--
+				continue
+			}
+			t.emit(Event{Kind: EventNotice, Text: cut.notice(t.a.policy.Window(), false)})
 		}
 		msg := session.Message{Role: session.RoleAssistant, Content: resp.Content}
 		for _, c := range resp.ToolCalls {
@@ -489,7 +524,17 @@ func (t *turn) request() (llm.Response, error) {
 		}
 		t.record(resp.Model, *resp.Usage)
 		t.emit(Event{Kind: EventUsage, Usage: u})
-		if t.a.compactor != nil {
+		switch {
+		case err == nil && t.a.cutTolerance().isCut(est, resp.Usage.PromptTokens):
+			// A silent cut: the server kept about its window's worth. Its
+			// count is not a calibration of gencode's.
+			t.cut = &cutPrompt{sent: est, kept: resp.Usage.PromptTokens}
+			if t.a.policy.LearnFrom(max(resp.Usage.PromptTokens, minLearnedWindow), "server, cut") {
+				t.a.keepCut(t.a.policy.Window())
+			}
+			t.a.opts.Logger.Warn("the server cut the prompt", "session", t.sessionID, "sent", est,
+				"prompt_tokens", resp.Usage.PromptTokens, "window", t.a.policy.Window())
+		case t.a.compactor != nil:
 			t.a.compactor.ObserveUsage(t.sessionID, est, resp.Usage.PromptTokens)
 		}
 	}

@@ -689,7 +689,7 @@ func TestServerWindowSmallerThanConfigured(t *testing.T) {
 		}
 	}
 	require.Contains(t, retry, "the server's context window is 4000 tokens, not 8192")
-	require.Equal(t, Size{Tokens: size.Tokens, Window: 4000, Learned: true, ConfiguredWindow: 8192}, *size)
+	require.Equal(t, Size{Tokens: size.Tokens, Window: 4000, Learned: true, ConfiguredWindow: 8192, Source: "server"}, *size)
 	reqs := f.srv.Requests()
 	require.Len(t, reqs, 2, "refused once, then fitted")
 	sent := reqs[1].Messages[1].Content

@@ -45,7 +45,7 @@ func (a *Agent) build(v session.View) ([]openai.ChatCompletionMessage, Size) {
 }
 
 func sizeOf(r summarize.Prompt) Size {
-	return Size{Tokens: r.Tokens, Window: r.Window, Learned: r.Learned, ConfiguredWindow: r.ConfiguredWindow}
+	return Size{Tokens: r.Tokens, Window: r.Window, Learned: r.Learned, ConfiguredWindow: r.ConfiguredWindow, Source: r.Source}
 }
 
 // ContextTokens is the size of the request a view makes, as the view

@@ -20,9 +20,10 @@ const (
 	EventDone                            // Text: the final answer; the turn is over
 	EventError                           // Err: the turn ended with an error
 	EventToolProgress                    // Progress: what a running tool has printed so far (for the screen only)
+	EventNotice                          // Text: something the user should know of the model's window (the server's, a cut prompt, how to raise it)
 )
 
-var eventNames = [...]string{"text", "reasoning", "tool-start", "message", "tool-run", "context", "usage", "retry", "done", "error", "tool-progress"}
+var eventNames = [...]string{"text", "reasoning", "tool-start", "message", "tool-run", "context", "usage", "retry", "done", "error", "tool-progress", "notice"}
 
 func (k EventKind) String() string {
 	if int(k) < len(eventNames) {
@@ -50,10 +51,13 @@ type Usage struct {
 type Size struct {
 	Tokens int
 	Window int
-	// Learned says Window is the one the server named when it refused a
-	// request, smaller than ConfiguredWindow.
+	// Learned says Window is the server's: the one it reports, or named
+	// when it refused a request, or showed by cutting one.
 	Learned          bool
 	ConfiguredWindow int
+	// Source says where a learned Window came from ("Ollama, loaded",
+	// "server" for a refusal, "server, cut").
+	Source string
 }
 
 // Event is what a turn tells its front end. The agent never knows which
@@ -67,6 +71,11 @@ type Event struct {
 	Context  *Size
 	Err      error
 	Progress *ToolProgress
+	// Standing marks a notice that every run of the session would repeat
+	// (the server's window, how to raise it), not news of this turn: a
+	// front end that runs once a turn (print mode) shows it on a
+	// session's first turn only.
+	Standing bool
 }
 
 // ToolProgress is what a running tool call has done so far (Bash: the

@@ -31,6 +31,7 @@ import (
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tokens"
 	"github.com/gencode/gencode/internal/tools"
+	"github.com/gencode/gencode/internal/window"
 )
 
 // defaultLocalServers are the usual loopback ports of local
@@ -68,6 +69,9 @@ type app struct {
 	perms *permstore.Store
 	// sandbox confines the run's shell commands (or says why nothing does).
 	sandbox *sandbox.Sandbox
+	// windows asks the endpoint's server for each model's real window,
+	// once a run per model.
+	windows *window.Prober
 }
 
 // newSandbox is the sandbox of a run in cwd: the project, the temp dir
@@ -227,7 +231,7 @@ func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, op
 	log.Info("start", "command", cmd.CommandPath(), "cwd", cwd, "data_dir", cfg.DataDir, "model", cfg.Model)
 	return &app{env: env, cfg: cfg, store: store, cwd: cwd, tokens: &tokens.Cache{}, stderr: env.Stderr,
 		log: log, logFile: logFile, perms: permstore.Open(filepath.Dir(config.DefaultPath(env.Getenv)), cwd),
-		sandbox: newSandbox(env, cfg, cwd)}, nil
+		sandbox: newSandbox(env, cfg, cwd), windows: window.New(nil, env.WindowProbeTimeout)}, nil
 }
 
 // Close reports damage, closes the store, then the log.
@@ -408,12 +412,38 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 	ag := agent.New(a.store, client, a.withRecall(ts, counter.Count, a.window(a.cfg.Model)), counter, agent.Options{
 		Model: a.cfg.Model, WorkDir: a.cwd, MaxIterations: a.cfg.MaxIterations, Window: a.window(a.cfg.Model),
 		MaxTokens: rs.maxTokens, ReasoningEffort: rs.effort, Extra: rs.extra,
+		WindowConfigured:     a.cfg.ContextWindow > 0,
 		Instructions:         a.instructions().Render(),
 		MaxToolCalls:         a.cfg.Tools.MaxCallsPerMessage,
 		MaskToolOutputsAfter: a.cfg.Summarize.MaskToolOutputsAfter,
 		Logger:               a.log,
 	})
+	if probe := a.windowProbe(a.cfg.Model); probe != nil {
+		ag.SetWindowProbe(probe, boundMemory{window.OpenMemory(filepath.Join(a.cfg.DataDir, "windows.json"), nil), a.cfg.BaseURL, a.cfg.Model})
+	}
 	return ag, ts, nil
+}
+
+// boundMemory is the window memory of one endpoint and model.
+type boundMemory struct {
+	m           *window.Memory
+	base, model string
+}
+
+func (b boundMemory) Recall(told int) (window.Remembered, bool) {
+	return b.m.Recall(b.base, b.model, told)
+}
+func (b boundMemory) Keep(r window.Remembered) error { return b.m.Keep(b.base, b.model, r) }
+
+// windowProbe asks the endpoint's server for model's window (package
+// window); nil for OpenAI's own endpoint, which has nothing to tell.
+func (a *app) windowProbe(model string) agent.WindowProbe {
+	base := a.cfg.BaseURL
+	if base == "" {
+		return nil
+	}
+	key := a.cfg.APIKey
+	return func(ctx context.Context) window.Result { return a.windows.Probe(ctx, base, model, key) }
 }
 
 // printMode runs one user turn and prints the final answer.
@@ -469,8 +499,17 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	var final string
 	var runErr error
 	var denials deniedError
+	continued := o.cont || o.resume != ""
 	for ev := range ag.Start(ctx, sess.ID, prompt) {
 		switch ev.Kind {
+		case agent.EventNotice:
+			// The server's window and how to raise it are said on a
+			// session's first turn; a cut prompt on every turn it happens.
+			if !ev.Standing || !continued {
+				a.stderrMu.Lock()
+				fmt.Fprintln(a.stderr, "gencode: "+termtext.OneLine(ev.Text, 0))
+				a.stderrMu.Unlock()
+			}
 		case agent.EventDone:
 			final = ev.Text
 		case agent.EventError:

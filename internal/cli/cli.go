@@ -52,6 +52,9 @@ type Env struct {
 	// Executable is the gencode binary, which runs shell commands under
 	// the sandbox (see sandbox.Main); "": this process's own executable.
 	Executable string
+	// WindowProbeTimeout bounds asking the server for the model's window
+	// (0: window.DefaultTimeout).
+	WindowProbeTimeout time.Duration
 
 	screen *screen // set by Run: what is printed for a person, made inert
 }

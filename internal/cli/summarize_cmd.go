@@ -13,6 +13,7 @@ import (
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/transcript"
 )
 
@@ -49,6 +50,11 @@ func newSummarizeCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Comman
 			ag, _, err := a.newAgent(client, nil, nil, false)
 			if err != nil {
 				return err
+			}
+			// The summary is planned for the server's window, as a turn is.
+			_, notes := ag.AwaitWindow(ctx)
+			for _, n := range notes {
+				fmt.Fprintln(env.Stderr, "gencode: "+termtext.OneLine(n, 0))
 			}
 			s := a.buildSummarizer(ag, nil)
 			defer s.Close()

@@ -283,6 +283,37 @@ func TestContextReport(t *testing.T) {
 	require.Contains(t, out, "0 placeholders")
 }
 
+// TestContextSaysWhereTheWindowCameFrom: the server's window, with its
+// source and the configured figure beside it.
+func TestContextSaysWhereTheWindowCameFrom(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		set  func(p *summarize.Policy)
+		want []string
+	}{
+		{"told by the server", func(p *summarize.Policy) { p.Tell(4096, "Ollama, loaded") },
+			[]string{"of 4,096 tokens", "Window: 4,096 tokens (Ollama, loaded); configured 32,768."}},
+		{"refused", func(p *summarize.Policy) { p.Learn(4000) },
+			[]string{"The server's window: 4,000 tokens (configured 32,768)", "It named it when it refused a larger request."}},
+		{"cut", func(p *summarize.Policy) { p.LearnFrom(1964, "server, cut") },
+			[]string{"The server's window: about 1,964 tokens (configured 32,768)", "It showed it by cutting a larger prompt without an error."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			f.st.View = summarize.NewPolicy(summarize.ViewConfig{Window: 32768, Overhead: 1500})
+			tt.set(f.st.View)
+			r, err := f.run(context.Background(), "/context")
+			require.NoError(t, err)
+			for _, w := range tt.want {
+				require.Contains(t, r.Report.Plain(), w)
+			}
+		})
+	}
+}
+
 // TestContextShowsInstructions: /context counts the instructions in the
 // fixed part, names their files, and warns when they take more than a
 // quarter of the window.

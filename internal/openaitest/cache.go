@@ -55,6 +55,9 @@ type Account struct {
 	// RejectRules, RejectOther); "" when it was served. A refused request
 	// is not billed and is not the prefix of the next one.
 	Rejected string
+	// Dropped is how many messages an emulated server cut from the front
+	// of the request to fit its window (Ollama); 0 when it kept them all.
+	Dropped int
 }
 
 // Uncached is what the provider bills at the full input price.
@@ -70,6 +73,10 @@ type Bill struct {
 	Prompt          int // prompt tokens of the served requests
 	Cached          int // of Prompt, served from the cache
 	SummaryPrompt   int // prompt tokens of the summarizer's requests
+	Cut             int // served after the server dropped messages to fit its window
+	// SummaryOverWindow is how many of the refusals as too large were the
+	// summarizer's requests.
+	SummaryOverWindow int
 }
 
 // Uncached is the prompt tokens billed at the full price.
@@ -99,6 +106,9 @@ func Total(accounts []Account) Bill {
 		case RejectWindow:
 			b.Rejected++
 			b.OverWindow++
+			if a.Purpose == PurposeSummary {
+				b.SummaryOverWindow++
+			}
 			continue
 		case RejectRules:
 			b.Rejected++
@@ -109,6 +119,9 @@ func Total(accounts []Account) Bill {
 			continue
 		}
 		b.Requests++
+		if a.Dropped > 0 {
+			b.Cut++
+		}
 		b.Prompt += a.Prompt
 		b.Cached += a.Cached
 		if a.Purpose == PurposeSummary {
@@ -247,7 +260,11 @@ func (s *Server) account(req Request, m measured, rejected string) Account {
 	if s.purpose != nil {
 		purpose = s.purpose
 	}
-	a := Account{Model: req.Model, Purpose: purpose(req), Prompt: m.prompt(), Messages: len(req.Messages), Rejected: rejected}
+	a := Account{Model: req.Model, Purpose: purpose(req), Prompt: m.prompt(), Messages: len(req.Messages), Rejected: rejected,
+		Dropped: req.Dropped}
+	if req.Dropped > 0 {
+		a.Prompt = req.prompt // billed: what the server kept
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a.Seq = len(s.accounts) + 1

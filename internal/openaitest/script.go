@@ -36,6 +36,9 @@ type Script struct {
 	MessageRules bool `json:"message_rules,omitempty"`
 	// ContextWindow turns on WithContextWindow with the default len(body)/4 estimate.
 	ContextWindow int `json:"context_window,omitempty"`
+	// Emulate plays a real server (WithEmulation): {"flavor": "ollama",
+	// "window": 4096, "trained": 32768}.
+	Emulate *Emulation `json:"emulate,omitempty"`
 }
 
 // LoadScript reads a Script from a JSON file. Relative sse_file paths are
@@ -80,6 +83,9 @@ func WithScript(sc Script) Option {
 		}
 		if sc.ContextWindow > 0 {
 			s.window = sc.ContextWindow
+		}
+		if sc.Emulate != nil {
+			WithEmulation(*sc.Emulate)(s)
 		}
 	}
 }

@@ -359,7 +359,11 @@ func (s *Server) usage(req Request, rep Reply) openai.Usage {
 	for _, tc := range rep.ToolCalls {
 		n += len(tc.Name) + len(tc.Arguments)
 	}
-	u := openai.Usage{PromptTokens: s.count(req), CompletionTokens: max(1, (n+3)/4)}
+	prompt := s.count(req)
+	if req.Dropped > 0 {
+		prompt = req.prompt // what the server kept after its cut
+	}
+	u := openai.Usage{PromptTokens: prompt, CompletionTokens: max(1, (n+3)/4)}
 	u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	if req.cached > 0 {
 		// As OpenAI reports it: the part of the prompt served from its cache.

@@ -44,6 +44,11 @@ type Request struct {
 	Header http.Header `json:"-"`
 	// Body is the raw JSON body.
 	Body []byte `json:"-"`
+	// Seen is what the model saw: Messages, unless an emulated server cut
+	// the prompt to its window (Ollama drops whole messages from the
+	// front); Dropped is how many messages it dropped.
+	Seen    []openai.ChatCompletionMessage `json:"-"`
+	Dropped int                            `json:"-"`
 
 	prompt, cached int // the server's token count, and what its cache served
 }
@@ -95,6 +100,7 @@ type Server struct {
 	tokenize  func(string) int
 	purpose   func(Request) Purpose
 	refusal   func(window, prompt, completion int) (int, string) // refusal.go
+	emu       *Emulation // a real server the fake plays (WithEmulation)
 
 	respMu sync.Mutex // serializes responder calls
 
@@ -103,6 +109,7 @@ type Server struct {
 	requests  []Request
 	accounts  []Account
 	lastAgent *measured // the prefix a provider's cache holds
+	loaded    []string  // models an emulated server has loaded
 }
 
 // Option configures a Server.
@@ -184,6 +191,9 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 	for _, o := range opts {
 		o(s)
 	}
+	if s.emu != nil && s.emu.Preloaded {
+		s.loaded = append(s.loaded, s.models...)
+	}
 	if s.count == nil {
 		s.count = estimateTokens
 		if s.tokenize != nil {
@@ -193,6 +203,7 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
 	mux.HandleFunc("GET /v1/models", s.handleModels)
+	s.routes(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "invalid_request_error", "", nil,
 			fmt.Sprintf("openaitest: unknown endpoint %s %s", r.Method, r.URL.Path))
@@ -248,6 +259,10 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.modelsErr, "server_error", "", nil, "openaitest: the model list is not available")
 		return
 	}
+	if body := s.modelsBody(); body != nil {
+		writeJSON(w, http.StatusOK, body)
+		return
+	}
 	type model struct {
 		ID      string `json:"id"`
 		Object  string `json:"object"`
@@ -286,9 +301,14 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		ToolChoice:          wire.toolChoice(),
 		Header:              r.Header.Clone(),
 		Body:                body,
+		Seen:                wire.Messages,
 	}
 	m := measure(req, textCounter(s.tokenize))
 	req.prompt = m.prompt()
+	rejected := s.reject(w, req, wire)
+	if rejected == "" && s.emulateWindow(w, &req, m) {
+		rejected = RejectWindow
+	}
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	seq := len(s.requests)
@@ -297,7 +317,6 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.onRequest(req)
 	}
 
-	rejected := s.reject(w, req, wire)
 	acct := s.account(req, m, rejected)
 	if rejected != "" {
 		return

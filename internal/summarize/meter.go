@@ -36,7 +36,8 @@ func (p *Policy) Measure(ctx context.Context, st TallyStore, id string) (Prompt,
 		}
 		return p.Build(v), nil
 	}
-	r := Prompt{Window: p.Window(), Learned: p.Learned(), ConfiguredWindow: p.cfg.Window,
+	w, src := p.window()
+	r := Prompt{Window: w, Learned: src != "", Source: src, ConfiguredWindow: p.cfg.Window,
 		LogMessages: t.Messages, SummaryCount: len(t.View.Summaries), MaskedCount: t.Masked}
 	msgs := t.Tokens
 	sid := t.View.Session.ID

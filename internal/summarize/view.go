@@ -3,7 +3,6 @@ package summarize
 import (
 	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"github.com/gencode/gencode/internal/session"
 )
@@ -13,6 +12,10 @@ type ViewConfig struct {
 	// Window is the model's context window in tokens (config or the
 	// known-model table).
 	Window int
+	// WindowConfigured says Window is the user's own context_window: a
+	// server's window replaces the table's figure, but not a smaller
+	// configured one (the smaller of the two wins).
+	WindowConfigured bool
 	// SystemPrompt starts every request. It stays byte-identical for the
 	// whole session: it is the prefix providers cache.
 	SystemPrompt string
@@ -50,9 +53,17 @@ type ViewConfig struct {
 // so all of them agree. A Policy is safe for concurrent use.
 type Policy struct {
 	cfg ViewConfig
-	// learned is the window the server named when it refused a request
-	// as too large, when smaller than cfg.Window (0: none).
-	learned atomic.Int64
+
+	// wmu guards the windows the server told.
+	wmu sync.Mutex
+	// told is the window the server reports for the model (its own
+	// endpoints: package window), with where it came from; 0: none.
+	told       int
+	toldSource string
+	// seen is the smallest window the server showed by its answers: a
+	// request it refused as too large, or a prompt it cut; 0: none.
+	seen       int
+	seenSource string
 
 	mu    sync.Mutex
 	heads map[string]int // tokens of a head message, by content
@@ -97,34 +108,75 @@ func roughCount(m session.Message) int {
 }
 
 // Window is the context window the policy fits requests into: the
-// configured one, or the smaller one the server named.
+// configured one (config or the known-model table), replaced by the one the
+// server reports (bounded by a configured context_window), or the smaller
+// one the server showed by refusing or cutting a request.
 func (p *Policy) Window() int {
-	if w := int(p.learned.Load()); w > 0 {
-		return w
+	w, _ := p.window()
+	return w
+}
+
+// WindowSource says where Window comes from: "" for the config or the
+// known-model table, else the server's own words for it ("Ollama,
+// loaded", "vLLM", "server" for a refusal, "server, cut" for a prompt it
+// cut).
+func (p *Policy) WindowSource() string {
+	_, src := p.window()
+	return src
+}
+
+func (p *Policy) window() (int, string) {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	w, src := p.cfg.Window, ""
+	if p.told > 0 && (!p.cfg.WindowConfigured || p.told < w) {
+		w, src = p.told, p.toldSource
 	}
-	return p.cfg.Window
+	if p.seen > 0 && p.seen < w {
+		w, src = p.seen, p.seenSource
+	}
+	return w, src
 }
 
 // ConfiguredWindow is the window of the config or the known-model table.
 func (p *Policy) ConfiguredWindow() int { return p.cfg.Window }
 
-// Learned reports whether the window is one the server named.
-func (p *Policy) Learned() bool { return p.learned.Load() > 0 }
+// Learned reports whether the window is one the server told or showed.
+func (p *Policy) Learned() bool { return p.WindowSource() != "" }
 
 // Learn keeps a window the server named when it refused a request as too
 // large (local servers often hold far less than the model's known window),
 // for every later request of this policy. It reports whether the window
 // shrank; a window not smaller than the current one is ignored.
-func (p *Policy) Learn(window int) bool {
-	for {
-		cur := p.learned.Load()
-		if window <= 0 || window >= p.Window() {
-			return false
-		}
-		if p.learned.CompareAndSwap(cur, int64(window)) {
-			return true
-		}
+func (p *Policy) Learn(window int) bool { return p.LearnFrom(window, "server") }
+
+// LearnFrom is Learn for a window the server showed some other way, named
+// by source: "server, cut" for the size of a prompt it cut to fit.
+func (p *Policy) LearnFrom(window int, source string) bool {
+	if window <= 0 || window >= p.Window() {
+		return false
 	}
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	p.seen, p.seenSource = window, source
+	return true
+}
+
+// Tell sets the window the server reports for the model on its own
+// endpoints (package window), and where it came from. It replaces the
+// known-model table's figure, larger or smaller, and an earlier report (a
+// model loaded since); a configured context_window that is smaller still
+// wins, and so does a smaller window the server showed by refusing or
+// cutting a request. It reports whether Window changed.
+func (p *Policy) Tell(window int, source string) bool {
+	if window <= 0 {
+		return false
+	}
+	before := p.Window()
+	p.wmu.Lock()
+	p.told, p.toldSource = window, source
+	p.wmu.Unlock()
+	return p.Window() != before
 }
 
 // Fixed is what every request costs before any message of the log: the
@@ -186,6 +238,8 @@ type Prompt struct {
 	Window           int
 	Learned          bool
 	ConfiguredWindow int
+	// Source says where Window comes from (Policy.WindowSource).
+	Source string
 
 	// Fixed is the system prompt, tool schemas and reply priming;
 	// Instructions is the part of it the instructions (AGENTS.md) take.
@@ -214,7 +268,8 @@ type Prompt struct {
 // token counts and counts only the texts it writes itself (placeholders,
 // cut outputs, the system message), each once.
 func (p *Policy) Build(v session.View) Prompt {
-	r := Prompt{Window: p.Window(), Learned: p.Learned(), ConfiguredWindow: p.cfg.Window,
+	w, src := p.window()
+	r := Prompt{Window: w, Learned: src != "", Source: src, ConfiguredWindow: p.cfg.Window,
 		LogMessages: len(v.Messages), SummaryCount: len(v.Summaries)}
 	msgs, fixes := p.normalize(v.Session.ID, v.Messages)
 	r.Repaired = fixes

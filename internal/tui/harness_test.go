@@ -98,7 +98,11 @@ func (f *fakeAgent) MeasureContext(ctx context.Context, st summarize.TallyStore,
 	for _, m := range v.Messages {
 		n += m.Tokens
 	}
-	return agent.Size{Tokens: n, Window: f.Window(), Learned: learned, ConfiguredWindow: 128000}, nil
+	src := ""
+	if learned {
+		src = "server"
+	}
+	return agent.Size{Tokens: n, Window: f.Window(), Learned: learned, ConfiguredWindow: 128000, Source: src}, nil
 }
 
 // Policy is nil: /context's default for the window.

@@ -219,7 +219,7 @@ func (m *Model) switchSession(id string) tea.Cmd {
 	m.chat.Reset()
 	m.status.SetSession(id, "")
 	m.status.ResetSummarizer() // its last report was about the other session
-	m.status.SetContext(-1, 0, false)
+	m.status.SetContext(-1, 0, "")
 	if id == "" {
 		return m.loadContext(id)
 	}

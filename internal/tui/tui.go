@@ -375,7 +375,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			// The status bar keeps its last estimate.
 			m.o.Logger.Warn("estimate the context", "session", msg.sessionID, "err", msg.err)
 		} else if msg.seq == m.ctxSeq && msg.sessionID == m.sessionID {
-			m.status.SetContext(msg.size.Tokens, msg.size.Window, msg.size.Learned)
+			m.status.SetContext(msg.size.Tokens, msg.size.Window, msg.size.Source)
 		}
 		return nil
 	case spendMsg:

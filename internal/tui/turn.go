@@ -178,7 +178,7 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 			// The request being sent: what /context would show.
 			if s := ev.Context; s != nil {
 				m.ctxSeq++
-				m.status.SetContext(s.Tokens, s.Window, s.Learned)
+				m.status.SetContext(s.Tokens, s.Window, s.Source)
 			}
 		case agent.EventToolRun:
 			// The dialog may have opened before this event was read.

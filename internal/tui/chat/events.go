@@ -78,6 +78,9 @@ func (m *Model) HandleEvent(ev agent.Event) tea.Cmd {
 	case agent.EventRetry:
 		m.endStream()
 		m.AddInfo("↻ " + ev.Text)
+	case agent.EventNotice:
+		m.endStream()
+		m.AddNote(ev.Text)
 	case agent.EventDone, agent.EventError:
 		m.endStream()
 		m.stopRunning()

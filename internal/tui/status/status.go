@@ -41,7 +41,7 @@ type Model struct {
 
 	tokens    int // the next request's size, as /context measures it; -1 unknown
 	window    int
-	learned   bool // window is the one the server named, smaller than configured
+	source    string // where window came from when it is the server's ("" configured)
 	softRatio float64
 
 	sum     summarizerState
@@ -87,13 +87,23 @@ func (m *Model) SetSession(id, title string) {
 }
 
 // SetContext shows how many tokens the context holds (-1: unknown yet) of
-// which window; learned says the server named that window when it refused
-// a larger request (it is smaller than the configured one).
-func (m *Model) SetContext(tokens, window int, learned bool) {
+// which window; source says where the window came from when it is the
+// server's ("Ollama, loaded"; "server" when it named it refusing a larger
+// request), "" when it is the configured one.
+func (m *Model) SetContext(tokens, window int, source string) {
 	m.tokens = tokens
 	if window > 0 {
-		m.window, m.learned = window, learned
+		m.window, m.source = window, source
 	}
+}
+
+// shortSource is a window's source as the bar has room for: the server's
+// name ("Ollama" of "Ollama, loaded").
+func shortSource(source string) string {
+	if i := strings.IndexByte(source, ','); i >= 0 {
+		return source[:i]
+	}
+	return source
 }
 
 // SetSpend shows what the session's requests have used: tokens (input
@@ -190,8 +200,8 @@ func (m Model) contextText(soft bool) string {
 	} else {
 		pct := float64(m.tokens) * 100 / float64(m.window)
 		s := fmt.Sprintf("ctx %s/%s %.0f%%", tokens(m.tokens), tokens(m.window), pct)
-		if m.learned {
-			s += " (server)" // the window the server named, not the configured one
+		if m.source != "" {
+			s += " (" + shortSource(m.source) + ")" // the server's window, not the configured one
 		}
 		switch {
 		case m.softRatio > 0 && pct >= m.softRatio*100:

@@ -32,7 +32,7 @@ func states(width int) []string {
 		m.SetWidth(width)
 		m.SetModel("gpt-4o-mini", 128000)
 		m.SetSession("4f1c2a9b8e7d", "Fix the flaky store test on CI and explain the cause")
-		m.SetContext(23456, 0, false)
+		m.SetContext(23456, 0, "")
 		return m
 	}
 	var out []string
@@ -44,7 +44,7 @@ func states(width int) []string {
 	out = append(out, "busy:", m.View())
 
 	m = base()
-	m.SetContext(70000, 0, false)
+	m.SetContext(70000, 0, "")
 	m.Compaction(summarize.Report{Phase: summarize.Started, Background: true})
 	out = append(out, "summarizing in the background, past the soft threshold:", m.View())
 
@@ -62,7 +62,7 @@ func states(width int) []string {
 
 	m = base()
 	m.SetSession("", "")
-	m.SetContext(-1, 0, false)
+	m.SetContext(-1, 0, "")
 	out = append(out, "new session, context not known yet:", m.View())
 
 	m = base()
@@ -75,8 +75,12 @@ func states(width int) []string {
 	out = append(out, "busy, an unpriced model:", m.View())
 
 	m = base()
-	m.SetContext(3100, 4096, true)
+	m.SetContext(3100, 4096, "server")
 	out = append(out, "the server named a smaller window than configured:", m.View())
+
+	m = base()
+	m.SetContext(3100, 4096, "Ollama, loaded")
+	out = append(out, "the window Ollama reports for the loaded model:", m.View())
 	return out
 }
 
