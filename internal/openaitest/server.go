@@ -100,7 +100,7 @@ type Server struct {
 	tokenize  func(string) int
 	purpose   func(Request) Purpose
 	refusal   func(window, prompt, completion int) (int, string) // refusal.go
-	emu       *Emulation // a real server the fake plays (WithEmulation)
+	emu       *Emulation                                         // a real server the fake plays (WithEmulation)
 
 	respMu sync.Mutex // serializes responder calls
 
