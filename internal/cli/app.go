@@ -64,6 +64,9 @@ type app struct {
 	// perms are the permission rules saved for the project (the working
 	// directory): every tool set of the run checks them.
 	perms *permstore.Store
+	// redact takes the key and the secrets the summarizer's rules find
+	// out of a text: every error shown or logged goes through it.
+	redact func(string) string
 }
 
 // notices are what the user should know before the first turn: the
@@ -149,10 +152,14 @@ func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, op
 	if n := store.Notice(); n != "" {
 		fmt.Fprintln(env.Stderr, "gencode: warning: the data directory is read-only: "+n)
 	}
+	redact := secretRedactor(cfg.APIKey)
+	if env.screen != nil {
+		env.screen.redact = redact
+	}
 	log, logFile := openLog(env, cfg, g.debug)
 	log.Info("start", "command", cmd.CommandPath(), "cwd", cwd, "data_dir", cfg.DataDir, "model", cfg.Model)
 	return &app{env: env, cfg: cfg, store: store, cwd: cwd, tokens: &tokens.Cache{}, stderr: env.Stderr,
-		log: log, logFile: logFile, perms: permstore.Open(filepath.Dir(config.DefaultPath(env.Getenv)), cwd)}, nil
+		log: log, logFile: logFile, perms: permstore.Open(filepath.Dir(config.DefaultPath(env.Getenv)), cwd), redact: redact}, nil
 }
 
 // Close reports damage, closes the store, then the log.
@@ -214,6 +221,9 @@ func (a *app) llmConfig(key string) llm.Config {
 		HeaderTimeout:  time.Duration(orNone(int64(a.cfg.RequestHeaderTimeout.Duration))),
 		IdleTimeout:    time.Duration(orNone(int64(a.cfg.RequestIdleTimeout.Duration))),
 		MaxAnswerBytes: int(orNone(int64(a.cfg.MaxAnswerBytes))),
+		// A provider's error may echo the key or the request's secrets:
+		// the client redacts them where it builds the error.
+		Redact: a.redact,
 		OnRetry: func(attempt int, wait time.Duration, err error) {
 			a.log.Info("model request failed; retrying", "attempt", attempt, "wait", wait, "err", err)
 		},

@@ -117,7 +117,7 @@ func Run(ctx context.Context, env Env) int {
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintln(env.Stderr, "gencode: "+userMessage(err))
+	fmt.Fprintln(env.Stderr, "gencode: "+sc.redactText(userMessage(err)))
 	var ue *usageError
 	var de *deniedError
 	switch {

@@ -17,6 +17,17 @@ type screen struct {
 	stderr *termtext.Writer
 	text   *termtext.Writer // nil: stdout is not a terminal
 	json   *termtext.Writer // nil: stdout is not a terminal
+	// redact takes secrets out of the error line Run prints; set once
+	// the configuration (the key) is known. Nil: nothing to take out.
+	redact func(string) string
+}
+
+// redactText is s with the run's secrets taken out.
+func (sc *screen) redactText(s string) string {
+	if sc.redact == nil {
+		return s
+	}
+	return sc.redact(s)
 }
 
 // withScreen returns env writing through a screen.

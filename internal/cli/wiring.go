@@ -261,7 +261,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		Cwd:       a.cwd,
 		SoftRatio: soft,
 		Renderer:  r,
-		ErrorText: userMessage,
+		ErrorText: func(err error) string { return a.redact(userMessage(err)) },
 		Context:   ctx,
 		Logger:    a.log,
 		Notices:   func() []string { return a.notices(ag) },
