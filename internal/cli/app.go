@@ -152,7 +152,7 @@ func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, op
 	if n := store.Notice(); n != "" {
 		fmt.Fprintln(env.Stderr, "gencode: warning: the data directory is read-only: "+n)
 	}
-	redact := secretRedactor(cfg.APIKey)
+	redact := secretRedactor(cfg.APIKey, cfg.BaseURLUserinfo)
 	if env.screen != nil {
 		env.screen.redact = redact
 	}
@@ -316,7 +316,8 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 	ts := tools.New(tools.Options{
 		WorkDir: a.cwd, Permissions: perms, Asker: asker, Yolo: yolo, Project: a.perms,
 		OutputCapTokens: a.cfg.Tools.OutputCapTokens, CountTokens: counter.Count,
-		Secrets: []string{a.cfg.APIKey}, // never stored or sent back, whatever prints it
+		// Never stored or sent back, whatever prints them (a config file, a script).
+		Secrets: []string{a.cfg.APIKey, a.cfg.BaseURLUserinfo},
 	})
 	ag := agent.New(a.store, client, a.withRecall(ts, counter.Count, a.window(a.cfg.Model)), counter, agent.Options{
 		Model: a.cfg.Model, WorkDir: a.cwd, MaxIterations: a.cfg.MaxIterations, Window: a.window(a.cfg.Model),
