@@ -399,17 +399,18 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	}
 	if sum != nil {
 		// The answer is out; a background summary in flight is waited for
-		// (its summary serves the next run), for a while. Past that it is
-		// canceled by Close: a summary is applied in one transaction, so
-		// nothing is left half done.
+		// (its summary serves the next run), a few seconds. Past that it
+		// is canceled by Close: a summary is applied in one transaction,
+		// so nothing is left half done, and the next run starts it again.
 		a.waitSummary(ctx, sum, printModeSummaryWait)
 	}
 	return runErr
 }
 
 // printModeSummaryWait bounds how long print mode waits, after printing
-// the answer, for a background summary to be applied.
-const printModeSummaryWait = time.Minute
+// the answer, for a background summary to be applied: a few seconds, so
+// that a summarizer that never answers cannot hold every turn.
+const printModeSummaryWait = 3 * time.Second
 
 func (a *app) waitSummary(ctx context.Context, sum summarizer, limit time.Duration) {
 	done := make(chan struct{})
@@ -424,7 +425,7 @@ func (a *app) waitSummary(ctx context.Context, sum summarizer, limit time.Durati
 	case <-ctx.Done():
 	case <-t.C:
 		a.stderrMu.Lock()
-		fmt.Fprintf(a.stderr, "gencode: stopped a background summary still running after %s; the originals are kept\n", limit)
+		fmt.Fprintf(a.stderr, "gencode: stopped a background summary still running after %s; the originals are kept (the next run starts it again)\n", limit)
 		a.stderrMu.Unlock()
 	}
 }

@@ -61,6 +61,13 @@ func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *s
 	}
 	lc := a.llmConfig(key)
 	lc.MaxRetries = -1
+	// A summary is not streamed: the endpoint sends nothing until it is
+	// complete, so all of that wait is silence, bounded by
+	// request_idle_timeout too. A summarizer that stalls then falls back
+	// within the idle timeout, and is not asked again in that compaction.
+	if idle := lc.IdleTimeout; idle > 0 && (lc.HeaderTimeout < 0 || idle < lc.HeaderTimeout) {
+		lc.HeaderTimeout = idle
+	}
 	client := llm.New(lc)
 	sc := a.cfg.Summarize
 	model := a.cfg.SummaryModel()

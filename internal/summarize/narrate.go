@@ -215,6 +215,14 @@ func (s *Summarizer) inputBudget(words int) int {
 	return max(400, int(0.6*float64(s.cfg.SummaryWindow))-450-answerTokens(words))
 }
 
+// silent reports an error saying that the endpoint stayed silent past a
+// timeout: one with a Timeout method that says so (the LLM client's
+// timeouts, net.Error's), or a deadline.
+func silent(err error) bool {
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout() || errors.Is(err, context.DeadlineExceeded)
+}
+
 // errAnswer describes a summarizer answer that cannot be used.
 type errAnswer struct{ why string }
 
@@ -247,6 +255,14 @@ func (s *Summarizer) call(ctx context.Context, req Request, inputTokens int, a *
 		a.left--
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+		}
+		if timedOut || silent(err) {
+			// A summarizer that stays silent past its timeout is not
+			// asked again in this compaction, for another attempt, chunk
+			// or merge: each would wait as long, and the deterministic
+			// summary is ready now.
+			a.left, a.silent = 0, true
+			return "", err
 		}
 		if a.left <= 0 {
 			return "", err
