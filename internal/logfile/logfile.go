@@ -85,7 +85,7 @@ var ErrNotRegular = errors.New("not a regular file")
 // appends and its chmod land on the log and nowhere else.
 func (l *File) open() error {
 	if fi, err := os.Lstat(l.path); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("open log %s: %w (%s); refused", l.path, ErrNotRegular, fi.Mode().Type())
+		return fmt.Errorf("open log %s: %w (%s); refused", l.path, ErrNotRegular, kind(fi.Mode()))
 	}
 	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|noFollow, 0o600)
 	if err != nil {
@@ -99,7 +99,7 @@ func (l *File) open() error {
 		if err != nil {
 			return fmt.Errorf("stat log %s: %w", l.path, err)
 		}
-		return fmt.Errorf("open log %s: %w (%s); refused", l.path, ErrNotRegular, fi.Mode().Type())
+		return fmt.Errorf("open log %s: %w (%s); refused", l.path, ErrNotRegular, kind(fi.Mode()))
 	}
 	if err := f.Chmod(0o600); err != nil {
 		_ = f.Close()
@@ -107,6 +107,23 @@ func (l *File) open() error {
 	}
 	l.f = f
 	return nil
+}
+
+// kind names a file that is not regular, for an error.
+func kind(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.Type().String()
 }
 
 // Write appends p, one record, to the file; past MaxBytes the file is
@@ -167,7 +184,7 @@ func (l *File) rotate() error {
 	for i := 1; i < l.keep; i++ {
 		if fi, err := os.Lstat(name(i)); err == nil && !fi.Mode().IsRegular() {
 			if err := os.Remove(name(i)); err != nil {
-				return fmt.Errorf("rotate log: remove %s, %w (%s): %w", name(i), ErrNotRegular, fi.Mode().Type(), err)
+				return fmt.Errorf("rotate log: remove %s, %w (%s): %w", name(i), ErrNotRegular, kind(fi.Mode()), err)
 			}
 		}
 	}
