@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,5 +61,38 @@ func TestProviderErrorsAreRedacted(t *testing.T) {
 				require.NotContains(t, string(log), s, "the log holds a secret")
 			}
 		})
+	}
+}
+
+// TestProviderErrorQuotingEverySecretShape: a 400 whose message quotes the
+// whole secret corpus (every shape the summarizer's rules know, the kind
+// of body a provider sends back when it refuses a request full of
+// secrets): stderr and the log show none of them.
+func TestProviderErrorQuotingEverySecretShape(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "summarize", "testdata", "secrets.json"))
+	require.NoError(t, err)
+	var corpus struct {
+		Secrets []struct{ Name, Text, Secret string } `json:"secrets"`
+	}
+	require.NoError(t, json.Unmarshal(b, &corpus))
+	var texts []string
+	for _, s := range corpus.Secrets {
+		texts = append(texts, s.Text)
+	}
+	msg, err := json.Marshal("invalid request: messages[1].content: " + strings.Join(texts, "\n"))
+	require.NoError(t, err)
+	srv := openaitest.NewServer(t, openaitest.WithResponder(func(openaitest.Request) openaitest.Reply {
+		return openaitest.Error(400, `{"error":{"message":`+string(msg)+`,"type":"invalid_request_error"}}`)
+	}))
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	res := sb.run("-p", "hi", "--no-summarize")
+	require.Equal(t, 1, res.code, "stderr: %s", res.stderr)
+	log, err := os.ReadFile(filepath.Join(sb.home, ".local", "state", "gencode", "gencode.log"))
+	require.NoError(t, err)
+	for _, s := range corpus.Secrets {
+		require.NotContains(t, res.stderr, s.Secret, "stderr shows %s", s.Name)
+		require.NotContains(t, string(log), s.Secret, "the log holds %s", s.Name)
 	}
 }
