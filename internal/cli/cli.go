@@ -90,8 +90,9 @@ func (e *deniedError) Error() string {
 type globalFlags struct {
 	model, baseURL, configFile, dataDir string
 	debug                               bool
-	// rawOutput: stdout, when not a terminal, gets the exact bytes of
-	// answers and exports instead of sanitized text.
+	// rawOutput: stdout, when not a terminal, gets text (answers,
+	// history, markdown exports) with its exact bytes instead of
+	// sanitized; JSON stays escaped.
 	rawOutput bool
 }
 
@@ -182,7 +183,7 @@ func newRootCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 	pf.StringVar(&g.baseURL, "base-url", "", "OpenAI-compatible endpoint `URL` (env OPENAI_BASE_URL)")
 	pf.StringVar(&g.configFile, "config", "", "config `FILE` (default $XDG_CONFIG_HOME/gencode/config.toml)")
 	pf.StringVar(&g.dataDir, "data-dir", "", "data `DIR` for sessions (env GENCODE_HOME)")
-	pf.BoolVar(&g.rawOutput, "raw-output", false, "write answers, history and exports with their exact bytes when stdout is not a terminal (default: escape sequences and controls removed)")
+	pf.BoolVar(&g.rawOutput, "raw-output", false, "write text (answers, history, markdown exports) with its exact bytes when stdout is not a terminal (default: escape sequences and controls removed; JSON is always escaped)")
 	pf.BoolVar(&g.debug, "debug", false, "log more to $XDG_STATE_HOME/gencode/gencode.log (requests, tool calls, compactions)")
 	for _, c := range subcommands(ctx, env, g) {
 		root.AddCommand(c)
