@@ -72,6 +72,9 @@ type app struct {
 	// windows asks the endpoint's server for each model's real window,
 	// once a run per model.
 	windows *window.Prober
+	// redact takes the key and the secrets the summarizer's rules find
+	// out of a text: every error shown or logged goes through it.
+	redact func(string) string
 }
 
 // newSandbox is the sandbox of a run in cwd: the project, the temp dir
@@ -227,10 +230,14 @@ func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, op
 	if n := store.Notice(); n != "" {
 		fmt.Fprintln(env.Stderr, "gencode: warning: the data directory is read-only: "+n)
 	}
+	redact := secretRedactor(cfg.APIKey, cfg.BaseURLUserinfo)
+	if env.screen != nil {
+		env.screen.redact = redact
+	}
 	log, logFile := openLog(env, cfg, g.debug)
 	log.Info("start", "command", cmd.CommandPath(), "cwd", cwd, "data_dir", cfg.DataDir, "model", cfg.Model)
 	return &app{env: env, cfg: cfg, store: store, cwd: cwd, tokens: &tokens.Cache{}, stderr: env.Stderr,
-		log: log, logFile: logFile, perms: permstore.Open(filepath.Dir(config.DefaultPath(env.Getenv)), cwd),
+		log: log, logFile: logFile, perms: permstore.Open(filepath.Dir(config.DefaultPath(env.Getenv)), cwd), redact: redact,
 		sandbox: newSandbox(env, cfg, cwd), windows: window.New(nil, env.WindowProbeTimeout)}, nil
 }
 
@@ -312,6 +319,9 @@ func (a *app) llmConfig(key string) llm.Config {
 		HeaderTimeout:  time.Duration(orNone(int64(a.cfg.RequestHeaderTimeout.Duration))),
 		IdleTimeout:    time.Duration(orNone(int64(a.cfg.RequestIdleTimeout.Duration))),
 		MaxAnswerBytes: int(orNone(int64(a.cfg.MaxAnswerBytes))),
+		// A provider's error may echo the key or the request's secrets:
+		// the client redacts them where it builds the error.
+		Redact: a.redact,
 		OnRetry: func(attempt int, wait time.Duration, err error) {
 			a.log.Info("model request failed; retrying", "attempt", attempt, "wait", wait, "err", err)
 		},
@@ -404,7 +414,8 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 	ts := tools.New(tools.Options{
 		WorkDir: a.cwd, Permissions: perms, Asker: asker, Yolo: yolo, Project: a.perms,
 		OutputCapTokens: a.cfg.Tools.OutputCapTokens, CountTokens: counter.Count,
-		Secrets: []string{a.cfg.APIKey}, // never stored or sent back, whatever prints it
+		// Never stored or sent back, whatever prints them (a config file, a script).
+		Secrets: []string{a.cfg.APIKey, a.cfg.BaseURLUserinfo},
 		Private: a.privateDirs(),
 		Sandbox: a.sandbox,
 	})
@@ -532,9 +543,9 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	}
 	if sum != nil {
 		// The answer is out; a background summary in flight is waited for
-		// (its summary serves the next run), for a while. Past that it is
-		// canceled by Close: a summary is applied in one transaction, so
-		// nothing is left half done.
+		// (its summary serves the next run), a few seconds. Past that it
+		// is canceled by Close: a summary is applied in one transaction,
+		// so nothing is left half done, and the next run starts it again.
 		a.waitSummary(ctx, sum, printModeSummaryWait)
 	}
 	return runErr
@@ -555,8 +566,9 @@ func (a *app) bashMayRun(o rootOptions) bool {
 }
 
 // printModeSummaryWait bounds how long print mode waits, after printing
-// the answer, for a background summary to be applied.
-const printModeSummaryWait = time.Minute
+// the answer, for a background summary to be applied: a few seconds, so
+// that a summarizer that never answers cannot hold every turn.
+const printModeSummaryWait = 3 * time.Second
 
 func (a *app) waitSummary(ctx context.Context, sum summarizer, limit time.Duration) {
 	done := make(chan struct{})
@@ -571,7 +583,7 @@ func (a *app) waitSummary(ctx context.Context, sum summarizer, limit time.Durati
 	case <-ctx.Done():
 	case <-t.C:
 		a.stderrMu.Lock()
-		fmt.Fprintf(a.stderr, "gencode: stopped a background summary still running after %s; the originals are kept\n", limit)
+		fmt.Fprintf(a.stderr, "gencode: stopped a background summary still running after %s; the originals are kept (the next run starts it again)\n", limit)
 		a.stderrMu.Unlock()
 	}
 }

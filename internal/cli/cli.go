@@ -152,6 +152,10 @@ func (e *deniedError) hint() string {
 type globalFlags struct {
 	model, baseURL, configFile, dataDir string
 	debug                               bool
+	// rawOutput: stdout, when not a terminal, gets text (answers,
+	// history, markdown exports) with its exact bytes instead of
+	// sanitized; JSON stays escaped.
+	rawOutput bool
 }
 
 // rootOptions are the flags of the root command (TUI and print mode).
@@ -179,7 +183,7 @@ func Run(ctx context.Context, env Env) int {
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintln(env.Stderr, "gencode: "+userMessage(err))
+	fmt.Fprintln(env.Stderr, "gencode: "+sc.redactText(userMessage(err)))
 	var ue *usageError
 	var de *deniedError
 	switch {
@@ -223,6 +227,11 @@ func newRootCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 			return app.interactive(ctx, o)
 		},
 	}
+	root.PersistentPreRun = func(*cobra.Command, []string) {
+		if env.screen != nil {
+			env.screen.raw = g.rawOutput
+		}
+	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	f := root.Flags()
 	f.StringVarP(&o.prompt, "print", "p", "", "print mode: run one turn with `PROMPT` and print the answer (\"-\" reads stdin)")
@@ -236,6 +245,7 @@ func newRootCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 	pf.StringVar(&g.baseURL, "base-url", "", "OpenAI-compatible endpoint `URL` (env OPENAI_BASE_URL)")
 	pf.StringVar(&g.configFile, "config", "", "config `FILE` (default $XDG_CONFIG_HOME/gencode/config.toml)")
 	pf.StringVar(&g.dataDir, "data-dir", "", "data `DIR` for sessions (env GENCODE_HOME)")
+	pf.BoolVar(&g.rawOutput, "raw-output", false, "write text (answers, history, markdown exports) with its exact bytes when stdout is not a terminal (default: escape sequences and controls removed; JSON is always escaped)")
 	pf.BoolVar(&g.debug, "debug", false, "log more to $XDG_STATE_HOME/gencode/gencode.log (requests, tool calls, compactions)")
 	for _, c := range subcommands(ctx, env, g) {
 		root.AddCommand(c)

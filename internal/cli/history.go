@@ -33,6 +33,12 @@ func (a *app) sessionFor(ctx context.Context, id string) (session.Session, error
 // printReport prints a report: boxed on a terminal, plain when piped or
 // with NO_COLOR.
 func (a *app) printReport(r *commands.Report) {
+	if a.env.IsTerminal == nil || !a.env.IsTerminal() {
+		fmt.Fprint(a.env.textOut(), r.Plain()) // sanitized unless --raw-output
+		return
+	}
+	// On a terminal the report is drawn from sanitized text, in colour
+	// that the sanitizer would take out.
 	fmt.Fprint(a.env.Stdout, a.renderReport(r))
 }
 
@@ -117,8 +123,8 @@ func newExportCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// A JSONL export on a terminal is escaped, a markdown one
-			// sanitized; piped, both keep the log's exact bytes.
+			// A JSONL export is escaped, a markdown one sanitized;
+			// --raw-output (not on a terminal) keeps the log's exact bytes.
 			out := env.textOut()
 			if format == "jsonl" {
 				out = env.jsonOut()

@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"strings"
@@ -58,7 +57,7 @@ func seedHostileSession(t *testing.T, sb *sandbox) (id, evil string) {
 // provider's error, history --full (with and without colour), history
 // --json, sessions, summarize --json and both exports reach the terminal
 // with nothing it would act on, while what they show is still there.
-// Piped, the answer and the exports keep the exact bytes.
+// Piped, see TestPipedOutputIsInert.
 func TestHostileTextInertOnATerminal(t *testing.T) {
 	t.Parallel()
 	srv := openaitest.NewServer(t)
@@ -101,29 +100,4 @@ func TestHostileTextInertOnATerminal(t *testing.T) {
 	} {
 		require.Contains(t, out, want)
 	}
-
-	// Piped: the answer and the exports are the data, byte for byte.
-	srv.Enqueue(openaitest.Text("piped " + evil))
-	res := sb.run("-r", id, "-p", "piped")
-	require.Equal(t, 0, res.code, res.stderr)
-	require.Equal(t, "piped "+evil+"\n", res.stdout)
-	res = sb.run("export", "--session", id)
-	require.Equal(t, 0, res.code, res.stderr)
-	require.Contains(t, res.stdout, "\n## assistant (#6)\n\nanswer "+evil+"\n")
-	res = sb.run("export", "--format", "jsonl", "--session", id)
-	require.Equal(t, 0, res.code, res.stderr)
-	sc := bufio.NewScanner(strings.NewReader(res.stdout))
-	sc.Buffer(nil, 1<<20)
-	var contents []string
-	for sc.Scan() {
-		var m struct {
-			Content *string `json:"content"`
-		}
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &m))
-		if m.Content != nil {
-			contents = append(contents, *m.Content)
-		}
-	}
-	require.Contains(t, contents, "answer "+evil)
-	require.Contains(t, contents, "user "+evil)
 }

@@ -33,13 +33,29 @@ func openLog(env Env, cfg config.Config, debug bool) (*slog.Logger, *logfile.Fil
 		fmt.Fprintln(env.Stderr, "gencode: warning: no log file: "+termtext.OneLine(err.Error(), 0))
 		return discard, nil
 	}
-	key := cfg.APIKey
-	redact := func(s string) string {
-		if len(key) >= 8 { // shorter ones are placeholders ("none", "local")
+	return logfile.New(f, logfile.Options{Debug: debug, Redact: secretRedactor(cfg.APIKey, cfg.BaseURLUserinfo)}).With("pid", os.Getpid()), f
+}
+
+// secretRedactor takes the secrets out of a text gencode logs or shows:
+// the configured API key and the user:password a base URL was given with,
+// literally, then what the summarizer's secret rules find. The log, the
+// model client's errors and the error line on stderr (and in the TUI) all
+// use it.
+func secretRedactor(key, userinfo string) func(string) string {
+	if len(key) < 8 { // shorter ones are placeholders ("none", "local")
+		key = ""
+	}
+	return func(s string) string {
+		if key != "" {
 			s = strings.ReplaceAll(s, key, redactedKey)
+		}
+		if userinfo != "" {
+			s = strings.ReplaceAll(s, userinfo+"@", redactedUserinfo+"@")
 		}
 		s, _ = summarize.Redact(s)
 		return s
 	}
-	return logfile.New(f, logfile.Options{Debug: debug, Redact: redact}).With("pid", os.Getpid()), f
 }
+
+// redactedUserinfo replaces a base URL's user:password.
+const redactedUserinfo = "[REDACTED:url-credentials]"

@@ -6,24 +6,37 @@ import (
 	"github.com/gencode/gencode/internal/termtext"
 )
 
-// screen makes what gencode prints for a person inert on a terminal: a
-// model's answer, a title, a tool's arguments, a server's error can carry
-// escape sequences (OSC 52 clipboard writes, clear-screen, titles,
-// hyperlinks), CRs and NULs. Stderr (notes and errors) is always
-// sanitized. Stdout is sanitized only when it is a terminal: piped, an
-// answer, an export or JSON keeps its exact bytes. The TUI draws on stdout
-// itself and does its own sanitizing.
+// screen makes what gencode prints inert wherever it goes: a model's
+// answer, a title, a tool's arguments, a server's error can carry escape
+// sequences (OSC 52 clipboard writes, clear-screen, titles, hyperlinks),
+// CRs and NULs, and stdout piped into `tee`, `less -R` or a file that is
+// later cat'ed reaches a terminal all the same. Stderr (notes and errors)
+// is always sanitized; stdout is sanitized (text) or escaped (JSON, which
+// then decodes to the same data) by default, on a terminal or not. Only
+// --raw-output, with stdout not a terminal, writes text (an answer, a
+// markdown export, history) with the log's exact bytes; JSON stays escaped.
+// The TUI draws on stdout itself and does its own sanitizing.
 type screen struct {
-	stderr *termtext.Writer
-	text   *termtext.Writer // nil: stdout is not a terminal
-	json   *termtext.Writer // nil: stdout is not a terminal
+	stdout   io.Writer
+	stderr   *termtext.Writer
+	text     *termtext.Writer
+	json     *termtext.Writer
+	terminal bool // stdout is a terminal
+	// raw is --raw-output: exact bytes on a stdout that is not a terminal.
+	// Set from the flag once it is parsed.
+	raw bool
+	// redact takes secrets out of the error line Run prints; set once
+	// the configuration (the key) is known. Nil: nothing to take out.
+	redact func(string) string
 }
 
 // withScreen returns env writing through a screen.
 func withScreen(env Env) (Env, *screen) {
-	sc := &screen{stderr: termtext.NewWriter(env.Stderr)}
-	if env.IsTerminal != nil && env.IsTerminal() {
-		sc.text, sc.json = termtext.NewWriter(env.Stdout), termtext.NewJSONWriter(env.Stdout)
+	sc := &screen{
+		stdout: env.Stdout,
+		stderr: termtext.NewWriter(env.Stderr),
+		text:   termtext.NewWriter(env.Stdout), json: termtext.NewJSONWriter(env.Stdout),
+		terminal: env.IsTerminal != nil && env.IsTerminal(),
 	}
 	env.Stderr = sc.stderr
 	env.screen = sc
@@ -33,27 +46,38 @@ func withScreen(env Env) (Env, *screen) {
 // flush writes what the writers held back: the end of the run's output.
 func (sc *screen) flush() {
 	for _, w := range []*termtext.Writer{sc.text, sc.json, sc.stderr} {
-		if w != nil {
-			_ = w.Flush()
-		}
+		_ = w.Flush()
 	}
 }
 
-// textOut is where text for a person goes on stdout: sanitized on a
-// terminal, exact when piped.
+// exact reports whether stdout gets the exact bytes (--raw-output, not
+// a terminal).
+func (sc *screen) exact() bool { return sc.raw && !sc.terminal }
+
+// redactText is s with the run's secrets taken out.
+func (sc *screen) redactText(s string) string {
+	if sc.redact == nil {
+		return s
+	}
+	return sc.redact(s)
+}
+
+// textOut is where text goes on stdout: sanitized, unless --raw-output
+// asks for the exact bytes and stdout is not a terminal.
 func (e Env) textOut() io.Writer {
-	if e.screen != nil && e.screen.text != nil {
-		return e.screen.text
+	if e.screen == nil || e.screen.exact() {
+		return e.Stdout
 	}
-	return e.Stdout
+	return e.screen.text
 }
 
-// jsonOut is where JSON goes on stdout: on a terminal, what JSON leaves
-// raw but a terminal acts on is escaped (the data decodes the same);
-// piped, the exact bytes.
+// jsonOut is where JSON goes on stdout, always (--raw-output too): what
+// JSON leaves raw but a terminal acts on (DEL, C1 controls, bidi
+// overrides) is escaped, so the data decodes the same and no byte of it
+// acts on a terminal.
 func (e Env) jsonOut() io.Writer {
-	if e.screen != nil && e.screen.json != nil {
-		return e.screen.json
+	if e.screen == nil {
+		return e.Stdout
 	}
-	return e.Stdout
+	return e.screen.json
 }

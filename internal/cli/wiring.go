@@ -61,6 +61,13 @@ func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *s
 	}
 	lc := a.llmConfig(key)
 	lc.MaxRetries = -1
+	// A summary is not streamed: the endpoint sends nothing until it is
+	// complete, so all of that wait is silence, bounded by
+	// request_idle_timeout too. A summarizer that stalls then falls back
+	// within the idle timeout, and is not asked again in that compaction.
+	if idle := lc.IdleTimeout; idle > 0 && (lc.HeaderTimeout < 0 || idle < lc.HeaderTimeout) {
+		lc.HeaderTimeout = idle
+	}
 	client := llm.New(lc)
 	sc := a.cfg.Summarize
 	// The summarizer model's own table: a model other than the agent's
@@ -282,7 +289,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		Cwd:       a.cwd,
 		SoftRatio: soft,
 		Renderer:  r,
-		ErrorText: userMessage,
+		ErrorText: func(err error) string { return a.redact(userMessage(err)) },
 		Context:   ctx,
 		Logger:    a.log,
 		Notices:   func() []string { return append(a.sandboxNotices(), a.notices(ag)...) },

@@ -65,6 +65,11 @@ type Config struct {
 	// stop gencode: an API key sent unencrypted, a key in a file others can
 	// read.
 	Warnings []string `toml:"-"`
+	// BaseURLUserinfo is the user:password a base URL was given with
+	// (http://admin:PASS@host/v1), taken out of BaseURL when loaded: the
+	// API key goes as a bearer token and the client never sends these, so
+	// they are kept only to be redacted wherever they show up. "" when none.
+	BaseURLUserinfo string `toml:"-"`
 }
 
 // Price is one model's price in US dollars per million tokens. Input and
@@ -310,6 +315,7 @@ func Load(file string, env Env, flags Flags) (Config, error) {
 	if cfg.DataDir == "" {
 		cfg.DataDir = DefaultDataDir(env)
 	}
+	cfg.BaseURL, cfg.BaseURLUserinfo = SplitUserinfo(cfg.BaseURL)
 	if err := cfg.Validate(); err != nil {
 		return Config{}, err
 	}
@@ -320,6 +326,14 @@ func Load(file string, env Env, flags Flags) (Config, error) {
 // warnings lists what is risky in an otherwise valid configuration.
 func warnings(cfg Config) []string {
 	var out []string
+	if cfg.BaseURLUserinfo != "" {
+		src := cfg.Sources["base_url"]
+		if src == "" {
+			src = "base_url"
+		}
+		out = append(out, fmt.Sprintf("base_url (%s) holds a user name and password: gencode never sends them (the API key goes as a bearer token), so it uses %s and keeps them out of commands, logs and the screen; remove them there",
+			src, cfg.BaseURL))
+	}
 	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Scheme == "http" && !isLoopback(u.Hostname()) {
 		out = append(out, fmt.Sprintf("base_url %s is plain http to another machine: the API key and the whole conversation cross the network unencrypted (use https://)", cfg.BaseURL))
 	}
@@ -636,4 +650,24 @@ func mask(s string) string {
 		return "(not set)"
 	}
 	return "(set)"
+}
+
+// SplitUserinfo takes the user name and password out of a URL:
+// "http://admin:PASS@host/v1" gives "http://host/v1" and "admin:PASS".
+// A text without them is returned as is, with "".
+func SplitUserinfo(raw string) (clean, userinfo string) {
+	i := strings.Index(raw, "://")
+	if i < 0 {
+		return raw, ""
+	}
+	rest := raw[i+3:]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	at := strings.LastIndexByte(rest[:end], '@')
+	if at < 0 {
+		return raw, ""
+	}
+	return raw[:i+3] + rest[at+1:], rest[:at]
 }

@@ -417,3 +417,71 @@ func TestSandbox(t *testing.T) {
 		})
 	}
 }
+
+// TestBaseURLCredentialsAreTakenOut: a base URL given with a user name and
+// password (http://admin:PASS@host) kept them in BaseURL, which /config,
+// the warnings and every error naming the URL showed. Now they are taken
+// out when the configuration is loaded (the client never sent them: the
+// key goes as a bearer token), kept aside only to be redacted, and a
+// warning says so without them.
+func TestBaseURLCredentialsAreTakenOut(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name         string
+		file         string
+		env          map[string]string
+		flag         string
+		wantURL      string
+		wantUserinfo string
+		wantSource   string
+	}{
+		{name: "env", env: map[string]string{"OPENAI_BASE_URL": "http://admin:S3cret-Pass@10.1.2.3:8000/v1"},
+			wantURL: "http://10.1.2.3:8000/v1", wantUserinfo: "admin:S3cret-Pass", wantSource: "env OPENAI_BASE_URL"},
+		{name: "file", file: "base_url = \"https://proxy:p%40ss@gw.example.com/v1?x=1\"\n",
+			wantURL: "https://gw.example.com/v1?x=1", wantUserinfo: "proxy:p%40ss"},
+		{name: "flag, user only", flag: "https://tok_abcdef0123456789@gw.example.com",
+			wantURL: "https://gw.example.com", wantUserinfo: "tok_abcdef0123456789", wantSource: "flag --base-url"},
+		{name: "an @ in the path is not userinfo", env: map[string]string{"OPENAI_BASE_URL": "https://gw.example.com/v1/@team"},
+			wantURL: "https://gw.example.com/v1/@team"},
+		{name: "no credentials", env: map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:11434/v1"},
+			wantURL: "http://127.0.0.1:11434/v1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			env := map[string]string{"HOME": t.TempDir()}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			file := ""
+			if tt.file != "" {
+				file = writeFile(t, tt.file)
+			}
+			var fl Flags
+			if tt.flag != "" {
+				fl.BaseURL = &tt.flag
+			}
+			cfg, err := Load(file, envFrom(env), fl)
+			require.NoError(t, err)
+			require.Equal(t, tt.wantURL, cfg.BaseURL)
+			require.Equal(t, tt.wantUserinfo, cfg.BaseURLUserinfo)
+			shown := strings.Join(cfg.Warnings, "\n")
+			for _, s := range cfg.Settings() {
+				shown += "\n" + s.Key + "=" + s.Value + " " + s.Source
+			}
+			if tt.wantUserinfo == "" {
+				require.NotContains(t, shown, "user name and password")
+				return
+			}
+			require.NotContains(t, shown, tt.wantUserinfo, "/config and the warnings never show them")
+			_, pass, _ := strings.Cut(tt.wantUserinfo, ":")
+			if pass != "" {
+				require.NotContains(t, shown, pass)
+			}
+			require.Contains(t, shown, "holds a user name and password")
+			if tt.wantSource != "" {
+				require.Contains(t, shown, "("+tt.wantSource+")")
+			}
+		})
+	}
+}

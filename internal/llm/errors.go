@@ -46,12 +46,15 @@ var (
 
 // APIError is an error answer from the provider.
 type APIError struct {
-	Status  int    // HTTP status; 0 for an error event inside a stream
-	Code    string // provider code, e.g. "context_length_exceeded"; may be empty
-	Type    string // provider type, e.g. "invalid_request_error"
-	Param   string
-	Message string // the provider's message, or the start of a non-JSON body
-	Body    []byte // the raw body as received (nil for in-stream errors)
+	Status int    // HTTP status; 0 for an error event inside a stream
+	Code   string // provider code, e.g. "context_length_exceeded"; may be empty
+	Type   string // provider type, e.g. "invalid_request_error"
+	Param  string
+	// Message is the provider's message, or the start of a non-JSON body;
+	// Message, Code, Type, Param and Body have the configured key and the
+	// secrets Config.Redact finds redacted.
+	Message string
+	Body    []byte // the raw body as received, redacted (nil for in-stream errors)
 	// ContentType is the body's type, as the server said.
 	ContentType string
 
@@ -64,6 +67,7 @@ type APIError struct {
 
 	kind     error // one of the Err* kinds, or nil
 	attempts int   // requests sent, when retried
+	scrubbed bool  // its texts are redacted
 }
 
 // Error reads well on a terminal, e.g. "context window exceeded: This model's

@@ -46,6 +46,10 @@ func (e *timeoutError) Error() string {
 
 func (e *timeoutError) Unwrap() error { return ErrTimeout }
 
+// Timeout reports true, as net.Error's does: callers that may not import
+// llm (the summarizer) tell a silent endpoint by it.
+func (e *timeoutError) Timeout() bool { return true }
+
 // ResponseError is an answer that is not what an OpenAI-compatible API
 // sends: a redirect, an HTML page (a login portal, a proxy's error page),
 // or, for a streamed request, a body that is not server-sent events. It

@@ -79,12 +79,19 @@ type Config struct {
 	// this plus 64 KiB, for JSON escaping). 0: DefaultMaxAnswerBytes;
 	// negative: none.
 	MaxAnswerBytes int
+	// Redact rewrites the text of every error the client returns (and
+	// gives OnRetry): the provider's message and body, what a server sent
+	// that was no answer, a URL. The configured APIKey is always replaced,
+	// literally, before Redact runs. Nil: the key only. gencode passes its
+	// secret rules (summarize.Redact), as for the log.
+	Redact func(string) string
 }
 
 // Client talks to one endpoint. It is safe for concurrent use.
 type Client struct {
 	api       *openai.Client
-	maxAnswer int // 0: no limit
+	maxAnswer int                 // 0: no limit
+	redact    func(string) string // the key, then Config.Redact
 }
 
 // New returns a Client for cfg.
@@ -96,7 +103,9 @@ func New(cfg Config) *Client {
 	case retries < 0:
 		retries = 0
 	}
+	redact := newRedactor(cfg.APIKey, cfg.Redact)
 	rt := &retryTransport{
+		redact:     redact,
 		maxRetries: retries,
 		maxBackoff: orDefault(cfg.MaxBackoff, DefaultMaxBackoff),
 		budget:     orDefault(cfg.RetryBudget, DefaultRetryBudget),
@@ -136,7 +145,7 @@ func New(cfg Config) *Client {
 	// Non-data lines (keep-alive comments) between two events; some providers
 	// send them for minutes while a model thinks.
 	oc.EmptyMessagesLimit = 100000
-	return &Client{api: openai.NewClientWithConfig(oc), maxAnswer: maxAnswer}
+	return &Client{api: openai.NewClientWithConfig(oc), maxAnswer: maxAnswer, redact: redact}
 }
 
 func orDefault(d, def time.Duration) time.Duration {
@@ -238,7 +247,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 		stream, err = c.api.CreateChatCompletionStream(ctx, cr)
 	}
 	if err != nil {
-		return Response{}, failure(ctx, op, err)
+		return Response{}, scrub(failure(ctx, op, err), c.redact)
 	}
 	defer stream.Close()
 	if onDelta == nil {
@@ -256,7 +265,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 			return acc.response(), nil
 		}
 		if err != nil {
-			return acc.partial(), streamFailure(ctx, op, err, acc.size())
+			return acc.partial(), scrub(streamFailure(ctx, op, err, acc.size()), c.redact)
 		}
 		acc.add(chunk, onDelta)
 		if c.maxAnswer > 0 && acc.size() > c.maxAnswer {
@@ -281,7 +290,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 		resp, err = c.api.CreateChatCompletion(ctx, cr)
 	}
 	if err != nil {
-		return Response{}, failure(ctx, op, err)
+		return Response{}, scrub(failure(ctx, op, err), c.redact)
 	}
 	if len(resp.Choices) == 0 {
 		return Response{}, fmt.Errorf("%s: the answer has no choices", op)
@@ -308,7 +317,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 func (c *Client) Models(ctx context.Context) ([]string, error) {
 	list, err := c.api.ListModels(ctx)
 	if err != nil {
-		return nil, failure(ctx, "list models", err)
+		return nil, scrub(failure(ctx, "list models", err), c.redact)
 	}
 	ids := make([]string, 0, len(list.Models))
 	for _, m := range list.Models {

@@ -28,6 +28,7 @@ type retryTransport struct {
 	budget     time.Duration // retrying stops when sleeps plus failed attempts exceed it
 	sleep      func(context.Context, time.Duration) error
 	onRetry    func(attempt int, wait time.Duration, err error)
+	redact     func(string) string // applied to every error it gives (see scrub)
 
 	headerTimeout time.Duration // 0: none
 	idleTimeout   time.Duration // 0: none
@@ -58,6 +59,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		start := time.Now()
 		o := t.attempt(r, attempt)
+		o.err = scrub(o.err, t.redact)
 		if !o.retry || !replayable || attempt > t.maxRetries {
 			return o.resp, o.err
 		}

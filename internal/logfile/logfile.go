@@ -73,10 +73,33 @@ func Open(dir string, o Options) (*File, error) {
 // Path is the log file's path.
 func (l *File) Path() string { return l.path }
 
+// ErrNotRegular: the log's path (or a rotated file's) holds something
+// other than a regular file, such as a symbolic link planted to make
+// gencode append to, and chmod, a file elsewhere. It is refused, never
+// followed.
+var ErrNotRegular = errors.New("not a regular file")
+
+// open opens the file at the path, never through a symbolic link (the
+// open itself refuses one where the OS can, and a check of what was opened
+// refuses any other non-regular file: a FIFO, a device), so that its
+// appends and its chmod land on the log and nowhere else.
 func (l *File) open() error {
-	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if fi, err := os.Lstat(l.path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("open log %s: %w (%s); refused", l.path, ErrNotRegular, kind(fi.Mode()))
+	}
+	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|noFollow, 0o600)
 	if err != nil {
+		if isLinkRefused(err) {
+			return fmt.Errorf("open log %s: %w (a symbolic link); refused", l.path, ErrNotRegular)
+		}
 		return fmt.Errorf("open log %s: %w", l.path, err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		_ = f.Close()
+		if err != nil {
+			return fmt.Errorf("stat log %s: %w", l.path, err)
+		}
+		return fmt.Errorf("open log %s: %w (%s); refused", l.path, ErrNotRegular, kind(fi.Mode()))
 	}
 	if err := f.Chmod(0o600); err != nil {
 		_ = f.Close()
@@ -84,6 +107,23 @@ func (l *File) open() error {
 	}
 	l.f = f
 	return nil
+}
+
+// kind names a file that is not regular, for an error.
+func kind(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.Type().String()
 }
 
 // Write appends p, one record, to the file; past MaxBytes the file is
@@ -113,7 +153,7 @@ func (l *File) size() (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("stat log %s: %w", l.path, err)
 	}
-	cur, err := os.Stat(l.path)
+	cur, err := os.Lstat(l.path)
 	if err == nil && os.SameFile(open, cur) {
 		return open.Size(), nil
 	}
@@ -129,7 +169,9 @@ func (l *File) size() (int64, error) {
 }
 
 // rotate moves gencode.log to gencode.log.1, .1 to .2 and so on, drops the
-// oldest, and starts a new file.
+// oldest, and starts a new file. A rotated name that holds something other
+// than a regular file (a planted link) is removed, the link itself and
+// never what it points to, instead of being carried along.
 func (l *File) rotate() error {
 	if err := l.f.Close(); err != nil {
 		return fmt.Errorf("close log %s: %w", l.path, err)
@@ -138,6 +180,13 @@ func (l *File) rotate() error {
 	name := func(i int) string { return l.path + "." + strconv.Itoa(i) }
 	if err := os.Remove(name(l.keep)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("rotate log: %w", err)
+	}
+	for i := 1; i < l.keep; i++ {
+		if fi, err := os.Lstat(name(i)); err == nil && !fi.Mode().IsRegular() {
+			if err := os.Remove(name(i)); err != nil {
+				return fmt.Errorf("rotate log: remove %s, %w (%s): %w", name(i), ErrNotRegular, kind(fi.Mode()), err)
+			}
+		}
 	}
 	for i := l.keep - 1; i >= 1; i-- {
 		if err := os.Rename(name(i), name(i+1)); err != nil && !errors.Is(err, os.ErrNotExist) {

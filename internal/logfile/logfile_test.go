@@ -139,3 +139,96 @@ func TestLoggerLevelsAndRedaction(t *testing.T) {
 		})
 	}
 }
+
+// TestPlantedFileIsRefused: a link planted at the log's path (before the
+// run, or swapped in while it runs) used to be followed: gencode appended
+// to its target and made it 0600. Now the log is opened without following
+// links, anything but a regular file is refused, the target is left as it
+// was, and a link at a rotated name is dropped, never written through.
+func TestPlantedFileIsRefused(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		// plant puts something at path before Open (or, with later, after
+		// the first write); target is the outside file it points to.
+		plant func(t *testing.T, path, target string)
+		later bool
+	}{
+		{name: "symlink to a file", plant: func(t *testing.T, path, target string) {
+			require.NoError(t, os.Symlink(target, path))
+		}},
+		{name: "dangling symlink", plant: func(t *testing.T, path, target string) {
+			require.NoError(t, os.Remove(target))
+			require.NoError(t, os.Symlink(target, path))
+		}},
+		{name: "directory", plant: func(t *testing.T, path, _ string) {
+			require.NoError(t, os.Mkdir(path, 0o700))
+		}},
+		{name: "fifo", plant: func(t *testing.T, path, _ string) {
+			mkfifo(t, path)
+		}},
+		{name: "symlink swapped in after open", later: true, plant: func(t *testing.T, path, target string) {
+			require.NoError(t, os.Remove(path))
+			require.NoError(t, os.Symlink(target, path))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			target := filepath.Join(t.TempDir(), "precious")
+			require.NoError(t, os.WriteFile(target, []byte("precious\n"), 0o644))
+			path := filepath.Join(dir, Name)
+			if !tt.later {
+				tt.plant(t, path, target)
+				_, err := Open(dir, Options{})
+				require.ErrorIs(t, err, ErrNotRegular)
+				require.ErrorContains(t, err, "refused")
+			} else {
+				l, err := Open(dir, Options{})
+				require.NoError(t, err)
+				defer l.Close()
+				_, err = l.Write([]byte("first\n"))
+				require.NoError(t, err)
+				tt.plant(t, path, target)
+				_, err = l.Write([]byte("second\n"))
+				require.ErrorIs(t, err, ErrNotRegular)
+			}
+			b, err := os.ReadFile(target)
+			if errors.Is(err, os.ErrNotExist) {
+				return // the dangling link's target was not created
+			}
+			require.NoError(t, err)
+			require.Equal(t, "precious\n", string(b), "the target is not appended to")
+			mode(t, target, 0o644)
+		})
+	}
+}
+
+// TestRotationDropsPlantedLinks: a link at a rotated name is removed (the
+// link, not its target) instead of being carried along as a log file.
+func TestRotationDropsPlantedLinks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	target := filepath.Join(t.TempDir(), "precious")
+	require.NoError(t, os.WriteFile(target, []byte("precious\n"), 0o644))
+	require.NoError(t, os.Symlink(target, filepath.Join(dir, Name+".1")))
+	l, err := Open(dir, Options{MaxBytes: 100, Keep: 3})
+	require.NoError(t, err)
+	defer l.Close()
+	for i := 0; i < 2; i++ { // one rotation
+		_, err := fmt.Fprintf(l, "record %02d %s\n", i, strings.Repeat("x", 60))
+		require.NoError(t, err)
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		fi, err := os.Lstat(filepath.Join(dir, e.Name()))
+		require.NoError(t, err)
+		require.True(t, fi.Mode().IsRegular(), "%s is %s", e.Name(), fi.Mode().Type())
+	}
+	b, err := os.ReadFile(target)
+	require.NoError(t, err)
+	require.Equal(t, "precious\n", string(b))
+	mode(t, target, 0o644)
+}

@@ -56,6 +56,9 @@ func (s *Summarizer) budgets(fixed int) budgets {
 // attempts is a compaction's allowance of failed summarizer calls.
 type attempts struct {
 	left int
+	// silent: a call timed out waiting for the summarizer; no more calls
+	// are made in this compaction.
+	silent bool
 	// session is the session the compaction is for: its requests say it
 	// (Request.SessionID), so that what they use is counted for it.
 	session string
@@ -101,7 +104,7 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		st.setHurry(lcancel)
 		defer st.setHurry(nil)
 	}
-	sum, llmErr, cutShort := s.write(ctx, lctx, st, c)
+	sum, llmErr, cutShort, silent := s.write(ctx, lctx, st, c)
 	if err := ctx.Err(); err != nil {
 		return fail(fmt.Errorf("compaction of session %s stopped: %w", id, err))
 	}
@@ -125,6 +128,11 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		rep.upgrade = &applied
 	}
 	after := applied.TokensAfter
+	if silent {
+		// The summarizer did not answer within its timeout: a merge
+		// now would wait as long again. It is shortened without it.
+		lcancel()
+	}
 	if merged, err := s.mergeIfOver(ctx, lctx, st, id, focus, m, c.eff); err != nil {
 		// The summary itself is applied; the block stays over its budget
 		// until the next compaction merges it.
@@ -260,13 +268,15 @@ func (s *Summarizer) tokensWith(c *compaction, sum session.Summary) int {
 // context smaller. llmErr says why there is no narrative; cutShort that
 // the summarizer was still working when the turn stopped waiting for it.
 // TokensBefore and TokensAfter are set; the caller checks the reduction.
-func (s *Summarizer) write(ctx, lctx context.Context, st *sessState, c *compaction) (sum session.Summary, llmErr error, cutShort bool) {
+func (s *Summarizer) write(ctx, lctx context.Context, st *sessState, c *compaction) (sum session.Summary, llmErr error, cutShort, silent bool) {
 	sum = c.facts
 	m := c.mode
 	if m != modeManual && s.llmHeld(st, c.eff) {
 		llmErr = fmt.Errorf("the summarizer failed %d times in a row; not asked again until the session grows", llmFailureLimit)
 	} else {
-		nar, chunks, err := s.narrateCompaction(lctx, st, c, &attempts{left: s.cfg.MaxAttempts, session: c.id})
+		a := &attempts{left: s.cfg.MaxAttempts, session: c.id}
+		nar, chunks, err := s.narrateCompaction(lctx, st, c, a)
+		silent = a.silent
 		if err == nil {
 			sum.Content, sum.Goal, sum.CurrentState = nar.text, nar.goal, nar.currentState
 			sum.Topics, sum.NextSteps = nar.topics, nar.nextSteps
@@ -309,7 +319,7 @@ func (s *Summarizer) write(ctx, lctx context.Context, st *sessState, c *compacti
 	}
 	sum.MessagesBefore, sum.MessagesAfter = len(c.view.Messages), len(c.tail)
 	sum.TokensBefore, sum.TokensAfter = c.before, after
-	return sum, llmErr, cutShort
+	return sum, llmErr, cutShort, silent
 }
 
 // apply stores the summary in one transaction. A deterministic fallback

@@ -257,6 +257,14 @@ func (s *Summarizer) words(rangeTokens int, b budgets, window int) int {
 	return max(60, min(w, b.narrative*3/4, window/10, mergeable))
 }
 
+// silent reports an error saying that the endpoint stayed silent past a
+// timeout: one with a Timeout method that says so (the LLM client's
+// timeouts, net.Error's), or a deadline.
+func silent(err error) bool {
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout() || errors.Is(err, context.DeadlineExceeded)
+}
+
 // errAnswer describes a summarizer answer that cannot be used.
 type errAnswer struct{ why string }
 
@@ -294,6 +302,14 @@ func (s *Summarizer) call(ctx context.Context, req Request, inputTokens int, a *
 		a.left--
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+		}
+		if timedOut || silent(err) {
+			// A summarizer that stays silent past its timeout is not
+			// asked again in this compaction, for another attempt, chunk
+			// or merge: each would wait as long, and the deterministic
+			// summary is ready now.
+			a.left, a.silent = 0, true
+			return "", err
 		}
 		if a.left <= 0 {
 			return "", err

@@ -324,6 +324,13 @@ func vendorRules() []rule {
 		v("aws-secret-key", []string{"secret"}, `(?i)aws_?secret_?(?:access_?)?key["']?\s*(?::=|=>|=|:)\s*["']?([A-Za-z0-9/+=]{40})`, groupFind(1, nil)),
 		v("gcp-api-key", []string{"aiza"}, `\bAIza[0-9A-Za-z_-]{35}`, nil),
 		v("gcp-oauth-secret", []string{"gocspx-"}, `\bGOCSPX-[A-Za-z0-9_-]{20,}`, nil),
+		// A service account's key file names its private key by a 40-hex
+		// private_key_id beside the (PEM-redacted) key: with the account's
+		// email it identifies the key to revoke or abuse. gitleaks has no
+		// rule for it, and 40 hex digits alone are a git hash: only the
+		// name says what it is (quoted JSON, escaped JSON in tool
+		// arguments, YAML or NAME=VALUE).
+		v("gcp-private-key-id", []string{"private_key_id"}, `(?i)private_key_id(?:\\*["'])?\s*[:=]\s*(?:\\*["'])?([a-f0-9]{40})\b`, groupFind(1, nil)),
 		v("google-oauth-token", []string{"ya29."}, `\bya29\.[0-9A-Za-z_-]{20,}`, nil),
 		v("stripe-key", []string{"_live_", "_test_", "_prod_"}, `\b(?:sk|rk|pk)_(?:live|test|prod)_[A-Za-z0-9]{10,}`, nil),
 		v("stripe-webhook-secret", []string{"whsec_"}, `\bwhsec_[A-Za-z0-9]{20,}`, nil),

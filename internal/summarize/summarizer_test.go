@@ -774,3 +774,62 @@ func TestMessageTriggerIsSecondary(t *testing.T) {
 		})
 	}
 }
+
+// timeoutErr is a client's error for an endpoint that stayed silent (the
+// LLM client's timeouts have this method, as net.Error does).
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "no response headers from summarizer.test for 1s" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return false }
+
+// TestSilentSummarizerIsAskedOnce: a summarizer that stays silent past a
+// timeout used to be asked again for each attempt left (3) and so on
+// through the chunks: about 6 minutes of waiting before the fallback. Now
+// a silence ends the compaction's calls at once: one request, then the
+// deterministic summary. Other failures still get their attempts.
+func TestSilentSummarizerIsAskedOnce(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		answer   func(Request) (Completion, error)
+		gate     bool
+		wantReqs int
+		wantWhy  string
+	}{
+		{name: "the client timed out", wantReqs: 1, wantWhy: "no response headers",
+			answer: func(Request) (Completion, error) {
+				return Completion{}, fmt.Errorf("chat completion s: %w", timeoutErr{})
+			}},
+		{name: "the attempt timed out", gate: true, wantReqs: 1, wantWhy: "no answer within"},
+		{name: "a deadline", wantReqs: 1, wantWhy: "deadline",
+			answer: func(Request) (Completion, error) { return Completion{}, context.DeadlineExceeded }},
+		{name: "a server error is retried", wantReqs: 3, wantWhy: "500",
+			answer: func(Request) (Completion, error) { return Completion{}, errors.New("chat completion s: 500") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			store := openStore(t)
+			l := newLog(t, store)
+			seedTurns(l, 1, 16)
+			llm := &fakeLLM{answer: tt.answer}
+			if tt.gate {
+				llm.gate = make(chan struct{})
+			}
+			cfg := testConfig(windowAt(l, 0.95))
+			cfg.AttemptTimeout = 50 * time.Millisecond
+			cfg.SummaryWindow = 1200 // the range goes in chunks
+			s := New(store, llm, charCounter{}, cfg)
+			defer s.Close()
+			rep, err := s.SummarizeNow(context.Background(), l.id, "")
+			require.NoError(t, err)
+			require.NotNil(t, rep.Summary)
+			require.True(t, rep.Summary.Fallback)
+			require.Contains(t, rep.Summary.FallbackReason, tt.wantWhy)
+			reqs := llm.requests()
+			require.Len(t, reqs, tt.wantReqs)
+			require.Contains(t, reqs[0].Prompt, "part 1 of", "the range goes in chunks")
+		})
+	}
+}

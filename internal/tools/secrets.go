@@ -32,16 +32,49 @@ func providerKey(name string) bool {
 	return false
 }
 
+// providerEndpoint reports the variables that name an LLM provider's
+// endpoint: a URL that may carry a user name and password.
+func providerEndpoint(name string) bool {
+	switch name {
+	case "OPENAI_BASE_URL", "OPENAI_API_BASE", "AZURE_OPENAI_ENDPOINT", "OLLAMA_HOST":
+		return true
+	}
+	return strings.HasSuffix(name, "_BASE_URL")
+}
+
 // toolEnv is env without the provider keys and gencode's own variables
-// (GENCODE_*), which hold configuration a command has no business with.
+// (GENCODE_*), which hold configuration a command has no business with,
+// and with the user name and password taken out of a provider endpoint's
+// URL (OPENAI_BASE_URL=http://admin:PASS@host/v1 becomes http://host/v1).
 func toolEnv(env []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
+		k, v, _ := strings.Cut(kv, "=")
 		if providerKey(k) || strings.HasPrefix(k, "GENCODE_") {
 			continue
+		}
+		if providerEndpoint(k) {
+			kv = k + "=" + withoutUserinfo(v)
 		}
 		out = append(out, kv)
 	}
 	return out
+}
+
+// withoutUserinfo is raw without a URL's user name and password (the
+// same cut as config.SplitUserinfo; tools imports no config).
+func withoutUserinfo(raw string) string {
+	i := strings.Index(raw, "://")
+	if i < 0 {
+		return raw
+	}
+	rest := raw[i+3:]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	if at := strings.LastIndexByte(rest[:end], '@'); at >= 0 {
+		return raw[:i+3] + rest[at+1:]
+	}
+	return raw
 }

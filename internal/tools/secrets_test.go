@@ -29,6 +29,37 @@ func TestBashEnvHidesProviderKeys(t *testing.T) {
 	}
 }
 
+// A provider endpoint's URL reached commands with its user name and
+// password (OPENAI_BASE_URL=http://admin:PASS@host): `env` showed them to
+// the model and the log. Now commands get the URL without them; other
+// variables (a DATABASE_URL the user's commands need) stay as they are.
+func TestBashEnvStripsEndpointCredentials(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in, want string
+	}{
+		{name: "user and password", in: "OPENAI_BASE_URL=http://admin:S3cretPass@10.0.0.5:8000/v1", want: "OPENAI_BASE_URL=http://10.0.0.5:8000/v1"},
+		{name: "token as user", in: "ANTHROPIC_BASE_URL=https://tok_0123456789abcdef@gw.example.com", want: "ANTHROPIC_BASE_URL=https://gw.example.com"},
+		{name: "legacy name", in: "OPENAI_API_BASE=https://u:p@h/v1?q=a@b", want: "OPENAI_API_BASE=https://h/v1?q=a@b"},
+		{name: "ollama", in: "OLLAMA_HOST=http://me:pw@127.0.0.1:11434", want: "OLLAMA_HOST=http://127.0.0.1:11434"},
+		{name: "no credentials", in: "OPENAI_BASE_URL=http://127.0.0.1:1234/v1", want: "OPENAI_BASE_URL=http://127.0.0.1:1234/v1"},
+		{name: "not an endpoint", in: "DATABASE_URL=postgres://app:pw@db/x", want: "DATABASE_URL=postgres://app:pw@db/x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := toolEnv([]string{"PATH=/usr/bin:/bin", tt.in})
+			require.Equal(t, []string{"PATH=/usr/bin:/bin", tt.want}, got)
+		})
+	}
+	s, _ := newTestSet(t, Options{Yolo: true, Env: []string{"PATH=/usr/bin:/bin", "OPENAI_BASE_URL=http://admin:S3cretPass@10.0.0.5:8000/v1"}})
+	r := run(t, s, ToolBash, map[string]any{"command": "env"})
+	require.False(t, r.IsError, r.Content)
+	assert.Contains(t, r.Content, "OPENAI_BASE_URL=http://10.0.0.5:8000/v1")
+	assert.NotContains(t, r.Content, "S3cretPass")
+	assert.NotContains(t, r.Content, "admin")
+}
+
 // The configured key is replaced wherever a result holds it: the text the
 // model gets, the full text the log keeps, and the call's description.
 func TestResultsRedactTheConfiguredKey(t *testing.T) {
