@@ -293,11 +293,11 @@ func TestContextSaysWhereTheWindowCameFrom(t *testing.T) {
 		want []string
 	}{
 		{"told by the server", func(p *summarize.Policy) { p.Tell(4096, "Ollama, loaded") },
-			[]string{"of 4,096 tokens", "Window: 4,096 tokens (Ollama, loaded); configured 32,768."}},
+			[]string{"of 4,096 tokens", "Window: 4,096 tokens (Ollama, loaded), not 32,768."}},
 		{"refused", func(p *summarize.Policy) { p.Learn(4000) },
-			[]string{"The server's window: 4,000 tokens (configured 32,768)", "It named it when it refused a larger request."}},
+			[]string{"The server's window: 4,000 tokens (not 32,768)", "It named it when it refused a larger request."}},
 		{"cut", func(p *summarize.Policy) { p.LearnFrom(1964, "server, cut") },
-			[]string{"The server's window: about 1,964 tokens (configured 32,768)", "It showed it by cutting a larger prompt without an error."}},
+			[]string{"The server's window: about 1,964 tokens (not 32,768)", "It showed it by cutting a larger prompt without an error."}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -73,15 +73,15 @@ func runContext(ctx context.Context, r *Registry, st State, _ Invocation) (Resul
 	switch {
 	case b.Source == "server":
 		rep.Sections[0].Lines = append(rep.Sections[0].Lines, "",
-			fmt.Sprintf("The server's window: %s tokens (configured %s); kept for this run.", termtext.Thousands(window), termtext.Thousands(b.ConfiguredWindow)),
+			fmt.Sprintf("The server's window: %s tokens (not %s); kept for this run.", termtext.Thousands(window), termtext.Thousands(b.ConfiguredWindow)),
 			"It named it when it refused a larger request.")
 	case b.Source == "server, cut":
 		rep.Sections[0].Lines = append(rep.Sections[0].Lines, "",
-			fmt.Sprintf("The server's window: about %s tokens (configured %s); kept for this run.", termtext.Thousands(window), termtext.Thousands(b.ConfiguredWindow)),
+			fmt.Sprintf("The server's window: about %s tokens (not %s); kept for this run.", termtext.Thousands(window), termtext.Thousands(b.ConfiguredWindow)),
 			"It showed it by cutting a larger prompt without an error.")
 	case b.Learned:
 		rep.Sections[0].Lines = append(rep.Sections[0].Lines, "",
-			fmt.Sprintf("Window: %s tokens (%s); configured %s.", termtext.Thousands(window), b.Source, termtext.Thousands(b.ConfiguredWindow)),
+			fmt.Sprintf("Window: %s tokens (%s), not %s.", termtext.Thousands(window), b.Source, termtext.Thousands(b.ConfiguredWindow)),
 			"The server reported it when asked; the smaller of it and a configured context_window is used.")
 	}
 	if w := InstructionsWarning(b.Instructions, window, r.deps.Instructions); w != "" {
