@@ -91,7 +91,7 @@ func TestCommandsAreConfined(t *testing.T) {
 			if sup.ABI < tt.needABI {
 				t.Skipf("needs Landlock ABI %d, the kernel has %d", tt.needABI, sup.ABI)
 			}
-			path, args, err := sb.Command([]string{"bash", "-c", tt.command}, tt.network)
+			path, args, err := sb.Command([]string{"bash", "-c", tt.command}, Limits{Network: tt.network})
 			require.NoError(t, err)
 			cmd := &exec.Cmd{Path: path, Args: args, Dir: proj, Env: []string{"PATH=" + os.Getenv("PATH"), "TMPDIR=" + filepath.Join(dir, "tmp")}}
 			out, err := cmd.CombinedOutput()
@@ -102,7 +102,7 @@ func TestCommandsAreConfined(t *testing.T) {
 			require.Error(t, err, "%s ran unconfined: %s", tt.command, out)
 			assert.Regexp(t, "(?i)permission denied|operation not permitted", string(out))
 			code := cmd.ProcessState.ExitCode()
-			assert.Contains(t, sb.Blocked(string(out), code, tt.network), "blocked by the sandbox")
+			assert.Contains(t, sb.Blocked(string(out), code, Limits{Network: tt.network}), "blocked by the sandbox")
 		})
 	}
 	b, err := os.ReadFile(filepath.Join(proj, ".config", "gencode", "config.toml"))
@@ -130,4 +130,64 @@ func TestHelperRefusesWhatItCannotEnforce(t *testing.T) {
 	assert.Equal(t, 126, cmd.ProcessState.ExitCode())
 	assert.True(t, strings.HasPrefix(string(out), "gencode sandbox: the kernel offers Landlock ABI"), "%s", out)
 	assert.NoFileExists(t, marker)
+}
+
+// TestGitDirsReadOnlyForAutoAllowed: on the kernel, an auto-allowed
+// command cannot write the project's .git (its config, a hook), a nested
+// repository's .git, where a .git file points, nor make a new entry at
+// the project's top level; it writes the project's other files. An
+// approved command writes .git.
+func TestGitDirsReadOnlyForAutoAllowed(t *testing.T) {
+	t.Parallel()
+	sup := Probe()
+	if sup.ABI == 0 {
+		t.Skip("no sandbox to test: " + sup.Why)
+	}
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	proj := filepath.Join(dir, "proj")
+	writeRepoTree(t, proj)
+	tree(t, dir, "tmp/")
+	sb := New(Config{Enabled: true, AutoAllow: true, Network: true, WorkDir: proj, TempDir: filepath.Join(dir, "tmp"), Executable: exe}, sup)
+	auto, err := sb.AutoLimits()
+	require.NoError(t, err)
+	run := func(command string, lim Limits) (string, error) {
+		path, args, err := sb.Command([]string{"bash", "-c", command}, lim)
+		require.NoError(t, err)
+		cmd := &exec.Cmd{Path: path, Args: args, Dir: proj, Env: []string{"PATH=" + os.Getenv("PATH"), "TMPDIR=" + filepath.Join(dir, "tmp")}}
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for _, c := range []string{
+		"echo '[core] fsmonitor = evil' >> .git/config",
+		"printf '#!/bin/sh\\nevil\\n' > .git/hooks/pre-commit",
+		"rm -rf .git/hooks",
+		"mv .git .git.old",
+		"echo x >> nested/.git/config",
+		"mkdir nested/.git/hooks",
+		"echo x >> store/linked.git/HEAD",
+		"echo x >> store/common.git/config",
+		"touch backup.git/config",
+		"echo 'gitdir: evil' > linked/.git",
+		"touch new-at-the-top",
+	} {
+		out, err := run(c, auto)
+		require.Error(t, err, "%s ran: %s", c, out)
+		assert.Regexp(t, "(?i)permission denied|operation not permitted", out, c)
+	}
+	for _, c := range []string{
+		"echo x > src/new.go && echo y >> README.md && echo z >> .gitignore",
+		"mkdir -p nested/lib/deep && echo x > nested/lib/deep/f && echo x >> nested/README",
+	} {
+		out, err := run(c, auto)
+		require.NoError(t, err, "%s: %s", c, out)
+	}
+	out, err := run("echo '# approved' >> .git/config && touch .git/hooks/x nested/.git/x new-at-the-top", Approved())
+	require.NoError(t, err, "approved: %s", out)
+	b, err := os.ReadFile(filepath.Join(proj, ".git", "config"))
+	require.NoError(t, err)
+	assert.Equal(t, "# approved\n", string(b))
+	assert.NoFileExists(t, filepath.Join(proj, ".git", "hooks", "pre-commit"))
 }

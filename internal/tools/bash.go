@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gencode/gencode/internal/sandbox"
 	"github.com/gencode/gencode/internal/termtext"
 )
 
@@ -64,10 +65,13 @@ func runBash(ctx context.Context, s *Set, raw json.RawMessage, progress func(Pro
 	if d != nil {
 		return d.output(meta)
 	}
-	network := s.sandbox.NetworkFor(auto)
+	lim := sandbox.Approved() // the user decided: network, and .git writable
+	if auto != nil {
+		lim = *auto
+	}
 
 	snap, obsErr := s.observeBefore(ctx)
-	res := s.execBash(ctx, a.Command, timeout, network, progress)
+	res := s.execBash(ctx, a.Command, timeout, lim, progress)
 	meta.Changes = observeAfter(ctx, snap, obsErr)
 	text := res.out.String() // final: counts what it drops
 	o := output{meta: meta, elidedLines: res.out.droppedLines, elidedBytes: res.out.droppedBytes}
@@ -98,7 +102,7 @@ func runBash(ctx context.Context, s *Set, raw json.RawMessage, progress func(Pro
 	default:
 		fmt.Fprintf(&b, "[exit code %d]", code)
 	}
-	if blocked := s.sandbox.Blocked(text, code, network); blocked != "" {
+	if blocked := s.sandbox.Blocked(text, code, lim); blocked != "" {
 		b.WriteString("\n" + blocked)
 	}
 	o.text = b.String()
@@ -115,7 +119,7 @@ type bashResult struct {
 }
 
 // execBash runs command in its own process group, under the Set's sandbox
-// (with the network or without) when it has one. The group is signaled
+// (within lim) when it has one. The group is signaled
 // (SIGTERM, then SIGKILL after killGrace) on timeout and when ctx ends;
 // after the shell exits, everything it left running is ended too (see
 // reapLeftovers), so that no background child or daemon outlives the call.
@@ -125,7 +129,7 @@ type bashResult struct {
 //
 // progress, when set, is told the output's tail as it arrives (see
 // startReporter); it is told nothing once execBash returns.
-func (s *Set) execBash(ctx context.Context, command string, timeout time.Duration, network bool, progress func(Progress) bool) bashResult {
+func (s *Set) execBash(ctx context.Context, command string, timeout time.Duration, lim sandbox.Limits, progress func(Progress) bool) bashResult {
 	res := bashResult{out: &headTail{limit: bashCaptureBytes}}
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -137,7 +141,7 @@ func (s *Set) execBash(ctx context.Context, command string, timeout time.Duratio
 	// Under a sandbox the helper runs first, restricts itself and becomes
 	// the shell (same process: the group, the watcher and the kill below
 	// work as without).
-	path, args, err := s.sandbox.Command([]string{"bash", "-c", command}, network)
+	path, args, err := s.sandbox.Command([]string{"bash", "-c", command}, lim)
 	if err != nil {
 		pw.Close()
 		res.err = err
