@@ -355,7 +355,7 @@ func (s *Sandbox) Blocked(output string, exitCode int, lim Limits) string {
 		extra = "; this command had no network (auto-allowed)"
 	}
 	if lim.Auto {
-		extra += "; as it ran without asking, .git is read-only and no entry can be created, removed or renamed at the project's top level"
+		extra += "; as it ran without asking, .git is read-only and no entry can be created, removed or renamed at the project's top level nor beside a nested .git"
 	}
 	return fmt.Sprintf("[blocked by the sandbox? The command ran under Landlock (ABI %d): writes only beneath %s, never in gencode's own dirs%s. A permission error here is most likely the sandbox (write outside the project). Do not retry it or work around it: ask the user.]", s.abi, s.where(), extra)
 }
