@@ -20,7 +20,10 @@ const (
 	bashDescription = "Run a command with bash -c in the working directory. stdout and stderr are combined and the exit code is reported; long output keeps its head and tail. No stdin and no terminal: interactive commands fail. timeout is in seconds (default 120, max 600); on timeout, and when the command ends, every process it started (background jobs and daemons too) is killed. Use Read, Grep, Glob and LS rather than cat, grep, find or ls. Needs the user's approval."
 	// bashSandboxNote ends the description under a sandbox.
 	bashSandboxNote = " Sandboxed: it can write only inside the working directory, the temp dir and dirs the user configured (reads are open); a write elsewhere fails with Permission denied: do not work around it, ask the user."
-	bashSchema      = `{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","description":"Seconds, default 120, max 600"}},"required":["command"]}`
+	// bashAutoNote follows it when commands run without asking
+	// ([sandbox] auto_allow): what such commands may not write.
+	bashAutoNote = " Commands run without asking the user, and such commands cannot write .git (no git commit, git config or hooks) nor create, remove or rename entries at the top level of the working directory (Write can create a file there); when a command needs that, ask the user."
+	bashSchema   = `{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","description":"Seconds, default 120, max 600"}},"required":["command"]}`
 
 	bashDefaultTimeout = 120 * time.Second
 	bashMaxTimeout     = 600 * time.Second

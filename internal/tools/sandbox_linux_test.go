@@ -216,6 +216,19 @@ func TestAutoAllowedBashCannotWriteGit(t *testing.T) {
 	after, err = os.ReadFile(config)
 	require.NoError(t, err)
 	assert.Contains(t, string(after), "approved2 = yes")
+
+	// The model is told, when its commands run without asking.
+	desc := func(s *Set) string {
+		for _, d := range s.Definitions() {
+			if d.Name == ToolBash {
+				return d.Description
+			}
+		}
+		return ""
+	}
+	assert.Contains(t, desc(auto), "such commands cannot write .git")
+	assert.NotContains(t, desc(New(Options{WorkDir: proj, Sandbox: box(false)})), "cannot write .git")
+	assert.NotContains(t, desc(New(Options{WorkDir: proj, Permissions: Permissions{ToolBash: ModeAllow}, Sandbox: box(true)})), "cannot write .git")
 	assert.NotContains(t, string(after), "evil")
 }
 
