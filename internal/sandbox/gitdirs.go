@@ -3,7 +3,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -36,7 +35,9 @@ const maxGrants = 10000
 // (a nested repository's, a submodule's, a .git file or link) and the
 // git directory a .git file or link points to when it lies beneath root;
 // and each directory git itself takes for a git directory (a HEAD file
-// and objects and refs, or a commondir: a bare repository). It does not
+// and objects and refs, or a commondir: a bare repository); and the .git
+// of every submodule in the index of a repository found, also when the
+// submodule is not initialised (git status would run git there). It does not
 // descend into them, nor follow symbolic links. It lists at most maxDirs
 // directories; a larger tree is an error (nothing could be promised), as
 // is a root that is itself in a git directory.
@@ -75,8 +76,20 @@ func GitDirs(root string, maxDirs int) ([]string, error) {
 			full := filepath.Join(dir, e.Name())
 			if isDotGit(e.Name()) {
 				add(full)
-				for _, g := range pointsTo(dir, full) {
-					add(g)
+				gd := full
+				if to := pointsTo(dir, full); len(to) > 0 {
+					gd = to[0]
+					for _, g := range to {
+						add(g)
+					}
+				}
+				// Its submodules' .git, also before they are initialised.
+				links, err := gitlinks(gd)
+				if err != nil {
+					return nil, err
+				}
+				for _, l := range links {
+					add(filepath.Join(dir, filepath.FromSlash(l), ".git"))
 				}
 				continue
 			}
@@ -167,17 +180,5 @@ func pointsTo(dir, dotgit string) []string {
 	return out
 }
 
-// readSmall returns the start of the regular file name ("" when it is
-// missing or not a regular file: a FIFO is not waited for).
-func readSmall(name string) string {
-	f, err := os.OpenFile(name, os.O_RDONLY|openNoBlock, 0)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return ""
-	}
-	b, _ := io.ReadAll(io.LimitReader(f, 4096))
-	return string(b)
-}
+// readSmall returns the start of the regular file name (see readSmallN).
+func readSmall(name string) string { return readSmallN(name, 4096) }
