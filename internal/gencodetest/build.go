@@ -21,7 +21,8 @@ var (
 
 // Binary returns the path of the gencode binary of the checkout that
 // holds the working directory, building it on the first call of a test
-// process. It is built without -race (the tests run it hundreds of times)
+// process. It is built as `make build` builds it (no cgo), without -race
+// (the tests run it hundreds of times)
 // and without DWARF (only a debugger reads it), into a directory under
 // the user's cache that outlives the run, one per checkout: go build
 // relinks only when something changed, and a lock keeps the test binaries
@@ -54,6 +55,7 @@ func build() (string, error) {
 	path := filepath.Join(dir, "gencode")
 	cmd := exec.Command("go", "build", "-ldflags=-w", "-o", path, "github.com/gencode/gencode/cmd/gencode")
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as `make build` does
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build gencode: %w\n%s", err, out)
 	}

@@ -246,6 +246,9 @@ func (s *Set) Definitions() []Definition {
 		}
 		if t.def.Name == ToolBash && s.sandbox.Active() {
 			t.def.Description += bashSandboxNote // the same all session: the prompt's prefix stays put
+			if auto, _ := s.sandbox.AutoAllow(); auto && !s.yolo && s.perms[ToolBash] != ModeAllow {
+				t.def.Description += bashAutoNote
+			}
 		}
 		defs = append(defs, t.def)
 	}
