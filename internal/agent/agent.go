@@ -525,7 +525,7 @@ func (t *turn) request() (llm.Response, error) {
 		t.record(resp.Model, *resp.Usage)
 		t.emit(Event{Kind: EventUsage, Usage: u})
 		switch {
-		case err == nil && t.a.cutTolerance().isCut(est, resp.Usage.PromptTokens):
+		case err == nil && t.a.cutTolerance().IsCut(est, resp.Usage.PromptTokens):
 			// A silent cut: the server kept about its window's worth. Its
 			// count is not a calibration of gencode's.
 			t.cut = &cutPrompt{sent: est, kept: resp.Usage.PromptTokens}

@@ -64,6 +64,9 @@ type Policy struct {
 	// request it refused as too large, or a prompt it cut; 0: none.
 	seen       int
 	seenSource string
+	// server is the endpoint's server, as package window names it
+	// ("": not recognised): it chooses the cut tolerance.
+	server string
 
 	mu    sync.Mutex
 	heads map[string]int // tokens of a head message, by content
