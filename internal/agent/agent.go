@@ -149,6 +149,8 @@ func New(store logStore, client streamer, tr toolRunner, c counter, opts Options
 	a.policy = summarize.NewPolicy(summarize.ViewConfig{
 		Window: opts.Window, WindowConfigured: opts.WindowConfigured, SessionPrompt: a.sessionPrompt, Instructions: opts.Instructions, Overhead: a.overhead(),
 		MaskAfter: opts.MaskToolOutputsAfter, Count: a.countMessage, Encoding: encoding,
+		// The server counts a configured answer bound inside the window.
+		AnswerReserve: opts.MaxTokens,
 	})
 	return a
 }
@@ -518,14 +520,14 @@ func (t *turn) request() (llm.Response, error) {
 		"context_tokens", est, "took", time.Since(start), "err", err)
 	if resp.Usage != nil {
 		u := &Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
-			TotalTokens: resp.Usage.TotalTokens, ContextTokens: est, Window: t.a.policy.Window()}
+			TotalTokens: resp.Usage.TotalTokens, ContextTokens: est, Window: t.a.policy.Usable()}
 		if d := resp.Usage.PromptTokensDetails; d != nil {
 			u.CachedTokens = d.CachedTokens
 		}
 		t.record(resp.Model, *resp.Usage)
 		t.emit(Event{Kind: EventUsage, Usage: u})
 		switch {
-		case err == nil && t.a.cutTolerance().isCut(est, resp.Usage.PromptTokens):
+		case err == nil && t.a.cutTolerance().IsCut(est, resp.Usage.PromptTokens):
 			// A silent cut: the server kept about its window's worth. Its
 			// count is not a calibration of gencode's.
 			t.cut = &cutPrompt{sent: est, kept: resp.Usage.PromptTokens}

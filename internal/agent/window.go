@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/window"
 )
@@ -53,6 +54,7 @@ func (a *Agent) SetWindowProbe(probe WindowProbe, mem WindowMemory) {
 		defer close(w.done)
 		r := w.run(a)
 		// Told at once: /context and the status bar show it before any turn.
+		a.policy.SetServer(r.Server)
 		a.policy.Tell(r.Tokens, r.Source)
 		if mem != nil {
 			if rem, ok := mem.Recall(r.Tokens); ok {
@@ -136,6 +138,7 @@ func (a *Agent) reprobe() {
 		if r.Tokens <= 0 || r.Pending {
 			return
 		}
+		a.policy.SetServer(r.Server)
 		a.policy.Tell(r.Tokens, r.Source)
 		a.opts.Logger.Info("server window after the model loaded", "model", a.opts.Model, "window", r.Tokens, "source", r.Source)
 		w.mu.Lock()
@@ -163,55 +166,9 @@ func (a *Agent) pendingHint() string {
 	return h
 }
 
-// Cut tolerance: how far the provider's prompt_tokens may fall short of
-// gencode's own count of the same request before the shortfall is taken
-// for a prompt the server cut (Ollama drops whole messages from the front
-// of a prompt larger than its window, without an error). Servers count
-// with the model's own tokenizer and chat template, gencode with
-// o200k_base or cl100k_base and OpenAI's framing: the two differ, mostly
-// upwards (smaller vocabularies, template tokens). Measured across 1,000
-// mixed requests (TestCutToleranceNoFalseAlarm), the worst shortfall is
-// 5.6%. Against a server known to cut silently (Ollama, whose count
-// includes its template) the bound is max(128 tokens, 10%): a cut of one
-// message of a dozen is caught, with nearly twice the measured worst as
-// margin. Against any other server, which refuses a prompt too large
-// rather than cutting it (or is not recognised: a proxy in front of
-// Ollama), a cut is only suspected past max(1024 tokens, 50%): a false
-// alarm sets a good answer aside, so only the large silent losses that
-// matter (issue 22: 13,870 sent, 3,912 read) are caught there, whatever
-// the server counts or caches. See docs/notes/window.md.
-type cutTolerance struct {
-	minTokens int
-	percent   int
-}
-
-// silentCutter is the tolerance for a server known to cut silently.
-func silentCutter() cutTolerance { return cutTolerance{minTokens: 128, percent: 10} }
-
-// anyServer is the tolerance for every other server.
-func anyServer() cutTolerance { return cutTolerance{minTokens: 1024, percent: 50} }
-
-// isCut says whether a request gencode counted as sent tokens came back
-// with prompt_tokens counted by the server: true when the shortfall is
-// past the tolerance.
-func (tol cutTolerance) isCut(sent, counted int) bool {
-	if sent <= 0 || counted <= 0 {
-		return false
-	}
-	return sent-counted > max(tol.minTokens, sent*tol.percent/100)
-}
-
-// cutTolerance is the tolerance for the agent's server.
-func (a *Agent) cutTolerance() cutTolerance {
-	if w := a.win; w != nil {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if w.result.Server == "Ollama" {
-			return silentCutter()
-		}
-	}
-	return anyServer()
-}
+// cutTolerance is the tolerance for the agent's server: the one the
+// summarizer's requests are judged by too (summarize.CutToleranceFor).
+func (a *Agent) cutTolerance() summarize.CutTolerance { return a.policy.CutTolerance() }
 
 // keepCut remembers, for the next runs, the window a cut prompt showed.
 func (a *Agent) keepCut(tokens int) {
@@ -227,9 +184,8 @@ func (a *Agent) keepCut(tokens int) {
 	}
 }
 
-// minLearnedWindow is the least window a cut prompt teaches: a cut that
-// kept less (one huge message dropped) says little of the window.
-const minLearnedWindow = 1024
+// minLearnedWindow is the least window a cut prompt teaches.
+const minLearnedWindow = summarize.MinCutWindow
 
 // cutPrompt is a request the server answered after cutting it.
 type cutPrompt struct{ sent, kept int }

@@ -314,6 +314,22 @@ func TestContextSaysWhereTheWindowCameFrom(t *testing.T) {
 	}
 }
 
+// TestContextShowsTheAnswersReserve: with a configured max_tokens the
+// window's share for the answer is said, and the figures (the title's
+// total, the percentages) are of what is left to the prompt.
+func TestContextShowsTheAnswersReserve(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.st.View = summarize.NewPolicy(summarize.ViewConfig{Window: 32768, Overhead: 1500, AnswerReserve: 1024})
+	f.st.View.Tell(4096, "vLLM")
+	r, err := f.run(context.Background(), "/context")
+	require.NoError(t, err)
+	out := r.Report.Plain()
+	require.Contains(t, out, "of 3,072 tokens")
+	require.Contains(t, out, "Window: 4,096 tokens (vLLM), not 32,768.")
+	require.Contains(t, out, "Window: 4,096 tokens (vLLM); 1,024 kept for the answer (max_tokens): the prompt plans with 3,072.")
+}
+
 // TestContextShowsInstructions: /context counts the instructions in the
 // fixed part, names their files, and warns when they take more than a
 // quarter of the window.
