@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -31,6 +33,7 @@ import (
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tokens"
 	"github.com/gencode/gencode/internal/tools"
+	"github.com/gencode/gencode/internal/transcript"
 	"github.com/gencode/gencode/internal/window"
 )
 
@@ -457,17 +460,27 @@ func (a *app) windowProbe(model string) agent.WindowProbe {
 	return func(ctx context.Context) window.Result { return a.windows.Probe(ctx, base, model, key) }
 }
 
-// printMode runs one user turn and prints the final answer.
+// printMode runs one user turn and prints the final answer; with
+// --output-format json or stream-json it prints the run as JSON (see
+// jsonout.go), and with --input-format stream-json it runs a turn for each
+// user message read from stdin.
 func (a *app) printMode(ctx context.Context, o rootOptions) error {
+	if err := checkFormats(o); err != nil {
+		return err
+	}
+	streamIn := o.inputFormat == formatStreamJSON
 	prompt := o.prompt
-	if prompt == "-" {
+	if prompt == "-" && !streamIn {
 		b, err := io.ReadAll(io.LimitReader(a.env.Stdin, 64<<20))
 		if err != nil {
 			return fmt.Errorf("read prompt from stdin: %w", err)
 		}
 		prompt = string(b)
 	}
-	if strings.TrimSpace(prompt) == "" {
+	if prompt == "-" {
+		prompt = ""
+	}
+	if strings.TrimSpace(prompt) == "" && !streamIn {
 		return &usageError{errors.New("print mode needs a prompt: gencode -p \"PROMPT\"")}
 	}
 	sess, err := a.pickSession(ctx, o.cont, o.resume, a.cfg.Model)
@@ -489,7 +502,20 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	if err != nil {
 		return err
 	}
-	sum := a.newSummarizer(client, ag, o.noSummary, a.notify)
+	var out *jsonRun
+	notify := a.notify
+	if o.outputFormat != "" && o.outputFormat != formatText {
+		out = newJSONRun(a.env.jsonOut(), o.outputFormat == formatStreamJSON, sess.ID, a.cfg.Model)
+		notify = func(r summarize.Report) {
+			a.notify(r)
+			var facts transcript.Facts
+			if r.Phase != summarize.Started {
+				facts, _ = a.sessionFacts(context.WithoutCancel(ctx), r.SessionID) // none said is better than none at all
+			}
+			out.compaction(r, facts)
+		}
+	}
+	sum := a.newSummarizer(client, ag, o.noSummary, notify)
 	if sum != nil {
 		defer sum.Close()
 	}
@@ -507,16 +533,95 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 		}
 		a.stderrMu.Unlock()
 	}
+	if out != nil {
+		var names []string
+		for _, t := range ag.Tools() {
+			names = append(names, t.Function.Name)
+		}
+		out.emit(initEvent{Type: "init", SessionID: sess.ID, Model: a.cfg.Model, Cwd: a.cwd, Window: ag.Window(), Tools: names})
+	}
+	pt := printTurn{a: a, ag: ag, sessionID: sess.ID, out: out, continued: o.cont || o.resume != ""}
 	var final string
 	var runErr error
-	var denials deniedError
-	continued := o.cont || o.resume != ""
-	for ev := range ag.Start(ctx, sess.ID, prompt) {
+	if prompt != "" {
+		final, runErr = pt.run(ctx, prompt)
+	}
+	if streamIn && runErr == nil {
+		final, runErr = pt.runStream(ctx, a.env.Stdin)
+	}
+	// The turn is over: the session is free for the next writer while a
+	// background summary (which appends nothing) may still finish.
+	lease.Release()
+	if runErr == nil {
+		if out == nil {
+			fmt.Fprintln(a.env.textOut(), strings.TrimRight(final, "\n"))
+		}
+		if pt.denials.calls > 0 {
+			runErr = &pt.denials
+		}
+	}
+	if sum != nil {
+		// The answer is out; a background summary in flight is waited for
+		// (its summary serves the next run), a few seconds. Past that it
+		// is canceled by Close: a summary is applied in one transaction,
+		// so nothing is left half done, and the next run starts it again.
+		a.waitSummary(ctx, sum, printModeSummaryWait)
+	}
+	if out != nil {
+		if runErr != nil && !errors.As(runErr, new(*deniedError)) {
+			out.failed(userMessage(runErr))
+		}
+		out.finish(a.spend(context.WithoutCancel(ctx), sess.ID), runErr, exitCode(runErr))
+	}
+	return runErr
+}
+
+// checkFormats refuses formats print mode does not write or read.
+func checkFormats(o rootOptions) error {
+	switch o.outputFormat {
+	case "", formatText, formatJSON, formatStreamJSON:
+	default:
+		return &usageError{fmt.Errorf("--output-format %q: use text, json or stream-json", o.outputFormat)}
+	}
+	switch o.inputFormat {
+	case "", formatText:
+	case formatStreamJSON:
+		if o.outputFormat != formatStreamJSON {
+			return &usageError{errors.New("--input-format stream-json needs --output-format stream-json")}
+		}
+	default:
+		return &usageError{fmt.Errorf("--input-format %q: use text or stream-json", o.inputFormat)}
+	}
+	return nil
+}
+
+// printTurn runs print mode's turns on one session.
+type printTurn struct {
+	a         *app
+	ag        *agent.Agent
+	sessionID string
+	out       *jsonRun // nil: text output
+	continued bool
+	denials   deniedError
+}
+
+// run runs one turn and returns its final answer.
+func (p *printTurn) run(ctx context.Context, prompt string) (string, error) {
+	a := p.a
+	if p.out != nil {
+		p.out.turnStarted(prompt)
+	}
+	var final string
+	var runErr error
+	for ev := range p.ag.Start(ctx, p.sessionID, prompt) {
+		if p.out != nil {
+			p.out.event(ev)
+		}
 		switch ev.Kind {
 		case agent.EventNotice:
 			// The server's window and how to raise it are said on a
 			// session's first turn; a cut prompt on every turn it happens.
-			if !ev.Standing || !continued {
+			if !ev.Standing || !p.continued {
 				a.stderrMu.Lock()
 				fmt.Fprintln(a.stderr, "gencode: "+termtext.OneLine(ev.Text, 0))
 				a.stderrMu.Unlock()
@@ -527,28 +632,56 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 			runErr = ev.Err
 		case agent.EventMessage:
 			if m := ev.Message; m != nil && m.Role == session.RoleTool && m.Meta.Denied {
-				denials.add(*m)
+				p.denials.add(*m)
 				a.reportDenied(*m)
 			}
 		}
 	}
-	// The turn is over: the session is free for the next writer while a
-	// background summary (which appends nothing) may still finish.
-	lease.Release()
-	if runErr == nil {
-		fmt.Fprintln(a.env.textOut(), strings.TrimRight(final, "\n"))
-		if denials.calls > 0 {
-			runErr = &denials
+	p.continued = true
+	return final, runErr
+}
+
+// runStream runs a turn for each user message of --input-format
+// stream-json, until stdin ends or a turn fails.
+func (p *printTurn) runStream(ctx context.Context, r io.Reader) (string, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	var final string
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		text, err := streamInput(line)
+		if err != nil {
+			return final, &usageError{err}
+		}
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		if final, err = p.run(ctx, text); err != nil {
+			return final, err
 		}
 	}
-	if sum != nil {
-		// The answer is out; a background summary in flight is waited for
-		// (its summary serves the next run), a few seconds. Past that it
-		// is canceled by Close: a summary is applied in one transaction,
-		// so nothing is left half done, and the next run starts it again.
-		a.waitSummary(ctx, sum, printModeSummaryWait)
+	if err := sc.Err(); err != nil {
+		return final, fmt.Errorf("read stream-json input: %w", err)
 	}
-	return runErr
+	return final, nil
+}
+
+// exitCode is the exit code Run gives err.
+func exitCode(err error) int {
+	var ue *usageError
+	var de *deniedError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ue):
+		return ExitUsage
+	case errors.As(err, &de):
+		return ExitDenied
+	}
+	return ExitError
 }
 
 // bashMayRun reports whether print mode may run a Bash command without a
