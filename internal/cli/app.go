@@ -21,6 +21,7 @@ import (
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/config"
+	"github.com/gencode/gencode/internal/hooks"
 	"github.com/gencode/gencode/internal/instructions"
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/logfile"
@@ -78,6 +79,9 @@ type app struct {
 	// redact takes the key and the secrets the summarizer's rules find
 	// out of a text: every error shown or logged goes through it.
 	redact func(string) string
+	// hooks runs the user's hooks (nil: none); set before the agents
+	// are made, whose tool calls it wraps.
+	hooks *hooks.Runner
 }
 
 // newSandbox is the sandbox of a run in cwd: the project, the temp dir
@@ -423,7 +427,14 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 		Sandbox: a.sandbox,
 	})
 	rs := requestsFor(a.cfg.ModelSettings(a.cfg.Model))
-	ag := agent.New(a.store, client, a.withRecall(ts, counter.Count, a.window(a.cfg.Model)), counter, agent.Options{
+	var runner interface {
+		Definitions() []tools.Definition
+		Run(ctx context.Context, c tools.Call) tools.Result
+	} = a.withRecall(ts, counter.Count, a.window(a.cfg.Model))
+	if a.hooks.Has(hooks.PreToolUse) || a.hooks.Has(hooks.PostToolUse) {
+		runner = hookedTools{inner: a.withRecall(ts, counter.Count, a.window(a.cfg.Model)), hooks: a.hooks}
+	}
+	ag := agent.New(a.store, client, runner, counter, agent.Options{
 		Model: a.cfg.Model, WorkDir: a.cwd, MaxIterations: a.cfg.MaxIterations, Window: a.window(a.cfg.Model),
 		MaxTokens: rs.maxTokens, ReasoningEffort: rs.effort, Extra: rs.extra,
 		WindowConfigured:     a.cfg.ContextWindow > 0,
@@ -498,14 +509,27 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	if err != nil {
 		return err
 	}
+	var out *jsonRun
+	if o.outputFormat != "" && o.outputFormat != formatText {
+		out = newJSONRun(a.env.jsonOut(), o.outputFormat == formatStreamJSON, sess.ID, a.cfg.Model)
+	}
+	a.hooks = a.newHooks(func(msg string) {
+		a.stderrMu.Lock()
+		fmt.Fprintln(a.stderr, "gencode: "+a.redact(termtext.OneLine(msg, maxMessageChars)))
+		a.stderrMu.Unlock()
+		if out != nil {
+			out.hookProblemOnce(msg)
+		}
+	})
+	// Print mode cannot ask: a project hook not approved yet never runs.
+	a.hooks.TellUnapproved()
 	ag, _, err := a.newAgent(client, nil, o.allow, o.yolo)
 	if err != nil {
 		return err
 	}
-	var out *jsonRun
+	pt := &printTurn{a: a, ag: ag, sessionID: sess.ID, out: out, continued: o.cont || o.resume != ""}
 	notify := a.notify
-	if o.outputFormat != "" && o.outputFormat != formatText {
-		out = newJSONRun(a.env.jsonOut(), o.outputFormat == formatStreamJSON, sess.ID, a.cfg.Model)
+	if out != nil {
 		notify = func(r summarize.Report) {
 			a.notify(r)
 			var facts transcript.Facts
@@ -515,7 +539,7 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 			out.compaction(r, facts)
 		}
 	}
-	sum := a.newSummarizer(client, ag, o.noSummary, notify)
+	sum := a.newSummarizer(client, ag, o.noSummary, a.compactionHooks(a.hooks, notify, func(_, text string) { pt.addContext(text) }))
 	if sum != nil {
 		defer sum.Close()
 	}
@@ -540,7 +564,16 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 		}
 		out.emit(initEvent{Type: "init", SessionID: sess.ID, Model: a.cfg.Model, Cwd: a.cwd, Window: ag.Window(), Tools: names})
 	}
-	pt := printTurn{a: a, ag: ag, sessionID: sess.ID, out: out, continued: o.cont || o.resume != ""}
+	source := "startup"
+	if pt.continued {
+		source = "resume"
+	}
+	if a.hooks.Has(hooks.SessionStart) {
+		res := a.hooks.Run(ctx, hooks.SessionStart, source, hooks.Input{SessionID: sess.ID, Source: source})
+		for _, c := range res.Context {
+			pt.addContext(c)
+		}
+	}
 	var final string
 	var runErr error
 	if prompt != "" {
@@ -603,11 +636,63 @@ type printTurn struct {
 	out       *jsonRun // nil: text output
 	continued bool
 	denials   deniedError
+
+	mu      sync.Mutex
+	context []string // hooks' added context, for the next turn
 }
 
-// run runs one turn and returns its final answer.
+// addContext keeps text a SessionStart hook added, for the model before
+// the next message (the summarizer's goroutine adds it after a
+// compaction).
+func (p *printTurn) addContext(text string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.context = append(p.context, text)
+}
+
+// run runs one turn, with the UserPromptSubmit and Stop hooks, and
+// returns its final answer. A Stop hook that blocks makes the turn go on
+// once, with its reason as the next message.
 func (p *printTurn) run(ctx context.Context, prompt string) (string, error) {
+	h := p.a.hooks
+	if h.Has(hooks.UserPromptSubmit) {
+		res := h.Run(ctx, hooks.UserPromptSubmit, "", hooks.Input{SessionID: p.sessionID, Prompt: prompt})
+		if res.Block {
+			return "", fmt.Errorf("a UserPromptSubmit hook blocked the prompt: %s", res.Reason)
+		}
+		for _, c := range res.Context {
+			p.addContext(c)
+		}
+	}
+	final, err := p.turn(ctx, prompt)
+	if err != nil || !h.Has(hooks.Stop) {
+		return final, err
+	}
+	active := false
+	res := h.Run(ctx, hooks.Stop, "", hooks.Input{SessionID: p.sessionID, StopHookActive: &active})
+	if !res.Block {
+		return final, nil
+	}
+	final, err = p.turn(ctx, res.Reason)
+	if err == nil {
+		active = true
+		h.Run(ctx, hooks.Stop, "", hooks.Input{SessionID: p.sessionID, StopHookActive: &active})
+	}
+	return final, err
+}
+
+// turn runs one turn of the agent on prompt.
+func (p *printTurn) turn(ctx context.Context, prompt string) (string, error) {
 	a := p.a
+	p.mu.Lock()
+	added := p.context
+	p.context = nil
+	p.mu.Unlock()
+	if len(added) > 0 {
+		if err := p.ag.Note(ctx, p.sessionID, agent.UserMessage{Text: hookContextNote("SessionStart/UserPromptSubmit", added)}); err != nil {
+			return "", err
+		}
+	}
 	if p.out != nil {
 		p.out.turnStarted(prompt)
 	}

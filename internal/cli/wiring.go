@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -206,6 +207,24 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	// user's concern here (each search catches up on its own): logged.
 	defer a.startIndexer(ctx, func(err error) { a.log.Warn("keep the search index warm", "err", err) })()
 	asker := tui.NewAsker()
+	// Hooks: the screen is the TUI's, so a hook's problem goes to the log,
+	// and those known before the first frame (a project hook waiting for
+	// approval, a settings file that cannot be read) are start notices.
+	var hookNotes []string
+	starting := true
+	var hookMu sync.Mutex
+	a.hooks = a.newHooks(func(msg string) {
+		a.log.Warn("hook", "problem", msg)
+		hookMu.Lock()
+		defer hookMu.Unlock()
+		if starting {
+			hookNotes = append(hookNotes, termtext.OneLine(msg, 0))
+		}
+	})
+	a.hooks.TellUnapproved()
+	hookMu.Lock()
+	starting = false
+	hookMu.Unlock()
 	// Background compactions reach the TUI through a channel; a full
 	// channel drops the notice rather than block the summarizer.
 	compactions := make(chan summarize.Report, 16)
@@ -233,7 +252,13 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		if userTools == nil {
 			userTools = ts
 		}
-		return ag, a.newSummarizer(client, ag, o.noSummary, notify), nil
+		return ag, a.newSummarizer(client, ag, o.noSummary, a.compactionHooks(a.hooks, notify, func(sessionID, text string) {
+			// After a compaction, a SessionStart hook's context is kept
+			// in the session for the next turn.
+			if err := ag.Note(ctx, sessionID, agent.UserMessage{Text: hookContextNote("SessionStart", []string{text})}); err != nil {
+				a.log.Warn("keep a hook's context", "err", err)
+			}
+		})), nil
 	}}
 	defer models.close()
 	ag, sum, err := models.use(a.cfg.Model)
@@ -292,7 +317,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		ErrorText: func(err error) string { return a.redact(userMessage(err)) },
 		Context:   ctx,
 		Logger:    a.log,
-		Notices:   func() []string { return append(a.sandboxNotices(), a.notices(ag)...) },
+		Notices:   func() []string { return append(append(a.sandboxNotices(), hookNotes...), a.notices(ag)...) },
 		Spend:     reg.Spend,
 		Tools:     userTools,
 	})

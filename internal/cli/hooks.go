@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gencode/gencode/internal/hooks"
+	"github.com/gencode/gencode/internal/recall"
+	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/termtext"
+	"github.com/gencode/gencode/internal/tools"
+)
+
+// loadHooks gathers the run's hooks: config.toml's, ~/.claude/settings.json's,
+// and the project's (which run only once approved).
+func (a *app) loadHooks() ([]hooks.Hook, []string) {
+	return hooks.Load(a.cfg.Hooks, a.cfg.File, hooks.Files{Home: a.env.Getenv("HOME"), Project: a.cwd})
+}
+
+// newHooks is the run's hook runner; report shows a hook's problem to
+// the user (once per hook). Nil when no hook is configured anywhere.
+func (a *app) newHooks(report func(string)) *hooks.Runner {
+	hs, probs := a.loadHooks()
+	for _, p := range probs {
+		report("hooks: " + termtext.OneLine(p, 0))
+	}
+	if len(hs) == 0 {
+		return nil
+	}
+	// Hooks run as the Bash tool runs commands: its scrubbed environment,
+	// its sandbox, its process-group kill; a tool set of their own, which
+	// never asks (the user configured or approved each hook).
+	ts := tools.New(tools.Options{WorkDir: a.cwd, Secrets: []string{a.cfg.APIKey, a.cfg.BaseURLUserinfo},
+		Private: a.privateDirs(), Sandbox: a.sandbox})
+	return hooks.New(hooks.Options{Hooks: hs, Exec: hookExec{ts}, Approvals: a.perms, Report: report, Cwd: a.cwd})
+}
+
+// hookExec runs hooks with the Bash tool's runner.
+type hookExec struct{ ts *tools.Set }
+
+func (h hookExec) RunHook(ctx context.Context, command string, stdin []byte, timeout time.Duration) hooks.Outcome {
+	r := h.ts.RunHook(ctx, command, stdin, timeout)
+	return hooks.Outcome{Stdout: r.Stdout, Stderr: r.Stderr, ExitCode: r.ExitCode, TimedOut: r.TimedOut, Err: r.Err}
+}
+
+// hookedTools runs PreToolUse hooks before each tool call (one that
+// blocks answers the model with the hook's reason, and the tool does not
+// run) and PostToolUse hooks after it (a block or added context goes to
+// the model after the result).
+type hookedTools struct {
+	inner *recall.Tools
+	hooks *hooks.Runner
+}
+
+func (h hookedTools) Definitions() []tools.Definition { return h.inner.Definitions() }
+
+func (h hookedTools) Run(ctx context.Context, c tools.Call) tools.Result {
+	return h.RunInSession(ctx, "", c)
+}
+
+func (h hookedTools) RunInSession(ctx context.Context, sessionID string, c tools.Call) tools.Result {
+	args := json.RawMessage(strings.TrimSpace(c.Arguments))
+	if !json.Valid(args) {
+		raw, _ := json.Marshal(c.Arguments) // a string always encodes
+		args = raw
+	}
+	in := hooks.Input{SessionID: sessionID, ToolName: c.Name, ToolInput: args}
+	if pre := h.hooks.Run(ctx, hooks.PreToolUse, c.Name, in); pre.Block {
+		return tools.Result{Content: "blocked by a PreToolUse hook: " + pre.Reason, IsError: true,
+			Meta: tools.Meta{Tool: c.Name}}
+	}
+	r := h.inner.RunInSession(ctx, sessionID, c)
+	in.ToolResponse = map[string]any{"content": r.Content, "is_error": r.IsError, "success": !r.IsError}
+	post := h.hooks.Run(ctx, hooks.PostToolUse, c.Name, in)
+	var add []string
+	if post.Block {
+		add = append(add, "PostToolUse hook: "+post.Reason)
+	}
+	for _, c := range post.Context {
+		add = append(add, "PostToolUse hook: "+c)
+	}
+	if len(add) > 0 {
+		r.Content += "\n\n[" + strings.Join(add, "]\n[") + "]"
+	}
+	return r
+}
+
+// compactionHooks wraps a compaction notify with the PreCompact and
+// PostCompact hooks, and SessionStart with source "compact" after a
+// compaction; addContext is told what a SessionStart hook adds, for the
+// next turn. The hooks run on the summarizer's goroutine.
+func (a *app) compactionHooks(hr *hooks.Runner, notify func(summarize.Report), addContext func(sessionID, text string)) func(summarize.Report) {
+	if hr == nil {
+		return notify
+	}
+	return func(r summarize.Report) {
+		ctx := context.Background()
+		trigger := "auto"
+		switch r.Phase {
+		case summarize.Started:
+			if hr.Has(hooks.PreCompact) {
+				hr.Run(ctx, hooks.PreCompact, trigger, hooks.Input{SessionID: r.SessionID, Trigger: trigger})
+			}
+		case summarize.Finished:
+			if r.Summary == nil {
+				break
+			}
+			if hr.Has(hooks.PostCompact) {
+				facts, _ := a.sessionFacts(ctx, r.SessionID) // none said is better than no hook
+				hr.Run(ctx, hooks.PostCompact, trigger, hooks.Input{SessionID: r.SessionID, Trigger: trigger,
+					Summary: r.Summary, Facts: facts})
+			}
+			if hr.Has(hooks.SessionStart) {
+				res := hr.Run(ctx, hooks.SessionStart, "compact", hooks.Input{SessionID: r.SessionID, Source: "compact"})
+				for _, c := range res.Context {
+					addContext(r.SessionID, c)
+				}
+			}
+		}
+		if notify != nil {
+			notify(r)
+		}
+	}
+}
+
+// hookContextNote is how a hook's added context reaches the model: a note
+// in the session before the next message.
+func hookContextNote(event string, texts []string) string {
+	return fmt.Sprintf("[context from the user's %s hook]\n%s", event, strings.Join(texts, "\n\n"))
+}
+
+// hooksCmd lists the hooks a run here would use, and approves the
+// project's.
+func hooksCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
+	var approve bool
+	cmd := &cobra.Command{
+		Use:   "hooks",
+		Short: "list the hooks of this directory; --approve lets the project's run",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			a, err := newApp(ctx, env, cmd, g)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			hs, probs := a.loadHooks()
+			for _, p := range probs {
+				fmt.Fprintln(env.Stderr, "gencode: "+termtext.OneLine(p, 0))
+			}
+			if len(hs) == 0 {
+				fmt.Fprintln(env.Stdout, "No hooks: add [[hooks.EVENT]] to config.toml, or hooks to .claude/settings.json.")
+				return nil
+			}
+			var ids []string
+			for _, h := range hs {
+				state := "runs"
+				if h.Project {
+					state = "not approved"
+					if a.perms.HookApproved(h.ID()) {
+						state = "approved"
+					} else {
+						ids = append(ids, h.ID())
+					}
+				}
+				fmt.Fprintf(env.Stdout, "%-13s %s\n", state, termtext.OneLine(h.String(), 0))
+			}
+			if !approve {
+				if len(ids) > 0 {
+					fmt.Fprintf(env.Stdout, "\n%d project hook(s) are code from the repository and do not run until approved: gencode hooks --approve\n", len(ids))
+				}
+				return nil
+			}
+			if len(ids) == 0 {
+				fmt.Fprintln(env.Stdout, "\nNothing to approve.")
+				return nil
+			}
+			if err := a.perms.ApproveHooks(ids...); err != nil {
+				return err
+			}
+			fmt.Fprintf(env.Stdout, "\nApproved %d project hook(s) for %s (stored in %s).\n", len(ids), a.cwd,
+				filepath.Dir(a.perms.Path()))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&approve, "approve", false, "approve the project's hooks listed (a changed hook needs approving again)")
+	return cmd
+}
