@@ -494,6 +494,19 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	if strings.TrimSpace(prompt) == "" && !streamIn {
 		return &usageError{errors.New("print mode needs a prompt: gencode -p \"PROMPT\"")}
 	}
+	// The user's own commands: "/review src/main.go" runs review.md.
+	ucmds, probs := a.userCommands()
+	for _, p := range probs {
+		fmt.Fprintln(a.stderr, "gencode: warning: "+termtext.OneLine(p, 0))
+	}
+	reg := commands.New(commands.Deps{UserCommands: ucmds})
+	if src := reg.ShadowedBy(prompt); src != "" {
+		fmt.Fprintf(a.stderr, "gencode: warning: %s is a built-in command, which wins over %s: that file is not run (rename it); the line is sent as written\n",
+			termtext.Label(strings.Fields(prompt)[0]), termtext.Label(src))
+	}
+	if uc, _, ok := reg.UserCommand(prompt); ok && uc.Model != "" {
+		a.cfg.Model = uc.Model // the command asks for it
+	}
 	sess, err := a.pickSession(ctx, o.cont, o.resume, a.cfg.Model)
 	if err != nil {
 		return err
@@ -523,11 +536,11 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	})
 	// Print mode cannot ask: a project hook not approved yet never runs.
 	a.hooks.TellUnapproved()
-	ag, _, err := a.newAgent(client, nil, o.allow, o.yolo)
+	ag, ts, err := a.newAgent(client, nil, o.allow, o.yolo)
 	if err != nil {
 		return err
 	}
-	pt := &printTurn{a: a, ag: ag, sessionID: sess.ID, out: out, continued: o.cont || o.resume != ""}
+	pt := &printTurn{a: a, ag: ag, sessionID: sess.ID, out: out, continued: o.cont || o.resume != "", reg: reg, exp: expander(ts)}
 	notify := a.notify
 	if out != nil {
 		notify = func(r summarize.Report) {
@@ -636,6 +649,9 @@ type printTurn struct {
 	out       *jsonRun // nil: text output
 	continued bool
 	denials   deniedError
+	// reg knows the user's commands, which exp expands.
+	reg *commands.Registry
+	exp commands.Expander
 
 	mu      sync.Mutex
 	context []string // hooks' added context, for the next turn
@@ -654,6 +670,13 @@ func (p *printTurn) addContext(text string) {
 // returns its final answer. A Stop hook that blocks makes the turn go on
 // once, with its reason as the next message.
 func (p *printTurn) run(ctx context.Context, prompt string) (string, error) {
+	if uc, args, ok := p.reg.UserCommand(prompt); ok {
+		expanded, err := uc.Expand(ctx, args, p.exp)
+		if err != nil {
+			return "", err
+		}
+		prompt = expanded
+	}
 	h := p.a.hooks
 	if h.Has(hooks.UserPromptSubmit) {
 		res := h.Run(ctx, hooks.UserPromptSubmit, "", hooks.Input{SessionID: p.sessionID, Prompt: prompt})

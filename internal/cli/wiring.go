@@ -274,7 +274,10 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	}
 	lc := a.llmConfig(key)
 	lc.MaxRetries = -1
+	ucmds, cmdProbs := a.userCommands()
+	hookNotes = append(hookNotes, cmdProbs...)
 	reg := commands.New(commands.Deps{
+		UserCommands: ucmds, Expander: expander(userTools),
 		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, Keys: tui.KeyHelp(),
 		Instructions: a.instructionNames(),
 		Prices:       a.prices(),
