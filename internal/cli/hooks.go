@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/hooks"
 	"github.com/gencode/gencode/internal/recall"
+	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tools"
@@ -190,4 +193,149 @@ func hooksCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&approve, "approve", false, "approve the project's hooks listed (a changed hook needs approving again)")
 	return cmd
+}
+
+// hookedAgent is the TUI's agent with the hooks of a turn around it:
+// SessionStart before a session's first turn of the run (source startup,
+// resume or clear), UserPromptSubmit before each message (a block ends
+// the turn with the hook's reason; added context is noted in the session
+// first), Stop after it (a block makes the turn go on once, with the
+// reason as the message). A hook's problem is shown in the turn as a
+// notice, once.
+type hookedAgent struct {
+	*agent.Agent
+	hooks *hooks.Runner
+	store interface {
+		Session(ctx context.Context, id string) (session.Session, error)
+	}
+	problems *hookProblems
+	// state is shared by the agents of every model of the run.
+	state *hookedState
+}
+
+// hookedState is what the hooked agents of one run remember.
+type hookedState struct {
+	mu      sync.Mutex
+	started map[string]bool // sessions whose SessionStart ran
+	any     bool            // a SessionStart ran this run
+}
+
+// hookProblems are hook problems waiting to be shown.
+type hookProblems struct {
+	mu      sync.Mutex
+	pending []string
+}
+
+func (p *hookProblems) add(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pending = append(p.pending, msg)
+}
+
+func (p *hookProblems) take() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := p.pending
+	p.pending = nil
+	return out
+}
+
+func (h *hookedAgent) StartMessage(ctx context.Context, sessionID string, m agent.UserMessage) <-chan agent.Event {
+	out := make(chan agent.Event, 64)
+	go func() {
+		defer close(out)
+		defer func() {
+			if p := recover(); p != nil {
+				out <- agent.Event{Kind: agent.EventError, Err: fmt.Errorf("hooks: internal error: %v", p)}
+			}
+		}()
+		send := func(ev agent.Event) {
+			for _, msg := range h.problems.take() {
+				out <- agent.Event{Kind: agent.EventNotice, Text: termtext.OneLine(msg, 0)}
+			}
+			out <- ev
+		}
+		note := func(event string, added []string) bool {
+			if len(added) == 0 {
+				return true
+			}
+			if err := h.Agent.Note(ctx, sessionID, agent.UserMessage{Text: hookContextNote(event, added)}); err != nil {
+				send(agent.Event{Kind: agent.EventError, Err: err})
+				return false
+			}
+			return true
+		}
+		if source := h.sessionStart(ctx, sessionID); source != "" {
+			res := h.hooks.Run(ctx, hooks.SessionStart, source, hooks.Input{SessionID: sessionID, Source: source})
+			if !note("SessionStart", res.Context) {
+				return
+			}
+		}
+		if h.hooks.Has(hooks.UserPromptSubmit) {
+			res := h.hooks.Run(ctx, hooks.UserPromptSubmit, "", hooks.Input{SessionID: sessionID, Prompt: m.Text})
+			if res.Block {
+				send(agent.Event{Kind: agent.EventError, Err: fmt.Errorf("a UserPromptSubmit hook blocked the message: %s", res.Reason)})
+				return
+			}
+			if !note("UserPromptSubmit", res.Context) {
+				return
+			}
+		}
+		done := h.forward(ctx, sessionID, m, send)
+		if done == nil {
+			return
+		}
+		if h.hooks.Has(hooks.Stop) {
+			active := false
+			res := h.hooks.Run(ctx, hooks.Stop, "", hooks.Input{SessionID: sessionID, StopHookActive: &active})
+			if res.Block && ctx.Err() == nil {
+				if done = h.forward(ctx, sessionID, agent.UserMessage{Text: res.Reason}, send); done == nil {
+					return
+				}
+				active = true
+				h.hooks.Run(ctx, hooks.Stop, "", hooks.Input{SessionID: sessionID, StopHookActive: &active})
+			}
+		}
+		send(*done)
+	}()
+	return out
+}
+
+// forward passes one turn's events on, holding back its EventDone, which
+// it returns (nil: the turn ended otherwise).
+func (h *hookedAgent) forward(ctx context.Context, sessionID string, m agent.UserMessage, send func(agent.Event)) *agent.Event {
+	var done *agent.Event
+	for ev := range h.Agent.StartMessage(ctx, sessionID, m) {
+		if ev.Kind == agent.EventDone {
+			e := ev
+			done = &e
+			continue
+		}
+		send(ev)
+	}
+	return done
+}
+
+// sessionStart says which SessionStart a session's first turn of the run
+// is (startup, resume, clear), or "" when it ran already or no hook
+// wants it.
+func (h *hookedAgent) sessionStart(ctx context.Context, sessionID string) string {
+	if !h.hooks.Has(hooks.SessionStart) {
+		return ""
+	}
+	h.state.mu.Lock()
+	defer h.state.mu.Unlock()
+	if h.state.started[sessionID] {
+		return ""
+	}
+	h.state.started[sessionID] = true
+	first := !h.state.any
+	h.state.any = true
+	if s, err := h.store.Session(ctx, sessionID); err == nil && s.MessageCount > 0 {
+		return "resume"
+	}
+	if first {
+		return "startup"
+	}
+	return "clear"
 }

@@ -179,3 +179,46 @@ func TestPostCompactHookGetsTheFacts(t *testing.T) {
 	require.JSONEq(t, string(sum.Facts), string(hookIn.Facts))
 	require.Contains(t, string(hookIn.Facts), `"notes/a.md"`)
 }
+
+// TestHooksInTmux: in the TUI, a UserPromptSubmit hook that blocks ends
+// the turn with its reason (nothing is sent to the model), a SessionStart
+// hook's context reaches the model, and a failing PreToolUse hook is shown
+// once for two calls, which both run.
+func TestHooksInTmux(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	srv := openaitest.NewServer(t)
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	gate := sb.writeScript("gate.sh", `grep -q 'secret' && { echo "no secrets in prompts" >&2; exit 2; }
+exit 0
+`)
+	sb.writeConfig(fmt.Sprintf("[tools]\nallow = [\"Bash\"]\n"+
+		"[[hooks.UserPromptSubmit]]\ncommand = %q\n"+
+		"[[hooks.SessionStart]]\nmatcher = \"startup\"\ncommand = \"echo 'the build is make ci'\"\n"+
+		"[[hooks.PreToolUse]]\nmatcher = \"Bash\"\ncommand = \"echo hook broke >&2; exit 1\"\n", gate))
+	srv.Enqueue(bashCall("echo one > one.txt"), bashCall("echo two > two.txt"), openaitest.Text("Both files written."))
+
+	p := startTUI(t, sb)
+	p.waitText("gencode")
+	p.typeLine("here is my secret")
+	p.waitText("no secrets in prompts")
+	p.typeLine("write two files")
+	p.waitText("Both files written.")
+	s := p.screen()
+	require.Equal(t, 1, strings.Count(s, "failed with exit code 1"), "shown once:\n%s", s)
+	require.FileExists(t, filepath.Join(sb.work, "one.txt"))
+	require.FileExists(t, filepath.Join(sb.work, "two.txt"))
+	reqs := srv.Requests()
+	require.Len(t, reqs, 3, "the blocked prompt was not sent")
+	var sent []string
+	for _, m := range reqs[0].Messages {
+		sent = append(sent, m.Content)
+	}
+	all := strings.Join(sent, "\n")
+	require.Contains(t, all, "the build is make ci")
+	require.NotContains(t, all, "secret")
+	p.keys("C-c")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
+}

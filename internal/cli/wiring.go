@@ -213,18 +213,32 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	var hookNotes []string
 	starting := true
 	var hookMu sync.Mutex
+	problems := &hookProblems{}
 	a.hooks = a.newHooks(func(msg string) {
 		a.log.Warn("hook", "problem", msg)
 		hookMu.Lock()
 		defer hookMu.Unlock()
 		if starting {
 			hookNotes = append(hookNotes, termtext.OneLine(msg, 0))
+			return
 		}
+		problems.add(msg) // shown in the next turn
 	})
 	a.hooks.TellUnapproved()
 	hookMu.Lock()
 	starting = false
 	hookMu.Unlock()
+	hooked := &hookedState{started: map[string]bool{}}
+	// withHooks gives the TUI the agent with its turn's hooks around it.
+	withHooks := func(ag *agent.Agent) tui.Agent {
+		if ag == nil {
+			return nil
+		}
+		if a.hooks == nil {
+			return ag
+		}
+		return &hookedAgent{Agent: ag, hooks: a.hooks, store: a.store, problems: problems, state: hooked}
+	}
 	// Background compactions reach the TUI through a channel; a full
 	// channel drops the notice rather than block the summarizer.
 	compactions := make(chan summarize.Report, 16)
@@ -300,7 +314,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	}
 	m := tui.New(tui.Options{
 		Summarizer:  summ,
-		Agent:       ag,
+		Agent:       withHooks(ag),
 		Store:       a.store,
 		Asker:       asker,
 		Commands:    reg,
@@ -308,9 +322,9 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		SwitchModel: func(model string) (tui.Agent, tui.Summarizer, error) {
 			next, sum, err := models.use(model)
 			if err != nil || sum == nil {
-				return next, nil, err // a nil interface, not a typed nil: summarization off
+				return withHooks(next), nil, err // a nil interface, not a typed nil: summarization off
 			}
-			return next, sum, nil
+			return withHooks(next), sum, nil
 		},
 		SessionID: sessionID,
 		Lease:     lease,
