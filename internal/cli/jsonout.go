@@ -154,6 +154,9 @@ type jsonRun struct {
 	lastTokens  int
 	res         resultEvent
 	hookProblem map[string]bool
+	// done: the result is written, and nothing may follow it (a
+	// background summary canceled at exit reports after it).
+	done bool
 }
 
 func newJSONRun(w io.Writer, stream bool, sessionID, model string) *jsonRun {
@@ -164,7 +167,7 @@ func newJSONRun(w io.Writer, stream bool, sessionID, model string) *jsonRun {
 
 // line writes v as one line when streaming.
 func (j *jsonRun) line(v any) {
-	if !j.stream {
+	if !j.stream || j.done {
 		return
 	}
 	b, err := json.Marshal(v)
@@ -293,6 +296,7 @@ func (j *jsonRun) finish(spend commands.Spend, err error, code int) {
 		r.Unpriced = spend.Unpriced
 	}
 	r.ExitCode = code
+	j.done = true
 	var de *deniedError
 	switch {
 	case err == nil:
