@@ -234,3 +234,41 @@ func TestREADMEShowsTheSchema(t *testing.T) {
 		require.NotEmpty(t, got[kind], "README.md has no example of %q", kind)
 	}
 }
+
+// TestStreamJSONErrorsAndRetries: a rate-limited request is a retry line,
+// a turn that fails an error line and a result that says so, and the exit
+// code is print mode's; every line matches the schema.
+func TestStreamJSONErrorsAndRetries(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.NewServer(t)
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	srv.Enqueue(openaitest.Reply{Status: 429, Header: map[string]string{"Retry-After": "1"}, Body: `{"error":{"message":"slow down","type":"rate_limit"}}`},
+		openaitest.Text("after the wait"))
+	res := sb.run("-p", "hi", "--output-format", "stream-json")
+	require.Equal(t, 0, res.code, res.stderr)
+	got := checkLines(t, loadSchema(t), res.stdout)
+	require.Len(t, got["retry"], 1)
+	require.Equal(t, "after the wait", got["result"][0]["text"])
+
+	srv.Enqueue(openaitest.Error(401, `{"error":{"message":"bad key","type":"invalid_request_error"}}`))
+	res = sb.run("-p", "hi", "--output-format", "stream-json")
+	require.Equal(t, 1, res.code, res.stderr)
+	got = checkLines(t, loadSchema(t), res.stdout)
+	require.Len(t, got["error"], 1)
+	require.Contains(t, got["error"][0]["message"], "refused the credentials")
+	r := got["result"][0]
+	require.Equal(t, "error", r["subtype"])
+	require.Equal(t, true, r["is_error"])
+	require.Equal(t, float64(1), r["exit_code"])
+
+	// A denied call: exit 3, said in the result, the tool_result marked.
+	srv.Enqueue(bashCall("touch x"), openaitest.Text("could not"))
+	res = sb.run("-p", "hi", "--output-format", "json")
+	require.Equal(t, 3, res.code, res.stderr)
+	got = checkLines(t, loadSchema(t), res.stdout)
+	r = got["result"][0]
+	require.Equal(t, "denied", r["subtype"])
+	require.Equal(t, float64(3), r["exit_code"])
+	require.Equal(t, true, r["tool_calls"].([]any)[0].(map[string]any)["denied"])
+}
