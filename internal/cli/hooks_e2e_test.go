@@ -146,9 +146,10 @@ func TestPostCompactHookGetsTheFacts(t *testing.T) {
 	sb.useServer(srv)
 	sb.env["GENCODE_SUMMARY_MODEL"] = summaryModel
 	got := filepath.Join(sb.work, "postcompact.json") // inside the project: hooks run under the sandbox
-	sb.writeConfig(fmt.Sprintf("context_window = 6000\n[summarize]\npreserve_recent = 2\n[[hooks.PostCompact]]\ncommand = \"cat > %s\"\n", got))
+	sb.writeConfig(fmt.Sprintf("context_window = 6000\n[summarize]\npreserve_recent = 2\n[[hooks.PostCompact]]\ncommand = \"cat > %s\"\n"+
+		"[[hooks.SessionStart]]\nmatcher = \"compact\"\ncommand = \"echo DURABLE-CONTEXT-42\"\n", got))
 	var in strings.Builder
-	for i := 1; i <= 4; i++ {
+	for i := 1; i <= 6; i++ {
 		line, _ := json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user",
 			"content": fmt.Sprintf("Turn %d: %s", i, filler)}})
 		in.Write(append(line, '\n'))
@@ -156,6 +157,7 @@ func TestPostCompactHookGetsTheFacts(t *testing.T) {
 	res := sb.runIn(sb.work, in.String(), "-p", "-", "--input-format", "stream-json", "--output-format", "stream-json", "--allow", "Write")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, `"type":"compaction_end"`)
+	res0 := res
 
 	b, err := os.ReadFile(got)
 	require.NoError(t, err, "the PostCompact hook did not run; stderr: %s", res.stderr)
@@ -178,6 +180,19 @@ func TestPostCompactHookGetsTheFacts(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &sum))
 	require.JSONEq(t, string(sum.Facts), string(hookIn.Facts))
 	require.Contains(t, string(hookIn.Facts), `"notes/a.md"`)
+
+	// SessionStart with source compact put its context back for the turn
+	// after the compaction.
+	var after bool
+	for _, r := range srv.Requests() {
+		if isSummarizer(r) {
+			continue
+		}
+		for _, m := range r.Messages {
+			after = after || strings.Contains(m.Content, "DURABLE-CONTEXT-42")
+		}
+	}
+	require.True(t, after, "no request after the compaction carried the SessionStart hook's context; stdout:\n%s", res0.stdout)
 }
 
 // TestHooksInTmux: in the TUI, a UserPromptSubmit hook that blocks ends
