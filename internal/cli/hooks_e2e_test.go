@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/openaitest"
+	llsandbox "github.com/gencode/gencode/internal/sandbox"
 )
 
 // bashCall is the model's Bash call of command.
@@ -236,4 +237,28 @@ exit 0
 	p.keys("C-c")
 	p.keys("C-c")
 	require.Equal(t, 0, p.exitCode())
+}
+
+// TestHooksRunUnderTheSandbox: a hook runs as Bash does, confined where a
+// sandbox is in force and without gencode's secrets: it writes in the
+// project, not outside it, and sees no API key.
+func TestHooksRunUnderTheSandbox(t *testing.T) {
+	t.Parallel()
+	if sup := llsandbox.Probe(); sup.ABI == 0 {
+		t.Skip("the kernel reports no Landlock, so gencode has no sandbox here to test: " + sup.Why)
+	}
+	srv := openaitest.NewServer(t)
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	outside := filepath.Join(sb.home, "outside.txt")
+	sb.writeConfig(fmt.Sprintf("[[hooks.UserPromptSubmit]]\ncommand = %q\n",
+		fmt.Sprintf("echo \"key=${OPENAI_API_KEY:-none}\" > inside.txt; echo x > %s", outside)))
+	srv.Enqueue(openaitest.Text("ok"))
+	res := sb.run("-p", "hi")
+	require.Equal(t, 0, res.code, res.stderr)
+	b, err := os.ReadFile(filepath.Join(sb.work, "inside.txt"))
+	require.NoError(t, err)
+	require.Equal(t, "key=none\n", string(b), "the hook saw the API key")
+	require.NoFileExists(t, outside, "the hook wrote outside the project")
+	require.Contains(t, res.stderr, "failed with exit code 1", "the refused write is the hook's failure, said once")
 }
