@@ -104,32 +104,75 @@ func (a *app) compactionHooks(hr *hooks.Runner, notify func(summarize.Report), a
 	}
 	return func(r summarize.Report) {
 		ctx := context.Background()
-		trigger := "auto"
 		switch r.Phase {
 		case summarize.Started:
-			if hr.Has(hooks.PreCompact) {
-				hr.Run(ctx, hooks.PreCompact, trigger, hooks.Input{SessionID: r.SessionID, Trigger: trigger})
-			}
+			a.beforeCompact(ctx, hr, r.SessionID, "auto", "")
 		case summarize.Finished:
-			if r.Summary == nil {
-				break
-			}
-			if hr.Has(hooks.PostCompact) {
-				facts, _ := a.sessionFacts(ctx, r.SessionID) // none said is better than no hook
-				hr.Run(ctx, hooks.PostCompact, trigger, hooks.Input{SessionID: r.SessionID, Trigger: trigger,
-					Summary: r.Summary, Facts: facts})
-			}
-			if hr.Has(hooks.SessionStart) {
-				res := hr.Run(ctx, hooks.SessionStart, "compact", hooks.Input{SessionID: r.SessionID, Source: "compact"})
-				for _, c := range res.Context {
-					addContext(r.SessionID, c)
-				}
-			}
+			a.afterCompact(ctx, hr, r, "auto", addContext)
 		}
 		if notify != nil {
 			notify(r)
 		}
 	}
+}
+
+// beforeCompact runs the PreCompact hooks.
+func (a *app) beforeCompact(ctx context.Context, hr *hooks.Runner, sessionID, trigger, focus string) {
+	if hr.Has(hooks.PreCompact) {
+		hr.Run(ctx, hooks.PreCompact, trigger, hooks.Input{SessionID: sessionID, Trigger: trigger, CustomInstructions: focus})
+	}
+}
+
+// afterCompact runs the PostCompact hooks with the summary applied and
+// the session's facts, then SessionStart with source "compact".
+func (a *app) afterCompact(ctx context.Context, hr *hooks.Runner, r summarize.Report, trigger string, addContext func(sessionID, text string)) {
+	if r.Summary == nil {
+		return
+	}
+	if hr.Has(hooks.PostCompact) {
+		facts, _ := a.sessionFacts(ctx, r.SessionID) // none said is better than no hook
+		hr.Run(ctx, hooks.PostCompact, trigger, hooks.Input{SessionID: r.SessionID, Trigger: trigger,
+			Summary: r.Summary, Facts: facts})
+	}
+	if hr.Has(hooks.SessionStart) && addContext != nil {
+		res := hr.Run(ctx, hooks.SessionStart, "compact", hooks.Input{SessionID: r.SessionID, Source: "compact"})
+		for _, c := range res.Context {
+			addContext(r.SessionID, c)
+		}
+	}
+}
+
+// nowSummarizer compacts when asked (/summarize, gencode summarize).
+type nowSummarizer interface {
+	SummarizeNow(ctx context.Context, sessionID, focus string) (summarize.Report, error)
+}
+
+// hookedSummarizer runs the compaction hooks, trigger "manual", around a
+// compaction the user asked for (which the summarizer does not Notify).
+type hookedSummarizer struct {
+	inner      nowSummarizer
+	a          *app
+	hooks      *hooks.Runner
+	addContext func(sessionID, text string)
+}
+
+func (h hookedSummarizer) SummarizeNow(ctx context.Context, sessionID, focus string) (summarize.Report, error) {
+	h.a.beforeCompact(ctx, h.hooks, sessionID, "manual", focus)
+	rep, err := h.inner.SummarizeNow(ctx, sessionID, focus)
+	if err == nil {
+		rep.SessionID = sessionID
+		h.a.afterCompact(ctx, h.hooks, rep, "manual", h.addContext)
+	}
+	return rep, err
+}
+
+// withManualHooks is s with the compaction hooks around SummarizeNow (s
+// itself when no hook is configured).
+func (a *app) withManualHooks(s nowSummarizer, addContext func(sessionID, text string)) nowSummarizer {
+	if a.hooks == nil || (!a.hooks.Has(hooks.PreCompact) && !a.hooks.Has(hooks.PostCompact) && !a.hooks.Has(hooks.SessionStart)) {
+		return s
+	}
+	return hookedSummarizer{inner: s, a: a, hooks: a.hooks, addContext: addContext}
 }
 
 // hookContextNote is how a hook's added context reaches the model: a note

@@ -148,7 +148,8 @@ func TestPostCompactHookGetsTheFacts(t *testing.T) {
 	sb.env["GENCODE_SUMMARY_MODEL"] = summaryModel
 	got := filepath.Join(sb.work, "postcompact.json") // inside the project: hooks run under the sandbox
 	sb.writeConfig(fmt.Sprintf("context_window = 6000\n[summarize]\npreserve_recent = 2\n[[hooks.PostCompact]]\ncommand = \"cat > %s\"\n"+
-		"[[hooks.SessionStart]]\nmatcher = \"compact\"\ncommand = \"echo DURABLE-CONTEXT-42\"\n", got))
+		"[[hooks.SessionStart]]\nmatcher = \"compact\"\ncommand = \"echo DURABLE-CONTEXT-42\"\n"+
+		"[[hooks.PreCompact]]\ncommand = \"cat >> precompact.jsonl; echo >> precompact.jsonl\"\n", got))
 	var in strings.Builder
 	for i := 1; i <= 6; i++ {
 		line, _ := json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user",
@@ -181,6 +182,10 @@ func TestPostCompactHookGetsTheFacts(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &sum))
 	require.JSONEq(t, string(sum.Facts), string(hookIn.Facts))
 	require.Contains(t, string(hookIn.Facts), `"notes/a.md"`)
+	pre, err := os.ReadFile(filepath.Join(sb.work, "precompact.jsonl"))
+	require.NoError(t, err)
+	require.Contains(t, string(pre), `"hook_event_name":"PreCompact","trigger":"auto"`)
+	require.Contains(t, string(pre), `"trigger":"manual"`, "gencode summarize runs PreCompact as manual")
 
 	// SessionStart with source compact put its context back for the turn
 	// after the compaction.

@@ -254,6 +254,15 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	// userTools runs the user's "@file" and "!command": the first model's
 	// tool set (every model's has the same directory and rules).
 	var userTools *tools.Set
+	// keepContext keeps, after a compaction, a SessionStart hook's context
+	// in the session for the next turn (noter: the first model's agent;
+	// every agent appends to the same store).
+	var noter *agent.Agent
+	keepContext := func(sessionID, text string) {
+		if err := noter.Note(ctx, sessionID, agent.UserMessage{Text: hookContextNote("SessionStart", []string{text})}); err != nil {
+			a.log.Warn("keep a hook's context", "err", err)
+		}
+	}
 	takesEffort := models.TakesReasoningEffort // before the name is the model set's
 	models := &modelSet{build: func(model string) (*agent.Agent, summarizer, error) {
 		prev := a.cfg.Model
@@ -264,15 +273,9 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 			return nil, nil, err
 		}
 		if userTools == nil {
-			userTools = ts
+			userTools, noter = ts, ag
 		}
-		return ag, a.newSummarizer(client, ag, o.noSummary, a.compactionHooks(a.hooks, notify, func(sessionID, text string) {
-			// After a compaction, a SessionStart hook's context is kept
-			// in the session for the next turn.
-			if err := ag.Note(ctx, sessionID, agent.UserMessage{Text: hookContextNote("SessionStart", []string{text})}); err != nil {
-				a.log.Warn("keep a hook's context", "err", err)
-			}
-		})), nil
+		return ag, a.newSummarizer(client, ag, o.noSummary, a.compactionHooks(a.hooks, notify, keepContext)), nil
 	}}
 	defer models.close()
 	ag, sum, err := models.use(a.cfg.Model)
@@ -310,7 +313,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		SummarizeNow(ctx context.Context, sessionID, focus string) (summarize.Report, error)
 	}
 	if sum != nil {
-		summ = sum
+		summ = a.withManualHooks(sum, keepContext)
 	}
 	m := tui.New(tui.Options{
 		Summarizer:  summ,
@@ -324,7 +327,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 			if err != nil || sum == nil {
 				return withHooks(next), nil, err // a nil interface, not a typed nil: summarization off
 			}
-			return withHooks(next), sum, nil
+			return withHooks(next), a.withManualHooks(sum, keepContext), nil
 		},
 		SessionID: sessionID,
 		Lease:     lease,
