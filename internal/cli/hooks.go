@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gencode/gencode/internal/agent"
+	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/hooks"
 	"github.com/gencode/gencode/internal/recall"
 	"github.com/gencode/gencode/internal/session"
@@ -181,8 +181,36 @@ func hookContextNote(event string, texts []string) string {
 	return fmt.Sprintf("[context from the user's %s hook]\n%s", event, strings.Join(texts, "\n\n"))
 }
 
+// hookStates are the hooks a run here uses, for /hooks and gencode
+// hooks (commands.Hooks).
+type hookStates struct{ a *app }
+
+func (h hookStates) HookStates() ([]commands.HookState, []string) {
+	hs, probs := h.a.loadHooks()
+	out := make([]commands.HookState, len(hs))
+	for i, hk := range hs {
+		out[i] = commands.HookState{Line: termtext.OneLine(hk.String(), 0), Project: hk.Project,
+			Approved: hk.Project && h.a.perms.HookApproved(hk.ID())}
+	}
+	return out, probs
+}
+
+func (h hookStates) ApproveProjectHooks() (int, error) {
+	hs, _ := h.a.loadHooks()
+	var ids []string
+	for _, hk := range hs {
+		if hk.Project && !h.a.perms.HookApproved(hk.ID()) {
+			ids = append(ids, hk.ID())
+		}
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	return len(ids), h.a.perms.ApproveHooks(ids...)
+}
+
 // hooksCmd lists the hooks a run here would use, and approves the
-// project's.
+// project's: /hooks for the command line.
 func hooksCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 	var approve bool
 	cmd := &cobra.Command{
@@ -195,42 +223,21 @@ func hooksCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 				return err
 			}
 			defer a.Close()
-			hs, probs := a.loadHooks()
-			for _, p := range probs {
-				fmt.Fprintln(env.Stderr, "gencode: "+termtext.OneLine(p, 0))
+			line := "/hooks"
+			if approve {
+				line = "/hooks approve"
 			}
-			if len(hs) == 0 {
-				fmt.Fprintln(env.Stdout, "No hooks: add [[hooks.EVENT]] to config.toml, or hooks to .claude/settings.json.")
-				return nil
-			}
-			var ids []string
-			for _, h := range hs {
-				state := "runs"
-				if h.Project {
-					state = "not approved"
-					if a.perms.HookApproved(h.ID()) {
-						state = "approved"
-					} else {
-						ids = append(ids, h.ID())
-					}
-				}
-				fmt.Fprintf(env.Stdout, "%-13s %s\n", state, termtext.OneLine(h.String(), 0))
-			}
-			if !approve {
-				if len(ids) > 0 {
-					fmt.Fprintf(env.Stdout, "\n%d project hook(s) are code from the repository and do not run until approved: gencode hooks --approve\n", len(ids))
-				}
-				return nil
-			}
-			if len(ids) == 0 {
-				fmt.Fprintln(env.Stdout, "\nNothing to approve.")
-				return nil
-			}
-			if err := a.perms.ApproveHooks(ids...); err != nil {
+			reg := commands.New(commands.Deps{Hooks: hookStates{a}})
+			res, err := reg.Run(ctx, commands.State{}, line)
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(env.Stdout, "\nApproved %d project hook(s) for %s (stored in %s).\n", len(ids), a.cwd,
-				filepath.Dir(a.perms.Path()))
+			if res.Text != "" {
+				fmt.Fprintln(env.Stdout, res.Text)
+			}
+			if res.Report != nil {
+				fmt.Fprint(env.Stdout, a.renderReport(res.Report))
+			}
 			return nil
 		},
 	}

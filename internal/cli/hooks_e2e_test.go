@@ -267,3 +267,35 @@ func TestHooksRunUnderTheSandbox(t *testing.T) {
 	require.NoFileExists(t, outside, "the hook wrote outside the project")
 	require.Contains(t, res.stderr, "failed with exit code 1", "the refused write is the hook's failure, said once")
 }
+
+// TestApproveProjectHookInTmux: the TUI says at start that the project's
+// hook is not run, /hooks lists it, and /hooks approve lets it run.
+func TestApproveProjectHookInTmux(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	srv := openaitest.NewServer(t)
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	sb.writeConfig("[tools]\nallow = [\"Bash\"]\n")
+	marker := filepath.Join(sb.work, "hook-ran")
+	settings := fmt.Sprintf(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"touch %s"}]}]}}`, marker)
+	require.NoError(t, os.MkdirAll(filepath.Join(sb.work, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(sb.work, ".claude", "settings.json"), []byte(settings), 0o644))
+	srv.Enqueue(bashCall("true"), openaitest.Text("First done."), bashCall("true"), openaitest.Text("Second done."))
+
+	p := startTUI(t, sb)
+	p.waitText("not running the project's hook PreToolUse [Bash]")
+	p.typeLine("run it")
+	p.waitText("First done.")
+	require.NoFileExists(t, marker)
+	p.typeLine("/hooks")
+	p.waitText("not approved  PreToolUse [Bash] touch")
+	p.typeLine("/hooks approve")
+	p.waitText("Approved 1 project hook(s)")
+	p.typeLine("again")
+	p.waitText("Second done.")
+	require.FileExists(t, marker, "the approved hook ran")
+	p.keys("C-c")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
+}

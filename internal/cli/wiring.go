@@ -294,7 +294,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	ucmds, cmdProbs := a.userCommands()
 	hookNotes = append(hookNotes, cmdProbs...)
 	reg := commands.New(commands.Deps{
-		UserCommands: ucmds, Expander: expander(userTools),
+		UserCommands: ucmds, Expander: expander(userTools), Hooks: hookStates{a},
 		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, Keys: tui.KeyHelp(),
 		Instructions: a.instructionNames(),
 		Prices:       a.prices(),

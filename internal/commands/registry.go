@@ -77,6 +77,9 @@ type Deps struct {
 	UserCommands []UserCommand
 	// Expander runs a user command's "!`cmd`" and "@path".
 	Expander Expander
+	// Hooks lists the directory's hooks and approves the project's for
+	// /hooks (nil: none).
+	Hooks Hooks
 	// Sandbox says which sandbox holds the shell commands, or that none
 	// does, and what follows (auto-allow, the network, limits), a line
 	// each: /config and /permissions show it (nil: not shown).
@@ -131,6 +134,7 @@ func New(deps Deps) *Registry {
 		{Name: "cost", Summary: "tokens and cost of the last turn and of the session", run: runCost},
 		{Name: "config", Summary: "effective settings and where each came from", run: runConfig},
 		{Name: "permissions", Usage: "[revoke N]", Summary: "rules saved with \"always for this project\"; revoke N removes one", run: runPermissions},
+		{Name: "hooks", Usage: "[approve]", Summary: "the hooks of this directory; approve lets the project's run", run: runHooks},
 		{Name: "init", Summary: "ask the model to write an AGENTS.md for this project", run: runInit},
 		{Name: "sessions", Summary: "list sessions", run: runSessions},
 		{Name: "resume", Usage: "[ID]", Summary: "switch to another session (no ID: pick one from a list)", run: runResume},

@@ -133,3 +133,56 @@ func TestRegistryUserCommands(t *testing.T) {
 	require.Contains(t, text, "review a file (.gencode/commands/review.md)")
 	require.Contains(t, text, "not run: the built-in /clear wins (rename ~/.config/gencode/commands/clear.md)")
 }
+
+// fakeHooks is a fixed set of hooks with an approval counter.
+type fakeHooks struct {
+	states   []commands.HookState
+	approved int
+}
+
+func (f *fakeHooks) HookStates() ([]commands.HookState, []string) { return f.states, nil }
+func (f *fakeHooks) ApproveProjectHooks() (int, error) {
+	n := 0
+	for i := range f.states {
+		if f.states[i].Project && !f.states[i].Approved {
+			f.states[i].Approved = true
+			n++
+		}
+	}
+	f.approved += n
+	return n, nil
+}
+
+func TestHooksCommand(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, line string
+		want       []string // in the text or the report
+		wantErr    string
+	}{
+		{name: "list", line: "/hooks", want: []string{"runs          PreToolUse [Bash] guard.sh (config.toml)",
+			"not approved  PostToolUse [*] fmt.sh (.claude/settings.json)", "1 project hook(s) are code from the repository: /hooks approve"}},
+		{name: "approve", line: "/hooks approve", want: []string{"Approved 1 project hook(s)"}},
+		{name: "bad usage", line: "/hooks drop", wantErr: "/hooks: usage: /hooks [approve]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := &fakeHooks{states: []commands.HookState{{Line: "PreToolUse [Bash] guard.sh (config.toml)"},
+				{Line: "PostToolUse [*] fmt.sh (.claude/settings.json)", Project: true}}}
+			res, err := commands.New(commands.Deps{Hooks: h}).Run(context.Background(), commands.State{}, tt.line)
+			if tt.wantErr != "" {
+				require.EqualError(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			got := res.Text
+			if res.Report != nil {
+				got += res.Report.Plain()
+			}
+			for _, w := range tt.want {
+				require.Contains(t, got, w, "Run(%q)", tt.line)
+			}
+		})
+	}
+}

@@ -235,7 +235,7 @@ func (r *Runner) TellUnapproved() {
 }
 
 func (r *Runner) tellUnapproved(h Hook) {
-	r.tell("unapproved "+h.ID(), fmt.Sprintf("hooks: not running the project's hook %s until you approve it (gencode hooks --approve)", h))
+	r.tell("unapproved "+h.ID(), fmt.Sprintf("hooks: not running the project's hook %s until you approve it (/hooks approve, or gencode hooks --approve)", h))
 }
 
 func (r *Runner) approved(h Hook) bool {
