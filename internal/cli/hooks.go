@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -261,6 +263,7 @@ type hookedAgent struct {
 	problems *hookProblems
 	// state is shared by the agents of every model of the run.
 	state *hookedState
+	log   *slog.Logger
 }
 
 // hookedState is what the hooked agents of one run remember.
@@ -296,14 +299,31 @@ func (h *hookedAgent) StartMessage(ctx context.Context, sessionID string, m agen
 		defer close(out)
 		defer func() {
 			if p := recover(); p != nil {
-				out <- agent.Event{Kind: agent.EventError, Err: fmt.Errorf("hooks: internal error: %v", p)}
+				h.log.Error("hooks: panic in a turn", "session", sessionID, "panic", p, "stack", string(debug.Stack()))
+				select {
+				case out <- agent.Event{Kind: agent.EventError, Err: fmt.Errorf("hooks: internal error: %v", p)}:
+				default:
+				}
 			}
 		}()
+		// emit never blocks past the turn's end: once ctx is done an event
+		// the front end has no room for is dropped (as the agent's own
+		// emit does), and the inner turn is still drained to its end.
+		emit := func(ev agent.Event) {
+			select {
+			case out <- ev:
+			case <-ctx.Done():
+				select {
+				case out <- ev:
+				default:
+				}
+			}
+		}
 		send := func(ev agent.Event) {
 			for _, msg := range h.problems.take() {
-				out <- agent.Event{Kind: agent.EventNotice, Text: termtext.OneLine(msg, 0)}
+				emit(agent.Event{Kind: agent.EventNotice, Text: termtext.OneLine(msg, 0)})
 			}
-			out <- ev
+			emit(ev)
 		}
 		note := func(event string, added []string) bool {
 			if len(added) == 0 {

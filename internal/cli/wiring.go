@@ -237,7 +237,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		if a.hooks == nil {
 			return ag
 		}
-		return &hookedAgent{Agent: ag, hooks: a.hooks, store: a.store, problems: problems, state: hooked}
+		return &hookedAgent{Agent: ag, hooks: a.hooks, store: a.store, problems: problems, state: hooked, log: a.log}
 	}
 	// Background compactions reach the TUI through a channel; a full
 	// channel drops the notice rather than block the summarizer.
