@@ -43,7 +43,7 @@ func (a *app) newHooks(report func(string)) *hooks.Runner {
 	// never asks (the user configured or approved each hook).
 	ts := tools.New(tools.Options{WorkDir: a.cwd, Secrets: []string{a.cfg.APIKey, a.cfg.BaseURLUserinfo},
 		Private: a.privateDirs(), Sandbox: a.sandbox})
-	return hooks.New(hooks.Options{Hooks: hs, Exec: hookExec{ts}, Approvals: a.perms, Report: report, Cwd: a.cwd})
+	return hooks.New(hooks.Options{Hooks: hs, Exec: hookExec{ts}, Approvals: a.perms, Report: report, Cwd: a.cwd, Logger: a.log})
 }
 
 // hookExec runs hooks with the Bash tool's runner.

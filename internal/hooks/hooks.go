@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"runtime/debug"
 	"strings"
@@ -173,6 +174,8 @@ type Options struct {
 	Cwd    string
 	// Transcript returns the transcript_path of a session ("" if none).
 	Transcript func(sessionID string) string
+	// Logger gets a panic's stack (nil: discarded).
+	Logger *slog.Logger
 }
 
 // Runner runs the hooks of a session. It is safe for concurrent use.
@@ -187,6 +190,9 @@ type Runner struct {
 func New(o Options) *Runner {
 	if o.Report == nil {
 		o.Report = func(string) {}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Runner{o: o, told: map[string]bool{}}
 }
@@ -296,7 +302,8 @@ func (r *Runner) Run(ctx context.Context, ev Event, target string, in Input) Res
 			defer wg.Done()
 			defer func() {
 				if p := recover(); p != nil {
-					r.tell("panic "+h.ID(), fmt.Sprintf("hooks: %s: internal error: %v\n%s", h, p, debug.Stack()))
+					r.o.Logger.Error("hooks: panic", "hook", h.String(), "session", in.SessionID, "panic", p, "stack", string(debug.Stack()))
+					r.tell("panic "+h.ID(), fmt.Sprintf("hooks: %s: internal error: %v", h, p))
 				}
 			}()
 			results[i] = r.one(ctx, h, stdin)
