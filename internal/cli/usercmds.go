@@ -44,6 +44,11 @@ func expander(ts *tools.Set) commands.Expander {
 			if r.Denied {
 				return "", errors.New(strings.TrimPrefix(r.Content, "permission denied: ") + " (it needs the Bash tool's permission: --allow Bash in print mode)")
 			}
+			// A command that succeeded is its output; a failure keeps the
+			// exit code, which the model should see.
+			if r.ExitCode != nil && *r.ExitCode == 0 {
+				return strings.TrimSuffix(strings.TrimRight(r.Content, "\n"), "[exit code 0]"), nil
+			}
 			return r.Content, nil
 		},
 		Attach: func(ctx context.Context, path string) (string, bool, error) {

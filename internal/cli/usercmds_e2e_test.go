@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -100,6 +101,30 @@ func TestProjectCommandInTmux(t *testing.T) {
 	got := lastUser(t, srv.Requests()[0])
 	require.True(t, strings.HasPrefix(got, "Review src/main.go for bugs, in two bullets.\n"), got)
 	require.Contains(t, got, "func main() {}")
+	p.keys("C-c")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
+}
+
+// TestCommandShellAsksInTmux: a command's !`cmd` runs only once the user
+// allows it in Bash's permission dialog; its output is in the prompt.
+func TestCommandShellAsksInTmux(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	srv := openaitest.NewServer(t)
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	sb.writeProjectCommand(".gencode/commands/status.md", "Explain this status: !`echo tree-is-clean`\n")
+	srv.Enqueue(openaitest.Text("The tree is clean."))
+
+	p := startTUI(t, sb)
+	p.waitText("Message gencode")
+	p.typeLine("/status")
+	p.waitText("Allow Bash?")
+	time.Sleep(700 * time.Millisecond) // the dialog takes keys once the user has seen it
+	p.keys("y")
+	p.waitText("The tree is clean.")
+	require.Equal(t, "Explain this status: tree-is-clean\n", lastUser(t, srv.Requests()[0]))
 	p.keys("C-c")
 	p.keys("C-c")
 	require.Equal(t, 0, p.exitCode())
