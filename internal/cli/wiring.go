@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -206,6 +207,38 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	// user's concern here (each search catches up on its own): logged.
 	defer a.startIndexer(ctx, func(err error) { a.log.Warn("keep the search index warm", "err", err) })()
 	asker := tui.NewAsker()
+	// Hooks: the screen is the TUI's, so a hook's problem goes to the log,
+	// and those known before the first frame (a project hook waiting for
+	// approval, a settings file that cannot be read) are start notices.
+	var hookNotes []string
+	starting := true
+	var hookMu sync.Mutex
+	problems := &hookProblems{}
+	a.hooks = a.newHooks(func(msg string) {
+		a.log.Warn("hook", "problem", msg)
+		hookMu.Lock()
+		defer hookMu.Unlock()
+		if starting {
+			hookNotes = append(hookNotes, termtext.OneLine(msg, 0))
+			return
+		}
+		problems.add(msg) // shown in the next turn
+	})
+	a.hooks.TellUnapproved()
+	hookMu.Lock()
+	starting = false
+	hookMu.Unlock()
+	hooked := &hookedState{started: map[string]bool{}}
+	// withHooks gives the TUI the agent with its turn's hooks around it.
+	withHooks := func(ag *agent.Agent) tui.Agent {
+		if ag == nil {
+			return nil
+		}
+		if a.hooks == nil {
+			return ag
+		}
+		return &hookedAgent{Agent: ag, hooks: a.hooks, store: a.store, problems: problems, state: hooked, log: a.log}
+	}
 	// Background compactions reach the TUI through a channel; a full
 	// channel drops the notice rather than block the summarizer.
 	compactions := make(chan summarize.Report, 16)
@@ -221,6 +254,15 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	// userTools runs the user's "@file" and "!command": the first model's
 	// tool set (every model's has the same directory and rules).
 	var userTools *tools.Set
+	// keepContext keeps, after a compaction, a SessionStart hook's context
+	// in the session for the next turn (noter: the first model's agent;
+	// every agent appends to the same store).
+	var noter *agent.Agent
+	keepContext := func(sessionID, text string) {
+		if err := noter.Note(ctx, sessionID, agent.UserMessage{Text: hookContextNote("SessionStart", []string{text})}); err != nil {
+			a.log.Warn("keep a hook's context", "err", err)
+		}
+	}
 	takesEffort := models.TakesReasoningEffort // before the name is the model set's
 	models := &modelSet{build: func(model string) (*agent.Agent, summarizer, error) {
 		prev := a.cfg.Model
@@ -231,9 +273,9 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 			return nil, nil, err
 		}
 		if userTools == nil {
-			userTools = ts
+			userTools, noter = ts, ag
 		}
-		return ag, a.newSummarizer(client, ag, o.noSummary, notify), nil
+		return ag, a.newSummarizer(client, ag, o.noSummary, a.compactionHooks(a.hooks, notify, keepContext)), nil
 	}}
 	defer models.close()
 	ag, sum, err := models.use(a.cfg.Model)
@@ -249,7 +291,10 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	}
 	lc := a.llmConfig(key)
 	lc.MaxRetries = -1
+	ucmds, cmdProbs := a.userCommands()
+	hookNotes = append(hookNotes, cmdProbs...)
 	reg := commands.New(commands.Deps{
+		UserCommands: ucmds, Expander: expander(userTools), Hooks: hookStates{a},
 		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, Keys: tui.KeyHelp(),
 		Instructions: a.instructionNames(),
 		Prices:       a.prices(),
@@ -268,11 +313,11 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		SummarizeNow(ctx context.Context, sessionID, focus string) (summarize.Report, error)
 	}
 	if sum != nil {
-		summ = sum
+		summ = a.withManualHooks(sum, keepContext)
 	}
 	m := tui.New(tui.Options{
 		Summarizer:  summ,
-		Agent:       ag,
+		Agent:       withHooks(ag),
 		Store:       a.store,
 		Asker:       asker,
 		Commands:    reg,
@@ -280,9 +325,9 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		SwitchModel: func(model string) (tui.Agent, tui.Summarizer, error) {
 			next, sum, err := models.use(model)
 			if err != nil || sum == nil {
-				return next, nil, err // a nil interface, not a typed nil: summarization off
+				return withHooks(next), nil, err // a nil interface, not a typed nil: summarization off
 			}
-			return next, sum, nil
+			return withHooks(next), a.withManualHooks(sum, keepContext), nil
 		},
 		SessionID: sessionID,
 		Lease:     lease,
@@ -292,7 +337,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		ErrorText: func(err error) string { return a.redact(userMessage(err)) },
 		Context:   ctx,
 		Logger:    a.log,
-		Notices:   func() []string { return append(a.sandboxNotices(), a.notices(ag)...) },
+		Notices:   func() []string { return append(append(a.sandboxNotices(), hookNotes...), a.notices(ag)...) },
 		Spend:     reg.Spend,
 		Tools:     userTools,
 	})

@@ -71,6 +71,15 @@ type Deps struct {
 	// TakesReasoningEffort says whether a model is sent its table's
 	// reasoning_effort, for /config to say so (nil: not said).
 	TakesReasoningEffort func(model string) bool
+	// UserCommands are the user's own commands (LoadUserCommands): after
+	// the built-ins in /help, Tab completion and suggestions; a built-in
+	// of the same name wins, and /help says so.
+	UserCommands []UserCommand
+	// Expander runs a user command's "!`cmd`" and "@path".
+	Expander Expander
+	// Hooks lists the directory's hooks and approves the project's for
+	// /hooks (nil: none).
+	Hooks Hooks
 	// Sandbox says which sandbox holds the shell commands, or that none
 	// does, and what follows (auto-allow, the network, limits), a line
 	// each: /config and /permissions show it (nil: not shown).
@@ -104,6 +113,7 @@ type Command struct {
 type Registry struct {
 	deps Deps
 	cmds []*Command
+	user []UserCommand
 }
 
 // New returns the registry of gencode's slash commands.
@@ -124,6 +134,7 @@ func New(deps Deps) *Registry {
 		{Name: "cost", Summary: "tokens and cost of the last turn and of the session", run: runCost},
 		{Name: "config", Summary: "effective settings and where each came from", run: runConfig},
 		{Name: "permissions", Usage: "[revoke N]", Summary: "rules saved with \"always for this project\"; revoke N removes one", run: runPermissions},
+		{Name: "hooks", Usage: "[approve]", Summary: "the hooks of this directory; approve lets the project's run", run: runHooks},
 		{Name: "init", Summary: "ask the model to write an AGENTS.md for this project", run: runInit},
 		{Name: "sessions", Summary: "list sessions", run: runSessions},
 		{Name: "resume", Usage: "[ID]", Summary: "switch to another session (no ID: pick one from a list)", run: runResume},
@@ -135,6 +146,8 @@ func New(deps Deps) *Registry {
 			return Result{Action: ActionExit}, nil
 		}},
 	}
+	r.user = append([]UserCommand(nil), deps.UserCommands...)
+	r.markHidden()
 	return r
 }
 
@@ -156,9 +169,14 @@ func (r *Registry) lookup(name string) *Command {
 }
 
 func (r *Registry) names() []string {
-	out := make([]string, 0, len(r.cmds))
+	out := make([]string, 0, len(r.cmds)+len(r.user))
 	for _, c := range r.cmds {
 		out = append(out, c.Name)
+	}
+	for _, c := range r.user {
+		if c.Hidden == "" {
+			out = append(out, c.Name)
+		}
 	}
 	return out
 }
@@ -176,6 +194,11 @@ func (r *Registry) Complete(prefix string) []string {
 			out = append(out, "/"+c.Name)
 		}
 	}
+	for _, c := range r.user {
+		if c.Hidden == "" && strings.HasPrefix(strings.ToLower(c.Name), p) {
+			out = append(out, "/"+c.Name)
+		}
+	}
 	sort.Strings(out)
 	return out
 }
@@ -190,6 +213,9 @@ func (r *Registry) Run(ctx context.Context, st State, line string) (Result, erro
 	name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "/"), " ")
 	cmd := r.lookup(strings.ToLower(name))
 	if cmd == nil {
+		if uc, args, ok := r.UserCommand(line); ok {
+			return r.runUser(ctx, uc, args)
+		}
 		msg := fmt.Sprintf("/%s", name)
 		if s, ok := closest(strings.ToLower(name), r.names()); ok {
 			return Result{}, fmt.Errorf("%w %s: did you mean /%s? (/help lists them)", ErrUnknown, msg, s)
@@ -213,7 +239,7 @@ func runHelp(_ context.Context, r *Registry, _ State, _ Invocation) (Result, err
 		}
 		sec.Lines = append(sec.Lines, fmt.Sprintf("%-44s %s", use, c.Summary))
 	}
-	rep.Sections = append(append(rep.Sections, sec), r.deps.Keys...)
+	rep.Sections = append(append(append(rep.Sections, sec), r.userHelp()...), r.deps.Keys...)
 	return Result{Report: rep}, nil
 }
 

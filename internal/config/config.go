@@ -52,6 +52,9 @@ type Config struct {
 	// Models holds per-model settings, keyed by the model's name as the
 	// endpoint knows it ([models."qwen3:8b"]); see ModelSettings.
 	Models map[string]ModelConfig `toml:"models"`
+	// Hooks are the user's hook commands by event, as Claude Code names
+	// the events ([[hooks.PreToolUse]]); see package hooks.
+	Hooks map[string][]HookConfig `toml:"hooks"`
 
 	// Sources maps each dotted key to where its value came from:
 	// "default", the config file path, "env NAME" or "flag --name".
@@ -113,6 +116,16 @@ func (d *Duration) UnmarshalText(b []byte) error {
 
 // MarshalText writes the duration as time.Duration.String does.
 func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// HookConfig is one hook command: it runs for its event when matcher
+// (a regular expression over the tool name, or the event's source;
+// empty or "*": always) matches, and is killed after Timeout seconds
+// (0: the default, 60).
+type HookConfig struct {
+	Matcher string `toml:"matcher"`
+	Command string `toml:"command"`
+	Timeout int    `toml:"timeout"`
+}
 
 // ToolsConfig holds the agent tools' settings.
 type ToolsConfig struct {
