@@ -222,6 +222,8 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	// tool set (every model's has the same directory and rules).
 	var userTools *tools.Set
 	takesEffort := models.TakesReasoningEffort // before the name is the model set's
+	// The raise hint offers /ollama-window, which the TUI has.
+	a.raiseCommand = commands.OllamaCommand
 	models := &modelSet{build: func(model string) (*agent.Agent, summarizer, error) {
 		prev := a.cfg.Model
 		a.cfg.Model = model
@@ -255,6 +257,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		Prices:       a.prices(),
 		Permissions:  a.perms,
 		Models:       llm.New(lc).Models,
+		Ollama:       a.ollamaAPI(),
 		Cwd:          a.cwd,
 
 		TakesReasoningEffort: takesEffort,
