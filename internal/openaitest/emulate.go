@@ -258,8 +258,8 @@ func (s *Server) ollamaShow(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// ollamaCreate is POST /api/create (server/create.go CreateHandler, since
-// v0.5.5): {"model", "from", "parameters"} makes a model from another one
+// ollamaCreate is POST /api/create (server/create.go CreateHandler, its
+// form since v0.5): {"model", "from", "parameters"} makes a model from another one
 // with its own parameters. The answer streams JSON lines, {"status": ...}
 // each, ending with {"status": "success"}; an error is a line
 // {"error": ...}, or an HTTP error when it comes before anything was sent.

@@ -124,8 +124,8 @@ func (o *Ollama) Model(ctx context.Context, name string) (OllamaModel, error) {
 }
 
 // Create makes the model name from the model from, with num_ctx set to
-// numCtx (POST /api/create {"model", "from", "parameters"}, Ollama 0.5.5
-// and later). Ollama streams its progress as JSON lines ({"status": ...})
+// numCtx (POST /api/create {"model", "from", "parameters"}: its form since
+// Ollama 0.5). Ollama streams its progress as JSON lines ({"status": ...})
 // and ends with {"status": "success"}; an error comes as {"error": ...},
 // with an HTTP error status when nothing was sent before it. Each status
 // goes to progress (may be nil).
