@@ -132,7 +132,7 @@ func New(deps Deps) *Registry {
 		{Name: "sessions", Summary: "list sessions", run: runSessions},
 		{Name: "resume", Usage: "[ID]", Summary: "switch to another session (no ID: pick one from a list)", run: runResume},
 		{Name: "model", Usage: "[NAME]", Summary: "switch the model (no NAME: pick one of the endpoint's)", run: runModel},
-		{Name: "ollama-window", Usage: "[TOKENS]", Summary: "Ollama: the model's window; with TOKENS, create a copy of it with that window (num_ctx) and switch to it", run: runOllamaWindow},
+		{Name: "ollama-window", Usage: "[TOKENS]", Summary: "Ollama: the model's window; TOKENS makes a copy with that window and switches to it", run: runOllamaWindow},
 		{Name: "clear", Aliases: []string{"new"}, Summary: "start a new session (the current one is kept)", run: func(context.Context, *Registry, State, Invocation) (Result, error) {
 			return Result{Action: ActionNewSession, Text: "Started a new session."}, nil
 		}},
