@@ -94,6 +94,11 @@ type Options struct {
 	// Extra request fields, sent as written with every request (see
 	// llm.Request.Extra).
 	Extra map[string]any
+	// RaiseCommand is the front end's slash command that creates an
+	// Ollama model with a larger window on the user's word
+	// ("/ollama-window"): the raise hint offers it as the third way. "":
+	// none (print mode), the hint gives the shell commands only.
+	RaiseCommand string
 	// LeaseWait is how long a turn waits for another process writing to
 	// the session (default session.LeaseWait).
 	LeaseWait time.Duration

@@ -316,7 +316,32 @@ func TestWindowProbeAppliesBeforeTheFirstRequest(t *testing.T) {
 			if tt.wantNotes > 0 {
 				require.Contains(t, notes[0], "4,096 tokens (Ollama, loaded)")
 				require.Contains(t, notes[1], "OLLAMA_CONTEXT_LENGTH=32768 ollama serve")
+				require.NotContains(t, notes[1], "/ollama-window", "no slash command without a front end that has it")
 			}
 		})
 	}
+}
+
+// TestRaiseHintOffersTheCommand: with a front end that has the command
+// (Options.RaiseCommand), the raise hint offers it as the third way, with
+// the window and the model it would create.
+func TestRaiseHintOffersTheCommand(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a := New(f.store, llm.New(llm.Config{BaseURL: f.srv.URL(), APIKey: "test"}), f.tools, vocabs.Counter("gpt-4o-mini"),
+		Options{Model: "qwen2.5-coder:7b", WorkDir: "/w", Window: 128000, RaiseCommand: "/ollama-window"})
+	a.SetWindowProbe(func(context.Context) window.Result {
+		return window.Result{Tokens: 4096, Source: "Ollama, loaded", Server: "Ollama", Trained: 32768}
+	}, nil)
+	f.srv.Enqueue(openaitest.Text("hi"))
+	var notes []string
+	for _, e := range collect(a.Start(context.Background(), f.sess.ID, "hello")) {
+		if e.Kind == EventNotice {
+			notes = append(notes, e.Text)
+		}
+	}
+	require.Len(t, notes, 2, "%q", notes)
+	require.Contains(t, notes[1], "OLLAMA_CONTEXT_LENGTH=32768 ollama serve")
+	require.Contains(t, notes[1], "ollama create qwen2.5-coder:7b-32k -f Modelfile")
+	require.Contains(t, notes[1], "or type /ollama-window 32768 and gencode creates qwen2.5-coder:7b-32k on the server and switches to it")
 }

@@ -109,7 +109,7 @@ func (a *Agent) AwaitWindow(ctx context.Context) (window.Result, []string) {
 		notes = append(notes, fmt.Sprintf("the server's context window for %s is %s tokens (%s), not %s: history is compacted to fit it",
 			termtext.OneLine(a.opts.Model, 80), termtext.Thousands(r.Tokens), r.Source, termtext.Thousands(configured)))
 	}
-	if h := r.RaiseHint(a.opts.Model); h != "" && uses && !r.Pending && !w.hinted {
+	if h := r.RaiseHint(a.opts.Model, a.opts.RaiseCommand); h != "" && uses && !r.Pending && !w.hinted {
 		w.hinted = true
 		notes = append(notes, h)
 	}
@@ -159,7 +159,7 @@ func (a *Agent) pendingHint() string {
 	if w.hinted || w.result.Pending || w.result.Tokens != a.policy.Window() {
 		return ""
 	}
-	h := w.result.RaiseHint(a.opts.Model)
+	h := w.result.RaiseHint(a.opts.Model, a.opts.RaiseCommand)
 	if h != "" {
 		w.hinted = true
 	}

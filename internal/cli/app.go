@@ -76,6 +76,9 @@ type app struct {
 	// windows asks the endpoint's server for each model's real window,
 	// once a run per model.
 	windows *window.Prober
+	// raiseCommand is the slash command the raise hint offers (the TUI's
+	// /ollama-window); "" in print mode, which has no slash commands.
+	raiseCommand string
 	// redact takes the key and the secrets the summarizer's rules find
 	// out of a text: every error shown or logged goes through it.
 	redact func(string) string
@@ -438,6 +441,7 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 		Model: a.cfg.Model, WorkDir: a.cwd, MaxIterations: a.cfg.MaxIterations, Window: a.window(a.cfg.Model),
 		MaxTokens: rs.maxTokens, ReasoningEffort: rs.effort, Extra: rs.extra,
 		WindowConfigured:     a.cfg.ContextWindow > 0,
+		RaiseCommand:         a.raiseCommand,
 		Instructions:         a.instructions().Render(),
 		MaxToolCalls:         a.cfg.Tools.MaxCallsPerMessage,
 		MaskToolOutputsAfter: a.cfg.Summarize.MaskToolOutputsAfter,
@@ -459,6 +463,16 @@ func (b boundMemory) Recall(told int) (window.Remembered, bool) {
 	return b.m.Recall(b.base, b.model, told)
 }
 func (b boundMemory) Keep(r window.Remembered) error { return b.m.Keep(b.base, b.model, r) }
+
+// ollamaAPI is the endpoint's Ollama native API for /ollama-window; nil
+// for OpenAI's own endpoint (any other server is found not to be Ollama
+// when the command asks).
+func (a *app) ollamaAPI() commands.OllamaAPI {
+	if a.cfg.BaseURL == "" {
+		return nil
+	}
+	return window.NewOllama(nil, a.cfg.BaseURL, a.cfg.APIKey)
+}
 
 // windowProbe asks the endpoint's server for model's window (package
 // window); nil for OpenAI's own endpoint, which has nothing to tell.

@@ -264,6 +264,8 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		}
 	}
 	takesEffort := models.TakesReasoningEffort // before the name is the model set's
+	// The raise hint offers /ollama-window, which the TUI has.
+	a.raiseCommand = commands.OllamaCommand
 	models := &modelSet{build: func(model string) (*agent.Agent, summarizer, error) {
 		prev := a.cfg.Model
 		a.cfg.Model = model
@@ -300,6 +302,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		Prices:       a.prices(),
 		Permissions:  a.perms,
 		Models:       llm.New(lc).Models,
+		Ollama:       a.ollamaAPI(),
 		Cwd:          a.cwd,
 
 		TakesReasoningEffort: takesEffort,

@@ -63,6 +63,10 @@ type Deps struct {
 	// Models lists the model ids the endpoint serves (GET /v1/models),
 	// which /model lists and checks names against; nil: not known.
 	Models func(ctx context.Context) ([]string, error)
+	// Ollama is the endpoint's Ollama native API, which /ollama-window
+	// asks and creates models with (nil: the endpoint is OpenAI's own; any
+	// other server is found not to be Ollama when asked).
+	Ollama OllamaAPI
 	// ModelsTimeout bounds the wait for Models (default 5 s): an endpoint
 	// that does not answer never holds /model longer.
 	ModelsTimeout time.Duration
@@ -139,6 +143,7 @@ func New(deps Deps) *Registry {
 		{Name: "sessions", Summary: "list sessions", run: runSessions},
 		{Name: "resume", Usage: "[ID]", Summary: "switch to another session (no ID: pick one from a list)", run: runResume},
 		{Name: "model", Usage: "[NAME]", Summary: "switch the model (no NAME: pick one of the endpoint's)", run: runModel},
+		{Name: "ollama-window", Usage: "[TOKENS]", Summary: "Ollama: the model's window; TOKENS makes a copy with that window and switches to it", run: runOllamaWindow},
 		{Name: "clear", Aliases: []string{"new"}, Summary: "start a new session (the current one is kept)", run: func(context.Context, *Registry, State, Invocation) (Result, error) {
 			return Result{Action: ActionNewSession, Text: "Started a new session."}, nil
 		}},
