@@ -73,6 +73,9 @@ func (p Permissions) Allow(names ...string) error {
 }
 
 func canonicalName(name string) (string, bool) {
+	if IsExtName(name) {
+		return name, true // an MCP tool (mcp__SERVER__TOOL) or server (mcp__SERVER)
+	}
 	for _, n := range Names() {
 		if strings.EqualFold(n, name) {
 			return n, true
@@ -238,14 +241,14 @@ func (s *Set) authorize(ctx context.Context, r Request) *denial {
 // and that would have asked): such a call gets no network unless the
 // sandbox allows it.
 func (s *Set) authorizeAuto(ctx context.Context, r Request) (*denial, bool) {
-	if s.perms[r.Tool] == ModeDeny {
+	if s.modeOf(r.Tool) == ModeDeny {
 		return deny(LiftNone, "permission denied: %s is disabled by configuration", r.Tool), false
 	}
 	if s.yolo || (byUser(ctx) && !r.OutsideWorkDir) {
 		return nil, false
 	}
 	key := grantKey{tool: r.Tool, outside: r.OutsideWorkDir}
-	if !r.OutsideWorkDir && s.perms[r.Tool] == ModeAllow {
+	if !r.OutsideWorkDir && s.modeOf(r.Tool) == ModeAllow {
 		return nil, false
 	}
 	if r.Allows(AllowSession) && s.granted(key) {
