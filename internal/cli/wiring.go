@@ -74,7 +74,7 @@ func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *s
 			summaryWindow, _ = models.Window(model)
 		}
 	}
-	comp := completer{c: client, tools: ag.Tools(), usage: a.store, model: requestsFor(ss)}
+	comp := completer{c: client, tools: ag.Tools, usage: a.store, model: requestsFor(ss)}
 	return summarize.New(a.store, comp, a.tokens.Counter(a.cfg.Model), summarize.Config{
 		Enabled:              true,
 		Window:               ag.Window(),
@@ -104,7 +104,7 @@ func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *s
 // it. Any other request is a system prompt and one user message.
 type completer struct {
 	c     *llm.Client
-	tools []openai.Tool // the agent's
+	tools func() []openai.Tool // the agent's, as its next request carries them
 	// usage, when set, records what each request used with its session
 	// (the summarizer's share in /cost and gencode sessions).
 	usage interface {
@@ -113,6 +113,13 @@ type completer struct {
 	// model is what the summarizer model's table adds to each request:
 	// its max_tokens caps the bound a summary asks for.
 	model requestSettings
+}
+
+func (c completer) agentTools() []openai.Tool {
+	if c.tools == nil {
+		return nil
+	}
+	return c.tools()
 }
 
 func (c completer) Complete(ctx context.Context, req summarize.Request) (summarize.Completion, error) {
@@ -125,8 +132,8 @@ func (c completer) Complete(ctx context.Context, req summarize.Request) (summari
 			lr.Messages = append(lr.Messages, agent.ToOpenAI(m))
 		}
 		lr.Messages = append(lr.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: req.Prompt})
-		if len(c.tools) > 0 {
-			lr.Tools, lr.ToolChoice = c.tools, "none"
+		if ts := c.agentTools(); len(ts) > 0 {
+			lr.Tools, lr.ToolChoice = ts, "none"
 		}
 	} else {
 		lr.Messages = []openai.ChatCompletionMessage{
