@@ -216,6 +216,15 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 			a.log.Debug("compaction report dropped: the UI's queue is full", "session", r.SessionID, "phase", r.Phase)
 		}
 	}
+	// MCP servers start in the background: the first frame never waits
+	// for them. Failures are logged and shown by /mcp.
+	var stopMCP func()
+	a.mcp, stopMCP = a.newMCP(ctx, nil)
+	defer stopMCP()
+	var mcpCmds commands.MCPServers
+	if a.mcp != nil {
+		mcpCmds = mcpControl{m: a.mcp, perms: a.perms, cfgs: a.mcp.Configs()}
+	}
 	// The agent and summarizer of one model at a time: /model NAME
 	// switches them from a Cmd.
 	// userTools runs the user's "@file" and "!command": the first model's
@@ -259,6 +268,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 
 		TakesReasoningEffort: takesEffort,
 		Sandbox:              a.sandbox.Lines(),
+		MCP:                  mcpCmds,
 	})
 	soft := 0.0
 	if a.cfg.Summarize.Enabled && !o.noSummary {
@@ -292,9 +302,11 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		ErrorText: userMessage,
 		Context:   ctx,
 		Logger:    a.log,
-		Notices:   func() []string { return append(a.sandboxNotices(), a.notices(ag)...) },
-		Spend:     reg.Spend,
-		Tools:     userTools,
+		Notices: func() []string {
+			return append(append(a.sandboxNotices(), a.notices(ag)...), unapprovedNotice(a.mcp)...)
+		},
+		Spend: reg.Spend,
+		Tools: userTools,
 	})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx),
 		tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout))

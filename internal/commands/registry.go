@@ -75,6 +75,9 @@ type Deps struct {
 	// does, and what follows (auto-allow, the network, limits), a line
 	// each: /config and /permissions show it (nil: not shown).
 	Sandbox []string
+	// MCP are the user's MCP servers, for /mcp and the prompt commands
+	// (nil: none configured).
+	MCP MCPServers
 }
 
 // State is what one command acts on: the front end's session and model
@@ -124,6 +127,7 @@ func New(deps Deps) *Registry {
 		{Name: "cost", Summary: "tokens and cost of the last turn and of the session", run: runCost},
 		{Name: "config", Summary: "effective settings and where each came from", run: runConfig},
 		{Name: "permissions", Usage: "[revoke N]", Summary: "rules saved with \"always for this project\"; revoke N removes one", run: runPermissions},
+		{Name: "mcp", Usage: "[approve NAME | revoke NAME]", Summary: "MCP servers: state, tools, schema tokens; approve or revoke a project's server", run: runMCP},
 		{Name: "init", Summary: "ask the model to write an AGENTS.md for this project", run: runInit},
 		{Name: "sessions", Summary: "list sessions", run: runSessions},
 		{Name: "resume", Usage: "[ID]", Summary: "switch to another session (no ID: pick one from a list)", run: runResume},
@@ -190,6 +194,9 @@ func (r *Registry) Run(ctx context.Context, st State, line string) (Result, erro
 	name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "/"), " ")
 	cmd := r.lookup(strings.ToLower(name))
 	if cmd == nil {
+		if res, ok, err := r.runMCPPrompt(ctx, name, line); ok || err != nil {
+			return res, err
+		}
 		msg := fmt.Sprintf("/%s", name)
 		if s, ok := closest(strings.ToLower(name), r.names()); ok {
 			return Result{}, fmt.Errorf("%w %s: did you mean /%s? (/help lists them)", ErrUnknown, msg, s)

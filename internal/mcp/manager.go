@@ -116,6 +116,8 @@ type server struct {
 	reported  bool          // the current run of failures was told
 	restarts  int
 	since     time.Time
+	ctx       context.Context    // the run's; ends at Close or Stop
+	stop      context.CancelFunc // ends the run (nil: not running)
 }
 
 // New returns a Manager for opts; nothing runs until Start.
@@ -166,12 +168,67 @@ func New(opts Options) *Manager {
 func (m *Manager) Start(ctx context.Context) {
 	m.ctx, m.cancel = context.WithCancel(ctx)
 	for _, s := range m.servers {
-		if s.state != StateStarting {
-			continue
+		s.mu.Lock()
+		if s.state == StateStarting {
+			m.launch(s)
 		}
-		m.wg.Add(1)
-		go m.run(s)
+		s.mu.Unlock()
 	}
+}
+
+// launch starts s's goroutine. Call with s.mu held.
+func (m *Manager) launch(s *server) {
+	s.ctx, s.stop = context.WithCancel(m.ctx)
+	m.wg.Add(1)
+	go m.run(s)
+}
+
+// Approve starts a project server the user just approved (the caller
+// stores the approval). It is an error for a server that is not waiting
+// for approval.
+func (m *Manager) Approve(name string) error {
+	s := m.byName(name)
+	if s == nil {
+		return fmt.Errorf("no mcp server %s", name)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != StateUnapproved {
+		return fmt.Errorf("mcp server %s does not wait for approval (it is %s)", name, s.state)
+	}
+	if m.ctx == nil {
+		return fmt.Errorf("mcp server %s: the servers are not started", name)
+	}
+	s.state, s.ready = StateStarting, make(chan struct{})
+	m.launch(s)
+	return nil
+}
+
+// Unapprove stops a project server whose approval was revoked.
+func (m *Manager) Unapprove(name string) error {
+	s := m.byName(name)
+	if s == nil || !s.cfg.Project {
+		return fmt.Errorf("no project mcp server %s", name)
+	}
+	s.mu.Lock()
+	stop, cs := s.stop, s.session
+	s.stop = nil
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	if cs != nil {
+		_ = cs.Close() // ends its process; the run loop sees its context ended
+	}
+	s.mu.Lock()
+	s.state, s.session, s.tools, s.prompts, s.resources = StateUnapproved, nil, nil, nil, false
+	select {
+	case <-s.ready:
+	default:
+		close(s.ready)
+	}
+	s.mu.Unlock()
+	return nil
 }
 
 // Close stops every server (closing its connection ends its process) and
@@ -201,13 +258,16 @@ func (m *Manager) run(s *server) {
 			m.fail(s, fmt.Errorf("internal error: %v", r))
 		}
 	}()
+	s.mu.Lock()
+	ctx := s.ctx
+	s.mu.Unlock()
 	backoff := m.opts.Backoff
 	for {
-		cs, err := m.connect(s)
+		cs, err := m.connect(ctx, s)
 		if err == nil {
 			backoff = m.opts.Backoff
 			err = cs.Wait()
-			if m.ctx.Err() != nil {
+			if ctx.Err() != nil {
 				return
 			}
 			if err == nil {
@@ -215,12 +275,12 @@ func (m *Manager) run(s *server) {
 			}
 			err = fmt.Errorf("server exited: %w", err)
 		}
-		if m.ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return
 		}
 		m.fail(s, err)
 		select {
-		case <-m.ctx.Done():
+		case <-ctx.Done():
 			return
 		case <-time.After(backoff):
 		}
@@ -228,18 +288,17 @@ func (m *Manager) run(s *server) {
 		s.mu.Lock()
 		s.restarts++
 		s.state = StateStarting
-		s.ready = make(chan struct{})
 		s.mu.Unlock()
 	}
 }
 
 // connect starts s and lists what it offers; s is ready when it returns nil.
-func (m *Manager) connect(s *server) (*sdk.ClientSession, error) {
-	t, err := m.transport(s.cfg)
+func (m *Manager) connect(runCtx context.Context, s *server) (*sdk.ClientSession, error) {
+	t, err := m.transport(runCtx, s.cfg)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(m.ctx, s.cfg.timeout())
+	ctx, cancel := context.WithTimeout(runCtx, s.cfg.timeout())
 	defer cancel()
 	cs, err := m.client.Connect(ctx, t, nil)
 	if err != nil {
@@ -261,6 +320,11 @@ func (m *Manager) connect(s *server) (*sdk.ClientSession, error) {
 		}
 	}
 	s.mu.Lock()
+	if runCtx.Err() != nil { // stopped while starting
+		s.mu.Unlock()
+		_ = cs.Close()
+		return nil, runCtx.Err()
+	}
 	s.session, s.tools, s.prompts = cs, tools, prompts
 	s.resources = caps != nil && caps.Resources != nil
 	recovered := s.reported
@@ -288,6 +352,8 @@ func (m *Manager) fail(s *server, err error) {
 	default:
 		close(s.ready)
 	}
+	// The next attempt's: a call may wait a moment for the restart.
+	s.ready = make(chan struct{})
 	msg := s.lastErr
 	s.mu.Unlock()
 	m.opts.Logger.Warn("mcp server failed", "server", s.cfg.Name, "err", msg)
@@ -297,9 +363,9 @@ func (m *Manager) fail(s *server, err error) {
 }
 
 // transport makes the transport for c.
-func (m *Manager) transport(c ServerConfig) (sdk.Transport, error) {
+func (m *Manager) transport(ctx context.Context, c ServerConfig) (sdk.Transport, error) {
 	if m.opts.Connect != nil {
-		return m.opts.Connect(m.ctx, c)
+		return m.opts.Connect(ctx, c)
 	}
 	ex := func(s string) string { return expandVars(s, m.opts.Getenv) }
 	headers := map[string]string{}
@@ -354,11 +420,20 @@ func (m *Manager) byName(name string) *server {
 // its session, or why there is none.
 func (s *server) awaitReady(ctx context.Context) (*sdk.ClientSession, error) {
 	s.mu.Lock()
-	ready := s.ready
+	ready, state := s.ready, s.state
 	s.mu.Unlock()
+	if state == StateFailed {
+		// A restart is due: wait for it a little, never a whole timeout.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, restartWait)
+		defer cancel()
+	}
 	select {
 	case <-ready:
 	case <-ctx.Done():
+		if state == StateFailed {
+			break // said below, with the reason
+		}
 		return nil, fmt.Errorf("mcp server %s is still starting", s.cfg.Name)
 	}
 	s.mu.Lock()
@@ -374,6 +449,10 @@ func (s *server) awaitReady(ctx context.Context) (*sdk.ClientSession, error) {
 		return nil, fmt.Errorf("mcp server %s is not running (%s); gencode restarts it", s.cfg.Name, s.lastErr)
 	}
 }
+
+// restartWait is how long a call to a failed server waits for its
+// restart before it is answered with the failure.
+const restartWait = 3 * time.Second
 
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")

@@ -319,6 +319,12 @@ func TestProjectServerNeedsApproval(t *testing.T) {
 				r := m.Call(context.Background(), d.Name, json.RawMessage(`{}`))
 				require.True(t, r.IsError)
 				require.Contains(t, r.Text, "not approved")
+				require.NoError(t, m.Approve("t"), "approving starts it")
+				got, isErr := call(t, m, context.Background(), "mcp__t__echo", `{"text":"now"}`)
+				require.False(t, isErr, got)
+				require.NoError(t, m.Unapprove("t"), "revoking stops it")
+				require.Equal(t, "needs approval", m.Status().Servers[0].State)
+				require.Error(t, m.Approve("nope"))
 			}
 		})
 	}

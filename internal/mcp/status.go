@@ -61,8 +61,11 @@ func (m *Manager) Status() Report {
 func (m *Manager) WaitStarted(ctx context.Context) {
 	for _, s := range m.servers {
 		s.mu.Lock()
-		ready := s.ready
+		ready, state := s.ready, s.state
 		s.mu.Unlock()
+		if state != StateStarting {
+			continue // ready, failed (a restart is due), off or unapproved
+		}
 		select {
 		case <-ready:
 		case <-ctx.Done():
@@ -189,3 +192,6 @@ func (m *Manager) GetPrompt(ctx context.Context, command, args string) (string, 
 	}
 	return b.String(), nil
 }
+
+// Configs are the servers the Manager was made with.
+func (m *Manager) Configs() []ServerConfig { return append([]ServerConfig(nil), m.opts.Servers...) }

@@ -130,8 +130,8 @@ func (m *Manager) readyTools() (all []toolEntry, starting, resources bool) {
 
 // Definitions are the MCP tools the model has now (tools.Extension): the
 // tools of the ready servers while their schemas fit the budget; once they
-// do not (or while a server is still starting at the first request),
-// SearchMcpTools and the tools it loaded. The list only grows at its end.
+// do not, SearchMcpTools and the tools it loaded (SearchMcpTools also
+// comes first when a server is still starting at the first request). The list only grows at its end.
 func (m *Manager) Definitions() []tools.ExtDefinition {
 	all, starting, resources := m.readyTools()
 	m.mu.Lock()
@@ -148,12 +148,16 @@ func (m *Manager) Definitions() []tools.ExtDefinition {
 			total += t.tokens
 		}
 	}
-	if !m.deferred && (total > m.budget() || (starting && len(m.exposed) == 0)) {
+	if !m.deferred && total > m.budget() {
 		m.deferred = true
 	}
-	if m.deferred {
+	// A server still starting at the first request is reached through
+	// SearchMcpTools (which waits for it); the tools of servers that fit
+	// the budget are appended as they become ready.
+	if m.deferred || (starting && len(m.exposed) == 0) {
 		m.expose(m.searchDef())
-	} else {
+	}
+	if !m.deferred {
 		for _, t := range all {
 			m.expose(exposedTool{def: t.def, tokens: t.tokens})
 		}

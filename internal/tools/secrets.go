@@ -45,3 +45,8 @@ func toolEnv(env []string) []string {
 	}
 	return out
 }
+
+// CleanEnv is env without the provider keys and gencode's own variables,
+// as every process gencode starts for the model gets it (Bash, MCP
+// servers).
+func CleanEnv(env []string) []string { return toolEnv(env) }
