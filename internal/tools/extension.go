@@ -77,7 +77,7 @@ func (s *Set) modeOf(name string) Mode {
 	if m, ok := s.perms[name]; ok {
 		return m
 	}
-	if s.ext == nil || !IsExtName(name) {
+	if s.ext == nil {
 		return s.perms[name]
 	}
 	s.mu.Lock()

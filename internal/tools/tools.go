@@ -344,7 +344,7 @@ func (s *Set) Run(ctx context.Context, c Call) Result {
 	t, ok := lookup(c.Name)
 	var out output
 	switch {
-	case !ok && s.ext != nil && IsExtName(c.Name) && ctx.Err() == nil:
+	case !ok && s.ext != nil && ctx.Err() == nil:
 		args := strings.TrimSpace(c.Arguments)
 		if args == "" {
 			args = "{}"
@@ -352,7 +352,7 @@ func (s *Set) Run(ctx context.Context, c Call) Result {
 		if d, found := s.ext.Lookup(ctx, c.Name); found {
 			out = s.runExt(ctx, d, args)
 		} else {
-			out = failf("unknown tool %q: no MCP server offers it (see /mcp)", c.Name)
+			out = failf("unknown tool %q; available tools: %s, and the MCP servers' (see /mcp)", c.Name, strings.Join(Names(), ", "))
 		}
 	case !ok:
 		out = failf("unknown tool %q; available tools: %s", c.Name, strings.Join(Names(), ", "))
