@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/mcp"
 	"github.com/gencode/gencode/internal/permstore"
 	"github.com/gencode/gencode/internal/termtext"
@@ -96,6 +97,15 @@ type mcpControl struct {
 }
 
 func (c mcpControl) Lines() []string { return strings.Split(c.m.Status().Text(), "\n") }
+
+func (c mcpControl) Schemas() ([]commands.ServerSchema, int, bool) {
+	st := c.m.Status()
+	out := make([]commands.ServerSchema, len(st.Servers))
+	for i, s := range st.Servers {
+		out[i] = commands.ServerSchema{Name: s.Name, State: s.State, Tokens: s.SchemaTokens}
+	}
+	return out, st.ExposedTokens, st.Deferred
+}
 
 func (c mcpControl) project(name string) (mcp.ServerConfig, error) {
 	for _, s := range c.cfgs {

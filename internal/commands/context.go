@@ -84,6 +84,9 @@ func runContext(ctx context.Context, r *Registry, st State, _ Invocation) (Resul
 			fmt.Sprintf("Window: %s tokens (%s); configured %s.", termtext.Thousands(window), b.Source, termtext.Thousands(b.ConfiguredWindow)),
 			"The server reported it when asked; the smaller of it and a configured context_window is used.")
 	}
+	if r.deps.MCP != nil {
+		rep.Sections = append(rep.Sections, mcpContextSection(r.deps.MCP, window))
+	}
 	if w := InstructionsWarning(b.Instructions, window, r.deps.Instructions); w != "" {
 		rep.Sections = append(rep.Sections, Section{Title: "Warning", Lines: []string{w}})
 	}

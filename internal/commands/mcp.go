@@ -15,6 +15,10 @@ type MCPServers interface {
 	// Lines describe each server: state, transport, tools, schema tokens,
 	// the last error; then whether the tools are deferred.
 	Lines() []string
+	// Schemas are each server's tool schema tokens, and what the MCP
+	// tools the model has cost per request (the late tools, after the
+	// fixed ones), and whether they are deferred behind SearchMcpTools.
+	Schemas() (servers []ServerSchema, sent int, deferred bool)
 	// Approve starts a project server (.mcp.json) and stores the
 	// approval; Revoke stops it and takes the approval back.
 	Approve(name string) error
@@ -22,6 +26,29 @@ type MCPServers interface {
 	// Prompt expands a server prompt command (mcp__SERVER__PROMPT, no
 	// slash) with its arguments; ok is false when there is no such prompt.
 	Prompt(ctx context.Context, command, args string) (text string, ok bool, err error)
+}
+
+// ServerSchema is one server's share of /context.
+type ServerSchema struct {
+	Name   string
+	State  string
+	Tokens int
+}
+
+// mcpContextSection is /context's MCP part: the schemas' tokens per
+// server, and what each request carries of them.
+func mcpContextSection(m MCPServers, window int) Section {
+	servers, sent, deferred := m.Schemas()
+	sec := Section{Title: "MCP tool schemas (sent after the fixed tools)"}
+	for _, s := range servers {
+		sec.Lines = append(sec.Lines, fmt.Sprintf("%-28s %9s  %5s  %s", termtext.Sanitize(s.Name), termtext.Thousands(s.Tokens), pct(s.Tokens, window), s.State))
+	}
+	how := "all of the ready servers' tools"
+	if deferred {
+		how = "deferred: SearchMcpTools and the tools it loaded"
+	}
+	sec.Lines = append(sec.Lines, fmt.Sprintf("%-28s %9s  %5s  %s", "Sent with each request", termtext.Thousands(sent), pct(sent, window), how))
+	return sec
 }
 
 // runMCP shows the servers (/mcp), or approves or revokes a project

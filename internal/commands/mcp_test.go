@@ -19,6 +19,10 @@ func (f *fakeMCP) Lines() []string {
 	return []string{"github  ready  http (config)  12 tools, 4100 schema tokens", "fs  needs approval  stdio (.mcp.json)"}
 }
 
+func (f *fakeMCP) Schemas() ([]ServerSchema, int, bool) {
+	return []ServerSchema{{Name: "github", State: "ready", Tokens: 15200}, {Name: "fs", State: "needs approval"}}, 265, true
+}
+
 func (f *fakeMCP) Approve(name string) error {
 	if name != "fs" {
 		return errors.New("no server \"" + name + "\" in the project's .mcp.json")
@@ -84,4 +88,13 @@ func TestMCPCommand(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestMCPContextSection(t *testing.T) {
+	sec := mcpContextSection(&fakeMCP{}, 128000)
+	require.Equal(t, []string{
+		"github                          15,200    11%  ready",
+		"fs                                   0     0%  needs approval",
+		"Sent with each request             265     0%  deferred: SearchMcpTools and the tools it loaded",
+	}, sec.Lines)
 }
