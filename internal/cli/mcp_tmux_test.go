@@ -1,0 +1,47 @@
+package cli_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/openaitest"
+)
+
+// TestMCPInTmux: an MCP tool call opens the same permission dialog as a
+// built-in tool (server, tool and arguments shown); allowed once, its
+// result reaches the model; then /mcp shows the server's card. The TUI
+// is moving to Bubble Tea v2: this test only uses the dialog and the
+// report box as they are.
+func TestMCPInTmux(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	bin := buildMCPServer(t)
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules())
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	sb.writeConfig(fmt.Sprintf("[mcp.t]\ncommand = %q\n", bin))
+	srv.Enqueue(
+		openaitest.Calls(openaitest.ToolCall{ID: "m", Name: "mcp__t__echo", Arguments: `{"text":"from tmux"}`}),
+		openaitest.Text("The server echoed."),
+	)
+	p := startTUI(t, sb)
+	p.waitText("Message gencode")
+	p.typeLine("call the server")
+	s := p.waitText("Allow mcp__t__echo?")
+	require.Contains(t, s, "MCP server t, tool echo")
+	require.Contains(t, s, "from tmux")
+	time.Sleep(700 * time.Millisecond) // the dialog takes keys once the user has seen it
+	p.keys("y")
+	p.waitText("The server echoed.")
+	require.Equal(t, "echo: from tmux", toolResults(srv)["m"])
+	p.typeLine("/mcp")
+	s = p.waitText("MCP servers")
+	require.Contains(t, s, "t  ready  stdio (config)  7 tools")
+	p.keys("Escape")
+	p.keys("C-c")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
+}
