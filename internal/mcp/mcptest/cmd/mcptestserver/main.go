@@ -19,7 +19,15 @@ import (
 func main() {
 	httpAddr := flag.String("http", "", "serve streamable HTTP on this address instead of stdio")
 	many := flag.Int("many", 0, "extra tools with large schemas")
+	pidFile := flag.String("pidfile", "", "write the process id to this file")
+	linger := flag.Bool("linger", false, "stay alive after stdin closes (a server that would outlive its client)")
 	flag.Parse()
+	if *pidFile != "" {
+		if err := os.WriteFile(*pidFile, fmt.Appendf(nil, "%d\n", os.Getpid()), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 	opts := mcptest.Options{Many: *many, Crash: func(context.Context, *sdk.CallToolRequest) { os.Exit(3) }}
 	if *httpAddr != "" {
 		ln, err := net.Listen("tcp", *httpAddr)
@@ -36,7 +44,11 @@ func main() {
 		}
 		return
 	}
-	if err := mcptest.NewServer(opts, nil).Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+	err := mcptest.NewServer(opts, nil).Run(context.Background(), &sdk.StdioTransport{})
+	if *linger {
+		select {} // until killed
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
