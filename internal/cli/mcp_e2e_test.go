@@ -182,3 +182,20 @@ func TestMCPListJSON(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "t  ready  stdio (config)  7 tools")
 }
+
+// TestMCPSlowServerNeverHoldsATurn: a server that never finishes starting
+// holds neither a print-mode turn that calls no MCP tool nor gencode's exit.
+func TestMCPSlowServerNeverHoldsATurn(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules())
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	sb.writeConfig("[mcp.slow]\ncommand = \"sleep\"\nargs = [\"60\"]\n")
+	srv.Enqueue(openaitest.Text("No tools needed."))
+	res := sb.run("-p", "just answer")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, "No tools needed.\n", res.stdout)
+	require.Less(t, res.took, 10*time.Second, "the turn and the exit did not wait for the server")
+	reqs := srv.Requests()
+	require.Contains(t, toolNames(reqs[0]), "SearchMcpTools", "a server still starting is reached through the search tool")
+}
