@@ -625,6 +625,7 @@ func (c Config) Settings() []Setting {
 		"tools.output_cap_tokens":           strconv.Itoa(c.Tools.OutputCapTokens),
 		"tools.max_calls_per_message":       strconv.Itoa(c.Tools.MaxCallsPerMessage),
 		"tools.allow":                       strings.Join(c.Tools.Allow, ","),
+		"tools.mcp_defer_ratio":             ftoa(c.Tools.MCPDeferRatio),
 		"summarize.enabled":                 strconv.FormatBool(c.Summarize.Enabled),
 		"summarize.soft_ratio":              ftoa(c.Summarize.SoftRatio),
 		"summarize.hard_ratio":              ftoa(c.Summarize.HardRatio),
@@ -649,6 +650,24 @@ func (c Config) Settings() []Setting {
 		vals["pricing."+model+".output"] = ftoa(out)
 	}
 	c.modelSettings(vals)
+	for name, m := range c.MCP {
+		k := "mcp." + name + "."
+		if m.Command != "" {
+			vals[k+"command"] = strings.Join(append([]string{m.Command}, m.Args...), " ")
+		}
+		if m.URL != "" {
+			vals[k+"url"] = m.URL
+		}
+		vals[k+"enabled"] = strconv.FormatBool(m.Enabled == nil || *m.Enabled)
+		vals[k+"timeout"] = m.Timeout.String()
+		vals[k+"tools"] = strings.Join(m.Tools, ",")
+		for h := range m.Headers {
+			vals[k+"headers."+h] = "(set)" // often a token: never shown
+		}
+		for e := range m.Env {
+			vals[k+"env."+e] = "(set)"
+		}
+	}
 	out := make([]Setting, 0, len(vals))
 	for k, v := range vals {
 		out = append(out, Setting{Key: k, Value: v, Source: c.source(k)})

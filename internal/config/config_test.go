@@ -443,6 +443,11 @@ func TestMCPServers(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, cfg.MCP, 1)
 			require.InDelta(t, 0.1, cfg.Tools.MCPDeferRatio, 1e-9)
+			for _, s := range cfg.Settings() {
+				if strings.Contains(s.Key, ".headers.") || strings.Contains(s.Key, ".env.") {
+					require.Equal(t, "(set)", s.Value, "%s is never shown", s.Key)
+				}
+			}
 		})
 	}
 }
