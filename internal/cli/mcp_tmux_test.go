@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -40,8 +42,52 @@ func TestMCPInTmux(t *testing.T) {
 	p.typeLine("/mcp")
 	s = p.waitText("MCP servers")
 	require.Contains(t, s, "t  ready  stdio (config)  7 tools")
-	p.keys("Escape")
 	p.keys("C-c")
 	p.keys("C-c")
 	require.Equal(t, 0, p.exitCode())
+}
+
+// TestMCPProjectApprovalInTmux: a server of the project's .mcp.json waits
+// for approval; /mcp approve starts it and stores the approval with the
+// project's permissions, so print mode starts it too; /mcp revoke takes
+// it back.
+func TestMCPProjectApprovalInTmux(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	bin := buildMCPServer(t)
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules())
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	require.NoError(t, os.WriteFile(filepath.Join(sb.work, ".mcp.json"), []byte(fmt.Sprintf(`{"mcpServers":{"p":{"command":%q}}}`, bin)), 0o644))
+
+	p := startTUI(t, sb)
+	s := p.waitText("Message gencode")
+	require.Contains(t, s, `server "p" is not approved`)
+	p.typeLine("/mcp approve p")
+	p.waitText("Approved MCP server p")
+	p.typeLine("/mcp")
+	p.waitText("p  ready  stdio (.mcp.json)")
+	p.keys("C-c")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
+
+	srv.Enqueue(
+		openaitest.Calls(openaitest.ToolCall{ID: "m", Name: "mcp__p__echo", Arguments: `{"text":"approved"}`}),
+		openaitest.Text("Done."),
+	)
+	res := sb.run("-p", "use it", "--allow", "mcp__p")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.NotContains(t, res.stderr, "not approved")
+	require.Equal(t, "echo: approved", toolResults(srv)["m"])
+
+	p = startTUI(t, sb)
+	p.waitText("Message gencode")
+	p.typeLine("/mcp revoke p")
+	p.waitText("Revoked MCP server p")
+	p.keys("C-c")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
+	res = sb.run("mcp", "list")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "p  needs approval  stdio (.mcp.json)")
 }
