@@ -168,7 +168,6 @@ func newMCPCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 				wctx, cancel := context.WithTimeout(ctx, mcpListWait)
 				m.WaitStarted(wctx)
 				cancel()
-				m.Definitions() // settles whether the tools are deferred
 				if asJSON {
 					_, err := fmt.Fprintln(env.Stdout, m.Status().JSON())
 					return err

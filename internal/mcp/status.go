@@ -36,8 +36,11 @@ type Report struct {
 	ExposedTokens int `json:"exposed_tokens"`
 }
 
-// Status reports every configured server.
+// Status reports every configured server. The tools of servers that
+// became ready are exposed as the next request would expose them, so
+// that ExposedTokens is what that request carries.
 func (m *Manager) Status() Report {
+	m.Definitions()
 	r := Report{Deferred: m.Deferred(), Budget: m.budget(), ExposedTokens: m.ExposedTokens()}
 	for _, s := range m.servers {
 		s.mu.Lock()
