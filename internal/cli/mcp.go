@@ -137,6 +137,14 @@ func (c mcpControl) Revoke(name string) error {
 	return c.m.Unapprove(name)
 }
 
+func (c mcpControl) PromptCommands() []string {
+	var out []string
+	for _, p := range c.m.Prompts() {
+		out = append(out, p.Command)
+	}
+	return out
+}
+
 func (c mcpControl) Prompt(ctx context.Context, command, args string) (string, bool, error) {
 	for _, p := range c.m.Prompts() {
 		if p.Command == command {

@@ -42,6 +42,13 @@ func TestMCPInTmux(t *testing.T) {
 	p.typeLine("/mcp")
 	s = p.waitText("MCP servers")
 	require.Contains(t, s, "t  ready  stdio (config)  7 tools")
+	// A server prompt is a slash command: its text goes to the model.
+	srv.Enqueue(openaitest.Text("Reviewed it."))
+	p.typeLine("/mcp__t__review main.go")
+	p.waitText("Reviewed it.")
+	reqs := srv.Requests()
+	msgs := reqs[len(reqs)-1].Messages
+	require.Equal(t, "Please review main.go carefully.", msgs[len(msgs)-1].Content)
 	p.keys("C-c")
 	p.keys("C-c")
 	require.Equal(t, 0, p.exitCode())

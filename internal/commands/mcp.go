@@ -26,6 +26,9 @@ type MCPServers interface {
 	// Prompt expands a server prompt command (mcp__SERVER__PROMPT, no
 	// slash) with its arguments; ok is false when there is no such prompt.
 	Prompt(ctx context.Context, command, args string) (text string, ok bool, err error)
+	// PromptCommands are the prompt commands of the ready servers
+	// (mcp__SERVER__PROMPT, no slash), for completion.
+	PromptCommands() []string
 }
 
 // ServerSchema is one server's share of /context.

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -18,6 +19,8 @@ type fakeMCP struct {
 func (f *fakeMCP) Lines() []string {
 	return []string{"github  ready  http (config)  12 tools, 4100 schema tokens", "fs  needs approval  stdio (.mcp.json)"}
 }
+
+func (f *fakeMCP) PromptCommands() []string { return []string{"mcp__fs__review"} }
 
 func (f *fakeMCP) Schemas() ([]ServerSchema, int, bool) {
 	return []ServerSchema{{Name: "github", State: "ready", Tokens: 15200}, {Name: "fs", State: "needs approval"}}, 265, true
@@ -97,4 +100,21 @@ func TestMCPContextSection(t *testing.T) {
 		"fs                                   0     0%  needs approval",
 		"Sent with each request             265     0%  deferred: SearchMcpTools and the tools it loaded",
 	}, sec.Lines)
+}
+
+func TestMCPPromptCompletion(t *testing.T) {
+	reg := New(Deps{Config: config.Default(), MCP: &fakeMCP{}})
+	tests := []struct {
+		prefix string
+		want   []string
+	}{
+		{"/mcp__f", []string{"/mcp__fs__review"}},
+		{"/mcp", []string{"/mcp"}}, // the prompts only once the prefix names them
+		{"/mcp__x", nil},
+	}
+	for _, tt := range tests {
+		if got := reg.Complete(tt.prefix); !slices.Equal(got, tt.want) {
+			t.Errorf("Complete(%q) = %v, want %v", tt.prefix, got, tt.want)
+		}
+	}
 }

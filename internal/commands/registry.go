@@ -180,6 +180,13 @@ func (r *Registry) Complete(prefix string) []string {
 			out = append(out, "/"+c.Name)
 		}
 	}
+	if r.deps.MCP != nil && len(p) >= len("mcp_") {
+		for _, c := range r.deps.MCP.PromptCommands() {
+			if strings.HasPrefix(strings.ToLower(c), p) {
+				out = append(out, "/"+c)
+			}
+		}
+	}
 	sort.Strings(out)
 	return out
 }
