@@ -172,7 +172,7 @@ func TestMCPListJSON(t *testing.T) {
 	require.Equal(t, "t", got.Servers[1].Name)
 	require.Equal(t, "ready", got.Servers[1].State)
 	require.Equal(t, "stdio", got.Servers[1].Transport)
-	require.Equal(t, 7, got.Servers[1].Tools)
+	require.Equal(t, 8, got.Servers[1].Tools)
 	require.Positive(t, got.Servers[1].SchemaTokens)
 	require.Equal(t, "p", got.Servers[2].Name)
 	require.Equal(t, "needs approval", got.Servers[2].State)
@@ -180,7 +180,7 @@ func TestMCPListJSON(t *testing.T) {
 
 	res = sb.run("mcp", "list")
 	require.Equal(t, 0, res.code, res.stderr)
-	require.Contains(t, res.stdout, "t  ready  stdio (config)  7 tools")
+	require.Contains(t, res.stdout, "t  ready  stdio (config)  8 tools")
 }
 
 // TestMCPSlowServerNeverHoldsATurn: a server that never finishes starting

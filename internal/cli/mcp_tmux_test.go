@@ -41,7 +41,7 @@ func TestMCPInTmux(t *testing.T) {
 	require.Equal(t, "echo: from tmux", toolResults(srv)["m"])
 	p.typeLine("/mcp")
 	s = p.waitText("MCP servers")
-	require.Contains(t, s, "t  ready  stdio (config)  7 tools")
+	require.Contains(t, s, "t  ready  stdio (config)  8 tools")
 	// A server prompt is a slash command: its text goes to the model.
 	srv.Enqueue(openaitest.Text("Reviewed it."))
 	p.typeLine("/mcp__t__review main.go")

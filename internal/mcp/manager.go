@@ -113,6 +113,7 @@ type server struct {
 	resources bool
 	prompts   []*sdk.Prompt
 	ready     chan struct{} // closed when a start attempt ends (ready or failed)
+	changed   chan struct{} // the server said its tool list changed (buffered 1)
 	reported  bool          // the current run of failures was told
 	restarts  int
 	since     time.Time
@@ -143,10 +144,13 @@ func New(opts Options) *Manager {
 	if opts.MaxBackoff <= 0 {
 		opts.MaxBackoff = 30 * time.Second
 	}
-	m := &Manager{opts: opts, isExp: map[string]bool{},
-		client: sdk.NewClient(&sdk.Implementation{Name: "gencode", Version: "1"}, &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})}
+	m := &Manager{opts: opts, isExp: map[string]bool{}}
+	m.client = sdk.NewClient(&sdk.Implementation{Name: "gencode", Version: "1"}, &sdk.ClientOptions{
+		Capabilities:           &sdk.ClientCapabilities{},
+		ToolListChangedHandler: m.toolsChanged,
+	})
 	for _, c := range opts.Servers {
-		s := &server{cfg: c, ready: make(chan struct{})}
+		s := &server{cfg: c, ready: make(chan struct{}), changed: make(chan struct{}, 1)}
 		switch {
 		case c.Disabled:
 			s.state = StateDisabled
@@ -266,7 +270,7 @@ func (m *Manager) run(s *server) {
 		cs, err := m.connect(ctx, s)
 		if err == nil {
 			backoff = m.opts.Backoff
-			err = cs.Wait()
+			err = m.serve(ctx, s, cs)
 			if ctx.Err() != nil {
 				return
 			}
@@ -289,6 +293,59 @@ func (m *Manager) run(s *server) {
 		s.restarts++
 		s.state = StateStarting
 		s.mu.Unlock()
+	}
+}
+
+// serve waits for s's connection to end, listing its tools again when
+// the server says they changed. The goroutine it starts waits for the
+// session and ends with it (every way out of run closes the session).
+func (m *Manager) serve(ctx context.Context, s *server, cs *sdk.ClientSession) error {
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				m.opts.Logger.Error("mcp session wait panicked", "server", s.cfg.Name, "panic", r, "stack", string(debug.Stack()))
+				done <- fmt.Errorf("internal error: %v", r)
+			}
+		}()
+		done <- cs.Wait()
+	}()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-s.changed:
+			lctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
+			tools, err := m.listTools(lctx, s.cfg, cs)
+			cancel()
+			if err != nil {
+				m.opts.Logger.Warn("mcp tools changed; listing them failed", "server", s.cfg.Name, "err", err)
+				continue
+			}
+			s.mu.Lock()
+			if s.session == cs {
+				s.tools = tools
+			}
+			s.mu.Unlock()
+			m.opts.Logger.Info("mcp tools changed", "server", s.cfg.Name, "tools", len(tools))
+		}
+	}
+}
+
+// toolsChanged is the SDK's notice that a server's tool list changed: its
+// run loop lists them again (never here, on the connection's goroutine).
+func (m *Manager) toolsChanged(_ context.Context, req *sdk.ToolListChangedRequest) {
+	for _, s := range m.servers {
+		s.mu.Lock()
+		mine := s.session != nil && s.session == req.Session
+		s.mu.Unlock()
+		if mine {
+			select {
+			case s.changed <- struct{}{}:
+			default: // a listing is due already
+			}
+			return
+		}
 	}
 }
 

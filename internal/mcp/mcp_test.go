@@ -238,7 +238,7 @@ func TestDeferral(t *testing.T) {
 	p := &inProcess{opts: mcptest.Options{Many: 60}}
 	m := start(t, p, mcp.ServerConfig{}, mcp.Options{Window: 128000, Count: count})
 	st := m.Status()
-	require.Equal(t, 67, st.Servers[0].Tools)
+	require.Equal(t, 68, st.Servers[0].Tools)
 	total := st.Servers[0].SchemaTokens
 	require.Greater(t, total, 14000, "the schema set is about 15k tokens")
 	defs := m.Definitions()
@@ -370,4 +370,24 @@ func TestValidate(t *testing.T) {
 			require.ErrorContains(t, err, tt.wantErr)
 		})
 	}
+}
+
+// TestToolListChanged: a server that adds a tool tells the client, whose
+// tool list grows at its end.
+func TestToolListChanged(t *testing.T) {
+	p := &inProcess{}
+	m := start(t, p, mcp.ServerConfig{}, mcp.Options{Window: 128000})
+	before := m.Definitions()
+	got, isErr := call(t, m, context.Background(), "mcp__t__grow", `{}`)
+	require.False(t, isErr, got)
+	require.Eventually(t, func() bool {
+		d, ok := m.Lookup(context.Background(), "mcp__t__grown")
+		return ok && d.Name == "mcp__t__grown"
+	}, 5*time.Second, 20*time.Millisecond)
+	got, isErr = call(t, m, context.Background(), "mcp__t__grown", `{}`)
+	require.False(t, isErr, got)
+	require.Equal(t, "grown here", got)
+	after := m.Definitions()
+	require.Equal(t, before, after[:len(before)], "the tools before stay as they were")
+	require.Equal(t, "mcp__t__grown", after[len(after)-1].Name)
 }

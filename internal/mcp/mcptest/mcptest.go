@@ -112,6 +112,11 @@ func NewServer(opts Options, st *Stats) *sdk.Server {
 		}
 		return text("wrote " + p)
 	})
+	add("grow", "Add the tool grown to the server (its tool list changes).", obj(``), func(context.Context, *sdk.CallToolRequest, map[string]any) *sdk.CallToolResult {
+		s.AddTool(&sdk.Tool{Name: "grown", Description: "A tool added at run time.", InputSchema: obj(``)},
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("grown here"), nil })
+		return text("grew")
+	})
 	for i := range opts.Many {
 		props := make([]string, 0, 5)
 		for j := range 5 {
