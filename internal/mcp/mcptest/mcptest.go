@@ -114,7 +114,9 @@ func NewServer(opts Options, st *Stats) *sdk.Server {
 	})
 	add("grow", "Add the tool grown to the server (its tool list changes).", obj(``), func(context.Context, *sdk.CallToolRequest, map[string]any) *sdk.CallToolResult {
 		s.AddTool(&sdk.Tool{Name: "grown", Description: "A tool added at run time.", InputSchema: obj(``)},
-			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("grown here"), nil })
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				return text("grown here"), nil
+			})
 		return text("grew")
 	})
 	for i := range opts.Many {
