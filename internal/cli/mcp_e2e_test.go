@@ -14,17 +14,16 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gencode/gencode/internal/gencodetest"
 	"github.com/gencode/gencode/internal/openaitest"
 )
 
-// buildMCPServer builds the SDK test server (internal/mcp/mcptest) into
-// the test's directory.
+// buildMCPServer is the SDK test server's binary (internal/mcp/mcptest),
+// built once per checkout like gencode's.
 func buildMCPServer(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "mcptestserver")
-	cmd := exec.Command("go", "build", "-o", path, "github.com/gencode/gencode/internal/mcp/mcptest/cmd/mcptestserver")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "build the MCP test server: %s", out)
+	path, err := gencodetest.MCPTestServer()
+	require.NoError(t, err)
 	return path
 }
 
