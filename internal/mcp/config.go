@@ -184,12 +184,17 @@ func ToolName(server, tool string) string {
 	if len(n) <= maxName {
 		return n
 	}
+	return hashed(n, server+"\x00"+tool)
+}
+
+// hashed is n cut to leave room for a hash of key at its end.
+func hashed(n, key string) string {
 	h := uint32(2166136261)
-	for i := 0; i < len(n); i++ {
-		h = (h ^ uint32(n[i])) * 16777619
+	for i := 0; i < len(key); i++ {
+		h = (h ^ uint32(key[i])) * 16777619
 	}
 	suffix := fmt.Sprintf("_%08x", h)
-	return n[:maxName-len(suffix)] + suffix
+	return n[:min(len(n), maxName-len(suffix))] + suffix
 }
 
 // GroupName is the permission name covering all of a server's tools.

@@ -47,11 +47,16 @@ func (m *Manager) listTools(ctx context.Context, c ServerConfig, cs *sdk.ClientS
 		return nil, nil
 	}
 	var out []toolEntry
+	seen := map[string]bool{}
 	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {
 			return nil, err
 		}
 		name := ToolName(c.Name, t.Name)
+		if seen[name] { // two names that sanitise alike ("a.b", "a_b") stay apart
+			name = hashed(name, c.Name+"\x00"+t.Name)
+		}
+		seen[name] = true
 		desc := strings.TrimSpace(t.Description)
 		if desc == "" {
 			desc = t.Title
