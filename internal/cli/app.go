@@ -25,6 +25,7 @@ import (
 	"github.com/gencode/gencode/internal/instructions"
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/logfile"
+	"github.com/gencode/gencode/internal/mcp"
 	"github.com/gencode/gencode/internal/models"
 	"github.com/gencode/gencode/internal/permstore"
 	"github.com/gencode/gencode/internal/pricing"
@@ -71,6 +72,9 @@ type app struct {
 	// perms are the permission rules saved for the project (the working
 	// directory): every tool set of the run checks them.
 	perms *permstore.Store
+	// mcp are the user's MCP servers of this run (nil: none configured),
+	// started by the TUI and print mode before their agents.
+	mcp *mcp.Manager
 	// sandbox confines the run's shell commands (or says why nothing does).
 	sandbox *sandbox.Sandbox
 	// windows asks the endpoint's server for each model's real window,
@@ -421,14 +425,22 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 		return nil, nil, &usageError{err}
 	}
 	counter := a.tokens.Counter(a.cfg.Model)
-	ts := tools.New(tools.Options{
+	topts := tools.Options{
 		WorkDir: a.cwd, Permissions: perms, Asker: asker, Yolo: yolo, Project: a.perms,
 		OutputCapTokens: a.cfg.Tools.OutputCapTokens, CountTokens: counter.Count,
 		// Never stored or sent back, whatever prints them (a config file, a script).
 		Secrets: []string{a.cfg.APIKey, a.cfg.BaseURLUserinfo},
 		Private: a.privateDirs(),
 		Sandbox: a.sandbox,
-	})
+	}
+	if a.mcp != nil {
+		topts.Extension = a.mcp
+	}
+	ts := tools.New(topts)
+	var late func() []tools.Definition
+	if a.mcp != nil {
+		late = ts.LateDefinitions
+	}
 	rs := requestsFor(a.cfg.ModelSettings(a.cfg.Model))
 	var runner interface {
 		Definitions() []tools.Definition
@@ -445,6 +457,7 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 		Instructions:         a.instructions().Render(),
 		MaxToolCalls:         a.cfg.Tools.MaxCallsPerMessage,
 		MaskToolOutputsAfter: a.cfg.Summarize.MaskToolOutputsAfter,
+		LateTools:            late,
 		Logger:               a.log,
 	})
 	if probe := a.windowProbe(a.cfg.Model); probe != nil {
@@ -535,6 +548,21 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	client, err := a.client(ctx)
 	if err != nil {
 		return err
+	}
+	// MCP servers start in the background: a turn that calls none of
+	// their tools never waits for them. An unapproved project server
+	// never starts here, and the user is told.
+	var stopMCP func()
+	a.mcp, stopMCP = a.newMCP(ctx, func(e mcp.Event) {
+		if e.State == mcp.StateFailed {
+			a.stderrMu.Lock()
+			fmt.Fprintf(a.stderr, "gencode: MCP server %s failed: %s\n", e.Server, termtext.OneLine(e.Err, 0))
+			a.stderrMu.Unlock()
+		}
+	})
+	defer stopMCP()
+	for _, n := range unapprovedNotice(a.mcp) {
+		fmt.Fprintln(a.stderr, "gencode: "+n)
 	}
 	var out *jsonRun
 	if o.outputFormat != "" && o.outputFormat != formatText {

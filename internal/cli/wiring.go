@@ -82,7 +82,7 @@ func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *s
 			summaryWindow, _ = models.Window(model)
 		}
 	}
-	comp := completer{c: client, tools: ag.Tools(), usage: a.store, model: requestsFor(ss)}
+	comp := completer{c: client, tools: ag.Tools, usage: a.store, model: requestsFor(ss)}
 	return summarize.New(a.store, comp, a.tokens.Counter(a.cfg.Model), summarize.Config{
 		Enabled:              true,
 		Window:               ag.Window(),
@@ -112,7 +112,7 @@ func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *s
 // it. Any other request is a system prompt and one user message.
 type completer struct {
 	c     *llm.Client
-	tools []openai.Tool // the agent's
+	tools func() []openai.Tool // the agent's, as its next request carries them
 	// usage, when set, records what each request used with its session
 	// (the summarizer's share in /cost and gencode sessions).
 	usage interface {
@@ -121,6 +121,13 @@ type completer struct {
 	// model is what the summarizer model's table adds to each request:
 	// its max_tokens caps the bound a summary asks for.
 	model requestSettings
+}
+
+func (c completer) agentTools() []openai.Tool {
+	if c.tools == nil {
+		return nil
+	}
+	return c.tools()
 }
 
 func (c completer) Complete(ctx context.Context, req summarize.Request) (summarize.Completion, error) {
@@ -133,8 +140,8 @@ func (c completer) Complete(ctx context.Context, req summarize.Request) (summari
 			lr.Messages = append(lr.Messages, agent.ToOpenAI(m))
 		}
 		lr.Messages = append(lr.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: req.Prompt})
-		if len(c.tools) > 0 {
-			lr.Tools, lr.ToolChoice = c.tools, "none"
+		if ts := c.agentTools(); len(ts) > 0 {
+			lr.Tools, lr.ToolChoice = ts, "none"
 		}
 	} else {
 		lr.Messages = []openai.ChatCompletionMessage{
@@ -249,6 +256,15 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 			a.log.Debug("compaction report dropped: the UI's queue is full", "session", r.SessionID, "phase", r.Phase)
 		}
 	}
+	// MCP servers start in the background: the first frame never waits
+	// for them. Failures are logged and shown by /mcp.
+	var stopMCP func()
+	a.mcp, stopMCP = a.newMCP(ctx, nil)
+	defer stopMCP()
+	var mcpCmds commands.MCPServers
+	if a.mcp != nil {
+		mcpCmds = mcpControl{m: a.mcp, perms: a.perms, cfgs: a.mcp.Configs()}
+	}
 	// The agent and summarizer of one model at a time: /model NAME
 	// switches them from a Cmd.
 	// userTools runs the user's "@file" and "!command": the first model's
@@ -307,6 +323,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 
 		TakesReasoningEffort: takesEffort,
 		Sandbox:              a.sandbox.Lines(),
+		MCP:                  mcpCmds,
 	})
 	soft := 0.0
 	if a.cfg.Summarize.Enabled && !o.noSummary {
@@ -340,9 +357,11 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		ErrorText: func(err error) string { return a.redact(userMessage(err)) },
 		Context:   ctx,
 		Logger:    a.log,
-		Notices:   func() []string { return append(append(a.sandboxNotices(), hookNotes...), a.notices(ag)...) },
-		Spend:     reg.Spend,
-		Tools:     userTools,
+		Notices: func() []string {
+			return append(append(append(a.sandboxNotices(), hookNotes...), a.notices(ag)...), unapprovedNotice(a.mcp)...)
+		},
+		Spend: reg.Spend,
+		Tools: userTools,
 	})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx),
 		tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout))

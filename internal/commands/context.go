@@ -94,6 +94,9 @@ func runContext(ctx context.Context, r *Registry, st State, _ Invocation) (Resul
 			fmt.Sprintf("Window: %s tokens%s; %s kept for the answer (max_tokens): the prompt plans with %s.",
 				termtext.Thousands(full), src, termtext.Thousands(b.Reserve), termtext.Thousands(window)))
 	}
+	if r.deps.MCP != nil {
+		rep.Sections = append(rep.Sections, mcpContextSection(r.deps.MCP, window))
+	}
 	if w := InstructionsWarning(b.Instructions, window, r.deps.Instructions); w != "" {
 		rep.Sections = append(rep.Sections, Section{Title: "Warning", Lines: []string{w}})
 	}

@@ -88,6 +88,9 @@ type Deps struct {
 	// does, and what follows (auto-allow, the network, limits), a line
 	// each: /config and /permissions show it (nil: not shown).
 	Sandbox []string
+	// MCP are the user's MCP servers, for /mcp and the prompt commands
+	// (nil: none configured).
+	MCP MCPServers
 }
 
 // State is what one command acts on: the front end's session and model
@@ -139,6 +142,7 @@ func New(deps Deps) *Registry {
 		{Name: "config", Summary: "effective settings and where each came from", run: runConfig},
 		{Name: "permissions", Usage: "[revoke N]", Summary: "rules saved with \"always for this project\"; revoke N removes one", run: runPermissions},
 		{Name: "hooks", Usage: "[approve]", Summary: "the hooks of this directory; approve lets the project's run", run: runHooks},
+		{Name: "mcp", Usage: "[approve NAME | revoke NAME]", Summary: "MCP servers: state, tools, schema tokens; approve or revoke a project's server", run: runMCP},
 		{Name: "init", Summary: "ask the model to write an AGENTS.md for this project", run: runInit},
 		{Name: "sessions", Summary: "list sessions", run: runSessions},
 		{Name: "resume", Usage: "[ID]", Summary: "switch to another session (no ID: pick one from a list)", run: runResume},
@@ -204,6 +208,13 @@ func (r *Registry) Complete(prefix string) []string {
 			out = append(out, "/"+c.Name)
 		}
 	}
+	if r.deps.MCP != nil && len(p) >= len("mcp_") {
+		for _, c := range r.deps.MCP.PromptCommands() {
+			if strings.HasPrefix(strings.ToLower(c), p) {
+				out = append(out, "/"+c)
+			}
+		}
+	}
 	sort.Strings(out)
 	return out
 }
@@ -220,6 +231,9 @@ func (r *Registry) Run(ctx context.Context, st State, line string) (Result, erro
 	if cmd == nil {
 		if uc, args, ok := r.UserCommand(line); ok {
 			return r.runUser(ctx, uc, args)
+		}
+		if res, ok, err := r.runMCPPrompt(ctx, name, line); ok || err != nil {
+			return res, err
 		}
 		msg := fmt.Sprintf("/%s", name)
 		if s, ok := closest(strings.ToLower(name), r.names()); ok {
