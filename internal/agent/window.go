@@ -69,6 +69,19 @@ func (a *Agent) SetWindowProbe(probe WindowProbe, mem WindowMemory) {
 	}()
 }
 
+// AwaitServerWindow waits until the server has answered the window
+// probe (bounded by the probe's own timeout, or ctx), so that a figure
+// measured next is against the server's window; at once without a probe.
+// Unlike AwaitWindow it gives no notices: the first turn says them.
+func (a *Agent) AwaitServerWindow(ctx context.Context) {
+	if w := a.win; w != nil {
+		select {
+		case <-w.done:
+		case <-ctx.Done():
+		}
+	}
+}
+
 // run asks once, recovering a panic (the probe reads what servers send).
 func (w *serverWindow) run(a *Agent) (r window.Result) {
 	defer func() {

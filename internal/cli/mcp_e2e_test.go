@@ -95,17 +95,19 @@ func TestMCPFailuresEndInToolResults(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.WithMessageRules())
 	sb := newSandbox(t)
 	sb.useServer(srv)
-	sb.writeConfig(fmt.Sprintf("[mcp.t]\ncommand = %q\ntimeout = \"2s\"\n", bin))
+	// The hang gets a server of its own with a short timeout; the 5 MB
+	// result a long one, as a loaded machine may take seconds to pass it.
+	sb.writeConfig(fmt.Sprintf("[mcp.t]\ncommand = %q\ntimeout = \"60s\"\n[mcp.h]\ncommand = %q\ntimeout = \"2s\"\n", bin, bin))
 	srv.Enqueue(
 		openaitest.Calls(
 			openaitest.ToolCall{ID: "big", Name: "mcp__t__big", Arguments: `{"bytes":5000000}`},
-			openaitest.ToolCall{ID: "hang", Name: "mcp__t__slow", Arguments: `{"ms":0}`},
+			openaitest.ToolCall{ID: "hang", Name: "mcp__h__slow", Arguments: `{"ms":0}`},
 			openaitest.ToolCall{ID: "crash", Name: "mcp__t__crash", Arguments: `{}`},
 		),
 		openaitest.Calls(openaitest.ToolCall{ID: "after", Name: "mcp__t__echo", Arguments: `{"text":"still here"}`}),
 		openaitest.Text("Survived."),
 	)
-	res := sb.run("-p", "stress the server", "--allow", "mcp__t")
+	res := sb.run("-p", "stress the server", "--allow", "mcp__t", "--allow", "mcp__h")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Equal(t, "Survived.\n", res.stdout)
 	require.Less(t, res.took, 60*time.Second)

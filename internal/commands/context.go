@@ -36,6 +36,9 @@ func runHistory(ctx context.Context, r *Registry, st State, in Invocation) (Resu
 // runContext shows what fills the context window: the prompt the next
 // request sends, measured by the view policy that builds it.
 func runContext(ctx context.Context, r *Registry, st State, _ Invocation) (Result, error) {
+	if st.AwaitWindow != nil {
+		st.AwaitWindow(ctx)
+	}
 	p := st.View
 	if p == nil {
 		p = summarize.NewPolicy(summarize.ViewConfig{Window: r.deps.Window(st.Model), MaskAfter: r.deps.Config.Summarize.MaskToolOutputsAfter})

@@ -102,6 +102,9 @@ type State struct {
 	// View is the view policy the session's agent builds its requests
 	// with (nil: a default policy for Model's window).
 	View *summarize.Policy
+	// AwaitWindow, when set, waits until the server has said its window
+	// (bounded), so that /context measures against it (nil: no wait).
+	AwaitWindow func(context.Context)
 }
 
 // Command is one slash command.
