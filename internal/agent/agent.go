@@ -439,6 +439,9 @@ func (t *turn) run(m UserMessage) (string, error) {
 		resp, err := t.request()
 		if err != nil {
 			learned := errors.Is(err, llm.ErrContextOverflow) && t.a.policy.Learn(llm.WindowOf(err))
+			if learned {
+				t.a.keepWindow(t.a.policy.Window(), "server")
+			}
 			if errors.Is(err, llm.ErrContextOverflow) && !overflowRetried && (t.a.compactor != nil || learned) {
 				// Retry once: compacted, and fitted to the window the
 				// server named when it is smaller than the configured one
@@ -561,7 +564,7 @@ func (t *turn) request() (llm.Response, error) {
 			// count is not a calibration of gencode's.
 			t.cut = &cutPrompt{sent: est, kept: resp.Usage.PromptTokens}
 			if t.a.policy.LearnFrom(max(resp.Usage.PromptTokens, minLearnedWindow), "server, cut") {
-				t.a.keepCut(t.a.policy.Window())
+				t.a.keepWindow(t.a.policy.Window(), "server, cut")
 			}
 			t.a.opts.Logger.Warn("the server cut the prompt", "session", t.sessionID, "sent", est,
 				"prompt_tokens", resp.Usage.PromptTokens, "window", t.a.policy.Window())

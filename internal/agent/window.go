@@ -183,8 +183,11 @@ func (a *Agent) pendingHint() string {
 // summarizer's requests are judged by too (summarize.CutToleranceFor).
 func (a *Agent) cutTolerance() summarize.CutTolerance { return a.policy.CutTolerance() }
 
-// keepCut remembers, for the next runs, the window a cut prompt showed.
-func (a *Agent) keepCut(tokens int) {
+// keepWindow remembers, for the next runs, a window the server showed by
+// refusing a larger request (source "server") or by cutting one ("server,
+// cut"): a later process starts with it instead of being refused or cut
+// again, while the server's endpoints tell what they told then.
+func (a *Agent) keepWindow(tokens int, source string) {
 	w := a.win
 	if w == nil || w.mem == nil {
 		return
@@ -192,8 +195,8 @@ func (a *Agent) keepCut(tokens int) {
 	w.mu.Lock()
 	told := w.result.Tokens
 	w.mu.Unlock()
-	if err := w.mem.Keep(window.Remembered{Tokens: tokens, Source: "server, cut", Told: told}); err != nil {
-		a.opts.Logger.Warn("remember the window a cut showed", "err", err)
+	if err := w.mem.Keep(window.Remembered{Tokens: tokens, Source: source, Told: told}); err != nil {
+		a.opts.Logger.Warn("remember the window the server showed", "source", source, "err", err)
 	}
 }
 
