@@ -19,6 +19,7 @@ import (
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/config"
+	"github.com/gencode/gencode/internal/crash"
 	"github.com/gencode/gencode/internal/instructions"
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/logfile"
@@ -358,12 +359,13 @@ func (a *app) detectLocal(ctx context.Context) (url, model string, ok bool) {
 	answers := make(chan answer, len(cands))
 	for i, base := range cands {
 		go func() {
+			var ids []string
+			defer func() { answers <- answer{i, ids} }() // a panic too: the others are waited for
+			defer crash.Recover(a.log, "local server probe", "", nil)
 			c := llm.New(llm.Config{BaseURL: base, APIKey: "local", MaxRetries: -1})
-			ids, err := c.Models(ctx)
-			if err != nil {
-				ids = nil
+			if got, err := c.Models(ctx); err == nil {
+				ids = got
 			}
-			answers <- answer{i, ids}
 		}()
 	}
 	got := make([][]string, len(cands))
@@ -404,13 +406,13 @@ func (a *app) pickSession(ctx context.Context, cont bool, resume, model string) 
 	}
 }
 
-// newAgent wires an agent for a session's working directory.
-func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yolo bool) (*agent.Agent, *tools.Set, error) {
+// newAgent wires an agent of model for a session's working directory.
+func (a *app) newAgent(model string, client *llm.Client, asker tools.Asker, allow []string, yolo bool) (*agent.Agent, *tools.Set, error) {
 	perms := tools.DefaultPermissions()
 	if err := perms.Allow(append(append([]string{}, a.cfg.Tools.Allow...), allow...)...); err != nil {
 		return nil, nil, &usageError{err}
 	}
-	counter := a.tokens.Counter(a.cfg.Model)
+	counter := a.tokens.Counter(model)
 	ts := tools.New(tools.Options{
 		WorkDir: a.cwd, Permissions: perms, Asker: asker, Yolo: yolo, Project: a.perms,
 		OutputCapTokens: a.cfg.Tools.OutputCapTokens, CountTokens: counter.Count,
@@ -419,9 +421,9 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 		Private: a.privateDirs(),
 		Sandbox: a.sandbox,
 	})
-	rs := requestsFor(a.cfg.ModelSettings(a.cfg.Model))
-	ag := agent.New(a.store, client, a.withRecall(ts, counter.Count, a.window(a.cfg.Model)), counter, agent.Options{
-		Model: a.cfg.Model, WorkDir: a.cwd, MaxIterations: a.cfg.MaxIterations, Window: a.window(a.cfg.Model),
+	rs := requestsFor(a.cfg.ModelSettings(model))
+	ag := agent.New(a.store, a.hooked(client), a.withRecall(ts, counter.Count, a.window(model)), counter, agent.Options{
+		Model: model, WorkDir: a.cwd, MaxIterations: a.cfg.MaxIterations, Window: a.window(model),
 		MaxTokens: rs.maxTokens, ReasoningEffort: rs.effort, Extra: rs.extra,
 		WindowConfigured:     a.cfg.ContextWindow > 0,
 		Instructions:         a.instructions().Render(),
@@ -429,8 +431,8 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 		MaskToolOutputsAfter: a.cfg.Summarize.MaskToolOutputsAfter,
 		Logger:               a.log,
 	})
-	if probe := a.windowProbe(a.cfg.Model); probe != nil {
-		ag.SetWindowProbe(probe, boundMemory{window.OpenMemory(filepath.Join(a.cfg.DataDir, "windows.json"), nil), a.cfg.BaseURL, a.cfg.Model})
+	if probe := a.windowProbe(model); probe != nil {
+		ag.SetWindowProbe(probe, boundMemory{window.OpenMemory(filepath.Join(a.cfg.DataDir, "windows.json"), nil), a.cfg.BaseURL, model})
 	}
 	return ag, ts, nil
 }
@@ -454,7 +456,10 @@ func (a *app) windowProbe(model string) agent.WindowProbe {
 		return nil
 	}
 	key := a.cfg.APIKey
-	return func(ctx context.Context) window.Result { return a.windows.Probe(ctx, base, model, key) }
+	return func(ctx context.Context) window.Result {
+		a.panicAt("window")
+		return a.windows.Probe(ctx, base, model, key)
+	}
 }
 
 // printMode runs one user turn and prints the final answer.
@@ -485,11 +490,11 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	if err != nil {
 		return err
 	}
-	ag, _, err := a.newAgent(client, nil, o.allow, o.yolo)
+	ag, _, err := a.newAgent(a.cfg.Model, client, nil, o.allow, o.yolo)
 	if err != nil {
 		return err
 	}
-	sum := a.newSummarizer(client, ag, o.noSummary, a.notify)
+	sum := a.newSummarizer(a.cfg.Model, ag, o.noSummary, a.notify)
 	if sum != nil {
 		defer sum.Close()
 	}
@@ -524,7 +529,7 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 		case agent.EventDone:
 			final = ev.Text
 		case agent.EventError:
-			runErr = ev.Err
+			runErr = a.locate(ev.Err)
 		case agent.EventMessage:
 			if m := ev.Message; m != nil && m.Role == session.RoleTool && m.Meta.Denied {
 				denials.add(*m)
@@ -627,7 +632,7 @@ func (a *app) reportCompaction(c *summarize.Report) {
 		}
 	case summarize.Failed:
 		if c.Err != nil {
-			fmt.Fprintf(a.stderr, "gencode: compaction failed, originals kept: %s\n", termtext.OneLine(c.Err.Error(), maxMessageChars))
+			fmt.Fprintf(a.stderr, "gencode: compaction failed, originals kept: %s\n", termtext.OneLine(a.locate(c.Err).Error(), maxMessageChars))
 		}
 	}
 }

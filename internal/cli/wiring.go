@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
+	"github.com/gencode/gencode/internal/crash"
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/models"
 	"github.com/gencode/gencode/internal/pricing"
@@ -37,25 +39,28 @@ type summarizer interface {
 	SummarizeNow(ctx context.Context, sessionID, focus string) (summarize.Report, error)
 }
 
-// newSummarizer installs the summarizer on the agent; nil when disabled.
-// It talks to the endpoint through a client of its own that does not retry:
-// the summarizer bounds its attempts itself and falls back to a
-// deterministic summary, so a failing summarizer never holds a turn for the
-// client's retry budget.
-func (a *app) newSummarizer(_ *llm.Client, ag *agent.Agent, off bool, notify func(summarize.Report)) summarizer {
+// newSummarizer installs the summarizer on the agent of model; nil when
+// disabled.
+func (a *app) newSummarizer(model string, ag *agent.Agent, off bool, notify func(summarize.Report)) summarizer {
 	if off || !a.cfg.Summarize.Enabled {
 		return nil
 	}
-	s := a.buildSummarizer(ag, notify)
+	s := a.buildSummarizer(model, ag, notify)
 	ag.SetCompactor(s)
 	return s
 }
 
-// buildSummarizer makes the summarizer for the agent's model and window.
+// buildSummarizer makes the summarizer for the agent of model (its window).
 // notify receives every compaction report as it happens (nil: nobody
-// listens); it is the one route from the summarizer to a front end.
-func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *summarize.Summarizer {
-	key := a.cfg.APIKey
+// listens); it is the one route from the summarizer to a front end. It
+// talks to the endpoint through a client of its own that does not retry:
+// the summarizer bounds its attempts itself and falls back to a
+// deterministic summary, so a failing summarizer never holds a turn for
+// the client's retry budget.
+func (a *app) buildSummarizer(model string, ag *agent.Agent, notify func(summarize.Report)) *summarize.Summarizer {
+	cfg := a.cfg // this agent's: the summary model follows the agent's when not set
+	cfg.Model = model
+	key := cfg.APIKey
 	if key == "" {
 		key = "none"
 	}
@@ -69,26 +74,26 @@ func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *s
 		lc.HeaderTimeout = idle
 	}
 	client := llm.New(lc)
-	sc := a.cfg.Summarize
+	sc := cfg.Summarize
 	// The summarizer model's own table: a model other than the agent's
 	// does not take the top-level context_window, which is the agent's.
-	ss := a.cfg.SummarizerSettings()
-	model := ss.Model
-	summaryWindow := a.window(model)
-	if model != a.cfg.Model {
+	ss := cfg.SummarizerSettings()
+	summaryModel := ss.Model
+	summaryWindow := a.window(summaryModel)
+	if summaryModel != model {
 		summaryWindow = ss.ContextWindow
 		if summaryWindow == 0 {
-			summaryWindow, _ = models.Window(model)
+			summaryWindow, _ = models.Window(summaryModel)
 		}
 	}
-	comp := completer{c: client, tools: ag.Tools(), usage: a.store, model: requestsFor(ss)}
-	return summarize.New(a.store, comp, a.tokens.Counter(a.cfg.Model), summarize.Config{
+	comp := completer{c: client, tools: ag.Tools(), usage: a.store, model: requestsFor(ss), hook: a.env.PanicAt}
+	return summarize.New(a.store, comp, a.tokens.Counter(model), summarize.Config{
 		Enabled:              true,
 		Window:               ag.Window(),
 		SummaryWindow:        summaryWindow,
-		Model:                model,
+		Model:                summaryModel,
 		View:                 ag.Policy(),
-		CachedPrefix:         model == a.cfg.Model,
+		CachedPrefix:         summaryModel == model,
 		SoftRatio:            sc.SoftRatio,
 		HardRatio:            sc.HardRatio,
 		TriggerThreshold:     sc.TriggerThreshold,
@@ -120,9 +125,14 @@ type completer struct {
 	// model is what the summarizer model's table adds to each request:
 	// its max_tokens caps the bound a summary asks for.
 	model requestSettings
+	// hook is the test hook (Env.PanicAt), called with "summary".
+	hook func(where string)
 }
 
 func (c completer) Complete(ctx context.Context, req summarize.Request) (summarize.Completion, error) {
+	if c.hook != nil {
+		c.hook("summary")
+	}
 	lr := llm.Request{Model: req.Model, MaxTokens: req.MaxTokens, ReasoningEffort: c.model.effort, Extra: c.model.extra}
 	if m := c.model.maxTokens; m > 0 && (lr.MaxTokens == 0 || lr.MaxTokens > m) {
 		lr.MaxTokens = m
@@ -180,7 +190,9 @@ const turnDrain = 5 * time.Second
 
 // interactive runs the TUI. Problems it can see before the screen is
 // taken (no endpoint, no such session, no terminal) are reported like
-// print mode's, on stderr.
+// print mode's, on stderr. Its steps: the endpoint, the session shown
+// first, the search indexer, the first model's agent and summarizer, the
+// screen, and what is said once the screen is the shell's again.
 func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	if a.env.IsTerminal != nil && !a.env.IsTerminal() {
 		return &usageError{errors.New("the terminal UI needs a terminal; use print mode: gencode -p \"PROMPT\"")}
@@ -189,77 +201,119 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	if err != nil {
 		return err
 	}
-	sessionID := ""
-	var lease *session.Lease // the shown session's; Close releases it
-	if o.cont || o.resume != "" {
-		s, err := a.pickSession(ctx, o.cont, o.resume, a.cfg.Model)
-		if err != nil {
-			return err
-		}
-		if lease, err = a.store.Lease(ctx, s.ID, session.LeaseWait); err != nil {
-			return err
-		}
-		sessionID = s.ID
+	sessionID, lease, err := a.firstSession(ctx, o)
+	if err != nil {
+		return err
 	}
-	// Keep the search index warm: the first search of a long or old
-	// session then does not wait for indexing. Index errors are not the
-	// user's concern here (each search catches up on its own): logged.
-	defer a.startIndexer(ctx, func(err error) { a.log.Warn("keep the search index warm", "err", err) })()
-	asker := tui.NewAsker()
+	var bg backgroundFailure
+	defer bg.report(a)
+	defer a.startIndexer(ctx, bg.indexerErr(a))()
+	w := a.newTUIWiring(client, o)
+	defer w.models.close()
+	ag, sum, err := w.models.use(a.cfg.Model)
+	if err != nil {
+		return err
+	}
+	m := tui.New(a.tuiOptions(ctx, o, w, ag, sum, sessionID, lease))
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx),
+		tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout))
+	final, err := p.Run()
+	if fm, ok := final.(tui.Model); ok {
+		a.afterTUI(ctx, fm)
+	}
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return fmt.Errorf("terminal UI: %w", err)
+	}
+	return nil
+}
+
+// firstSession is the session the TUI shows first, with its lease (Close
+// releases it): -c's or -r's, or none ("": a new one at the first message).
+func (a *app) firstSession(ctx context.Context, o rootOptions) (string, *session.Lease, error) {
+	if !o.cont && o.resume == "" {
+		return "", nil, nil
+	}
+	s, err := a.pickSession(ctx, o.cont, o.resume, a.cfg.Model)
+	if err != nil {
+		return "", nil, err
+	}
+	lease, err := a.store.Lease(ctx, s.ID, session.LeaseWait)
+	if err != nil {
+		return "", nil, err
+	}
+	return s.ID, lease, nil
+}
+
+// backgroundFailure keeps the failure of a goroutine the TUI does not
+// hear from (the search indexer's recovered panic), to be said on stderr
+// once the screen is the shell's again.
+type backgroundFailure struct {
+	mu  sync.Mutex
+	err error
+}
+
+// indexerErr is the indexer's error handler: errors are logged (each
+// search catches up on its own); a recovered panic is kept for the user.
+func (b *backgroundFailure) indexerErr(a *app) func(error) {
+	return func(err error) {
+		a.log.Warn("keep the search index warm", "err", err)
+		var ce *crash.Error
+		if errors.As(err, &ce) {
+			b.mu.Lock()
+			b.err = err
+			b.mu.Unlock()
+		}
+	}
+}
+
+func (b *backgroundFailure) report(a *app) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		fmt.Fprintln(a.env.Stderr, "gencode: "+a.redact(userMessage(b.err)))
+	}
+}
+
+// tuiWiring is what the TUI's models share: the permission asker, the
+// queue of background compaction reports, and the agent and summarizer
+// of one model at a time (/model NAME switches them from a Cmd).
+type tuiWiring struct {
+	asker       *tui.Asker
+	compactions chan summarize.Report
+	models      *modelSet
+	// userTools runs the user's "@file" and "!command": the first model's
+	// tool set (every model's has the same directory and rules).
+	userTools *tools.Set
+}
+
+func (a *app) newTUIWiring(client *llm.Client, o rootOptions) *tuiWiring {
 	// Background compactions reach the TUI through a channel; a full
 	// channel drops the notice rather than block the summarizer.
-	compactions := make(chan summarize.Report, 16)
+	w := &tuiWiring{asker: tui.NewAsker(), compactions: make(chan summarize.Report, 16)}
 	notify := func(r summarize.Report) {
 		select {
-		case compactions <- r:
+		case w.compactions <- r:
 		default: // the summarizer logs failures itself
 			a.log.Debug("compaction report dropped: the UI's queue is full", "session", r.SessionID, "phase", r.Phase)
 		}
 	}
-	// The agent and summarizer of one model at a time: /model NAME
-	// switches them from a Cmd.
-	// userTools runs the user's "@file" and "!command": the first model's
-	// tool set (every model's has the same directory and rules).
-	var userTools *tools.Set
-	takesEffort := models.TakesReasoningEffort // before the name is the model set's
-	models := &modelSet{build: func(model string) (*agent.Agent, summarizer, error) {
-		prev := a.cfg.Model
-		a.cfg.Model = model
-		ag, ts, err := a.newAgent(client, asker, o.allow, o.yolo)
+	w.models = &modelSet{build: func(model string) (*agent.Agent, summarizer, error) {
+		ag, ts, err := a.newAgent(model, client, w.asker, o.allow, o.yolo)
 		if err != nil {
-			a.cfg.Model = prev
 			return nil, nil, err
 		}
-		if userTools == nil {
-			userTools = ts
+		if w.userTools == nil {
+			w.userTools = ts
 		}
-		return ag, a.newSummarizer(client, ag, o.noSummary, notify), nil
+		return ag, a.newSummarizer(model, ag, o.noSummary, notify), nil
 	}}
-	defer models.close()
-	ag, sum, err := models.use(a.cfg.Model)
-	if err != nil {
-		return err
-	}
-	r := a.renderer()
-	// /model lists the endpoint's models and checks names against them
-	// with one attempt, which the registry's timeout bounds: no retries.
-	key := a.cfg.APIKey
-	if key == "" {
-		key = "none"
-	}
-	lc := a.llmConfig(key)
-	lc.MaxRetries = -1
-	reg := commands.New(commands.Deps{
-		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, Keys: tui.KeyHelp(),
-		Instructions: a.instructionNames(),
-		Prices:       a.prices(),
-		Permissions:  a.perms,
-		Models:       llm.New(lc).Models,
-		Cwd:          a.cwd,
+	return w
+}
 
-		TakesReasoningEffort: takesEffort,
-		Sandbox:              a.sandbox.Lines(),
-	})
+// tuiOptions wires the TUI to the first model's agent and summarizer and
+// to the slash commands.
+func (a *app) tuiOptions(ctx context.Context, o rootOptions, w *tuiWiring, ag *agent.Agent, sum summarizer, sessionID string, lease *session.Lease) tui.Options {
+	reg := a.commandRegistry()
 	soft := 0.0
 	if a.cfg.Summarize.Enabled && !o.noSummary {
 		soft = a.cfg.Summarize.SoftRatio
@@ -270,15 +324,15 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	if sum != nil {
 		summ = sum
 	}
-	m := tui.New(tui.Options{
+	return tui.Options{
 		Summarizer:  summ,
 		Agent:       ag,
 		Store:       a.store,
-		Asker:       asker,
+		Asker:       w.asker,
 		Commands:    reg,
-		Compactions: compactions,
+		Compactions: w.compactions,
 		SwitchModel: func(model string) (tui.Agent, tui.Summarizer, error) {
-			next, sum, err := models.use(model)
+			next, sum, err := w.models.use(model)
 			if err != nil || sum == nil {
 				return next, nil, err // a nil interface, not a typed nil: summarization off
 			}
@@ -288,41 +342,61 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		Lease:     lease,
 		Cwd:       a.cwd,
 		SoftRatio: soft,
-		Renderer:  r,
-		ErrorText: func(err error) string { return a.redact(userMessage(err)) },
+		Renderer:  a.renderer(),
+		ErrorText: func(err error) string { return a.redact(userMessage(a.locate(err))) },
 		Context:   ctx,
 		Logger:    a.log,
 		Notices:   func() []string { return append(a.sandboxNotices(), a.notices(ag)...) },
 		Spend:     reg.Spend,
-		Tools:     userTools,
+		Tools:     w.userTools,
+	}
+}
+
+// commandRegistry is the slash commands. /model lists the endpoint's
+// models and checks names against them with one attempt, which the
+// registry's timeout bounds: no retries.
+func (a *app) commandRegistry() *commands.Registry {
+	takesEffort := models.TakesReasoningEffort
+	key := a.cfg.APIKey
+	if key == "" {
+		key = "none"
+	}
+	lc := a.llmConfig(key)
+	lc.MaxRetries = -1
+	return commands.New(commands.Deps{
+		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, Keys: tui.KeyHelp(),
+		Instructions: a.instructionNames(),
+		Prices:       a.prices(),
+		Permissions:  a.perms,
+		Models:       llm.New(lc).Models,
+		Cwd:          a.cwd,
+
+		TakesReasoningEffort: takesEffort,
+		Sandbox:              a.sandbox.Lines(),
 	})
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx),
-		tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout))
-	final, err := p.Run()
-	if fm, ok := final.(tui.Model); ok {
-		fm.Wait(turnDrain)
-		id := fm.SessionID()
-		// A quit (or a SIGTERM) ends the context; the output is kept all the same.
-		keepCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		kept, n, kerr := fm.KeepUnsent(keepCtx)
-		cancel()
-		switch {
-		case kerr != nil:
-			a.log.Error("keep unsent shell output", "session", id, "err", kerr)
-			fmt.Fprintf(a.env.Stderr, "gencode: %v\n", kerr)
-		case n > 0:
-			id = kept
-			fmt.Fprintf(a.env.Stdout, "kept %d shell output(s) in the session: they go with your next message\n", n)
-		}
-		if id != "" {
-			// The screen is the shell's again: say how to come back.
-			fmt.Fprintf(a.env.Stdout, "resume with: gencode -r %s\n", id)
-		}
+}
+
+// afterTUI waits for a canceled turn to be written, keeps the shell
+// output not yet sent, and says how to come back to the session.
+func (a *app) afterTUI(ctx context.Context, fm tui.Model) {
+	fm.Wait(turnDrain)
+	id := fm.SessionID()
+	// A quit (or a SIGTERM) ends the context; the output is kept all the same.
+	keepCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	kept, n, kerr := fm.KeepUnsent(keepCtx)
+	cancel()
+	switch {
+	case kerr != nil:
+		a.log.Error("keep unsent shell output", "session", id, "err", kerr)
+		fmt.Fprintf(a.env.Stderr, "gencode: %v\n", kerr)
+	case n > 0:
+		id = kept
+		fmt.Fprintf(a.env.Stdout, "kept %d shell output(s) in the session: they go with your next message\n", n)
 	}
-	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
-		return fmt.Errorf("terminal UI: %w", err)
+	if id != "" {
+		// The screen is the shell's again: say how to come back.
+		fmt.Fprintf(a.env.Stdout, "resume with: gencode -r %s\n", id)
 	}
-	return nil
 }
 
 // environ gives termenv the injected environment (NO_COLOR, TERM ...).
