@@ -50,6 +50,7 @@ declare -A may=(
   [internal/openaitest/cmd/fakeopenai]="openaitest"
   [internal/sessionbench]="openaitest tokens"
   [internal/sessionbench/cmd/benchsession]="openaitest sessionbench"
+  [scripts/testreport]=""
 )
 ui='^github.com/charmbracelet/(bubbletea|lipgloss|glamour|bubbles)'
 fail=0
