@@ -247,6 +247,12 @@ func TestSearchScopesAndCounts(t *testing.T) {
 	hits, total, err := s.Search(ctx, a.ID, "widgets", 5)
 	require.NoError(t, err)
 	require.Len(t, hits, 5)
+	for _, h := range hits {
+		require.Equal(t, a.ID, h.SessionID)
+		require.Regexp(t, `^message \d+ about «widgets»$`, h.Snippet)
+		require.NotContains(t, []int64{10, 20, 30}, h.Seq, "a longer message ranks below the short ones that match as well")
+	}
+	require.Len(t, slices.Compact(slices.Sorted(slices.Values(seqs(hits)))), 5, "five different messages")
 	require.Equal(t, 30, total, "total counts every match, not only those returned")
 
 	hits, total, err = s.Search(ctx, a.ID, "gremlin", 0)
