@@ -484,9 +484,19 @@ func TestSecretsNeverReachTheSummarizer(t *testing.T) {
 		require.False(t, sum.Fallback, "the narrative is stored: %s", sum.FallbackReason)
 	}
 	for _, s := range corpus.Secrets {
+		// The raw body: message text, tool calls' arguments, anything sent,
+		// as sent (JSON-escaped) and unescaped.
+		escaped, err := json.Marshal(s.Secret)
+		require.NoError(t, err)
 		for _, r := range srv.Requests() {
+			require.NotEmpty(t, r.Body)
+			require.NotContains(t, string(r.Body), s.Secret, "%s reached the summarizer", s.Name)
+			require.NotContains(t, string(r.Body), string(escaped[1:len(escaped)-1]), "%s reached the summarizer (JSON-escaped)", s.Name)
 			for _, m := range r.Messages {
 				require.NotContains(t, m.Content, s.Secret, "%s reached the summarizer", s.Name)
+				for _, c := range m.ToolCalls {
+					require.NotContains(t, c.Function.Arguments, s.Secret, "%s reached the summarizer in a call's arguments", s.Name)
+				}
 			}
 		}
 		for _, sum := range sums {
