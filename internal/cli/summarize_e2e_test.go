@@ -1,11 +1,11 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -119,7 +119,7 @@ func TestLongSessionStaysInsideTheWindow(t *testing.T) {
 			return openaitest.Calls(openaitest.ToolCall{Name: "Write", Arguments: string(write)},
 				openaitest.ToolCall{Name: "Bash", Arguments: string(bash)})
 		}))
-	sb := newSandbox(t)
+	sb := newSandbox(t).withRace()
 	sb.useServer(srv)
 	sb.env["GENCODE_SUMMARY_MODEL"] = summaryModel
 	sb.writeConfig(fmt.Sprintf("context_window = %d\n", window))
@@ -376,15 +376,13 @@ func TestKilledDuringCompaction(t *testing.T) {
 					}
 					return openaitest.Text("continued")
 				}))
-			sb := newSandbox(t)
+			sb := newSandbox(t).withRace()
 			sb.useServer(srv)
 			sb.env["GENCODE_SUMMARY_MODEL"] = summaryModel
 			id, seeded := sb.seedSession(24, 4)
-			cmd := exec.Command(binary, "summarize", "--session", id)
-			cmd.Dir = sb.work
-			for k, v := range sb.env {
-				cmd.Env = append(cmd.Env, k+"="+v)
-			}
+			cmd := sb.command(context.Background(), "summarize", "--session", id)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
 			require.NoError(t, cmd.Start())
 			if tt.killAt > 0 {
 				time.Sleep(tt.killAt)
@@ -399,6 +397,7 @@ func TestKilledDuringCompaction(t *testing.T) {
 			}
 			require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 			_ = cmd.Wait()
+			require.Empty(t, sb.raced(stderr.String()), "a data race before the kill")
 
 			st := sb.openStore()
 			msgs, err := st.Messages(context.Background(), id, 1, 0)

@@ -17,7 +17,22 @@ var (
 	once     sync.Once
 	built    string
 	buildErr error
+
+	raceOnce     sync.Once
+	raceBuilt    string
+	raceBuildErr error
 )
+
+// RaceBinary is Binary built with -race, for the end-to-end tests of what
+// runs concurrently inside one gencode (two writers on a session, a kill
+// mid-turn or mid-compaction): a data race there makes the binary say
+// "WARNING: DATA RACE" on stderr and exit with status 66. It is built with
+// make test's flags (modernc.org's SQLite without checkptr nor race
+// instrumentation), so it reuses the packages make test compiled.
+func RaceBinary() (string, error) {
+	raceOnce.Do(func() { raceBuilt, raceBuildErr = build(true) })
+	return raceBuilt, raceBuildErr
+}
 
 // Binary returns the path of the gencode binary of the checkout that
 // holds the working directory, building it on the first call of a test
@@ -28,11 +43,11 @@ var (
 // of one run (which go test starts side by side) from building it twice
 // at once.
 func Binary() (string, error) {
-	once.Do(func() { built, buildErr = build() })
+	once.Do(func() { built, buildErr = build(false) })
 	return built, buildErr
 }
 
-func build() (string, error) {
+func build(race bool) (string, error) {
 	root, err := moduleRoot()
 	if err != nil {
 		return "", err
@@ -52,7 +67,14 @@ func build() (string, error) {
 	}
 	defer unlock()
 	path := filepath.Join(dir, "gencode")
-	cmd := exec.Command("go", "build", "-ldflags=-w", "-o", path, "github.com/gencode/gencode/cmd/gencode")
+	args := []string{"build", "-ldflags=-w"}
+	if race {
+		path += "-race"
+		args = append(args, "-race", "-gcflags=modernc.org/...=-d=checkptr=0",
+			"-gcflags=modernc.org/sqlite/lib=-d=checkptr=0 -race=false",
+			"-gcflags=modernc.org/libc/...=-d=checkptr=0 -race=false")
+	}
+	cmd := exec.Command("go", append(args, "-o", path, "github.com/gencode/gencode/cmd/gencode")...)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build gencode: %w\n%s", err, out)
