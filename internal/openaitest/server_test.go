@@ -1,5 +1,7 @@
 package openaitest_test
 
+//lint:file-ignore SA1019 the fake server reads max_tokens, as the OpenAI-compatible servers do
+
 import (
 	"context"
 	"encoding/json"

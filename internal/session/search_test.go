@@ -323,6 +323,7 @@ func TestSearchSkipsTools(t *testing.T) {
 	hits, total, err := s.Search(ctx, sess.ID, "escrow code", 10)
 	require.NoError(t, err)
 	require.Equal(t, 5, total)
+	require.ElementsMatch(t, []int64{1, 2, 3, 4, 5}, seqs(hits), "without SkipTools a search's own call and result are hits too")
 	hits, total, err = s.SearchWith(ctx, SearchQuery{SessionID: sess.ID, Text: "escrow code", SkipTools: []string{"SearchHistory", "ReadHistory"}})
 	require.NoError(t, err)
 	require.Equal(t, 3, total)
