@@ -35,6 +35,9 @@ run: build
 # driver keeps race instrumentation (without it the detector reports false
 # races in encoding/json's caches).
 #
+# go test's own vet pass is off (-vet=off): the vet prerequisite has just
+# run every vet check, a superset of go test's, on the same packages.
+#
 # Most tests wait more than they compute (for the binary, a fake server's
 # delay, a tmux pane, a debounce), so each package runs 4 tests per core at
 # once instead of go test's default of one (the TUI package: 51 s -> 22 s).
@@ -51,7 +54,7 @@ SKIPS     ?=
 test: SHELL := /bin/bash
 test: vet deps-check
 	set -o pipefail; GORACE="atexit_sleep_ms=0 clear_shadow_mmap_threshold=8388608 $$GORACE" \
-	$(GO) test -json $(RACEFLAGS) -ldflags=-w -parallel $(PARALLEL) -count=1 -timeout 20m $(PKGS) 2>&1 | \
+	$(GO) test -json $(RACEFLAGS) -vet=off -ldflags=-w -parallel $(PARALLEL) -count=1 -timeout 20m $(PKGS) 2>&1 | \
 	$(GO) run ./scripts/testreport $(if $(SKIPS),-allow $(SKIPS))
 
 test-short:
