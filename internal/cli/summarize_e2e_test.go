@@ -119,7 +119,7 @@ func TestLongSessionStaysInsideTheWindow(t *testing.T) {
 			return openaitest.Calls(openaitest.ToolCall{Name: "Write", Arguments: string(write)},
 				openaitest.ToolCall{Name: "Bash", Arguments: string(bash)})
 		}))
-	sb := newSandbox(t).withRace()
+	sb := newSandbox(t)
 	sb.useServer(srv)
 	sb.env["GENCODE_SUMMARY_MODEL"] = summaryModel
 	sb.writeConfig(fmt.Sprintf("context_window = %d\n", window))
@@ -249,7 +249,7 @@ func TestOverTheWindowAlready(t *testing.T) {
 				}
 				return openaitest.Text("Next: package p41.")
 			}))
-		sb := newSandbox(t)
+		sb := newSandbox(t).withRace()
 		sb.useServer(srv)
 		sb.env["GENCODE_SUMMARY_MODEL"] = summaryModel
 		_, seeded := sb.seedSession(40, 25)
@@ -303,7 +303,7 @@ func TestOverTheWindowAlready(t *testing.T) {
 				}
 				return openaitest.Text("It printed 60000 numbers.")
 			}))
-		sb := newSandbox(t)
+		sb := newSandbox(t).withRace()
 		sb.useServer(srv)
 		sb.env["GENCODE_SUMMARY_MODEL"] = summaryModel
 		sb.writeConfig(fmt.Sprintf("context_window = %d\n", window))
