@@ -176,7 +176,7 @@ func (a *Agent) pendingHint() string {
 // Ollama), a cut is only suspected past max(1024 tokens, 50%): a false
 // alarm sets a good answer aside, so only the large silent losses that
 // matter (issue 22: 13,870 sent, 3,912 read) are caught there, whatever
-// the server counts or caches. See docs/notes/window.md.
+// the server counts or caches. See docs/design/window.md.
 type cutTolerance struct {
 	minTokens int
 	percent   int
