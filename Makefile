@@ -5,8 +5,15 @@ PKGS      ?= ./...
 
 .PHONY: build run test test-short bench bench-session golden deps-check fmt fmt-check vet staticcheck tidy-check ci clean
 
+# build links no C (CGO_ENABLED=0): a static binary, the same wherever it is
+# built (go build turns cgo off by itself where no C compiler is found).
+# Nothing needs cgo: net and os/user have their pure-Go resolvers, and
+# libcap's psx (through go-landlock, used by the sandbox helper only) then
+# calls the Go runtime's syscall.AllThreadsSyscall instead of its C library
+# and its signal 33. The tests keep cgo (-race needs it); the end-to-end
+# tests build the binary as this target does (internal/gencodetest).
 build:
-	$(GO) build -o $(BIN) ./cmd/gencode
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/gencode
 
 # run starts the TUI (or pass ARGS, e.g. make run ARGS='-p "hello"').
 run: build

@@ -95,9 +95,21 @@ type Options struct {
 	// Extra request fields, sent as written with every request (see
 	// llm.Request.Extra).
 	Extra map[string]any
+	// RaiseCommand is the front end's slash command that creates an
+	// Ollama model with a larger window on the user's word
+	// ("/ollama-window"): the raise hint offers it as the third way. "":
+	// none (print mode), the hint gives the shell commands only.
+	RaiseCommand string
 	// LeaseWait is how long a turn waits for another process writing to
 	// the session (default session.LeaseWait).
 	LeaseWait time.Duration
+	// LateTools, when set, are tools offered after the fixed ones, asked
+	// for at each request: the user's MCP servers, which start in the
+	// background. The list may only grow at its end (the request prefix a
+	// provider caches stays byte-stable). Their schemas are not in
+	// FixedCost: when they would take more than a small share of the
+	// window, package mcp defers them behind one small tool.
+	LateTools func() []tools.Definition
 	// Logger receives failed turns, errors no caller sees (a title not
 	// stored) and, at debug level, each request and tool call; never
 	// message contents (nil: discard).
@@ -150,6 +162,8 @@ func New(store logStore, client streamer, tr toolRunner, c counter, opts Options
 	a.policy = summarize.NewPolicy(summarize.ViewConfig{
 		Window: opts.Window, WindowConfigured: opts.WindowConfigured, SessionPrompt: a.sessionPrompt, Instructions: opts.Instructions, Overhead: a.overhead(),
 		MaskAfter: opts.MaskToolOutputsAfter, Count: a.countMessage, Encoding: encoding,
+		// The server counts a configured answer bound inside the window.
+		AnswerReserve: opts.MaxTokens,
 	})
 	return a
 }
@@ -166,10 +180,27 @@ func (a *Agent) Window() int { return a.policy.Window() }
 // FixedCost is what the system prompt and tool schemas take of every request.
 func (a *Agent) FixedCost() int { return a.policy.Fixed() }
 
-// Tools are the tool schemas every request of the agent carries. A
-// summary request that continues the conversation sends the same ones, so
-// that the provider's cache of the conversation serves it.
-func (a *Agent) Tools() []openai.Tool { return a.toolDefs }
+// Tools are the tool schemas the agent's next request carries: the fixed
+// ones, then the late ones (Options.LateTools). A summary request that
+// continues the conversation sends the same ones, so that the provider's
+// cache of the conversation serves it.
+func (a *Agent) Tools() []openai.Tool {
+	if a.opts.LateTools == nil {
+		return a.toolDefs
+	}
+	late := a.opts.LateTools()
+	if len(late) == 0 {
+		return a.toolDefs
+	}
+	out := make([]openai.Tool, 0, len(a.toolDefs)+len(late))
+	out = append(out, a.toolDefs...)
+	for _, d := range late {
+		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: d.Name, Description: d.Description, Parameters: d.Parameters,
+		}})
+	}
+	return out
+}
 
 // SystemPrompt is the system message every request of session s starts
 // with, the instructions included: byte-identical for the whole session.
@@ -509,7 +540,7 @@ func (t *turn) request() (llm.Response, error) {
 	t.emit(Event{Kind: EventContext, Context: &size})
 	start := time.Now()
 	resp, err := t.a.llm.Stream(t.ctx, llm.Request{
-		Model: t.a.opts.Model, Messages: msgs, Tools: t.a.toolDefs, MaxTokens: t.a.opts.MaxTokens,
+		Model: t.a.opts.Model, Messages: msgs, Tools: t.a.Tools(), MaxTokens: t.a.opts.MaxTokens,
 		ReasoningEffort: t.a.opts.ReasoningEffort, Extra: t.a.opts.Extra,
 		// The user sees the wait: "rate limited, retrying in 3 s (2/5)".
 		OnRetry: func(r llm.Retry) { t.emit(Event{Kind: EventRetry, Text: r.String()}) },
@@ -527,14 +558,14 @@ func (t *turn) request() (llm.Response, error) {
 		"context_tokens", est, "took", time.Since(start), "err", err)
 	if resp.Usage != nil {
 		u := &Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
-			TotalTokens: resp.Usage.TotalTokens, ContextTokens: est, Window: t.a.policy.Window()}
+			TotalTokens: resp.Usage.TotalTokens, ContextTokens: est, Window: t.a.policy.Usable()}
 		if d := resp.Usage.PromptTokensDetails; d != nil {
 			u.CachedTokens = d.CachedTokens
 		}
 		t.record(resp.Model, *resp.Usage)
 		t.emit(Event{Kind: EventUsage, Usage: u})
 		switch {
-		case err == nil && t.a.cutTolerance().isCut(est, resp.Usage.PromptTokens):
+		case err == nil && t.a.cutTolerance().IsCut(est, resp.Usage.PromptTokens):
 			// A silent cut: the server kept about its window's worth. Its
 			// count is not a calibration of gencode's.
 			t.cut = &cutPrompt{sent: est, kept: resp.Usage.PromptTokens}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/require"
@@ -17,6 +18,7 @@ import (
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tokens"
 	"github.com/gencode/gencode/internal/window"
 )
@@ -115,7 +117,7 @@ func TestCutToleranceNoFalseAlarm(t *testing.T) {
 			got := openaitest.PromptTokens(req, count[pair.server])
 			key := pair.gencode + " vs server " + pair.server
 			worst[key] = max(worst[key], float64(size.Tokens-got)/float64(size.Tokens))
-			if silentCutter().isCut(size.Tokens, got) || anyServer().isCut(size.Tokens, got) {
+			if summarize.CutToleranceFor("Ollama").IsCut(size.Tokens, got) || summarize.CutToleranceFor("").IsCut(size.Tokens, got) {
 				t.Fatalf("request %d (%d messages), gencode %s, server %s: sent %d, server counted %d: taken for a cut",
 					i, len(msgs), pair.gencode, pair.server, size.Tokens, got)
 			}
@@ -197,24 +199,24 @@ func TestIsCut(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name          string
-		tol           cutTolerance
+		tol           summarize.CutTolerance
 		sent, counted int
 		want          bool
 	}{
-		{"any: 400 of 1,400 short: a count nobody measured", anyServer(), 1400, 1000, false},
-		{"any: 1,100 of 2,000 short", anyServer(), 2000, 900, true},
-		{"any: Ollama's cut in issue 22", anyServer(), 13870, 3912, true},
-		{"any: 40% short, not enough", anyServer(), 13870, 8322, false},
-		{"any: 55% short", anyServer(), 13870, 6241, true},
-		{"Ollama: one message of a dozen dropped", silentCutter(), 2230, 1960, true},
-		{"Ollama: 6% short", silentCutter(), 2230, 2100, false},
-		{"Ollama: 100 short of a small prompt", silentCutter(), 600, 500, false},
-		{"no usage", anyServer(), 5000, 0, false},
-		{"nothing sent", silentCutter(), 0, 100, false},
+		{"any: 400 of 1,400 short: a count nobody measured", summarize.CutToleranceFor(""), 1400, 1000, false},
+		{"any: 1,100 of 2,000 short", summarize.CutToleranceFor(""), 2000, 900, true},
+		{"any: Ollama's cut in issue 22", summarize.CutToleranceFor(""), 13870, 3912, true},
+		{"any: 40% short, not enough", summarize.CutToleranceFor(""), 13870, 8322, false},
+		{"any: 55% short", summarize.CutToleranceFor(""), 13870, 6241, true},
+		{"Ollama: one message of a dozen dropped", summarize.CutToleranceFor("Ollama"), 2230, 1960, true},
+		{"Ollama: 6% short", summarize.CutToleranceFor("Ollama"), 2230, 2100, false},
+		{"Ollama: 100 short of a small prompt", summarize.CutToleranceFor("Ollama"), 600, 500, false},
+		{"no usage", summarize.CutToleranceFor(""), 5000, 0, false},
+		{"nothing sent", summarize.CutToleranceFor("Ollama"), 0, 100, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.tol.isCut(tt.sent, tt.counted); got != tt.want {
+			if got := tt.tol.IsCut(tt.sent, tt.counted); got != tt.want {
 				t.Errorf("isCut(%d, %d) = %v, want %v", tt.sent, tt.counted, got, tt.want)
 			}
 		})
@@ -315,7 +317,66 @@ func TestWindowProbeAppliesBeforeTheFirstRequest(t *testing.T) {
 			if tt.wantNotes > 0 {
 				require.Contains(t, notes[0], "4,096 tokens (Ollama, loaded)")
 				require.Contains(t, notes[1], "OLLAMA_CONTEXT_LENGTH=32768 ollama serve")
+				require.NotContains(t, notes[1], "/ollama-window", "no slash command without a front end that has it")
 			}
 		})
 	}
+}
+
+// TestRaiseHintOffersTheCommand: with a front end that has the command
+// (Options.RaiseCommand), the raise hint offers it as the third way, with
+// the window and the model it would create.
+func TestRaiseHintOffersTheCommand(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a := New(f.store, llm.New(llm.Config{BaseURL: f.srv.URL(), APIKey: "test"}), f.tools, vocabs.Counter("gpt-4o-mini"),
+		Options{Model: "qwen2.5-coder:7b", WorkDir: "/w", Window: 128000, RaiseCommand: "/ollama-window"})
+	a.SetWindowProbe(func(context.Context) window.Result {
+		return window.Result{Tokens: 4096, Source: "Ollama, loaded", Server: "Ollama", Trained: 32768}
+	}, nil)
+	f.srv.Enqueue(openaitest.Text("hi"))
+	var notes []string
+	for _, e := range collect(a.Start(context.Background(), f.sess.ID, "hello")) {
+		if e.Kind == EventNotice {
+			notes = append(notes, e.Text)
+		}
+	}
+	require.Len(t, notes, 2, "%q", notes)
+	require.Contains(t, notes[1], "OLLAMA_CONTEXT_LENGTH=32768 ollama serve")
+	require.Contains(t, notes[1], "ollama create qwen2.5-coder:7b-32k -f Modelfile")
+	require.Contains(t, notes[1], "or type /ollama-window 32768 and gencode creates qwen2.5-coder:7b-32k on the server and switches to it")
+}
+
+// TestFirstFigureWaitsForTheServersWindow: the status bar's first figure
+// (MeasureContext, before any turn) is against the window the server
+// reports, not the table's, even when the server answers the probe late;
+// before, a TUI that measured at start showed the table's 32k until the
+// first turn, and an early /context did too.
+func TestFirstFigureWaitsForTheServersWindow(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a := New(f.store, llm.New(llm.Config{BaseURL: f.srv.URL(), APIKey: "test"}), f.tools, vocabs.Counter("gpt-4o-mini"),
+		Options{Model: "qwen2.5-coder:7b", WorkDir: "/w", Window: 32768})
+	release := make(chan struct{})
+	a.SetWindowProbe(func(context.Context) window.Result {
+		<-release
+		return window.Result{Tokens: 4096, Source: "Ollama, loaded", Server: "Ollama", Trained: 32768}
+	}, nil)
+	got := make(chan Size, 1)
+	go func() {
+		size, err := a.MeasureContext(context.Background(), f.store, f.sess.ID)
+		if err != nil {
+			t.Errorf("MeasureContext: %v", err)
+		}
+		got <- size
+	}()
+	select {
+	case s := <-got:
+		t.Fatalf("measured against %d (%q) before the server answered", s.Window, s.Source)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(release)
+	s := <-got
+	require.Equal(t, 4096, s.Window)
+	require.Equal(t, "Ollama, loaded", s.Source)
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/gencode/gencode/internal/crash"
+	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/window"
 )
@@ -54,6 +55,7 @@ func (a *Agent) SetWindowProbe(probe WindowProbe, mem WindowMemory) {
 		defer crash.Recover(a.opts.Logger, "window probe", "", nil)
 		r := w.run(a)
 		// Told at once: /context and the status bar show it before any turn.
+		a.policy.SetServer(r.Server)
 		a.policy.Tell(r.Tokens, r.Source)
 		if mem != nil {
 			if rem, ok := mem.Recall(r.Tokens); ok {
@@ -66,6 +68,19 @@ func (a *Agent) SetWindowProbe(probe WindowProbe, mem WindowMemory) {
 		w.result = r
 		w.mu.Unlock()
 	}()
+}
+
+// AwaitServerWindow waits until the server has answered the window
+// probe (bounded by the probe's own timeout, or ctx), so that a figure
+// measured next is against the server's window; at once without a probe.
+// Unlike AwaitWindow it gives no notices: the first turn says them.
+func (a *Agent) AwaitServerWindow(ctx context.Context) {
+	if w := a.win; w != nil {
+		select {
+		case <-w.done:
+		case <-ctx.Done():
+		}
+	}
 }
 
 // run asks once, recovering a panic (the probe reads what servers send).
@@ -103,7 +118,7 @@ func (a *Agent) AwaitWindow(ctx context.Context) (window.Result, []string) {
 		notes = append(notes, fmt.Sprintf("the server's context window for %s is %s tokens (%s), not %s: history is compacted to fit it",
 			termtext.OneLine(a.opts.Model, 80), termtext.Thousands(r.Tokens), r.Source, termtext.Thousands(configured)))
 	}
-	if h := r.RaiseHint(a.opts.Model); h != "" && uses && !r.Pending && !w.hinted {
+	if h := r.RaiseHint(a.opts.Model, a.opts.RaiseCommand); h != "" && uses && !r.Pending && !w.hinted {
 		w.hinted = true
 		notes = append(notes, h)
 	}
@@ -133,6 +148,7 @@ func (a *Agent) reprobe() {
 		if r.Tokens <= 0 || r.Pending {
 			return
 		}
+		a.policy.SetServer(r.Server)
 		a.policy.Tell(r.Tokens, r.Source)
 		a.opts.Logger.Info("server window after the model loaded", "model", a.opts.Model, "window", r.Tokens, "source", r.Source)
 		w.mu.Lock()
@@ -153,62 +169,16 @@ func (a *Agent) pendingHint() string {
 	if w.hinted || w.result.Pending || w.result.Tokens != a.policy.Window() {
 		return ""
 	}
-	h := w.result.RaiseHint(a.opts.Model)
+	h := w.result.RaiseHint(a.opts.Model, a.opts.RaiseCommand)
 	if h != "" {
 		w.hinted = true
 	}
 	return h
 }
 
-// Cut tolerance: how far the provider's prompt_tokens may fall short of
-// gencode's own count of the same request before the shortfall is taken
-// for a prompt the server cut (Ollama drops whole messages from the front
-// of a prompt larger than its window, without an error). Servers count
-// with the model's own tokenizer and chat template, gencode with
-// o200k_base or cl100k_base and OpenAI's framing: the two differ, mostly
-// upwards (smaller vocabularies, template tokens). Measured across 1,000
-// mixed requests (TestCutToleranceNoFalseAlarm), the worst shortfall is
-// 5.6%. Against a server known to cut silently (Ollama, whose count
-// includes its template) the bound is max(128 tokens, 10%): a cut of one
-// message of a dozen is caught, with nearly twice the measured worst as
-// margin. Against any other server, which refuses a prompt too large
-// rather than cutting it (or is not recognised: a proxy in front of
-// Ollama), a cut is only suspected past max(1024 tokens, 50%): a false
-// alarm sets a good answer aside, so only the large silent losses that
-// matter (issue 22: 13,870 sent, 3,912 read) are caught there, whatever
-// the server counts or caches. See docs/design/window.md.
-type cutTolerance struct {
-	minTokens int
-	percent   int
-}
-
-// silentCutter is the tolerance for a server known to cut silently.
-func silentCutter() cutTolerance { return cutTolerance{minTokens: 128, percent: 10} }
-
-// anyServer is the tolerance for every other server.
-func anyServer() cutTolerance { return cutTolerance{minTokens: 1024, percent: 50} }
-
-// isCut says whether a request gencode counted as sent tokens came back
-// with prompt_tokens counted by the server: true when the shortfall is
-// past the tolerance.
-func (tol cutTolerance) isCut(sent, counted int) bool {
-	if sent <= 0 || counted <= 0 {
-		return false
-	}
-	return sent-counted > max(tol.minTokens, sent*tol.percent/100)
-}
-
-// cutTolerance is the tolerance for the agent's server.
-func (a *Agent) cutTolerance() cutTolerance {
-	if w := a.win; w != nil {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if w.result.Server == "Ollama" {
-			return silentCutter()
-		}
-	}
-	return anyServer()
-}
+// cutTolerance is the tolerance for the agent's server: the one the
+// summarizer's requests are judged by too (summarize.CutToleranceFor).
+func (a *Agent) cutTolerance() summarize.CutTolerance { return a.policy.CutTolerance() }
 
 // keepCut remembers, for the next runs, the window a cut prompt showed.
 func (a *Agent) keepCut(tokens int) {
@@ -224,9 +194,8 @@ func (a *Agent) keepCut(tokens int) {
 	}
 }
 
-// minLearnedWindow is the least window a cut prompt teaches: a cut that
-// kept less (one huge message dropped) says little of the window.
-const minLearnedWindow = 1024
+// minLearnedWindow is the least window a cut prompt teaches.
+const minLearnedWindow = summarize.MinCutWindow
 
 // cutPrompt is a request the server answered after cutting it.
 type cutPrompt struct{ sent, kept int }

@@ -126,7 +126,7 @@ func TestPanicInTheBackgroundSummaryIsAFailedCompaction(t *testing.T) {
 		defer mu.Unlock()
 		reps = append(reps, r)
 	}
-	comp := completer{c: llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", MaxRetries: -1}), tools: ag.Tools(), hook: panicAt("summary")}
+	comp := completer{c: llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", MaxRetries: -1}), tools: ag.Tools, hook: panicAt("summary")}
 	sum := summarize.New(store, comp, counter, cfg)
 	ag.SetCompactor(sum)
 	t.Cleanup(sum.Close)

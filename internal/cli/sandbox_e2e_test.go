@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -90,7 +91,10 @@ func TestSandboxThroughTheBinary(t *testing.T) {
 					{"network", connect, false, "this command had no network (auto-allowed)", 0},
 					{"outside", "echo x > " + filepath.Join(home, "outside.txt"), false, "blocked by the sandbox", 0},
 					{"data", "touch " + filepath.Join(home, ".local", "share", "gencode", "planted.db"), false, "blocked by the sandbox", 0},
-					{"inside", "echo x > inside.txt && cat inside.txt", true, "x\n[exit code 0]", 0},
+					{"inside", "echo x > src/inside.txt && cat src/inside.txt", true, "x\n[exit code 0]", 0},
+					// Auto-allowed commands keep the project's .git read-only,
+					// so its top level gets no new entries (said at start).
+					{"top", "echo x > inside.txt", false, "no entry can be created, removed or renamed at the project's top level", 0},
 				}
 			},
 		},
@@ -111,6 +115,7 @@ func TestSandboxThroughTheBinary(t *testing.T) {
 			sb.writeConfig(config)
 			require.NoError(t, os.MkdirAll(filepath.Join(sb.home, ".local", "share", "gencode"), 0o700))
 			require.NoError(t, os.WriteFile(filepath.Join(sb.home, ".bashrc"), nil, 0o644))
+			require.NoError(t, os.MkdirAll(filepath.Join(sb.work, "src"), 0o755))
 			var calls []call
 			for _, c := range tt.calls(sb.home) {
 				if sup.ABI >= c.needABI {
@@ -150,8 +155,12 @@ func TestSandboxThroughTheBinary(t *testing.T) {
 				require.NoFileExists(t, filepath.Join(sb.home, p))
 			}
 			require.NoDirExists(t, filepath.Join(sb.home, ".config/gencode/projects/x"))
-			inside := filepath.Join(sb.work, "inside.txt")
-			require.FileExists(t, inside)
+			if strings.Contains(tt.name, "auto-allowed") {
+				require.FileExists(t, filepath.Join(sb.work, "src", "inside.txt"))
+				require.NoFileExists(t, filepath.Join(sb.work, "inside.txt"))
+			} else {
+				require.FileExists(t, filepath.Join(sb.work, "inside.txt"))
+			}
 			require.Contains(t, res.stderr, "gencode: sandbox: Landlock ABI ", "the sandbox in force is said at start")
 			if tt.inHome {
 				require.Contains(t, res.stderr, "gencode: sandbox: the project holds gencode's .config/gencode, .local/share/gencode, .local/state/gencode: they stay read-only",
@@ -162,6 +171,83 @@ func TestSandboxThroughTheBinary(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAutoAllowedCommandsCannotWriteGit: through the binary, with
+// [sandbox] auto_allow and no --allow, the model's Bash commands that
+// would plant code in the project's .git (a line appended to .git/config,
+// `git config core.pager`, a hook) run without asking and are refused by
+// the kernel; each result names the sandbox and why; .git/config is
+// unchanged and no hook exists; another file of the project is written.
+// The start says what auto-allowed commands may not write. The same
+// `git config` approved with --allow Bash writes .git/config.
+func TestAutoAllowedCommandsCannotWriteGit(t *testing.T) {
+	t.Parallel()
+	sup := llsandbox.Probe()
+	if sup.ABI < 4 {
+		t.Skipf("needs Landlock ABI 4 (auto-allow without network); the kernel has %d: %s", sup.ABI, sup.Why)
+	}
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules())
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	tmp := filepath.Join(sb.home, "tmp")
+	require.NoError(t, os.MkdirAll(tmp, 0o700))
+	sb.env["TMPDIR"] = tmp
+	sb.writeConfig("model = \"gpt-4o-mini\"\n[sandbox]\nauto_allow = true\n")
+	init := exec.Command(gitPath, "init", "-q", sb.work)
+	init.Env = []string{"HOME=" + sb.home, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1"}
+	out, err := init.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.NoError(t, os.WriteFile(filepath.Join(sb.work, "README.md"), []byte("# p\n"), 0o644))
+	config := filepath.Join(sb.work, ".git", "config")
+	before, err := os.ReadFile(config)
+	require.NoError(t, err)
+
+	refused := map[string]string{
+		"append": "echo x >> .git/config",
+		"pager":  "git config core.pager evil",
+		"hook":   "printf '#!/bin/sh\\necho evil\\n' > .git/hooks/pre-commit",
+	}
+	var tc []openaitest.ToolCall
+	for _, id := range []string{"append", "pager", "hook"} {
+		tc = append(tc, openaitest.ToolCall{ID: id, Name: "Bash", Arguments: args(t, map[string]any{"command": refused[id]})})
+	}
+	tc = append(tc, openaitest.ToolCall{ID: "inside", Name: "Bash", Arguments: args(t, map[string]any{"command": "echo more >> README.md && echo written"})})
+	srv.Enqueue(openaitest.Calls(tc...), openaitest.Text("done"))
+	res := sb.run("-p", "plant something in .git")
+	require.Equal(t, 0, res.code, "stderr: %s", res.stderr)
+	require.Equal(t, "done\n", res.stdout)
+	require.Contains(t, res.stderr, "gencode: sandbox: auto-allowed commands also get .git read-only", "the start says what auto-allowed commands may not write")
+	require.NotContains(t, res.stderr, "denied Bash", "the commands ran without asking")
+
+	got := toolResults(srv)
+	for id, command := range refused {
+		r := got[id]
+		require.Regexp(t, "Permission denied|Operation not permitted", r, "%s: refused by the kernel", command)
+		require.Contains(t, r, "blocked by the sandbox: .git is read-only for commands that ran without asking", "%s: %s", command, r)
+		require.Contains(t, r, "Landlock (ABI ", "%s: the sandbox is named", command)
+	}
+	require.Contains(t, got["inside"], "written\n[exit code 0]")
+	after, err := os.ReadFile(config)
+	require.NoError(t, err)
+	require.Equal(t, string(before), string(after), ".git/config was written by an auto-allowed command")
+	require.NoFileExists(t, filepath.Join(sb.work, ".git", "hooks", "pre-commit"))
+	readme, err := os.ReadFile(filepath.Join(sb.work, "README.md"))
+	require.NoError(t, err)
+	require.Equal(t, "# p\nmore\n", string(readme))
+
+	// Approved (--allow Bash): .git stays writable, `git commit` works.
+	srv.Enqueue(openaitest.Calls(openaitest.ToolCall{ID: "approved", Name: "Bash", Arguments: args(t, map[string]any{"command": "git config gencode.approved yes"})}), openaitest.Text("done"))
+	res = sb.run("-p", "configure git", "--allow", "Bash")
+	require.Equal(t, 0, res.code, "stderr: %s", res.stderr)
+	require.Contains(t, toolResults(srv)["approved"], "[exit code 0]")
+	after, err = os.ReadFile(config)
+	require.NoError(t, err)
+	require.Contains(t, string(after), "approved = yes")
 }
 
 // TestSandboxInTmux: the TUI says at start which sandbox holds the shell

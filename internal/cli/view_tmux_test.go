@@ -63,7 +63,7 @@ func TestServerWindowSmallerThanConfiguredInTmux(t *testing.T) {
 	require.Regexp(t, `ctx [\d.]+k/6\.0k \d+% \(server\)`, s)
 
 	p.typeLine("/context")
-	s = p.waitText("The server's window: 6,000 tokens (configured 128,000)")
+	s = p.waitText("The server's window: 6,000 tokens (not 128,000)")
 	require.Contains(t, s, "of 6,000 tokens")
 
 	for _, q := range []string{"and the next question?", "one more"} {

@@ -86,7 +86,7 @@ func (a *app) buildSummarizer(model string, ag *agent.Agent, notify func(summari
 			summaryWindow, _ = models.Window(summaryModel)
 		}
 	}
-	comp := completer{c: client, tools: ag.Tools(), usage: a.store, model: requestsFor(ss), hook: a.env.PanicAt}
+	comp := completer{c: client, tools: ag.Tools, usage: a.store, model: requestsFor(ss), hook: a.env.PanicAt}
 	return summarize.New(a.store, comp, a.tokens.Counter(model), summarize.Config{
 		Enabled:              true,
 		Window:               ag.Window(),
@@ -116,7 +116,7 @@ func (a *app) buildSummarizer(model string, ag *agent.Agent, notify func(summari
 // it. Any other request is a system prompt and one user message.
 type completer struct {
 	c     *llm.Client
-	tools []openai.Tool // the agent's
+	tools func() []openai.Tool // the agent's, as its next request carries them
 	// usage, when set, records what each request used with its session
 	// (the summarizer's share in /cost and gencode sessions).
 	usage interface {
@@ -127,6 +127,13 @@ type completer struct {
 	model requestSettings
 	// hook is the test hook (Env.PanicAt), called with "summary".
 	hook func(where string)
+}
+
+func (c completer) agentTools() []openai.Tool {
+	if c.tools == nil {
+		return nil
+	}
+	return c.tools()
 }
 
 func (c completer) Complete(ctx context.Context, req summarize.Request) (summarize.Completion, error) {
@@ -142,8 +149,8 @@ func (c completer) Complete(ctx context.Context, req summarize.Request) (summari
 			lr.Messages = append(lr.Messages, agent.ToOpenAI(m))
 		}
 		lr.Messages = append(lr.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: req.Prompt})
-		if len(c.tools) > 0 {
-			lr.Tools, lr.ToolChoice = c.tools, "none"
+		if ts := c.agentTools(); len(ts) > 0 {
+			lr.Tools, lr.ToolChoice = ts, "none"
 		}
 	} else {
 		lr.Messages = []openai.ChatCompletionMessage{
@@ -208,8 +215,8 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	var bg backgroundFailure
 	defer bg.report(a)
 	defer a.startIndexer(ctx, bg.indexerErr(a))()
-	w := a.newTUIWiring(client, o)
-	defer w.models.close()
+	w := a.newTUIWiring(ctx, client, o)
+	defer w.close()
 	ag, sum, err := w.models.use(a.cfg.Model)
 	if err != nil {
 		return err
@@ -275,8 +282,9 @@ func (b *backgroundFailure) report(a *app) {
 }
 
 // tuiWiring is what the TUI's models share: the permission asker, the
-// queue of background compaction reports, and the agent and summarizer
-// of one model at a time (/model NAME switches them from a Cmd).
+// queue of background compaction reports, the hooks' state, the MCP
+// servers, and the agent and summarizer of one model at a time (/model
+// NAME switches them from a Cmd).
 type tuiWiring struct {
 	asker       *tui.Asker
 	compactions chan summarize.Report
@@ -284,12 +292,59 @@ type tuiWiring struct {
 	// userTools runs the user's "@file" and "!command": the first model's
 	// tool set (every model's has the same directory and rules).
 	userTools *tools.Set
+	// noter is the first model's agent, which keeps a SessionStart hook's
+	// context after a compaction (every agent appends to the same store).
+	noter *agent.Agent
+
+	// hookMu guards hookNotes while the hooks start.
+	hookMu sync.Mutex
+	// hookNotes are the problems known before the first frame (a project
+	// hook waiting for approval, a settings file or a user command that
+	// cannot be read): start notices.
+	hookNotes []string
+	// problems are the hooks' problems once started: shown in the next turn.
+	problems *hookProblems
+	hooked   *hookedState
+
+	// mcpCmds is /mcp's view of the MCP servers (nil: none configured).
+	mcpCmds commands.MCPServers
+	stopMCP func()
 }
 
-func (a *app) newTUIWiring(client *llm.Client, o rootOptions) *tuiWiring {
+// newTUIWiring sets up the hooks and starts the MCP servers (a.hooks,
+// a.mcp: every model's agent uses them), then prepares the model set.
+func (a *app) newTUIWiring(ctx context.Context, client *llm.Client, o rootOptions) *tuiWiring {
+	w := &tuiWiring{
+		asker: tui.NewAsker(), compactions: make(chan summarize.Report, 16),
+		problems: &hookProblems{}, hooked: &hookedState{started: map[string]bool{}},
+	}
+	// Hooks: the screen is the TUI's, so a hook's problem goes to the log,
+	// and those known before the first frame are start notices.
+	starting := true
+	a.hooks = a.newHooks(func(msg string) {
+		a.log.Warn("hook", "problem", msg)
+		w.hookMu.Lock()
+		defer w.hookMu.Unlock()
+		if starting {
+			w.hookNotes = append(w.hookNotes, termtext.OneLine(msg, 0))
+			return
+		}
+		w.problems.add(msg) // shown in the next turn
+	})
+	a.hooks.TellUnapproved()
+	w.hookMu.Lock()
+	starting = false
+	w.hookMu.Unlock()
+	// MCP servers start in the background: the first frame never waits
+	// for them. Failures are logged and shown by /mcp.
+	a.mcp, w.stopMCP = a.newMCP(ctx, a.cfg.Model, nil)
+	if a.mcp != nil {
+		w.mcpCmds = mcpControl{m: a.mcp, perms: a.perms, cfgs: a.mcp.Configs()}
+	}
+	// The raise hint offers /ollama-window, which the TUI has.
+	a.raiseCommand = commands.OllamaCommand
 	// Background compactions reach the TUI through a channel; a full
 	// channel drops the notice rather than block the summarizer.
-	w := &tuiWiring{asker: tui.NewAsker(), compactions: make(chan summarize.Report, 16)}
 	notify := func(r summarize.Report) {
 		select {
 		case w.compactions <- r:
@@ -297,23 +352,53 @@ func (a *app) newTUIWiring(client *llm.Client, o rootOptions) *tuiWiring {
 			a.log.Debug("compaction report dropped: the UI's queue is full", "session", r.SessionID, "phase", r.Phase)
 		}
 	}
+	keepContext := w.keepContext(ctx, a)
 	w.models = &modelSet{build: func(model string) (*agent.Agent, summarizer, error) {
 		ag, ts, err := a.newAgent(model, client, w.asker, o.allow, o.yolo)
 		if err != nil {
 			return nil, nil, err
 		}
 		if w.userTools == nil {
-			w.userTools = ts
+			w.userTools, w.noter = ts, ag
 		}
-		return ag, a.newSummarizer(model, ag, o.noSummary, notify), nil
+		return ag, a.newSummarizer(model, ag, o.noSummary, a.compactionHooks(a.hooks, notify, keepContext)), nil
 	}}
 	return w
+}
+
+// close closes the models' agents and summarizers, then the MCP servers.
+func (w *tuiWiring) close() {
+	w.models.close()
+	w.stopMCP()
+}
+
+// keepContext keeps, after a compaction, a SessionStart hook's context in
+// the session for the next turn.
+func (w *tuiWiring) keepContext(ctx context.Context, a *app) func(sessionID, text string) {
+	return func(sessionID, text string) {
+		if err := w.noter.Note(ctx, sessionID, agent.UserMessage{Text: hookContextNote("SessionStart", []string{text})}); err != nil {
+			a.log.Warn("keep a hook's context", "err", err)
+		}
+	}
+}
+
+// withHooks gives the TUI the agent with its turn's hooks around it.
+func (w *tuiWiring) withHooks(a *app, ag *agent.Agent) tui.Agent {
+	if ag == nil {
+		return nil
+	}
+	if a.hooks == nil {
+		return ag
+	}
+	return &hookedAgent{Agent: ag, hooks: a.hooks, store: a.store, problems: w.problems, state: w.hooked, log: a.log}
 }
 
 // tuiOptions wires the TUI to the first model's agent and summarizer and
 // to the slash commands.
 func (a *app) tuiOptions(ctx context.Context, o rootOptions, w *tuiWiring, ag *agent.Agent, sum summarizer, sessionID string, lease *session.Lease) tui.Options {
-	reg := a.commandRegistry()
+	reg, cmdProbs := a.commandRegistry(w)
+	w.hookNotes = append(w.hookNotes, cmdProbs...)
+	keepContext := w.keepContext(ctx, a)
 	soft := 0.0
 	if a.cfg.Summarize.Enabled && !o.noSummary {
 		soft = a.cfg.Summarize.SoftRatio
@@ -322,11 +407,11 @@ func (a *app) tuiOptions(ctx context.Context, o rootOptions, w *tuiWiring, ag *a
 		SummarizeNow(ctx context.Context, sessionID, focus string) (summarize.Report, error)
 	}
 	if sum != nil {
-		summ = sum
+		summ = a.withManualHooks(sum, keepContext)
 	}
 	return tui.Options{
 		Summarizer:  summ,
-		Agent:       ag,
+		Agent:       w.withHooks(a, ag),
 		Store:       a.store,
 		Asker:       w.asker,
 		Commands:    reg,
@@ -334,9 +419,9 @@ func (a *app) tuiOptions(ctx context.Context, o rootOptions, w *tuiWiring, ag *a
 		SwitchModel: func(model string) (tui.Agent, tui.Summarizer, error) {
 			next, sum, err := w.models.use(model)
 			if err != nil || sum == nil {
-				return next, nil, err // a nil interface, not a typed nil: summarization off
+				return w.withHooks(a, next), nil, err // a nil interface, not a typed nil: summarization off
 			}
-			return next, sum, nil
+			return w.withHooks(a, next), a.withManualHooks(sum, keepContext), nil
 		},
 		SessionID: sessionID,
 		Lease:     lease,
@@ -346,34 +431,40 @@ func (a *app) tuiOptions(ctx context.Context, o rootOptions, w *tuiWiring, ag *a
 		ErrorText: func(err error) string { return a.redact(userMessage(a.locate(err))) },
 		Context:   ctx,
 		Logger:    a.log,
-		Notices:   func() []string { return append(a.sandboxNotices(), a.notices(ag)...) },
-		Spend:     reg.Spend,
-		Tools:     w.userTools,
+		Notices: func() []string {
+			return append(append(append(a.sandboxNotices(), w.hookNotes...), a.notices(ag)...), unapprovedNotice(a.mcp)...)
+		},
+		Spend: reg.Spend,
+		Tools: w.userTools,
 	}
 }
 
-// commandRegistry is the slash commands. /model lists the endpoint's
-// models and checks names against them with one attempt, which the
-// registry's timeout bounds: no retries.
-func (a *app) commandRegistry() *commands.Registry {
-	takesEffort := models.TakesReasoningEffort
+// commandRegistry is the slash commands, with the user's own (their
+// problems are returned, for the start notices). /model lists the
+// endpoint's models and checks names against them with one attempt, which
+// the registry's timeout bounds: no retries.
+func (a *app) commandRegistry(w *tuiWiring) (*commands.Registry, []string) {
 	key := a.cfg.APIKey
 	if key == "" {
 		key = "none"
 	}
 	lc := a.llmConfig(key)
 	lc.MaxRetries = -1
+	ucmds, cmdProbs := a.userCommands()
 	return commands.New(commands.Deps{
+		UserCommands: ucmds, Expander: expander(w.userTools), Hooks: hookStates{a},
 		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, Keys: tui.KeyHelp(),
 		Instructions: a.instructionNames(),
 		Prices:       a.prices(),
 		Permissions:  a.perms,
 		Models:       llm.New(lc).Models,
+		Ollama:       a.ollamaAPI(),
 		Cwd:          a.cwd,
 
-		TakesReasoningEffort: takesEffort,
+		TakesReasoningEffort: models.TakesReasoningEffort,
 		Sandbox:              a.sandbox.Lines(),
-	})
+		MCP:                  w.mcpCmds,
+	}), cmdProbs
 }
 
 // afterTUI waits for a canceled turn to be written, keeps the shell

@@ -293,11 +293,11 @@ func TestContextSaysWhereTheWindowCameFrom(t *testing.T) {
 		want []string
 	}{
 		{"told by the server", func(p *summarize.Policy) { p.Tell(4096, "Ollama, loaded") },
-			[]string{"of 4,096 tokens", "Window: 4,096 tokens (Ollama, loaded); configured 32,768."}},
+			[]string{"of 4,096 tokens", "Window: 4,096 tokens (Ollama, loaded), not 32,768."}},
 		{"refused", func(p *summarize.Policy) { p.Learn(4000) },
-			[]string{"The server's window: 4,000 tokens (configured 32,768)", "It named it when it refused a larger request."}},
+			[]string{"The server's window: 4,000 tokens (not 32,768)", "It named it when it refused a larger request."}},
 		{"cut", func(p *summarize.Policy) { p.LearnFrom(1964, "server, cut") },
-			[]string{"The server's window: about 1,964 tokens (configured 32,768)", "It showed it by cutting a larger prompt without an error."}},
+			[]string{"The server's window: about 1,964 tokens (not 32,768)", "It showed it by cutting a larger prompt without an error."}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -312,6 +312,22 @@ func TestContextSaysWhereTheWindowCameFrom(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestContextShowsTheAnswersReserve: with a configured max_tokens the
+// window's share for the answer is said, and the figures (the title's
+// total, the percentages) are of what is left to the prompt.
+func TestContextShowsTheAnswersReserve(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.st.View = summarize.NewPolicy(summarize.ViewConfig{Window: 32768, Overhead: 1500, AnswerReserve: 1024})
+	f.st.View.Tell(4096, "vLLM")
+	r, err := f.run(context.Background(), "/context")
+	require.NoError(t, err)
+	out := r.Report.Plain()
+	require.Contains(t, out, "of 3,072 tokens")
+	require.Contains(t, out, "Window: 4,096 tokens (vLLM), not 32,768.")
+	require.Contains(t, out, "Window: 4,096 tokens (vLLM); 1,024 kept for the answer (max_tokens): the prompt plans with 3,072.")
 }
 
 // TestContextShowsInstructions: /context counts the instructions in the

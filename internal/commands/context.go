@@ -36,6 +36,9 @@ func runHistory(ctx context.Context, r *Registry, st State, in Invocation) (Resu
 // runContext shows what fills the context window: the prompt the next
 // request sends, measured by the view policy that builds it.
 func runContext(ctx context.Context, r *Registry, st State, _ Invocation) (Result, error) {
+	if st.AwaitWindow != nil {
+		st.AwaitWindow(ctx)
+	}
 	p := st.View
 	if p == nil {
 		p = summarize.NewPolicy(summarize.ViewConfig{Window: r.deps.Window(st.Model), MaskAfter: r.deps.Config.Summarize.MaskToolOutputsAfter})
@@ -70,19 +73,32 @@ func runContext(ctx context.Context, r *Registry, st State, _ Invocation) (Resul
 		row("Masked tool outputs", b.Masked, fmt.Sprintf("%d placeholders", b.MaskedCount)),
 		row("Free", max(0, window-b.Tokens), ""),
 	)}}
+	full := window + b.Reserve // the server's whole window
 	switch {
 	case b.Source == "server":
 		rep.Sections[0].Lines = append(rep.Sections[0].Lines, "",
-			fmt.Sprintf("The server's window: %s tokens (configured %s); kept for this run.", termtext.Thousands(window), termtext.Thousands(b.ConfiguredWindow)),
+			fmt.Sprintf("The server's window: %s tokens (not %s); kept for this run.", termtext.Thousands(full), termtext.Thousands(b.ConfiguredWindow)),
 			"It named it when it refused a larger request.")
 	case b.Source == "server, cut":
 		rep.Sections[0].Lines = append(rep.Sections[0].Lines, "",
-			fmt.Sprintf("The server's window: about %s tokens (configured %s); kept for this run.", termtext.Thousands(window), termtext.Thousands(b.ConfiguredWindow)),
+			fmt.Sprintf("The server's window: about %s tokens (not %s); kept for this run.", termtext.Thousands(full), termtext.Thousands(b.ConfiguredWindow)),
 			"It showed it by cutting a larger prompt without an error.")
 	case b.Learned:
 		rep.Sections[0].Lines = append(rep.Sections[0].Lines, "",
-			fmt.Sprintf("Window: %s tokens (%s); configured %s.", termtext.Thousands(window), b.Source, termtext.Thousands(b.ConfiguredWindow)),
+			fmt.Sprintf("Window: %s tokens (%s), not %s.", termtext.Thousands(full), b.Source, termtext.Thousands(b.ConfiguredWindow)),
 			"The server reported it when asked; the smaller of it and a configured context_window is used.")
+	}
+	if b.Reserve > 0 {
+		src := ""
+		if b.Source != "" {
+			src = " (" + b.Source + ")"
+		}
+		rep.Sections[0].Lines = append(rep.Sections[0].Lines, "",
+			fmt.Sprintf("Window: %s tokens%s; %s kept for the answer (max_tokens): the prompt plans with %s.",
+				termtext.Thousands(full), src, termtext.Thousands(b.Reserve), termtext.Thousands(window)))
+	}
+	if r.deps.MCP != nil {
+		rep.Sections = append(rep.Sections, mcpContextSection(r.deps.MCP, window))
 	}
 	if w := InstructionsWarning(b.Instructions, window, r.deps.Instructions); w != "" {
 		rep.Sections = append(rep.Sections, Section{Title: "Warning", Lines: []string{w}})

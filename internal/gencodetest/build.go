@@ -1,6 +1,7 @@
 // Package gencodetest builds the gencode binary for the tests that run it
-// as a user does (the cli end-to-end tests, bench-session's tests): once
-// per checkout, shared by every test binary of a `go test ./...` run.
+// as a user does (the cli end-to-end tests, bench-session's tests), and
+// the MCP test server they run it against: once per checkout, shared by
+// every test binary of a `go test ./...` run.
 package gencodetest
 
 import (
@@ -21,6 +22,10 @@ var (
 	raceOnce     sync.Once
 	raceBuilt    string
 	raceBuildErr error
+
+	mcpOnce  sync.Once
+	mcpBuilt string
+	mcpErr   error
 )
 
 // RaceBinary is Binary built with -race, for the end-to-end tests of what
@@ -36,7 +41,8 @@ func RaceBinary() (string, error) {
 
 // Binary returns the path of the gencode binary of the checkout that
 // holds the working directory, building it on the first call of a test
-// process. It is built without -race (the tests run it hundreds of times)
+// process. It is built as `make build` builds it (no cgo), without -race
+// (the tests run it hundreds of times)
 // and without DWARF (only a debugger reads it), into a directory under
 // the user's cache that outlives the run, one per checkout: go build
 // relinks only when something changed, and a lock keeps the test binaries
@@ -47,7 +53,30 @@ func Binary() (string, error) {
 	return built, buildErr
 }
 
+// MCPTestServer returns the path of the MCP test server
+// (internal/mcp/mcptest/cmd/mcptestserver) of the checkout, built on the
+// first call of a test process, beside the gencode binary.
+func MCPTestServer() (string, error) {
+	mcpOnce.Do(func() {
+		mcpBuilt, mcpErr = buildPkg("mcptestserver", "github.com/gencode/gencode/internal/mcp/mcptest/cmd/mcptestserver", false)
+	})
+	return mcpBuilt, mcpErr
+}
+
 func build(race bool) (string, error) {
+	name := "gencode"
+	if race {
+		name += "-race"
+	}
+	return buildPkg(name, "github.com/gencode/gencode/cmd/gencode", race)
+}
+
+// buildPkg builds pkg as name into the checkout's directory under the
+// user's cache, under its lock. Without race it is built as `make build`
+// builds it (no cgo); with race as make test builds its packages: -race
+// needs cgo, and modernc.org's SQLite goes without checkptr nor race
+// instrumentation.
+func buildPkg(name, pkg string, race bool) (string, error) {
 	root, err := moduleRoot()
 	if err != nil {
 		return "", err
@@ -66,18 +95,20 @@ func build(race bool) (string, error) {
 		return "", err
 	}
 	defer unlock()
-	path := filepath.Join(dir, "gencode")
+	path := filepath.Join(dir, name)
 	args := []string{"build", "-ldflags=-w"}
+	cgo := "CGO_ENABLED=0" // as `make build` does
 	if race {
-		path += "-race"
+		cgo = "CGO_ENABLED=1"
 		args = append(args, "-race", "-gcflags=modernc.org/...=-d=checkptr=0",
 			"-gcflags=modernc.org/sqlite/lib=-d=checkptr=0 -race=false",
 			"-gcflags=modernc.org/libc/...=-d=checkptr=0 -race=false")
 	}
-	cmd := exec.Command("go", append(args, "-o", path, "github.com/gencode/gencode/cmd/gencode")...)
+	cmd := exec.Command("go", append(args, "-o", path, pkg)...)
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), cgo)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build gencode: %w\n%s", err, out)
+		return "", fmt.Errorf("build %s: %w\n%s", name, err, out)
 	}
 	return path, nil
 }

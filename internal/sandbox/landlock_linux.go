@@ -8,11 +8,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
+
+// openNoBlock opens a FIFO without waiting for a writer.
+const openNoBlock = syscall.O_NONBLOCK
 
 // Self is the program to run as the helper: this very binary, also when
 // its file was replaced or removed since it started (a rebuild of gencode
@@ -76,9 +80,12 @@ func ruleset(sp spec) (landlock.Config, []landlock.Rule, error) {
 	} else {
 		cfg.Scoped = all.Scoped & ll.ScopeSignal
 	}
-	grants, _, err := Plan(sp.Writable, sp.Protected)
+	grants, _, err := Plan(sp.Writable, append(slices.Clone(sp.Protected), sp.GitDirs...))
 	if err != nil {
 		return landlock.Config{}, nil, err
+	}
+	if len(grants) > maxGrants {
+		return landlock.Config{}, nil, fmt.Errorf("the plan takes %d rules, more than %d", len(grants), maxGrants)
 	}
 	var rules []landlock.Rule
 	for _, g := range grants {

@@ -9,6 +9,9 @@ import (
 	"runtime"
 )
 
+// openNoBlock: no sandbox here, and git directories are not searched.
+const openNoBlock = 0
+
 // Self is the program to run as the helper: this binary ("" when it
 // cannot be found).
 func Self() string {

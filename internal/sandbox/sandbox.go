@@ -135,10 +135,47 @@ func (s *Sandbox) ABI() int {
 	return s.abi
 }
 
-// NetworkFor reports whether a command gets the network: one the user
-// approved always does; an auto-allowed one only with [sandbox] network.
-func (s *Sandbox) NetworkFor(autoAllowed bool) bool {
-	return !autoAllowed || s == nil || s.cfg.Network
+// Limits are how one command is confined beyond the sandbox's writable
+// roots and gencode's own directories, which hold for every command.
+type Limits struct {
+	// Auto: the command runs without the user's decision (auto-allowed).
+	Auto bool
+	// Network: it may use the network.
+	Network bool
+	// GitDirs are the git directories of the project it may not write
+	// (see GitDirs): set for an auto-allowed command.
+	GitDirs []string
+}
+
+// Approved are the limits of a command the user decided on (approved,
+// allowed, typed): the network, and the project's git directories as
+// writable as the rest of it (an approved `git commit` works).
+func Approved() Limits { return Limits{Network: true} }
+
+// AutoLimits are the limits of an auto-allowed command: no network
+// unless [sandbox] network, and the project's git directories read-only:
+// git runs code from their config and hooks, which the user's own,
+// unconfined git would run later. An error says why that cannot be
+// promised for this command (a project too large to search, a project
+// inside a git directory): the command must not run without asking.
+func (s *Sandbox) AutoLimits() (Limits, error) {
+	if !s.Active() {
+		return Limits{}, fmt.Errorf("no sandbox is in force")
+	}
+	work := Resolve(s.cfg.WorkDir, s.cfg.WorkDir)
+	gits, err := GitDirs(work, maxGitWalkDirs)
+	if err != nil {
+		return Limits{}, fmt.Errorf("its git directories cannot be kept read-only: %w", err)
+	}
+	// The helper makes the same plan; a plan it would refuse is refused here.
+	grants, _, err := Plan(s.roots, append(slices.Clone(s.prot), gits...))
+	if err != nil {
+		return Limits{}, fmt.Errorf("its git directories cannot be kept read-only: %w", err)
+	}
+	if len(grants) > maxGrants {
+		return Limits{}, fmt.Errorf("keeping its git directories read-only takes %d rules, more than the %d gencode gives one command", len(grants), maxGrants)
+	}
+	return Limits{Auto: true, Network: s.cfg.Network, GitDirs: gits}, nil
 }
 
 // AutoAllow reports whether Bash commands may run without asking, and
@@ -200,11 +237,18 @@ func (s *Sandbox) where() string {
 // does nothing when it is set but cannot apply.
 func (s *Sandbox) Notices() []string {
 	out := s.head()
-	if ok, why := s.AutoAllow(); !ok && why != "" {
+	switch ok, why := s.AutoAllow(); {
+	case ok:
+		out = append(out, autoGitLine)
+	case why != "":
 		out = append(out, why)
 	}
 	return out
 }
+
+// autoGitLine is what auto-allowed commands may not do that approved
+// ones may.
+const autoGitLine = "auto-allowed commands also get .git read-only (git runs code from its config and hooks, and your own git commands would run it) and cannot create, remove or rename entries at the project's top level (nor beside a nested .git); commands you approve can"
 
 // head is the status and what the layout of the directories costs.
 func (s *Sandbox) head() []string {
@@ -231,9 +275,9 @@ func (s *Sandbox) Lines() []string {
 	out := s.head()
 	switch ok, why := s.AutoAllow(); {
 	case ok && s.cfg.Network:
-		out = append(out, "auto_allow: Bash runs without asking; writes stay confined; the network is open ([sandbox] network = true)")
+		out = append(out, "auto_allow: Bash runs without asking; writes stay confined; the network is open ([sandbox] network = true)", autoGitLine)
 	case ok:
-		out = append(out, "auto_allow: Bash runs without asking, with no network ("+s.netWords()+"); commands you approve keep the network")
+		out = append(out, "auto_allow: Bash runs without asking, with no network ("+s.netWords()+"); commands you approve keep the network", autoGitLine)
 	case why != "":
 		out = append(out, why)
 	default:
@@ -264,12 +308,14 @@ type spec struct {
 	Writable  []string `json:"writable"`
 	Protected []string `json:"protected"`
 	Network   bool     `json:"network"`
+	// GitDirs are protected too (an auto-allowed command's, see Limits).
+	GitDirs []string `json:"git_dirs,omitempty"`
 }
 
 // Command returns the program and arguments that run argv (argv[0] looked
-// up in PATH, as exec.Command does) under the sandbox, with the network
-// or without. Without a sandbox it returns argv as it is.
-func (s *Sandbox) Command(argv []string, network bool) (path string, args []string, err error) {
+// up in PATH, as exec.Command does) under the sandbox, within lim (see
+// Approved, AutoLimits). Without a sandbox it returns argv as it is.
+func (s *Sandbox) Command(argv []string, lim Limits) (path string, args []string, err error) {
 	bin, err := exec.LookPath(argv[0])
 	if err != nil {
 		return "", nil, err
@@ -277,7 +323,7 @@ func (s *Sandbox) Command(argv []string, network bool) (path string, args []stri
 	if !s.Active() {
 		return bin, argv, nil
 	}
-	b, err := json.Marshal(spec{ABI: s.abi, Writable: s.roots, Protected: s.prot, Network: network})
+	b, err := json.Marshal(spec{ABI: s.abi, Writable: s.roots, Protected: s.prot, Network: lim.Network, GitDirs: lim.GitDirs})
 	if err != nil {
 		return "", nil, fmt.Errorf("sandbox spec: %w", err)
 	}
@@ -288,16 +334,28 @@ func (s *Sandbox) Command(argv []string, network bool) (path string, args []stri
 // command's output: EACCES and EPERM as programs print them.
 var deniedPattern = regexp.MustCompile(`(?i)permission denied|operation not permitted|\beacces\b|\beperm\b`)
 
-// Blocked is the note added to the result of a command that ran confined,
-// failed, and printed a permission error (""): most likely the sandbox
-// refused it, and the model should ask rather than retry.
-func (s *Sandbox) Blocked(output string, exitCode int, network bool) string {
+// gitPattern finds a git directory named in a command's output: .git as
+// a path component (not .gitignore, .github, .git-credentials).
+var gitPattern = regexp.MustCompile(`(^|[^A-Za-z0-9_.-])\.git([^A-Za-z0-9_.-]|$)`)
+
+// Blocked is the note added to the result of a command that ran confined
+// within lim, failed, and printed a permission error (""): most likely
+// the sandbox refused it, and the model should ask rather than retry.
+// An auto-allowed command whose error names a .git is told that git
+// directories are read-only for it.
+func (s *Sandbox) Blocked(output string, exitCode int, lim Limits) string {
 	if !s.Active() || exitCode == 0 || !deniedPattern.MatchString(output) {
 		return ""
 	}
-	net := ""
-	if !network {
-		net = "; this command had no network (auto-allowed)"
+	if lim.Auto && gitPattern.MatchString(output) {
+		return fmt.Sprintf("[blocked by the sandbox: .git is read-only for commands that ran without asking. Landlock (ABI %d) refused the write: git runs code from its config and hooks, so a command nobody approved may not change them. Do not retry it or work around it: tell the user what you meant to do there; they can run it themselves (a !command) or allow Bash, which keeps .git writable.]", s.abi)
 	}
-	return fmt.Sprintf("[blocked by the sandbox? The command ran under Landlock (ABI %d): writes only beneath %s, never in gencode's own dirs%s. A permission error here is most likely the sandbox (write outside the project). Do not retry it or work around it: ask the user.]", s.abi, s.where(), net)
+	extra := ""
+	if !lim.Network {
+		extra = "; this command had no network (auto-allowed)"
+	}
+	if lim.Auto {
+		extra += "; as it ran without asking, .git is read-only and no entry can be created, removed or renamed at the project's top level nor beside a nested .git"
+	}
+	return fmt.Sprintf("[blocked by the sandbox? The command ran under Landlock (ABI %d): writes only beneath %s, never in gencode's own dirs%s. A permission error here is most likely the sandbox (write outside the project). Do not retry it or work around it: ask the user.]", s.abi, s.where(), extra)
 }

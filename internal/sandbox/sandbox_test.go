@@ -47,7 +47,8 @@ func TestStatus(t *testing.T) {
 		},
 		{
 			name: "auto-allow without network", cfg: with(func(c *Config) { c.AutoAllow = true }), sup: Support{ABI: 7}, wantAuto: true,
-			wantLines: []string{"auto_allow: Bash runs without asking, with no network (TCP connect and bind refused by the kernel; UDP stays open below ABI 10); commands you approve keep the network"},
+			wantLines: []string{"auto_allow: Bash runs without asking, with no network (TCP connect and bind refused by the kernel; UDP stays open below ABI 10); commands you approve keep the network",
+				"auto-allowed commands also get .git read-only (git runs code from its config and hooks, and your own git commands would run it) and cannot create, remove or rename entries at the project's top level (nor beside a nested .git); commands you approve can"},
 		},
 		{
 			name: "auto-allow with network", cfg: with(func(c *Config) { c.AutoAllow, c.Network = true, true }), sup: Support{ABI: 7}, wantAuto: true,
@@ -107,6 +108,11 @@ func TestStatus(t *testing.T) {
 			}
 			notices := s.Notices()
 			assert.Equal(t, s.Status(), notices[0])
+			if tt.wantAuto {
+				assert.Contains(t, notices, autoGitLine, "the start does not say what auto-allowed commands may not write")
+			} else {
+				assert.NotContains(t, notices, autoGitLine)
+			}
 			for _, n := range notices {
 				assert.Contains(t, lines, n, "a notice at start that /config does not show")
 			}
@@ -145,12 +151,46 @@ func TestBlocked(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := tt.s.Blocked(tt.out, tt.code, false)
+			got := tt.s.Blocked(tt.out, tt.code, Limits{})
 			assert.Equal(t, tt.want, got != "", "Blocked(%q, %d) = %q", tt.out, tt.code, got)
 			if tt.want {
 				assert.Contains(t, got, "blocked by the sandbox")
 				assert.Contains(t, got, "Landlock (ABI 7)")
 				assert.Contains(t, got, "no network")
+			}
+		})
+	}
+}
+
+// TestBlockedGit: an auto-allowed command refused a write its output
+// places in a .git is told that .git is read-only for it; other refusals
+// of an auto-allowed command say what it may not do; an approved
+// command's refusal does not speak of .git.
+func TestBlockedGit(t *testing.T) {
+	t.Parallel()
+	on := New(Config{Enabled: true, WorkDir: "/p", TempDir: "/tmp", Executable: "/bin/gencode"}, Support{ABI: 7})
+	auto := Limits{Auto: true, GitDirs: []string{"/p/.git"}}
+	const gitNote = "[blocked by the sandbox: .git is read-only for commands that ran without asking."
+	tests := []struct {
+		name, out string
+		lim       Limits
+		want      string
+		not       string
+	}{
+		{"bash redirection", "bash: line 1: .git/config: Permission denied\n", auto, gitNote, "blocked by the sandbox?"},
+		{"git config", "error: could not lock config file .git/config: Permission denied\n", auto, gitNote, ""},
+		{"a nested repository", "touch: cannot touch '/p/sub/.git/hooks/x': Permission denied\n", auto, gitNote, ""},
+		{"the top level", "touch: cannot touch 'new': Permission denied\n", auto, "no entry can be created, removed or renamed at the project's top level", gitNote},
+		{".gitignore is not .git", "bash: .gitignore: Permission denied\n", auto, "[blocked by the sandbox?", gitNote},
+		{"approved", "bash: line 1: .git/config: Permission denied\n", Approved(), "[blocked by the sandbox?", ".git is read-only"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := on.Blocked(tt.out, 1, tt.lim)
+			assert.Contains(t, got, tt.want)
+			if tt.not != "" {
+				assert.NotContains(t, got, tt.not)
 			}
 		})
 	}

@@ -75,7 +75,7 @@ func (s *Summarizer) summaryWindow() int {
 // at most what a refused request took. named is the window the endpoint
 // named (0: none); the agent's policy learns it too when the summarizer is
 // the agent's model on its endpoint.
-func (s *Summarizer) learnWindow(w, named int) {
+func (s *Summarizer) learnWindow(w, named int, cut bool) {
 	s.mu.Lock()
 	before := s.learned
 	if s.learned == 0 || w < s.learned {
@@ -84,9 +84,16 @@ func (s *Summarizer) learnWindow(w, named int) {
 	after := s.learned
 	s.mu.Unlock()
 	if named > 0 && s.cfg.CachedPrefix {
-		s.view.Learn(named)
+		if cut {
+			s.view.LearnFrom(named, "server, cut")
+		} else {
+			s.view.Learn(named)
+		}
 	}
-	if after != before {
+	if after != before && cut {
+		s.cfg.Logger.Info("a summary request was cut by the server; planning smaller requests",
+			"window", after, "kept", named)
+	} else if after != before {
 		s.cfg.Logger.Info("a summary request was refused as too large; planning smaller requests",
 			"window", after, "named", named)
 	}
@@ -127,7 +134,8 @@ func (f fit) fits(n int) bool { return n <= f.limit() }
 func (f fit) room(overhead, answer int) int { return f.limit() - overhead - answer }
 
 // refused reports whether err is the endpoint refusing a request of sent
-// tokens as larger than its window, and if so learns a window smaller than
+// tokens as larger than its window (or answering it after a silent cut,
+// which is treated the same), and if so learns a window smaller than
 // that request, so that no request that large is sent again: the one the
 // endpoint named, or, when it named none, half the refused request (a
 // tenth less at a time would take a dozen refusals to come down from a
@@ -143,7 +151,7 @@ func (f fit) refused(err error, sent int) bool {
 	} else {
 		w /= 2
 	}
-	f.s.learnWindow(max(1, w), oe.Window)
+	f.s.learnWindow(max(1, w), oe.Window, errors.Is(oe, ErrPromptCut))
 	return true
 }
 

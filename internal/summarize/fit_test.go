@@ -141,6 +141,9 @@ func TestPlanMergeTerminates(t *testing.T) {
 type serverLLM struct {
 	window int
 	name   bool // the refusal names the window
+	// cut: a request larger than the window is not refused but cut, as
+	// Ollama cuts it: answered, with the prompt tokens it kept.
+	cut    bool
 	answer func(Request) string
 
 	mu      sync.Mutex
@@ -153,6 +156,10 @@ func (f *serverLLM) Complete(_ context.Context, req Request) (Completion, error)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sent = append(f.sent, req)
+	if n > f.window && f.cut {
+		f.refused = append(f.refused, req.text())
+		return Completion{Text: echoSummary(req) + "\n- " + fromACutPrompt, PromptTokens: f.window - req.MaxTokens - 40}, nil
+	}
 	if n > f.window {
 		f.refused = append(f.refused, req.text())
 		oe := &OverflowError{Err: fmt.Errorf("context window exceeded: request (%d tokens) exceeds the available context size", n)}
@@ -161,11 +168,15 @@ func (f *serverLLM) Complete(_ context.Context, req Request) (Completion, error)
 		}
 		return Completion{}, oe
 	}
+	prompt := n - req.MaxTokens
 	if f.answer != nil {
-		return Completion{Text: f.answer(req)}, nil
+		return Completion{Text: f.answer(req), PromptTokens: prompt}, nil
 	}
-	return Completion{Text: echoSummary(req)}, nil
+	return Completion{Text: echoSummary(req), PromptTokens: prompt}, nil
 }
+
+// fromACutPrompt marks an answer serverLLM wrote from a prompt it cut.
+const fromACutPrompt = "ANSWERED-FROM-A-CUT-PROMPT"
 
 // requestSize is what the fake server counts for a request.
 func requestSize(req Request) int {
@@ -228,6 +239,43 @@ func TestRefusedSummaryRequestIsNeverResent(t *testing.T) {
 			}
 			require.LessOrEqual(t, len(srv.refused), 4, "refusals go down geometrically")
 			require.Less(t, s.summaryWindow(), 3000+1, "the window learned")
+		})
+	}
+}
+
+// TestCutSummaryRequestIsReplanned: the summarizer believes a window of
+// 128k; the endpoint is Ollama holding 3,000 tokens, which answers a
+// larger request after cutting it, with the prompt tokens it kept. The
+// shortfall, past the cut tolerance the agent uses for Ollama, is taken as
+// a refusal naming the window kept: the cut answer is not used, nothing
+// cut is sent again, and the range is summarized in requests that fit,
+// every fact kept.
+func TestCutSummaryRequestIsReplanned(t *testing.T) {
+	t.Parallel()
+	for _, cached := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cached prefix %v", cached), func(t *testing.T) {
+			t.Parallel()
+			store := openStore(t)
+			l := newLog(t, store)
+			seedTurns(l, 1, 40)
+			srv := &serverLLM{window: 3000, cut: true}
+			cfg := testConfig(128000)
+			cfg.SummaryWindow, cfg.CachedPrefix = 128000, cached
+			s := New(store, srv, charCounter{}, cfg)
+			defer s.Close()
+			s.View().SetServer("Ollama")
+			rep, err := s.SummarizeNow(context.Background(), l.id, "")
+			require.NoError(t, err)
+			require.False(t, rep.Fallback, "%v", rep.Err)
+			require.Contains(t, rep.Summary.Content, "FACT-BLUEFALCON")
+			require.NotContains(t, rep.Summary.Content, fromACutPrompt, "an answer from a cut prompt was used")
+			srv.mu.Lock()
+			defer srv.mu.Unlock()
+			require.Len(t, srv.refused, 1, "only the first request is cut: the window it kept is learned")
+			require.LessOrEqual(t, s.summaryWindow(), 3000, "the window learned")
+			if cached {
+				require.Equal(t, "server, cut", s.View().WindowSource(), "the agent's policy learns it too")
+			}
 		})
 	}
 }

@@ -26,7 +26,7 @@ func (s *Summarizer) narrateCompaction(ctx context.Context, st *sessState, c *co
 		if !ok {
 			break
 		}
-		text, err := s.call(ctx, req, c.rangeTokens, a)
+		text, err := s.call(ctx, req, c.rangeTokens, n, a)
 		if err == nil {
 			return parseNarrative(text), 1, nil
 		}
@@ -143,7 +143,7 @@ func (s *Summarizer) narrate(ctx context.Context, f fit, rng []session.Message, 
 			in += e.tokens
 		}
 		n := overhead + in + req.MaxTokens
-		text, err := s.call(ctx, req, in, a)
+		text, err := s.call(ctx, req, in, n, a)
 		if err != nil {
 			if f.refused(err, n) && replans < maxReplans {
 				replans++
@@ -202,7 +202,7 @@ func (s *Summarizer) reduce(ctx context.Context, f fit, parts, labels []string, 
 				in += sz
 			}
 			label := labelsOf(labels[i:j])
-			text, err := s.call(ctx, req, in, a)
+			text, err := s.call(ctx, req, in, overhead+in+req.MaxTokens, a)
 			if err != nil {
 				if f.refused(err, overhead+in+req.MaxTokens) && replans < maxReplans {
 					replans++
@@ -273,8 +273,13 @@ func (e *errAnswer) Error() string { return "unusable summarizer answer: " + e.w
 // call makes one summarizer request, again after a failure while the
 // compaction's allowance of failures lasts. An empty answer, one at
 // least as long as its input, or one validateNarrative rejects (garbage,
-// an echo of the prompt) is a failure too.
-func (s *Summarizer) call(ctx context.Context, req Request, inputTokens int, a *attempts) (string, error) {
+// an echo of the prompt) is a failure too. n is the request's size as the
+// summarizer measured it, the answer's max tokens included: an answer
+// whose prompt_tokens fall short of it past the server's cut tolerance
+// (the agent's, Policy.IsCut) came from a prompt the server cut (Ollama,
+// silently). It is not used: it is returned as an OverflowError naming
+// the window the server kept, so that the caller plans smaller requests.
+func (s *Summarizer) call(ctx context.Context, req Request, inputTokens, n int, a *attempts) (string, error) {
 	backoff := s.cfg.RetryBackoff
 	req.SessionID = a.session
 	for {
@@ -285,6 +290,11 @@ func (s *Summarizer) call(ctx context.Context, req Request, inputTokens int, a *
 		c, err := s.llm.Complete(actx, req)
 		timedOut := errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 		cancel()
+		if sent := n - req.MaxTokens; err == nil && s.view.IsCut(sent, c.PromptTokens) {
+			s.cfg.Logger.Warn("the server cut a summary request; its answer is not used",
+				"sent", sent, "prompt_tokens", c.PromptTokens)
+			err = &OverflowError{Window: max(c.PromptTokens, MinCutWindow), Err: ErrPromptCut}
+		}
 		if err == nil {
 			err = s.checkAnswer(c.Text, req, inputTokens)
 		} else if timedOut {

@@ -43,7 +43,10 @@ func TestNarrateTokenizesNothingTwice(t *testing.T) {
 	}
 	counter := &countingCounter{}
 	llm := &fakeLLM{answer: func(r Request) (Completion, error) {
-		return Completion{Text: echoSummary(r), PromptTokens: 1000, CompletionTokens: 100}, nil
+		// The prompt as the server counts it (not through counter): a
+		// count far below the request would be a cut prompt.
+		in := charCounter{}.Count(r.System) + charCounter{}.Count(r.Prompt)
+		return Completion{Text: echoSummary(r), PromptTokens: in, CompletionTokens: 100}, nil
 	}}
 	cfg := testConfig(16000)     // chunks: the range does not fit one call
 	cfg.MaskToolOutputsAfter = 0 // the view policy counts its placeholders once; none here

@@ -246,7 +246,7 @@ func (s *Summarizer) Stats() Stats {
 func (s *Summarizer) View() *Policy { return s.view }
 
 // window is the context window compactions aim at.
-func (s *Summarizer) window() int { return s.view.Window() }
+func (s *Summarizer) window() int { return s.view.Usable() }
 
 // Wait blocks until no background compaction runs.
 func (s *Summarizer) Wait() {

@@ -29,6 +29,11 @@ type ViewConfig struct {
 	// Overhead is what a request costs besides its messages: the tool
 	// schemas and the reply priming.
 	Overhead int
+	// AnswerReserve is what the server counts of the window for the
+	// answer: the model's configured max_tokens (vLLM refuses a request
+	// whose prompt and max_tokens pass the window). 0, when none is
+	// configured: servers then give the answer what the prompt leaves.
+	AnswerReserve int
 	// MaskAfter keeps the most recent MaskAfter tool results verbatim and
 	// replaces older ones with a one-line placeholder; 0 disables masking.
 	MaskAfter int
@@ -64,6 +69,9 @@ type Policy struct {
 	// request it refused as too large, or a prompt it cut; 0: none.
 	seen       int
 	seenSource string
+	// server is the endpoint's server, as package window names it
+	// ("": not recognised): it chooses the cut tolerance.
+	server string
 
 	mu    sync.Mutex
 	heads map[string]int // tokens of a head message, by content
@@ -137,6 +145,19 @@ func (p *Policy) window() (int, string) {
 	}
 	return w, src
 }
+
+// Usable is what of the window a request's prompt may take: Window less
+// the answer's reserve (ViewConfig.AnswerReserve; at least a quarter of
+// the window is left to the prompt). This is the one place the reserve is
+// taken: the request budget, the compaction thresholds, the hard limit
+// and the status bar's percentage all plan with Usable.
+func (p *Policy) Usable() int {
+	w := p.Window()
+	return max(w-p.cfg.AnswerReserve, w/4)
+}
+
+// AnswerReserve is what of the window is kept for the answer (0: none).
+func (p *Policy) AnswerReserve() int { return p.Window() - p.Usable() }
 
 // ConfiguredWindow is the window of the config or the known-model table.
 func (p *Policy) ConfiguredWindow() int { return p.cfg.Window }
@@ -219,12 +240,12 @@ func (p *Policy) SystemPrompt(s session.Session) string {
 // tenths of the window after the fixed part (at least 256 tokens). A user
 // message larger than this is refused before it is stored; one already in
 // the log (the window shrank since) is cut to it in the view.
-func (p *Policy) MessageRoom() int { return max(256, p.Window()*9/10-p.Fixed()) }
+func (p *Policy) MessageRoom() int { return max(256, p.Usable()*9/10-p.Fixed()) }
 
 // CapTokens is the most one tool output takes in a request: an eighth of
 // the window, so that one output cannot fill a small one. Tools cap their
 // outputs when they are recorded; this second cap follows the window.
-func (p *Policy) CapTokens() int { return max(256, p.Window()/8) }
+func (p *Policy) CapTokens() int { return max(256, p.Usable()/8) }
 
 // Prompt is what one request sends, and its size: the prompt tokens a
 // provider counts.
@@ -233,9 +254,13 @@ type Prompt struct {
 	Messages []session.Message
 	// Tokens is the whole request: Fixed + Summaries + the messages.
 	Tokens int
-	// Window is the context window the request must fit; Learned says
-	// the server named it (smaller than ConfiguredWindow).
-	Window           int
+	// Window is the context window the request must fit (Usable: the
+	// answer's reserve left out); Learned says the server named it
+	// (smaller than ConfiguredWindow).
+	Window int
+	// Reserve is what of the server's window is kept for the answer
+	// (Window + Reserve is the whole window; 0: none kept).
+	Reserve          int
 	Learned          bool
 	ConfiguredWindow int
 	// Source says where Window comes from (Policy.WindowSource).
@@ -268,8 +293,9 @@ type Prompt struct {
 // token counts and counts only the texts it writes itself (placeholders,
 // cut outputs, the system message), each once.
 func (p *Policy) Build(v session.View) Prompt {
-	w, src := p.window()
-	r := Prompt{Window: w, Learned: src != "", Source: src, ConfiguredWindow: p.cfg.Window,
+	_, src := p.window()
+	usable := p.Usable()
+	r := Prompt{Window: usable, Reserve: p.Window() - usable, Learned: src != "", Source: src, ConfiguredWindow: p.cfg.Window,
 		LogMessages: len(v.Messages), SummaryCount: len(v.Summaries)}
 	msgs, fixes := p.normalize(v.Session.ID, v.Messages)
 	r.Repaired = fixes

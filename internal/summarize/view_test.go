@@ -176,3 +176,24 @@ func TestUserTurnsAlternateAfterAFailedTurn(t *testing.T) {
 	require.Len(t, v.Messages, 7, "the log keeps every message")
 	require.Equal(t, "fix the parser", v.Messages[0].Content, "the log's messages are not changed")
 }
+
+// TestAnswerReserve: a configured max_tokens is kept out of the window the
+// prompt plans with (vLLM counts it inside the window), and only then.
+func TestAnswerReserve(t *testing.T) {
+	t.Parallel()
+	p := NewPolicy(ViewConfig{Window: 4096, AnswerReserve: 1024})
+	require.Equal(t, 4096, p.Window(), "the server's window")
+	require.Equal(t, 3072, p.Usable())
+	require.Equal(t, 1024, p.AnswerReserve())
+	require.Equal(t, 3072*9/10-p.Fixed(), p.MessageRoom())
+	b := p.Build(session.View{})
+	require.Equal(t, 3072, b.Window)
+	require.Equal(t, 1024, b.Reserve)
+	require.True(t, p.LearnFrom(2048, "server, cut"), "a smaller window is learned against the whole window")
+	require.Equal(t, 1024, p.Usable())
+	require.Equal(t, 512, NewPolicy(ViewConfig{Window: 2048, AnswerReserve: 4000}).Usable(), "a quarter is left to the prompt")
+
+	none := NewPolicy(ViewConfig{Window: 4096})
+	require.Equal(t, 4096, none.Usable(), "no max_tokens: nothing kept")
+	require.Zero(t, none.Build(session.View{}).Reserve)
+}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gencode/gencode/internal/sandbox"
 	"github.com/gencode/gencode/internal/termtext"
 )
 
@@ -19,7 +21,10 @@ const (
 	bashDescription = "Run a command with bash -c in the working directory. stdout and stderr are combined and the exit code is reported; long output keeps its head and tail. No stdin and no terminal: interactive commands fail. timeout is in seconds (default 120, max 600); on timeout, and when the command ends, every process it started (background jobs and daemons too) is killed. Use Read, Grep, Glob and LS rather than cat, grep, find or ls. Needs the user's approval."
 	// bashSandboxNote ends the description under a sandbox.
 	bashSandboxNote = " Sandboxed: it can write only inside the working directory, the temp dir and dirs the user configured (reads are open); a write elsewhere fails with Permission denied: do not work around it, ask the user."
-	bashSchema      = `{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","description":"Seconds, default 120, max 600"}},"required":["command"]}`
+	// bashAutoNote follows it when commands run without asking
+	// ([sandbox] auto_allow): what such commands may not write.
+	bashAutoNote = " Commands run without asking the user, and such commands cannot write .git (no git commit, git config or hooks) nor create, remove or rename entries at the top level of the working directory (Write can create a file there); when a command needs that, ask the user."
+	bashSchema   = `{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","description":"Seconds, default 120, max 600"}},"required":["command"]}`
 
 	bashDefaultTimeout = 120 * time.Second
 	bashMaxTimeout     = 600 * time.Second
@@ -64,10 +69,13 @@ func runBash(ctx context.Context, s *Set, raw json.RawMessage, progress func(Pro
 	if d != nil {
 		return d.output(meta)
 	}
-	network := s.sandbox.NetworkFor(auto)
+	lim := sandbox.Approved() // the user decided: network, and .git writable
+	if auto != nil {
+		lim = *auto
+	}
 
 	snap, obsErr := s.observeBefore(ctx)
-	res := s.execBash(ctx, a.Command, timeout, network, progress)
+	res := s.execBash(ctx, a.Command, timeout, lim, progress)
 	meta.Changes = observeAfter(ctx, snap, obsErr)
 	text := res.out.String() // final: counts what it drops
 	o := output{meta: meta, elidedLines: res.out.droppedLines, elidedBytes: res.out.droppedBytes}
@@ -98,7 +106,7 @@ func runBash(ctx context.Context, s *Set, raw json.RawMessage, progress func(Pro
 	default:
 		fmt.Fprintf(&b, "[exit code %d]", code)
 	}
-	if blocked := s.sandbox.Blocked(text, code, network); blocked != "" {
+	if blocked := s.sandbox.Blocked(text, code, lim); blocked != "" {
 		b.WriteString("\n" + blocked)
 	}
 	o.text = b.String()
@@ -115,7 +123,7 @@ type bashResult struct {
 }
 
 // execBash runs command in its own process group, under the Set's sandbox
-// (with the network or without) when it has one. The group is signaled
+// (within lim) when it has one. The group is signaled
 // (SIGTERM, then SIGKILL after killGrace) on timeout and when ctx ends;
 // after the shell exits, everything it left running is ended too (see
 // reapLeftovers), so that no background child or daemon outlives the call.
@@ -125,7 +133,25 @@ type bashResult struct {
 //
 // progress, when set, is told the output's tail as it arrives (see
 // startReporter); it is told nothing once execBash returns.
-func (s *Set) execBash(ctx context.Context, command string, timeout time.Duration, network bool, progress func(Progress) bool) bashResult {
+func (s *Set) execBash(ctx context.Context, command string, timeout time.Duration, lim sandbox.Limits, progress func(Progress) bool) bashResult {
+	return s.execShell(ctx, shellSpec{command: command, timeout: timeout, lim: lim, progress: progress})
+}
+
+// shellSpec is one shell command for execShell: Bash's, or a hook's,
+// which reads stdin and keeps its stderr apart.
+type shellSpec struct {
+	command  string
+	timeout  time.Duration
+	lim      sandbox.Limits // what the sandbox grants the command
+	progress func(Progress) bool
+	stdin    []byte    // nil: /dev/null
+	stderr   *headTail // nil: stderr goes with stdout
+	env      []string  // added to the scrubbed environment
+}
+
+// execShell is execBash for spec.
+func (s *Set) execShell(ctx context.Context, spec shellSpec) bashResult {
+	command, timeout, lim, progress := spec.command, spec.timeout, spec.lim, spec.progress
 	res := bashResult{out: &headTail{limit: bashCaptureBytes}}
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -137,7 +163,7 @@ func (s *Set) execBash(ctx context.Context, command string, timeout time.Duratio
 	// Under a sandbox the helper runs first, restricts itself and becomes
 	// the shell (same process: the group, the watcher and the kill below
 	// work as without).
-	path, args, err := s.sandbox.Command([]string{"bash", "-c", command}, network)
+	path, args, err := s.sandbox.Command([]string{"bash", "-c", command}, lim)
 	if err != nil {
 		pw.Close()
 		res.err = err
@@ -145,9 +171,20 @@ func (s *Set) execBash(ctx context.Context, command string, timeout time.Duratio
 	}
 	cmd := &exec.Cmd{Path: path, Args: args}
 	cmd.Dir = s.workDir
-	cmd.Env = append(bashEnv(s.env), tag)
+	cmd.Env = append(append(bashEnv(s.env), spec.env...), tag)
 	cmd.Stdin = nil // /dev/null
 	cmd.Stdout, cmd.Stderr = pw, pw
+	if spec.stdin != nil {
+		cmd.Stdin = bytes.NewReader(spec.stdin)
+	}
+	if spec.stderr != nil {
+		cmd.Stderr = spec.stderr
+	}
+	if spec.stdin != nil || spec.stderr != nil {
+		// The copies exec makes for them end when the group is gone, or
+		// after drainWait if an escaped process holds them.
+		cmd.WaitDelay = drainWait
+	}
 	setProcessGroup(cmd)
 	watch := startWatcher(tag) // before the shell, so no moment is unwatched
 	defer watch.done()

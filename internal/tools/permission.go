@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gencode/gencode/internal/sandbox"
 	"github.com/gencode/gencode/internal/termtext"
 )
 
@@ -73,6 +74,9 @@ func (p Permissions) Allow(names ...string) error {
 }
 
 func canonicalName(name string) (string, bool) {
+	if IsExtName(name) {
+		return name, true // an MCP tool (mcp__SERVER__TOOL) or server (mcp__SERVER)
+	}
 	for _, n := range Names() {
 		if strings.EqualFold(n, name) {
 			return n, true
@@ -235,44 +239,51 @@ func (s *Set) authorize(ctx context.Context, r Request) *denial {
 
 // authorizeAuto is authorize, also saying whether the call goes ahead only
 // because the sandbox auto-allows it (a Bash call nothing else allowed
-// and that would have asked): such a call gets no network unless the
-// sandbox allows it.
-func (s *Set) authorizeAuto(ctx context.Context, r Request) (*denial, bool) {
-	if s.perms[r.Tool] == ModeDeny {
-		return deny(LiftNone, "permission denied: %s is disabled by configuration", r.Tool), false
+// and that would have asked): then it returns the limits that call runs
+// within (no network unless the sandbox allows it, the project's git
+// directories read-only); nil when the call was allowed by the user or
+// the configuration. A call whose limits cannot be promised (see
+// sandbox.AutoLimits) asks, saying why.
+func (s *Set) authorizeAuto(ctx context.Context, r Request) (*denial, *sandbox.Limits) {
+	if s.modeOf(r.Tool) == ModeDeny {
+		return deny(LiftNone, "permission denied: %s is disabled by configuration", r.Tool), nil
 	}
 	if s.yolo || (byUser(ctx) && !r.OutsideWorkDir) {
-		return nil, false
+		return nil, nil
 	}
 	key := grantKey{tool: r.Tool, outside: r.OutsideWorkDir}
-	if !r.OutsideWorkDir && s.perms[r.Tool] == ModeAllow {
-		return nil, false
+	if !r.OutsideWorkDir && s.modeOf(r.Tool) == ModeAllow {
+		return nil, nil
 	}
 	if r.Allows(AllowSession) && s.granted(key) {
-		return nil, false
+		return nil, nil
 	}
 	if s.projectAllows(r) {
-		return nil, false
+		return nil, nil
 	}
 	autoWhy := ""
 	if r.Tool == ToolBash && !r.OutsideWorkDir {
 		var ok bool
 		if ok, autoWhy = s.sandbox.AutoAllow(); ok {
-			return nil, true
+			lim, err := s.sandbox.AutoLimits()
+			if err == nil {
+				return nil, &lim
+			}
+			autoWhy = "auto_allow did not apply to this command: " + err.Error()
 		}
 	}
 	if s.asker == nil {
 		switch {
 		case r.Guard != "":
-			return deny(LiftYolo, "permission denied: %s %s is refused: %s, and print mode cannot ask; only --yolo allows it. Do not retry; tell the user what you meant to change there", r.Tool, r.Path, r.Guard), false
+			return deny(LiftYolo, "permission denied: %s %s is refused: %s, and print mode cannot ask; only --yolo allows it. Do not retry; tell the user what you meant to change there", r.Tool, r.Path, r.Guard), nil
 		case !r.Allows(AllowSession): // a write outside
-			return deny(LiftYolo, "permission denied: %s outside the working directory (%s) is refused; only --yolo allows it. Work inside %s", r.Tool, r.Path, s.workDir), false
+			return deny(LiftYolo, "permission denied: %s outside the working directory (%s) is refused; only --yolo allows it. Work inside %s", r.Tool, r.Path, s.workDir), nil
 		case r.OutsideWorkDir:
-			return deny(LiftYolo, "permission denied: %s outside the working directory (%s) needs approval; the user can rerun with --yolo", r.Tool, r.Path), false
+			return deny(LiftYolo, "permission denied: %s outside the working directory (%s) needs approval; the user can rerun with --yolo", r.Tool, r.Path), nil
 		case autoWhy != "":
-			return deny(LiftAllow, "permission denied: %s needs approval (%s); the user can rerun with --allow %s or --yolo", r.Tool, autoWhy, r.Tool), false
+			return deny(LiftAllow, "permission denied: %s needs approval (%s); the user can rerun with --allow %s or --yolo", r.Tool, autoWhy, r.Tool), nil
 		default:
-			return deny(LiftAllow, "permission denied: %s needs approval; the user can rerun with --allow %s or --yolo", r.Tool, r.Tool), false
+			return deny(LiftAllow, "permission denied: %s needs approval; the user can rerun with --allow %s or --yolo", r.Tool, r.Tool), nil
 		}
 	}
 	rule, saveable := s.projectRule(r)
@@ -294,14 +305,14 @@ func (s *Set) authorizeAuto(ctx context.Context, r Request) (*denial, bool) {
 		d, err = s.asker.Ask(ctx, r)
 	}
 	if err != nil {
-		return deny(LiftNone, "permission denied: asking the user about %s failed: %v", r.Tool, err), false
+		return deny(LiftNone, "permission denied: asking the user about %s failed: %v", r.Tool, err), nil
 	}
 	switch d {
 	case AllowSession:
 		if r.Allows(AllowSession) {
 			s.grant(key)
 		}
-		return nil, false
+		return nil, nil
 	case AllowProject:
 		if saveable {
 			// The user allowed the call: it runs even when the rule could
@@ -311,14 +322,14 @@ func (s *Set) authorizeAuto(ctx context.Context, r Request) (*denial, bool) {
 				sr.Saved(r.Tool, r.Project, err)
 			}
 		}
-		return nil, false
+		return nil, nil
 	case AllowOnce:
-		return nil, false
+		return nil, nil
 	default:
 		if reason = strings.TrimSpace(reason); reason != "" {
-			return deny(LiftNone, "permission denied: the user declined this %s call and said why: %q. Do not retry it unchanged; take what they said into account", r.Tool, reason), false
+			return deny(LiftNone, "permission denied: the user declined this %s call and said why: %q. Do not retry it unchanged; take what they said into account", r.Tool, reason), nil
 		}
-		return deny(LiftNone, "permission denied: the user declined this %s call; do not retry it unchanged, ask the user how to proceed", r.Tool), false
+		return deny(LiftNone, "permission denied: the user declined this %s call; do not retry it unchanged, ask the user how to proceed", r.Tool), nil
 	}
 }
 

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -42,4 +44,23 @@ func TestAutoAllowThatCannotApplySaysWhy(t *testing.T) {
 			assert.Contains(t, asked[0].Note, tt.wantNote)
 		})
 	}
+}
+
+// TestAutoAllowThatCannotKeepGitAsks: where the sandbox cannot keep the
+// project's git directories read-only (here the working directory is
+// inside one), an auto-allowed Bash call asks instead, and says why.
+func TestAutoAllowThatCannotKeepGitAsks(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	work := filepath.Join(root, ".git", "hooks")
+	require.NoError(t, os.MkdirAll(work, 0o755))
+	asker := &fakeAsker{decision: Deny}
+	s := New(Options{WorkDir: work, Asker: asker,
+		Sandbox: sandbox.New(sandbox.Config{Enabled: true, AutoAllow: true, WorkDir: work, TempDir: root, Executable: "/nonexistent"}, sandbox.Support{ABI: 7})})
+	r := s.Run(context.Background(), Call{ID: "c", Name: ToolBash, Arguments: `{"command":"true"}`})
+	assert.True(t, r.Denied)
+	asked := asker.asked()
+	require.Len(t, asked, 1, "Bash ran without asking")
+	assert.Contains(t, asked[0].Note, "auto_allow did not apply to this command: its git directories cannot be kept read-only: the project lies inside the git directory "+filepath.Join(root, ".git"))
 }

@@ -42,6 +42,9 @@ type agentRunner interface {
 	MeasureContext(ctx context.Context, st summarize.TallyStore, id string) (agent.Size, error)
 	// Policy is the view policy its requests are built with (/context).
 	Policy() *summarize.Policy
+	// AwaitServerWindow waits (bounded) until the server has said its
+	// window, for /context to measure against it.
+	AwaitServerWindow(ctx context.Context)
 	// Note appends a user message without a turn (agent.Agent.Note).
 	Note(ctx context.Context, sessionID string, m agent.UserMessage) error
 }
