@@ -473,6 +473,9 @@ func TestTUIQueueInTmux(t *testing.T) {
 	p.typeLine("third question")
 	s := p.waitText("queued ❯ third question")
 	require.Contains(t, s, "queued ❯ second question")
+	// The turn shows before its request reaches the server, which under
+	// make test's load can take longer than typing two lines.
+	require.Eventually(t, func() bool { return len(srv.Requests()) > 0 }, 10*time.Second, 10*time.Millisecond)
 	require.Len(t, srv.Requests(), 1, "a queued message was sent while the turn ran")
 	close(gate)
 
