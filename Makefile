@@ -3,7 +3,7 @@ GO        ?= go
 BIN       ?= bin/gencode
 PKGS      ?= ./...
 
-.PHONY: build run test test-short bench bench-session golden deps-check fmt vet tidy-check ci clean
+.PHONY: build run test test-short bench bench-session golden deps-check fmt fmt-check vet staticcheck tidy-check ci clean
 
 # build links no C (CGO_ENABLED=0): a static binary, the same wherever it is
 # built (go build turns cgo off by itself where no C compiler is found).
@@ -42,6 +42,9 @@ run: build
 # driver keeps race instrumentation (without it the detector reports false
 # races in encoding/json's caches).
 #
+# go test's own vet pass is off (-vet=off): the vet prerequisite has just
+# run every vet check, a superset of go test's, on the same packages.
+#
 # Most tests wait more than they compute (for the binary, a fake server's
 # delay, a tmux pane, a debounce), so each package runs 4 tests per core at
 # once instead of go test's default of one (the TUI package: 51 s -> 22 s).
@@ -49,9 +52,17 @@ RACEFLAGS ?= -race -gcflags='modernc.org/...=-d=checkptr=0' \
 	-gcflags='modernc.org/sqlite/lib=-d=checkptr=0 -race=false' \
 	-gcflags='modernc.org/libc/...=-d=checkptr=0 -race=false'
 PARALLEL  ?= $(shell echo $$(( 4 * $$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2) )))
+#
+# The output is go test's without -v (each package's closing ok/FAIL line, a
+# failed test's output), then every skipped test with its reason
+# (scripts/testreport reads go test -json). SKIPS=FILE fails the run on a
+# skip FILE does not list; make ci passes .ci/skips.
+SKIPS     ?=
+test: SHELL := /bin/bash
 test: vet deps-check
-	GORACE="atexit_sleep_ms=0 clear_shadow_mmap_threshold=8388608 $$GORACE" \
-	$(GO) test $(RACEFLAGS) -ldflags=-w -parallel $(PARALLEL) -count=1 -timeout 20m $(PKGS)
+	set -o pipefail; GORACE="atexit_sleep_ms=0 clear_shadow_mmap_threshold=8388608 $$GORACE" \
+	$(GO) test -json $(RACEFLAGS) -vet=off -ldflags=-w -parallel $(PARALLEL) -count=1 -timeout 20m $(PKGS) 2>&1 | \
+	$(GO) run ./scripts/testreport $(if $(SKIPS),-allow $(SKIPS))
 
 test-short:
 	$(GO) test -short -parallel $(PARALLEL) -count=1 $(PKGS)
@@ -85,10 +96,26 @@ golden:
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
-tidy-check:
-	$(GO) mod tidy && git diff --exit-code go.mod go.sum
+# fmt-check fails on a file of ours gofmt would change (third_party is
+# upstream's code, as it came).
+fmt-check:
+	@out=$$(gofmt -l cmd internal scripts); if [ -n "$$out" ]; then echo "not gofmt-ed (make fmt):"; echo "$$out"; exit 1; fi
 
-ci: test tidy-check
+# staticcheck runs at a pinned version through the module proxy; checks
+# turned off, with their reasons, are in staticcheck.conf.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+staticcheck:
+	$(GO) run $(STATICCHECK) ./...
+
+# tidy-check fails when go mod tidy would change go.mod or go.sum (it
+# prints the diff and changes nothing).
+tidy-check:
+	$(GO) mod tidy -diff
+
+# ci is what .ci/run runs: the cheap checks first, then every test, with
+# an unexpected skip failing the run.
+ci: fmt-check tidy-check staticcheck
+	$(MAKE) test SKIPS=.ci/skips
 
 clean:
 	rm -rf bin bench.out

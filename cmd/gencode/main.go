@@ -20,7 +20,7 @@ func main() {
 		os.Exit(sandbox.Main(os.Args[1:], os.Stderr))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-	code := cli.Run(ctx, cli.OSEnv())
+	code := cli.Run(ctx, testEnv(cli.OSEnv()))
 	stop()
 	os.Exit(code)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/gencode/gencode/internal/crash"
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/pricing"
 	"github.com/gencode/gencode/internal/session"
@@ -255,6 +256,14 @@ func (a *Agent) StartMessage(ctx context.Context, sessionID string, m UserMessag
 	ch := make(chan Event, 64)
 	go func() {
 		defer close(ch)
+		// A panic ends the turn with an error the front end shows, its
+		// stack in the log; not the process, with the terminal raw.
+		defer crash.Recover(a.opts.Logger, "turn", sessionID, func(e *crash.Error) {
+			select {
+			case ch <- Event{Kind: EventError, Err: e}:
+			case <-ctx.Done():
+			}
+		})
 		_ = a.runMessage(ctx, sessionID, m, ch)
 	}()
 	return ch

@@ -379,7 +379,8 @@ func TestBuildContextRunsNoTokenizerOnOldMessages(t *testing.T) {
 	before := cc.n.Load()
 	v, err := f.store.LoadView(context.Background(), f.sess.ID)
 	require.NoError(t, err)
-	msgs, est := a.buildContext(v)
+	msgs, size := a.build(v)
+	est := size.Tokens
 	require.Len(t, msgs, 10_001)
 	require.Equal(t, before, cc.n.Load(), "building the view ran the tokenizer")
 	require.Greater(t, est, 10_000*10)
@@ -420,7 +421,7 @@ func BenchmarkBuildContext(b *testing.B) {
 			require.NoError(b, err)
 			start := cc.n.Load()
 			for b.Loop() {
-				a.buildContext(v)
+				a.build(v)
 			}
 			b.ReportMetric(float64(cc.n.Load()-start)/float64(b.N), "tokenizer-calls/op")
 		})
@@ -470,7 +471,8 @@ func TestContextTokensMatchesTheRequest(t *testing.T) {
 	require.NoError(t, err)
 	v, err := f.store.LoadView(context.Background(), f.sess.ID)
 	require.NoError(t, err)
-	_, built := f.agent.buildContext(v)
+	_, size := f.agent.build(v)
+	built := size.Tokens
 	require.Equal(t, built, f.agent.ContextTokens(v))
 }
 

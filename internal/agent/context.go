@@ -28,13 +28,8 @@ type Compactor interface {
 	ObserveUsage(sessionID string, estimated, actual int)
 }
 
-// buildContext turns a view into the request's messages with the view
-// policy, and returns the request's size in tokens.
-func (a *Agent) buildContext(v session.View) ([]openai.ChatCompletionMessage, int) {
-	msgs, size := a.build(v)
-	return msgs, size.Tokens
-}
-
+// build turns a view into the request's messages with the view policy,
+// and returns the request's size.
 func (a *Agent) build(v session.View) ([]openai.ChatCompletionMessage, Size) {
 	r := a.policy.Build(v)
 	out := make([]openai.ChatCompletionMessage, 0, len(r.Messages))

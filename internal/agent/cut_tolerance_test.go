@@ -77,7 +77,7 @@ func mixedTexts(t *testing.T) (texts []string, msgs []session.Message) {
 // model's (cl100k_base, both ways round: a server whose vocabulary
 // counts fewer tokens than gencode's). None may be taken for a cut. The
 // test logs the worst shortfall, which is what the tolerance stands on
-// (see docs/notes/window.md).
+// (see docs/design/window.md).
 func TestCutToleranceNoFalseAlarm(t *testing.T) {
 	t.Parallel()
 	texts, logged := mixedTexts(t)

@@ -3,9 +3,9 @@ package agent
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"sync"
 
+	"github.com/gencode/gencode/internal/crash"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/window"
@@ -52,6 +52,7 @@ func (a *Agent) SetWindowProbe(probe WindowProbe, mem WindowMemory) {
 	configured := a.policy.ConfiguredWindow()
 	go func() {
 		defer close(w.done)
+		defer crash.Recover(a.opts.Logger, "window probe", "", nil)
 		r := w.run(a)
 		// Told at once: /context and the status bar show it before any turn.
 		a.policy.SetServer(r.Server)
@@ -84,12 +85,7 @@ func (a *Agent) AwaitServerWindow(ctx context.Context) {
 
 // run asks once, recovering a panic (the probe reads what servers send).
 func (w *serverWindow) run(a *Agent) (r window.Result) {
-	defer func() {
-		if p := recover(); p != nil {
-			a.opts.Logger.Error("window probe panicked", "panic", p, "stack", string(debug.Stack()))
-			r = window.Result{}
-		}
-	}()
+	defer crash.Recover(a.opts.Logger, "window probe", "", nil) // r stays zero: no answer
 	return w.probe(context.Background())
 }
 
@@ -147,6 +143,7 @@ func (a *Agent) reprobe() {
 	w.again = true
 	w.mu.Unlock()
 	go func() {
+		defer crash.Recover(a.opts.Logger, "window probe", "", nil)
 		r := w.run(a)
 		if r.Tokens <= 0 || r.Pending {
 			return

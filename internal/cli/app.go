@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/config"
+	"github.com/gencode/gencode/internal/crash"
 	"github.com/gencode/gencode/internal/hooks"
 	"github.com/gencode/gencode/internal/instructions"
 	"github.com/gencode/gencode/internal/llm"
@@ -372,12 +374,13 @@ func (a *app) detectLocal(ctx context.Context) (url, model string, ok bool) {
 	answers := make(chan answer, len(cands))
 	for i, base := range cands {
 		go func() {
+			var ids []string
+			defer func() { answers <- answer{i, ids} }() // a panic too: the others are waited for
+			defer crash.Recover(a.log, "local server probe", "", nil)
 			c := llm.New(llm.Config{BaseURL: base, APIKey: "local", MaxRetries: -1})
-			ids, err := c.Models(ctx)
-			if err != nil {
-				ids = nil
+			if got, err := c.Models(ctx); err == nil {
+				ids = got
 			}
-			answers <- answer{i, ids}
 		}()
 	}
 	got := make([][]string, len(cands))
@@ -418,13 +421,13 @@ func (a *app) pickSession(ctx context.Context, cont bool, resume, model string) 
 	}
 }
 
-// newAgent wires an agent for a session's working directory.
-func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yolo bool) (*agent.Agent, *tools.Set, error) {
+// newAgent wires an agent of model for a session's working directory.
+func (a *app) newAgent(model string, client *llm.Client, asker tools.Asker, allow []string, yolo bool) (*agent.Agent, *tools.Set, error) {
 	perms := tools.DefaultPermissions()
 	if err := perms.Allow(append(append([]string{}, a.cfg.Tools.Allow...), allow...)...); err != nil {
 		return nil, nil, &usageError{err}
 	}
-	counter := a.tokens.Counter(a.cfg.Model)
+	counter := a.tokens.Counter(model)
 	topts := tools.Options{
 		WorkDir: a.cwd, Permissions: perms, Asker: asker, Yolo: yolo, Project: a.perms,
 		OutputCapTokens: a.cfg.Tools.OutputCapTokens, CountTokens: counter.Count,
@@ -441,16 +444,16 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 	if a.mcp != nil {
 		late = ts.LateDefinitions
 	}
-	rs := requestsFor(a.cfg.ModelSettings(a.cfg.Model))
+	rs := requestsFor(a.cfg.ModelSettings(model))
 	var runner interface {
 		Definitions() []tools.Definition
 		Run(ctx context.Context, c tools.Call) tools.Result
-	} = a.withRecall(ts, counter.Count, a.window(a.cfg.Model))
+	} = a.withRecall(ts, counter.Count, a.window(model))
 	if a.hooks.Has(hooks.PreToolUse) || a.hooks.Has(hooks.PostToolUse) {
-		runner = hookedTools{inner: a.withRecall(ts, counter.Count, a.window(a.cfg.Model)), hooks: a.hooks}
+		runner = hookedTools{inner: a.withRecall(ts, counter.Count, a.window(model)), hooks: a.hooks}
 	}
-	ag := agent.New(a.store, client, runner, counter, agent.Options{
-		Model: a.cfg.Model, WorkDir: a.cwd, MaxIterations: a.cfg.MaxIterations, Window: a.window(a.cfg.Model),
+	ag := agent.New(a.store, a.hooked(client), runner, counter, agent.Options{
+		Model: model, WorkDir: a.cwd, MaxIterations: a.cfg.MaxIterations, Window: a.window(model),
 		MaxTokens: rs.maxTokens, ReasoningEffort: rs.effort, Extra: rs.extra,
 		WindowConfigured:     a.cfg.ContextWindow > 0,
 		RaiseCommand:         a.raiseCommand,
@@ -460,8 +463,8 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 		LateTools:            late,
 		Logger:               a.log,
 	})
-	if probe := a.windowProbe(a.cfg.Model); probe != nil {
-		ag.SetWindowProbe(probe, boundMemory{window.OpenMemory(filepath.Join(a.cfg.DataDir, "windows.json"), nil), a.cfg.BaseURL, a.cfg.Model})
+	if probe := a.windowProbe(model); probe != nil {
+		ag.SetWindowProbe(probe, boundMemory{window.OpenMemory(filepath.Join(a.cfg.DataDir, "windows.json"), nil), a.cfg.BaseURL, model})
 	}
 	return ag, ts, nil
 }
@@ -495,7 +498,10 @@ func (a *app) windowProbe(model string) agent.WindowProbe {
 		return nil
 	}
 	key := a.cfg.APIKey
-	return func(ctx context.Context) window.Result { return a.windows.Probe(ctx, base, model, key) }
+	return func(ctx context.Context) window.Result {
+		a.panicAt("window")
+		return a.windows.Probe(ctx, base, model, key)
+	}
 }
 
 // printMode runs one user turn and prints the final answer; with
@@ -531,10 +537,11 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 		fmt.Fprintf(a.stderr, "gencode: warning: %s is a built-in command, which wins over %s: that file is not run (rename it); the line is sent as written\n",
 			termtext.Label(strings.Fields(prompt)[0]), termtext.Label(src))
 	}
+	var cmdModel string // the model the user's command asks for ("": the config's)
 	if uc, _, ok := reg.UserCommand(prompt); ok && uc.Model != "" {
-		a.cfg.Model = uc.Model // the command asks for it
+		cmdModel = uc.Model
 	}
-	sess, err := a.pickSession(ctx, o.cont, o.resume, a.cfg.Model)
+	sess, err := a.pickSession(ctx, o.cont, o.resume, cmp.Or(cmdModel, a.cfg.Model))
 	if err != nil {
 		return err
 	}
@@ -549,11 +556,14 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	if err != nil {
 		return err
 	}
+	// The model of this run: the command's, else the config's (which a
+	// local server found by client may have named).
+	model := cmp.Or(cmdModel, a.cfg.Model)
 	// MCP servers start in the background: a turn that calls none of
 	// their tools never waits for them. An unapproved project server
 	// never starts here, and the user is told.
 	var stopMCP func()
-	a.mcp, stopMCP = a.newMCP(ctx, func(e mcp.Event) {
+	a.mcp, stopMCP = a.newMCP(ctx, model, func(e mcp.Event) {
 		if e.State == mcp.StateFailed {
 			a.stderrMu.Lock()
 			fmt.Fprintf(a.stderr, "gencode: MCP server %s failed: %s\n", e.Server, termtext.OneLine(e.Err, 0))
@@ -566,7 +576,7 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	}
 	var out *jsonRun
 	if o.outputFormat != "" && o.outputFormat != formatText {
-		out = newJSONRun(a.env.jsonOut(), o.outputFormat == formatStreamJSON, sess.ID, a.cfg.Model)
+		out = newJSONRun(a.env.jsonOut(), o.outputFormat == formatStreamJSON, sess.ID, model)
 	}
 	a.hooks = a.newHooks(func(msg string) {
 		a.stderrMu.Lock()
@@ -578,7 +588,7 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	})
 	// Print mode cannot ask: a project hook not approved yet never runs.
 	a.hooks.TellUnapproved()
-	ag, ts, err := a.newAgent(client, nil, o.allow, o.yolo)
+	ag, ts, err := a.newAgent(model, client, nil, o.allow, o.yolo)
 	if err != nil {
 		return err
 	}
@@ -594,7 +604,7 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 			out.compaction(r, facts)
 		}
 	}
-	sum := a.newSummarizer(client, ag, o.noSummary, a.compactionHooks(a.hooks, notify, func(_, text string) { pt.addContext(text) }))
+	sum := a.newSummarizer(model, ag, o.noSummary, a.compactionHooks(a.hooks, notify, func(_, text string) { pt.addContext(text) }))
 	if sum != nil {
 		defer sum.Close()
 	}
@@ -617,7 +627,7 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 		for _, t := range ag.Tools() {
 			names = append(names, t.Function.Name)
 		}
-		out.emit(initEvent{Type: "init", SessionID: sess.ID, Model: a.cfg.Model, Cwd: a.cwd, Window: ag.Window(), Tools: names})
+		out.emit(initEvent{Type: "init", SessionID: sess.ID, Model: model, Cwd: a.cwd, Window: ag.Window(), Tools: names})
 	}
 	source := "startup"
 	if pt.continued {
@@ -779,7 +789,7 @@ func (p *printTurn) turn(ctx context.Context, prompt string) (string, error) {
 		case agent.EventDone:
 			final = ev.Text
 		case agent.EventError:
-			runErr = ev.Err
+			runErr = a.locate(ev.Err)
 		case agent.EventMessage:
 			if m := ev.Message; m != nil && m.Role == session.RoleTool && m.Meta.Denied {
 				p.denials.add(*m)
@@ -910,7 +920,7 @@ func (a *app) reportCompaction(c *summarize.Report) {
 		}
 	case summarize.Failed:
 		if c.Err != nil {
-			fmt.Fprintf(a.stderr, "gencode: compaction failed, originals kept: %s\n", termtext.OneLine(c.Err.Error(), maxMessageChars))
+			fmt.Fprintf(a.stderr, "gencode: compaction failed, originals kept: %s\n", termtext.OneLine(a.locate(c.Err).Error(), maxMessageChars))
 		}
 	}
 }

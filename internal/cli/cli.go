@@ -55,6 +55,12 @@ type Env struct {
 	// WindowProbeTimeout bounds asking the server for the model's window
 	// (0: window.DefaultTimeout).
 	WindowProbeTimeout time.Duration
+	// PanicAt, when set, is called where the goroutines gencode starts
+	// itself do their work, with the goroutine's name ("turn", "summary",
+	// "indexer", "window"): tests make it panic, to check that gencode
+	// recovers, logs the stack and tells the user. nil in a release build
+	// (see cmd/gencode's gencode_testpanic build tag).
+	PanicAt func(where string)
 
 	screen *screen // set by Run: what is printed for a person, made inert
 }

@@ -67,6 +67,37 @@ type sandbox struct {
 	home string
 	work string
 	env  map[string]string
+	bin  string // binary, or the race-built one (withRace)
+	race bool
+}
+
+// withRace runs the race-built binary in the sandbox (see
+// gencodetest.RaceBinary): a data race fails the test.
+func (s *sandbox) withRace() *sandbox {
+	s.t.Helper()
+	path, err := gencodetest.RaceBinary()
+	require.NoError(s.t, err)
+	s.bin, s.race = path, true
+	s.env["GORACE"] = "atexit_sleep_ms=0 clear_shadow_mmap_threshold=8388608"
+	return s
+}
+
+// command is the binary run with args in the sandbox's environment.
+func (s *sandbox) command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, s.bin, args...)
+	cmd.Dir = s.work
+	for k, v := range s.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	return cmd
+}
+
+// raced is the data race a race-built run reported on stderr, or "".
+func (s *sandbox) raced(stderr string) string {
+	if i := strings.Index(stderr, "WARNING: DATA RACE"); s.race && i >= 0 {
+		return stderr[i:]
+	}
+	return ""
 }
 
 func newSandbox(t *testing.T) *sandbox {
@@ -74,7 +105,7 @@ func newSandbox(t *testing.T) *sandbox {
 	home := t.TempDir()
 	work := filepath.Join(home, "project")
 	require.NoError(t, os.MkdirAll(work, 0o755))
-	return &sandbox{t: t, home: home, work: work, env: map[string]string{
+	return &sandbox{t: t, home: home, work: work, bin: binary, env: map[string]string{
 		"HOME":            home,
 		"XDG_CONFIG_HOME": filepath.Join(home, ".config"),
 		"XDG_DATA_HOME":   filepath.Join(home, ".local", "share"),
@@ -97,11 +128,8 @@ func (s *sandbox) runIn(dir, stdin string, args ...string) runResult {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd := s.command(ctx, args...)
 	cmd.Dir = dir
-	for k, v := range s.env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -112,6 +140,9 @@ func (s *sandbox) runIn(dir, stdin string, args ...string) runResult {
 		res.code = ee.ExitCode()
 	} else if err != nil {
 		s.t.Fatalf("run gencode %v: %v", args, err)
+	}
+	if r := s.raced(res.stderr); r != "" {
+		s.t.Fatalf("gencode %v: %s", args, r)
 	}
 	return res
 }

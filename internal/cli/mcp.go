@@ -48,17 +48,18 @@ func (a *app) mcpConfigs() []mcp.ServerConfig {
 
 // newMCP makes the MCP manager of this run (nil: no server configured)
 // and starts its servers in the background; stop closes them and waits.
-// notify hears of failures and recoveries (nil: logged only).
-func (a *app) newMCP(ctx context.Context, notify func(mcp.Event)) (m *mcp.Manager, stop func()) {
+// model is the one whose window the deferral is a share of; notify hears
+// of failures and recoveries (nil: logged only).
+func (a *app) newMCP(ctx context.Context, model string, notify func(mcp.Event)) (m *mcp.Manager, stop func()) {
 	cfgs := a.mcpConfigs()
 	if len(cfgs) == 0 {
 		return nil, func() {}
 	}
-	counter := a.tokens.Counter(a.cfg.Model)
+	counter := a.tokens.Counter(model)
 	m = mcp.New(mcp.Options{
 		Servers:    cfgs,
 		Approved:   func(c mcp.ServerConfig) bool { return a.perms.ServerApproved(c.Name, c.Fingerprint()) },
-		Window:     a.window(a.cfg.Model),
+		Window:     a.window(model),
 		DeferRatio: a.cfg.Tools.MCPDeferRatio,
 		Count:      counter.Count,
 		Notify:     notify,
@@ -168,7 +169,7 @@ func newMCPCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withReadApp(ctx, env, cmd, g, func(a *app) error {
-				m, stop := a.newMCP(ctx, nil)
+				m, stop := a.newMCP(ctx, a.cfg.Model, nil)
 				defer stop()
 				if m == nil {
 					m = mcp.New(mcp.Options{})

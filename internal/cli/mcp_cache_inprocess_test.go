@@ -95,7 +95,7 @@ func mcpSession(t *testing.T, withMCP bool, at [2]int) (openaitest.Bill, []opena
 // tool carries more than 1k tokens of MCP schemas. Each load changes the
 // tool list, which comes before every message, so the request after it
 // re-reads the whole prompt once: the later the load, the more it costs
-// (logged for loads at turns 10 and 30; see docs/notes/mcp.md).
+// (logged for loads at turns 10 and 30; see docs/design/mcp.md).
 func TestMCPKeepsThePrefixCached(t *testing.T) {
 	t.Parallel()
 	reuse := func(b openaitest.Bill) float64 { return 100 * float64(b.Cached) / float64(b.Prompt) }

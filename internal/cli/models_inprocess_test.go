@@ -62,8 +62,7 @@ context_window = 12288
 			store, sess := newStoreSession(t)
 			a := &app{cfg: tt.cfg, store: store, cwd: sess.Cwd, tokens: tokenCache, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 				env: Env{Getenv: env}, perms: permstore.Open(t.TempDir(), sess.Cwd)}
-			a.cfg.Model = tt.model // as /model NAME sets it before building the agent
-			ag, _, err := a.newAgent(llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k"}), nil, nil, false)
+			ag, _, err := a.newAgent(tt.model, llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k"}), nil, nil, false)
 			require.NoError(t, err)
 			require.Equal(t, tt.want, ag.Window(), "the agent's window for %s", tt.model)
 

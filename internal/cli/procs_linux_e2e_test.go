@@ -3,8 +3,9 @@
 package cli_test
 
 import (
+	"bytes"
+	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -49,17 +50,15 @@ func readPid(t *testing.T, path string) int {
 func TestKilledGencodeLeavesNoCommandRunning(t *testing.T) {
 	t.Parallel()
 	srv := openaitest.NewServer(t, openaitest.WithMessageRules())
-	sb := newSandbox(t)
+	sb := newSandbox(t).withRace()
 	sb.useServer(srv)
 	srv.Enqueue(openaitest.Calls(openaitest.ToolCall{ID: "b", Name: "Bash", Arguments: args(t, map[string]any{
 		"command": "setsid sleep 301 > /dev/null 2>&1 < /dev/null & echo $! > daemon.pid\n" +
 			"sleep 300 & echo $! > sleep.pid\nwait",
 	})}))
-	cmd := exec.Command(binary, "-p", "run it", "--allow", "Bash")
-	cmd.Dir = sb.work
-	for k, v := range sb.env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd := sb.command(context.Background(), "-p", "run it", "--allow", "Bash")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	daemon := readPid(t, filepath.Join(sb.work, "daemon.pid"))
@@ -68,6 +67,7 @@ func TestKilledGencodeLeavesNoCommandRunning(t *testing.T) {
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_ = cmd.Wait()
+	require.Empty(t, sb.raced(stderr.String()), "a data race before the kill")
 	for name, pid := range map[string]int{"sleep": sleep, "setsid daemon": daemon} {
 		require.Eventually(t, func() bool { return gone(pid) }, 5*time.Second, 20*time.Millisecond,
 			"%s (pid %d) outlived gencode", name, pid)

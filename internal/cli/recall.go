@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/gencode/gencode/internal/crash"
 	"github.com/gencode/gencode/internal/recall"
 	"github.com/gencode/gencode/internal/tools"
 )
@@ -40,6 +41,10 @@ func (a *app) startIndexer(ctx context.Context, onErr func(error)) (stop func())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		// The index catches up at the next search: a panic costs no more
+		// than an error here, and is reported as one.
+		defer crash.Recover(a.log, "search indexer", "", func(e *crash.Error) { onErr(a.locate(e)) })
+		a.panicAt("indexer")
 		a.store.RunIndexer(ctx, indexEvery, onErr)
 	}()
 	return func() {

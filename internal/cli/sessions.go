@@ -62,17 +62,14 @@ func newSessionsCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command
 	return cmd
 }
 
-// withApp runs f with the wiring of one subcommand run and closes it.
-func withApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, f func(a *app) error) error {
-	return withAppOpts(ctx, env, cmd, g, f)
-}
-
-// withReadApp is withApp for a command that only reads: it works on a
-// data directory that cannot be written.
+// withReadApp runs f with the wiring of one subcommand run that only
+// reads, and closes it: it works on a data directory that cannot be
+// written.
 func withReadApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, f func(a *app) error) error {
 	return withAppOpts(ctx, env, cmd, g, f, session.ForReading())
 }
 
+// withAppOpts runs f with the wiring of one subcommand run and closes it.
 func withAppOpts(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, f func(a *app) error, opts ...session.Option) error {
 	a, err := newApp(ctx, env, cmd, g, opts...)
 	if err != nil {

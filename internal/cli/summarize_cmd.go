@@ -47,7 +47,7 @@ func newSummarizeCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Comman
 			if err != nil {
 				return err
 			}
-			ag, _, err := a.newAgent(client, nil, nil, false)
+			ag, _, err := a.newAgent(a.cfg.Model, client, nil, nil, false)
 			if err != nil {
 				return err
 			}
@@ -56,7 +56,7 @@ func newSummarizeCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Comman
 			for _, n := range notes {
 				fmt.Fprintln(env.Stderr, "gencode: "+termtext.OneLine(n, 0))
 			}
-			s := a.buildSummarizer(ag, nil)
+			s := a.buildSummarizer(a.cfg.Model, ag, nil)
 			defer s.Close()
 			a.hooks = a.newHooks(func(msg string) { fmt.Fprintln(env.Stderr, "gencode: "+a.redact(termtext.OneLine(msg, 0))) })
 			a.hooks.TellUnapproved()

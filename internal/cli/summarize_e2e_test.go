@@ -1,11 +1,11 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -249,7 +249,7 @@ func TestOverTheWindowAlready(t *testing.T) {
 				}
 				return openaitest.Text("Next: package p41.")
 			}))
-		sb := newSandbox(t)
+		sb := newSandbox(t).withRace()
 		sb.useServer(srv)
 		sb.env["GENCODE_SUMMARY_MODEL"] = summaryModel
 		_, seeded := sb.seedSession(40, 25)
@@ -303,7 +303,7 @@ func TestOverTheWindowAlready(t *testing.T) {
 				}
 				return openaitest.Text("It printed 60000 numbers.")
 			}))
-		sb := newSandbox(t)
+		sb := newSandbox(t).withRace()
 		sb.useServer(srv)
 		sb.env["GENCODE_SUMMARY_MODEL"] = summaryModel
 		sb.writeConfig(fmt.Sprintf("context_window = %d\n", window))
@@ -376,15 +376,13 @@ func TestKilledDuringCompaction(t *testing.T) {
 					}
 					return openaitest.Text("continued")
 				}))
-			sb := newSandbox(t)
+			sb := newSandbox(t).withRace()
 			sb.useServer(srv)
 			sb.env["GENCODE_SUMMARY_MODEL"] = summaryModel
 			id, seeded := sb.seedSession(24, 4)
-			cmd := exec.Command(binary, "summarize", "--session", id)
-			cmd.Dir = sb.work
-			for k, v := range sb.env {
-				cmd.Env = append(cmd.Env, k+"="+v)
-			}
+			cmd := sb.command(context.Background(), "summarize", "--session", id)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
 			require.NoError(t, cmd.Start())
 			if tt.killAt > 0 {
 				time.Sleep(tt.killAt)
@@ -399,6 +397,7 @@ func TestKilledDuringCompaction(t *testing.T) {
 			}
 			require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 			_ = cmd.Wait()
+			require.Empty(t, sb.raced(stderr.String()), "a data race before the kill")
 
 			st := sb.openStore()
 			msgs, err := st.Messages(context.Background(), id, 1, 0)
@@ -484,9 +483,19 @@ func TestSecretsNeverReachTheSummarizer(t *testing.T) {
 		require.False(t, sum.Fallback, "the narrative is stored: %s", sum.FallbackReason)
 	}
 	for _, s := range corpus.Secrets {
+		// The raw body: message text, tool calls' arguments, anything sent,
+		// as sent (JSON-escaped) and unescaped.
+		escaped, err := json.Marshal(s.Secret)
+		require.NoError(t, err)
 		for _, r := range srv.Requests() {
+			require.NotEmpty(t, r.Body)
+			require.NotContains(t, string(r.Body), s.Secret, "%s reached the summarizer", s.Name)
+			require.NotContains(t, string(r.Body), string(escaped[1:len(escaped)-1]), "%s reached the summarizer (JSON-escaped)", s.Name)
 			for _, m := range r.Messages {
 				require.NotContains(t, m.Content, s.Secret, "%s reached the summarizer", s.Name)
+				for _, c := range m.ToolCalls {
+					require.NotContains(t, c.Function.Arguments, s.Secret, "%s reached the summarizer in a call's arguments", s.Name)
+				}
 			}
 		}
 		for _, sum := range sums {

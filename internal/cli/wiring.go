@@ -17,6 +17,7 @@ import (
 
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
+	"github.com/gencode/gencode/internal/crash"
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/models"
 	"github.com/gencode/gencode/internal/pricing"
@@ -38,25 +39,28 @@ type summarizer interface {
 	SummarizeNow(ctx context.Context, sessionID, focus string) (summarize.Report, error)
 }
 
-// newSummarizer installs the summarizer on the agent; nil when disabled.
-// It talks to the endpoint through a client of its own that does not retry:
-// the summarizer bounds its attempts itself and falls back to a
-// deterministic summary, so a failing summarizer never holds a turn for the
-// client's retry budget.
-func (a *app) newSummarizer(_ *llm.Client, ag *agent.Agent, off bool, notify func(summarize.Report)) summarizer {
+// newSummarizer installs the summarizer on the agent of model; nil when
+// disabled.
+func (a *app) newSummarizer(model string, ag *agent.Agent, off bool, notify func(summarize.Report)) summarizer {
 	if off || !a.cfg.Summarize.Enabled {
 		return nil
 	}
-	s := a.buildSummarizer(ag, notify)
+	s := a.buildSummarizer(model, ag, notify)
 	ag.SetCompactor(s)
 	return s
 }
 
-// buildSummarizer makes the summarizer for the agent's model and window.
+// buildSummarizer makes the summarizer for the agent of model (its window).
 // notify receives every compaction report as it happens (nil: nobody
-// listens); it is the one route from the summarizer to a front end.
-func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *summarize.Summarizer {
-	key := a.cfg.APIKey
+// listens); it is the one route from the summarizer to a front end. It
+// talks to the endpoint through a client of its own that does not retry:
+// the summarizer bounds its attempts itself and falls back to a
+// deterministic summary, so a failing summarizer never holds a turn for
+// the client's retry budget.
+func (a *app) buildSummarizer(model string, ag *agent.Agent, notify func(summarize.Report)) *summarize.Summarizer {
+	cfg := a.cfg // this agent's: the summary model follows the agent's when not set
+	cfg.Model = model
+	key := cfg.APIKey
 	if key == "" {
 		key = "none"
 	}
@@ -70,26 +74,26 @@ func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *s
 		lc.HeaderTimeout = idle
 	}
 	client := llm.New(lc)
-	sc := a.cfg.Summarize
+	sc := cfg.Summarize
 	// The summarizer model's own table: a model other than the agent's
 	// does not take the top-level context_window, which is the agent's.
-	ss := a.cfg.SummarizerSettings()
-	model := ss.Model
-	summaryWindow := a.window(model)
-	if model != a.cfg.Model {
+	ss := cfg.SummarizerSettings()
+	summaryModel := ss.Model
+	summaryWindow := a.window(summaryModel)
+	if summaryModel != model {
 		summaryWindow = ss.ContextWindow
 		if summaryWindow == 0 {
-			summaryWindow, _ = models.Window(model)
+			summaryWindow, _ = models.Window(summaryModel)
 		}
 	}
-	comp := completer{c: client, tools: ag.Tools, usage: a.store, model: requestsFor(ss)}
-	return summarize.New(a.store, comp, a.tokens.Counter(a.cfg.Model), summarize.Config{
+	comp := completer{c: client, tools: ag.Tools, usage: a.store, model: requestsFor(ss), hook: a.env.PanicAt}
+	return summarize.New(a.store, comp, a.tokens.Counter(model), summarize.Config{
 		Enabled:              true,
 		Window:               ag.Window(),
 		SummaryWindow:        summaryWindow,
-		Model:                model,
+		Model:                summaryModel,
 		View:                 ag.Policy(),
-		CachedPrefix:         model == a.cfg.Model,
+		CachedPrefix:         summaryModel == model,
 		SoftRatio:            sc.SoftRatio,
 		HardRatio:            sc.HardRatio,
 		TriggerThreshold:     sc.TriggerThreshold,
@@ -121,6 +125,8 @@ type completer struct {
 	// model is what the summarizer model's table adds to each request:
 	// its max_tokens caps the bound a summary asks for.
 	model requestSettings
+	// hook is the test hook (Env.PanicAt), called with "summary".
+	hook func(where string)
 }
 
 func (c completer) agentTools() []openai.Tool {
@@ -131,6 +137,9 @@ func (c completer) agentTools() []openai.Tool {
 }
 
 func (c completer) Complete(ctx context.Context, req summarize.Request) (summarize.Completion, error) {
+	if c.hook != nil {
+		c.hook("summary")
+	}
 	lr := llm.Request{Model: req.Model, MaxTokens: req.MaxTokens, ReasoningEffort: c.model.effort, Extra: c.model.extra}
 	if m := c.model.maxTokens; m > 0 && (lr.MaxTokens == 0 || lr.MaxTokens > m) {
 		lr.MaxTokens = m
@@ -188,7 +197,9 @@ const turnDrain = 5 * time.Second
 
 // interactive runs the TUI. Problems it can see before the screen is
 // taken (no endpoint, no such session, no terminal) are reported like
-// print mode's, on stderr.
+// print mode's, on stderr. Its steps: the endpoint, the session shown
+// first, the search indexer, the first model's agent and summarizer, the
+// screen, and what is said once the screen is the shell's again.
 func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	if a.env.IsTerminal != nil && !a.env.IsTerminal() {
 		return &usageError{errors.New("the terminal UI needs a terminal; use print mode: gencode -p \"PROMPT\"")}
@@ -197,134 +208,197 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	if err != nil {
 		return err
 	}
-	sessionID := ""
-	var lease *session.Lease // the shown session's; Close releases it
-	if o.cont || o.resume != "" {
-		s, err := a.pickSession(ctx, o.cont, o.resume, a.cfg.Model)
-		if err != nil {
-			return err
-		}
-		if lease, err = a.store.Lease(ctx, s.ID, session.LeaseWait); err != nil {
-			return err
-		}
-		sessionID = s.ID
+	sessionID, lease, err := a.firstSession(ctx, o)
+	if err != nil {
+		return err
 	}
-	// Keep the search index warm: the first search of a long or old
-	// session then does not wait for indexing. Index errors are not the
-	// user's concern here (each search catches up on its own): logged.
-	defer a.startIndexer(ctx, func(err error) { a.log.Warn("keep the search index warm", "err", err) })()
-	asker := tui.NewAsker()
+	var bg backgroundFailure
+	defer bg.report(a)
+	defer a.startIndexer(ctx, bg.indexerErr(a))()
+	w := a.newTUIWiring(ctx, client, o)
+	defer w.close()
+	ag, sum, err := w.models.use(a.cfg.Model)
+	if err != nil {
+		return err
+	}
+	m := tui.New(a.tuiOptions(ctx, o, w, ag, sum, sessionID, lease))
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx),
+		tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout))
+	final, err := p.Run()
+	if fm, ok := final.(tui.Model); ok {
+		a.afterTUI(ctx, fm)
+	}
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return fmt.Errorf("terminal UI: %w", err)
+	}
+	return nil
+}
+
+// firstSession is the session the TUI shows first, with its lease (Close
+// releases it): -c's or -r's, or none ("": a new one at the first message).
+func (a *app) firstSession(ctx context.Context, o rootOptions) (string, *session.Lease, error) {
+	if !o.cont && o.resume == "" {
+		return "", nil, nil
+	}
+	s, err := a.pickSession(ctx, o.cont, o.resume, a.cfg.Model)
+	if err != nil {
+		return "", nil, err
+	}
+	lease, err := a.store.Lease(ctx, s.ID, session.LeaseWait)
+	if err != nil {
+		return "", nil, err
+	}
+	return s.ID, lease, nil
+}
+
+// backgroundFailure keeps the failure of a goroutine the TUI does not
+// hear from (the search indexer's recovered panic), to be said on stderr
+// once the screen is the shell's again.
+type backgroundFailure struct {
+	mu  sync.Mutex
+	err error
+}
+
+// indexerErr is the indexer's error handler: errors are logged (each
+// search catches up on its own); a recovered panic is kept for the user.
+func (b *backgroundFailure) indexerErr(a *app) func(error) {
+	return func(err error) {
+		a.log.Warn("keep the search index warm", "err", err)
+		var ce *crash.Error
+		if errors.As(err, &ce) {
+			b.mu.Lock()
+			b.err = err
+			b.mu.Unlock()
+		}
+	}
+}
+
+func (b *backgroundFailure) report(a *app) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		fmt.Fprintln(a.env.Stderr, "gencode: "+a.redact(userMessage(b.err)))
+	}
+}
+
+// tuiWiring is what the TUI's models share: the permission asker, the
+// queue of background compaction reports, the hooks' state, the MCP
+// servers, and the agent and summarizer of one model at a time (/model
+// NAME switches them from a Cmd).
+type tuiWiring struct {
+	asker       *tui.Asker
+	compactions chan summarize.Report
+	models      *modelSet
+	// userTools runs the user's "@file" and "!command": the first model's
+	// tool set (every model's has the same directory and rules).
+	userTools *tools.Set
+	// noter is the first model's agent, which keeps a SessionStart hook's
+	// context after a compaction (every agent appends to the same store).
+	noter *agent.Agent
+
+	// hookMu guards hookNotes while the hooks start.
+	hookMu sync.Mutex
+	// hookNotes are the problems known before the first frame (a project
+	// hook waiting for approval, a settings file or a user command that
+	// cannot be read): start notices.
+	hookNotes []string
+	// problems are the hooks' problems once started: shown in the next turn.
+	problems *hookProblems
+	hooked   *hookedState
+
+	// mcpCmds is /mcp's view of the MCP servers (nil: none configured).
+	mcpCmds commands.MCPServers
+	stopMCP func()
+}
+
+// newTUIWiring sets up the hooks and starts the MCP servers (a.hooks,
+// a.mcp: every model's agent uses them), then prepares the model set.
+func (a *app) newTUIWiring(ctx context.Context, client *llm.Client, o rootOptions) *tuiWiring {
+	w := &tuiWiring{
+		asker: tui.NewAsker(), compactions: make(chan summarize.Report, 16),
+		problems: &hookProblems{}, hooked: &hookedState{started: map[string]bool{}},
+	}
 	// Hooks: the screen is the TUI's, so a hook's problem goes to the log,
-	// and those known before the first frame (a project hook waiting for
-	// approval, a settings file that cannot be read) are start notices.
-	var hookNotes []string
+	// and those known before the first frame are start notices.
 	starting := true
-	var hookMu sync.Mutex
-	problems := &hookProblems{}
 	a.hooks = a.newHooks(func(msg string) {
 		a.log.Warn("hook", "problem", msg)
-		hookMu.Lock()
-		defer hookMu.Unlock()
+		w.hookMu.Lock()
+		defer w.hookMu.Unlock()
 		if starting {
-			hookNotes = append(hookNotes, termtext.OneLine(msg, 0))
+			w.hookNotes = append(w.hookNotes, termtext.OneLine(msg, 0))
 			return
 		}
-		problems.add(msg) // shown in the next turn
+		w.problems.add(msg) // shown in the next turn
 	})
 	a.hooks.TellUnapproved()
-	hookMu.Lock()
+	w.hookMu.Lock()
 	starting = false
-	hookMu.Unlock()
-	hooked := &hookedState{started: map[string]bool{}}
-	// withHooks gives the TUI the agent with its turn's hooks around it.
-	withHooks := func(ag *agent.Agent) tui.Agent {
-		if ag == nil {
-			return nil
-		}
-		if a.hooks == nil {
-			return ag
-		}
-		return &hookedAgent{Agent: ag, hooks: a.hooks, store: a.store, problems: problems, state: hooked, log: a.log}
+	w.hookMu.Unlock()
+	// MCP servers start in the background: the first frame never waits
+	// for them. Failures are logged and shown by /mcp.
+	a.mcp, w.stopMCP = a.newMCP(ctx, a.cfg.Model, nil)
+	if a.mcp != nil {
+		w.mcpCmds = mcpControl{m: a.mcp, perms: a.perms, cfgs: a.mcp.Configs()}
 	}
+	// The raise hint offers /ollama-window, which the TUI has.
+	a.raiseCommand = commands.OllamaCommand
 	// Background compactions reach the TUI through a channel; a full
 	// channel drops the notice rather than block the summarizer.
-	compactions := make(chan summarize.Report, 16)
 	notify := func(r summarize.Report) {
 		select {
-		case compactions <- r:
+		case w.compactions <- r:
 		default: // the summarizer logs failures itself
 			a.log.Debug("compaction report dropped: the UI's queue is full", "session", r.SessionID, "phase", r.Phase)
 		}
 	}
-	// MCP servers start in the background: the first frame never waits
-	// for them. Failures are logged and shown by /mcp.
-	var stopMCP func()
-	a.mcp, stopMCP = a.newMCP(ctx, nil)
-	defer stopMCP()
-	var mcpCmds commands.MCPServers
-	if a.mcp != nil {
-		mcpCmds = mcpControl{m: a.mcp, perms: a.perms, cfgs: a.mcp.Configs()}
-	}
-	// The agent and summarizer of one model at a time: /model NAME
-	// switches them from a Cmd.
-	// userTools runs the user's "@file" and "!command": the first model's
-	// tool set (every model's has the same directory and rules).
-	var userTools *tools.Set
-	// keepContext keeps, after a compaction, a SessionStart hook's context
-	// in the session for the next turn (noter: the first model's agent;
-	// every agent appends to the same store).
-	var noter *agent.Agent
-	keepContext := func(sessionID, text string) {
-		if err := noter.Note(ctx, sessionID, agent.UserMessage{Text: hookContextNote("SessionStart", []string{text})}); err != nil {
+	keepContext := w.keepContext(ctx, a)
+	w.models = &modelSet{build: func(model string) (*agent.Agent, summarizer, error) {
+		ag, ts, err := a.newAgent(model, client, w.asker, o.allow, o.yolo)
+		if err != nil {
+			return nil, nil, err
+		}
+		if w.userTools == nil {
+			w.userTools, w.noter = ts, ag
+		}
+		return ag, a.newSummarizer(model, ag, o.noSummary, a.compactionHooks(a.hooks, notify, keepContext)), nil
+	}}
+	return w
+}
+
+// close closes the models' agents and summarizers, then the MCP servers.
+func (w *tuiWiring) close() {
+	w.models.close()
+	w.stopMCP()
+}
+
+// keepContext keeps, after a compaction, a SessionStart hook's context in
+// the session for the next turn.
+func (w *tuiWiring) keepContext(ctx context.Context, a *app) func(sessionID, text string) {
+	return func(sessionID, text string) {
+		if err := w.noter.Note(ctx, sessionID, agent.UserMessage{Text: hookContextNote("SessionStart", []string{text})}); err != nil {
 			a.log.Warn("keep a hook's context", "err", err)
 		}
 	}
-	takesEffort := models.TakesReasoningEffort // before the name is the model set's
-	// The raise hint offers /ollama-window, which the TUI has.
-	a.raiseCommand = commands.OllamaCommand
-	models := &modelSet{build: func(model string) (*agent.Agent, summarizer, error) {
-		prev := a.cfg.Model
-		a.cfg.Model = model
-		ag, ts, err := a.newAgent(client, asker, o.allow, o.yolo)
-		if err != nil {
-			a.cfg.Model = prev
-			return nil, nil, err
-		}
-		if userTools == nil {
-			userTools, noter = ts, ag
-		}
-		return ag, a.newSummarizer(client, ag, o.noSummary, a.compactionHooks(a.hooks, notify, keepContext)), nil
-	}}
-	defer models.close()
-	ag, sum, err := models.use(a.cfg.Model)
-	if err != nil {
-		return err
-	}
-	r := a.renderer()
-	// /model lists the endpoint's models and checks names against them
-	// with one attempt, which the registry's timeout bounds: no retries.
-	key := a.cfg.APIKey
-	if key == "" {
-		key = "none"
-	}
-	lc := a.llmConfig(key)
-	lc.MaxRetries = -1
-	ucmds, cmdProbs := a.userCommands()
-	hookNotes = append(hookNotes, cmdProbs...)
-	reg := commands.New(commands.Deps{
-		UserCommands: ucmds, Expander: expander(userTools), Hooks: hookStates{a},
-		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, Keys: tui.KeyHelp(),
-		Instructions: a.instructionNames(),
-		Prices:       a.prices(),
-		Permissions:  a.perms,
-		Models:       llm.New(lc).Models,
-		Ollama:       a.ollamaAPI(),
-		Cwd:          a.cwd,
+}
 
-		TakesReasoningEffort: takesEffort,
-		Sandbox:              a.sandbox.Lines(),
-		MCP:                  mcpCmds,
-	})
+// withHooks gives the TUI the agent with its turn's hooks around it.
+func (w *tuiWiring) withHooks(a *app, ag *agent.Agent) tui.Agent {
+	if ag == nil {
+		return nil
+	}
+	if a.hooks == nil {
+		return ag
+	}
+	return &hookedAgent{Agent: ag, hooks: a.hooks, store: a.store, problems: w.problems, state: w.hooked, log: a.log}
+}
+
+// tuiOptions wires the TUI to the first model's agent and summarizer and
+// to the slash commands.
+func (a *app) tuiOptions(ctx context.Context, o rootOptions, w *tuiWiring, ag *agent.Agent, sum summarizer, sessionID string, lease *session.Lease) tui.Options {
+	reg, cmdProbs := a.commandRegistry(w)
+	w.hookNotes = append(w.hookNotes, cmdProbs...)
+	keepContext := w.keepContext(ctx, a)
 	soft := 0.0
 	if a.cfg.Summarize.Enabled && !o.noSummary {
 		soft = a.cfg.Summarize.SoftRatio
@@ -335,61 +409,85 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	if sum != nil {
 		summ = a.withManualHooks(sum, keepContext)
 	}
-	m := tui.New(tui.Options{
+	return tui.Options{
 		Summarizer:  summ,
-		Agent:       withHooks(ag),
+		Agent:       w.withHooks(a, ag),
 		Store:       a.store,
-		Asker:       asker,
+		Asker:       w.asker,
 		Commands:    reg,
-		Compactions: compactions,
+		Compactions: w.compactions,
 		SwitchModel: func(model string) (tui.Agent, tui.Summarizer, error) {
-			next, sum, err := models.use(model)
+			next, sum, err := w.models.use(model)
 			if err != nil || sum == nil {
-				return withHooks(next), nil, err // a nil interface, not a typed nil: summarization off
+				return w.withHooks(a, next), nil, err // a nil interface, not a typed nil: summarization off
 			}
-			return withHooks(next), a.withManualHooks(sum, keepContext), nil
+			return w.withHooks(a, next), a.withManualHooks(sum, keepContext), nil
 		},
 		SessionID: sessionID,
 		Lease:     lease,
 		Cwd:       a.cwd,
 		SoftRatio: soft,
-		Renderer:  r,
-		ErrorText: func(err error) string { return a.redact(userMessage(err)) },
+		Renderer:  a.renderer(),
+		ErrorText: func(err error) string { return a.redact(userMessage(a.locate(err))) },
 		Context:   ctx,
 		Logger:    a.log,
 		Notices: func() []string {
-			return append(append(append(a.sandboxNotices(), hookNotes...), a.notices(ag)...), unapprovedNotice(a.mcp)...)
+			return append(append(append(a.sandboxNotices(), w.hookNotes...), a.notices(ag)...), unapprovedNotice(a.mcp)...)
 		},
 		Spend: reg.Spend,
-		Tools: userTools,
-	})
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx),
-		tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout))
-	final, err := p.Run()
-	if fm, ok := final.(tui.Model); ok {
-		fm.Wait(turnDrain)
-		id := fm.SessionID()
-		// A quit (or a SIGTERM) ends the context; the output is kept all the same.
-		keepCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		kept, n, kerr := fm.KeepUnsent(keepCtx)
-		cancel()
-		switch {
-		case kerr != nil:
-			a.log.Error("keep unsent shell output", "session", id, "err", kerr)
-			fmt.Fprintf(a.env.Stderr, "gencode: %v\n", kerr)
-		case n > 0:
-			id = kept
-			fmt.Fprintf(a.env.Stdout, "kept %d shell output(s) in the session: they go with your next message\n", n)
-		}
-		if id != "" {
-			// The screen is the shell's again: say how to come back.
-			fmt.Fprintf(a.env.Stdout, "resume with: gencode -r %s\n", id)
-		}
+		Tools: w.userTools,
 	}
-	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
-		return fmt.Errorf("terminal UI: %w", err)
+}
+
+// commandRegistry is the slash commands, with the user's own (their
+// problems are returned, for the start notices). /model lists the
+// endpoint's models and checks names against them with one attempt, which
+// the registry's timeout bounds: no retries.
+func (a *app) commandRegistry(w *tuiWiring) (*commands.Registry, []string) {
+	key := a.cfg.APIKey
+	if key == "" {
+		key = "none"
 	}
-	return nil
+	lc := a.llmConfig(key)
+	lc.MaxRetries = -1
+	ucmds, cmdProbs := a.userCommands()
+	return commands.New(commands.Deps{
+		UserCommands: ucmds, Expander: expander(w.userTools), Hooks: hookStates{a},
+		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, Keys: tui.KeyHelp(),
+		Instructions: a.instructionNames(),
+		Prices:       a.prices(),
+		Permissions:  a.perms,
+		Models:       llm.New(lc).Models,
+		Ollama:       a.ollamaAPI(),
+		Cwd:          a.cwd,
+
+		TakesReasoningEffort: models.TakesReasoningEffort,
+		Sandbox:              a.sandbox.Lines(),
+		MCP:                  w.mcpCmds,
+	}), cmdProbs
+}
+
+// afterTUI waits for a canceled turn to be written, keeps the shell
+// output not yet sent, and says how to come back to the session.
+func (a *app) afterTUI(ctx context.Context, fm tui.Model) {
+	fm.Wait(turnDrain)
+	id := fm.SessionID()
+	// A quit (or a SIGTERM) ends the context; the output is kept all the same.
+	keepCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	kept, n, kerr := fm.KeepUnsent(keepCtx)
+	cancel()
+	switch {
+	case kerr != nil:
+		a.log.Error("keep unsent shell output", "session", id, "err", kerr)
+		fmt.Fprintf(a.env.Stderr, "gencode: %v\n", kerr)
+	case n > 0:
+		id = kept
+		fmt.Fprintf(a.env.Stdout, "kept %d shell output(s) in the session: they go with your next message\n", n)
+	}
+	if id != "" {
+		// The screen is the shell's again: say how to come back.
+		fmt.Fprintf(a.env.Stdout, "resume with: gencode -r %s\n", id)
+	}
 }
 
 // environ gives termenv the injected environment (NO_COLOR, TERM ...).

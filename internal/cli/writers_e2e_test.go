@@ -51,7 +51,7 @@ func TestTwoPrintLoopsOnOneSession(t *testing.T) {
 		}
 		return openaitest.Text("unexpected request")
 	}))
-	sb := newSandbox(t)
+	sb := newSandbox(t).withRace()
 	sb.useServer(srv)
 	res := sb.run("-p", "seed", "--allow", "Bash", "--no-summarize")
 	require.Equal(t, 0, res.code, res.stderr)
@@ -152,11 +152,7 @@ func TestTwoPrintLoopsOnOneSession(t *testing.T) {
 func (s *sandbox) exec(args ...string) (runResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Dir = s.work
-	for k, v := range s.env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd := s.command(ctx, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
@@ -168,6 +164,9 @@ func (s *sandbox) exec(args ...string) (runResult, error) {
 	}
 	if err != nil {
 		return res, fmt.Errorf("run gencode %s: %w", strings.Join(args, " "), err)
+	}
+	if r := s.raced(res.stderr); r != "" {
+		return res, fmt.Errorf("gencode %s: %s", strings.Join(args, " "), r)
 	}
 	return res, nil
 }

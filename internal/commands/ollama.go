@@ -114,6 +114,7 @@ func runOllamaWindow(ctx context.Context, r *Registry, st State, in Invocation) 
 	mk, cancelMk := context.WithTimeout(ctx, ollamaCreateTimeout)
 	defer cancelMk()
 	if err := api.Create(mk, name, model, want, nil); err != nil {
+		//lint:ignore ST1005 Ollama is a name, and this error is the chat's text as it stands
 		return Result{}, fmt.Errorf("Ollama did not create %s: %s", name, ollamaMessage(err))
 	}
 	return Result{Action: ActionSetModel, Model: name,

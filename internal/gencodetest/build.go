@@ -19,10 +19,25 @@ var (
 	built    string
 	buildErr error
 
+	raceOnce     sync.Once
+	raceBuilt    string
+	raceBuildErr error
+
 	mcpOnce  sync.Once
 	mcpBuilt string
 	mcpErr   error
 )
+
+// RaceBinary is Binary built with -race, for the end-to-end tests of what
+// runs concurrently inside one gencode (two writers on a session, a kill
+// mid-turn or mid-compaction): a data race there makes the binary say
+// "WARNING: DATA RACE" on stderr and exit with status 66. It is built with
+// make test's flags (modernc.org's SQLite without checkptr nor race
+// instrumentation), so it reuses the packages make test compiled.
+func RaceBinary() (string, error) {
+	raceOnce.Do(func() { raceBuilt, raceBuildErr = build(true) })
+	return raceBuilt, raceBuildErr
+}
 
 // Binary returns the path of the gencode binary of the checkout that
 // holds the working directory, building it on the first call of a test
@@ -34,7 +49,7 @@ var (
 // of one run (which go test starts side by side) from building it twice
 // at once.
 func Binary() (string, error) {
-	once.Do(func() { built, buildErr = build() })
+	once.Do(func() { built, buildErr = build(false) })
 	return built, buildErr
 }
 
@@ -43,18 +58,25 @@ func Binary() (string, error) {
 // first call of a test process, beside the gencode binary.
 func MCPTestServer() (string, error) {
 	mcpOnce.Do(func() {
-		mcpBuilt, mcpErr = buildPkg("mcptestserver", "github.com/gencode/gencode/internal/mcp/mcptest/cmd/mcptestserver")
+		mcpBuilt, mcpErr = buildPkg("mcptestserver", "github.com/gencode/gencode/internal/mcp/mcptest/cmd/mcptestserver", false)
 	})
 	return mcpBuilt, mcpErr
 }
 
-func build() (string, error) {
-	return buildPkg("gencode", "github.com/gencode/gencode/cmd/gencode")
+func build(race bool) (string, error) {
+	name := "gencode"
+	if race {
+		name += "-race"
+	}
+	return buildPkg(name, "github.com/gencode/gencode/cmd/gencode", race)
 }
 
 // buildPkg builds pkg as name into the checkout's directory under the
-// user's cache, under its lock.
-func buildPkg(name, pkg string) (string, error) {
+// user's cache, under its lock. Without race it is built as `make build`
+// builds it (no cgo); with race as make test builds its packages: -race
+// needs cgo, and modernc.org's SQLite goes without checkptr nor race
+// instrumentation.
+func buildPkg(name, pkg string, race bool) (string, error) {
 	root, err := moduleRoot()
 	if err != nil {
 		return "", err
@@ -74,9 +96,17 @@ func buildPkg(name, pkg string) (string, error) {
 	}
 	defer unlock()
 	path := filepath.Join(dir, name)
-	cmd := exec.Command("go", "build", "-ldflags=-w", "-o", path, pkg)
+	args := []string{"build", "-ldflags=-w"}
+	cgo := "CGO_ENABLED=0" // as `make build` does
+	if race {
+		cgo = "CGO_ENABLED=1"
+		args = append(args, "-race", "-gcflags=modernc.org/...=-d=checkptr=0",
+			"-gcflags=modernc.org/sqlite/lib=-d=checkptr=0 -race=false",
+			"-gcflags=modernc.org/libc/...=-d=checkptr=0 -race=false")
+	}
+	cmd := exec.Command("go", append(args, "-o", path, pkg)...)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as `make build` does
+	cmd.Env = append(os.Environ(), cgo)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build %s: %w\n%s", name, err, out)
 	}

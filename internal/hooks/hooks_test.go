@@ -25,11 +25,6 @@ func (b bashExec) RunHook(ctx context.Context, command string, stdin []byte, tim
 	return hooks.Outcome{Stdout: r.Stdout, Stderr: r.Stderr, ExitCode: r.ExitCode, TimedOut: r.TimedOut, Err: r.Err}
 }
 
-// approvals is a fixed set of approved hook ids.
-type approvals map[string]bool
-
-func (a approvals) HookApproved(id string) bool { return a[id] }
-
 // reports collects what the runner reports.
 type reports struct {
 	mu   sync.Mutex

@@ -17,6 +17,8 @@
 // Callers declare their own small interface for the methods they use.
 package llm
 
+//lint:file-ignore SA1019 max_tokens is what OpenAI-compatible servers (Ollama, llama.cpp, vLLM) read; max_completion_tokens goes to the models that need it
+
 import (
 	"context"
 	"encoding/json"

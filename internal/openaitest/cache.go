@@ -143,14 +143,9 @@ func WithTokenizer(count func(text string) int) Option {
 	return func(s *Server) { s.tokenize = count }
 }
 
-// WithPurpose sets how requests are told apart for accounting. The
-// default: a request with tool_choice "none" or without tools is the
-// summarizer's, any other the agent's.
-func WithPurpose(f func(Request) Purpose) Option {
-	return func(s *Server) { s.purpose = f }
-}
-
-// DefaultPurpose is the classification used without WithPurpose.
+// DefaultPurpose is how requests are told apart for accounting: a
+// request with tool_choice "none" or without tools is the summarizer's,
+// any other the agent's.
 func DefaultPurpose(r Request) Purpose {
 	if r.ToolChoice == "none" || len(r.Tools) == 0 {
 		return PurposeSummary
@@ -256,11 +251,7 @@ func (m measured) shared(prev *measured) (tokens, msgs int) {
 // account records what req costs and returns it; a served agent request
 // becomes the prefix the next requests are compared with.
 func (s *Server) account(req Request, m measured, rejected string) Account {
-	purpose := DefaultPurpose
-	if s.purpose != nil {
-		purpose = s.purpose
-	}
-	a := Account{Model: req.Model, Purpose: purpose(req), Prompt: m.prompt(), Messages: len(req.Messages), Rejected: rejected,
+	a := Account{Model: req.Model, Purpose: DefaultPurpose(req), Prompt: m.prompt(), Messages: len(req.Messages), Rejected: rejected,
 		Dropped: req.Dropped}
 	if req.Dropped > 0 {
 		a.Prompt = req.prompt // billed: what the server kept

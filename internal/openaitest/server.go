@@ -98,7 +98,6 @@ type Server struct {
 	onModels  func(ctx context.Context) bool
 	modelsErr int // GET /v1/models's failing status; 0: it answers
 	tokenize  func(string) int
-	purpose   func(Request) Purpose
 	refusal   func(window, prompt, completion int) (int, string) // refusal.go
 	emu       *Emulation                                         // a real server the fake plays (WithEmulation)
 

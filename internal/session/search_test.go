@@ -247,6 +247,12 @@ func TestSearchScopesAndCounts(t *testing.T) {
 	hits, total, err := s.Search(ctx, a.ID, "widgets", 5)
 	require.NoError(t, err)
 	require.Len(t, hits, 5)
+	for _, h := range hits {
+		require.Equal(t, a.ID, h.SessionID)
+		require.Regexp(t, `^message \d+ about «widgets»$`, h.Snippet)
+		require.NotContains(t, []int64{10, 20, 30}, h.Seq, "a longer message ranks below the short ones that match as well")
+	}
+	require.Len(t, slices.Compact(slices.Sorted(slices.Values(seqs(hits)))), 5, "five different messages")
 	require.Equal(t, 30, total, "total counts every match, not only those returned")
 
 	hits, total, err = s.Search(ctx, a.ID, "gremlin", 0)
@@ -317,6 +323,7 @@ func TestSearchSkipsTools(t *testing.T) {
 	hits, total, err := s.Search(ctx, sess.ID, "escrow code", 10)
 	require.NoError(t, err)
 	require.Equal(t, 5, total)
+	require.ElementsMatch(t, []int64{1, 2, 3, 4, 5}, seqs(hits), "without SkipTools a search's own call and result are hits too")
 	hits, total, err = s.SearchWith(ctx, SearchQuery{SessionID: sess.ID, Text: "escrow code", SkipTools: []string{"SearchHistory", "ReadHistory"}})
 	require.NoError(t, err)
 	require.Equal(t, 3, total)

@@ -268,6 +268,8 @@ func (s *Summarizer) tokensWith(c *compaction, sum session.Summary) int {
 // context smaller. llmErr says why there is no narrative; cutShort that
 // the summarizer was still working when the turn stopped waiting for it.
 // TokensBefore and TokensAfter are set; the caller checks the reduction.
+//
+//lint:ignore ST1008 llmErr is a result, not the call's failure: write always returns a summary
 func (s *Summarizer) write(ctx, lctx context.Context, st *sessState, c *compaction) (sum session.Summary, llmErr error, cutShort, silent bool) {
 	sum = c.facts
 	m := c.mode

@@ -20,7 +20,7 @@ import "errors"
 // matter (issue 22: 13,870 sent, 3,912 read) are caught there, whatever
 // the server counts or caches. The agent's requests and the summarizer's
 // are judged by the same tolerance (Policy.IsCut). See
-// docs/notes/window.md.
+// docs/design/window.md.
 type CutTolerance struct {
 	MinTokens int
 	Percent   int

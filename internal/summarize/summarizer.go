@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gencode/gencode/internal/crash"
 	"github.com/gencode/gencode/internal/session"
 )
 
@@ -485,6 +486,7 @@ func (s *Summarizer) startJob(st *sessState, id string, start Report, work func(
 				s.upgradeLater(st, id, rep)
 			}
 		}()
+		defer crash.Recover(s.cfg.Logger, "background summary", id, func(e *crash.Error) { s.notify(Report{SessionID: id, Phase: Failed, Background: true, Err: e}) })
 		rep = work()
 		s.logReport(rep)
 		s.notify(rep)

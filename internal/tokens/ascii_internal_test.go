@@ -32,7 +32,7 @@ func TestASCIIPreTokenizerMatchesRegexp(t *testing.T) {
 	pool := []string{"a", "b", "Z", "Q", "e", "l", "r", "s", "t", "v", "m", "d", "0", "7", "'", " ", " ", "  ", "\t", "\n",
 		"\r", "\r\n", "\v", "\f", "\x1c", "\x1f", "\x00", "\x7f", "/", "//", ".", "(", "_", "-", "\"", "'s", "'LL", "'re", "'Ve"}
 	r := rand.New(rand.NewPCG(7, 11))
-	for range 20000 {
+	for range sample(2000, 20000) {
 		var b strings.Builder
 		for range r.IntN(24) {
 			b.WriteString(pool[r.IntN(len(pool))])
@@ -52,6 +52,29 @@ func TestASCIIPreTokenizerMatchesRegexp(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzASCIIPreTokenizer is the same check on any ASCII text:
+// go test ./internal/tokens -run '^$' -fuzz FuzzASCIIPreTokenizer
+func FuzzASCIIPreTokenizer(f *testing.F) {
+	for _, s := range []string{"don't I'LL we've", "x = y+1;\r\n\r\n  z", " !!! ?.\n\n/ /// a/b//c", "\v\f\x1c mixed  \t b"} {
+		f.Add(s)
+	}
+	res := []*regexp2.Regexp{regexp2.MustCompile(cl100kPattern, regexp2.None), regexp2.MustCompile(o200kPattern, regexp2.None)}
+	nexts := []func(string, int) int{cl100kNext, o200kNext}
+	f.Fuzz(func(t *testing.T, s string) {
+		for i := range len(s) {
+			if s[i] >= 0x80 {
+				return // the ASCII pre-tokenizer's domain only
+			}
+		}
+		for i, re := range res {
+			want, got := regexpPiecesRe(t, re, s), asciiPieces(nexts[i], s)
+			if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
+				t.Fatalf("%q: got %q, want %q", s, got, want)
+			}
+		}
+	})
 }
 
 func regexpPiecesRe(t testing.TB, re *regexp2.Regexp, s string) []string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -99,7 +100,7 @@ func TestSafeCutExact(t *testing.T) {
 		"A1B2C3d4e5 ab'cd'S 'LL x'll 99'd\n\nZ\n9\n\t \n a",
 		"{\"a\":1,\"b\":[true,null],\"c\":\"d\\ne\"}",
 	}
-	for range 20 {
+	for range sample(5, 20) {
 		var b strings.Builder
 		for b.Len() < 150 {
 			b.WriteString([]string{"a", "B", "7", " ", "\n", "'", "s", "ll", ",", "/", "\r", "\t", "é", "日", "e\u0301", "  ", "!"}[r.IntN(17)])
@@ -132,15 +133,19 @@ func TestSafeCutExact(t *testing.T) {
 func TestHardCutError(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(9, 10))
-	const n = 2*maxSegment + 123
-	runs := map[string]string{
-		"random letters": string(randomPiece(r, "abcdefghijklmnopqrstuvwxyz", n)),
-		"hex letters":    string(randomPiece(r, "abcdef", n)),
-		"punctuation":    string(randomPiece(r, "!#$%&*+-=<>?@^|~", n)),
+	// One cut by default, each kind of run with one encoding; two cuts and
+	// every pair with GENCODE_TOKENS_EXHAUSTIVE=1.
+	n := sample(maxSegment+123, 2*maxSegment+123)
+	kinds := []struct{ what, alphabet string }{
+		{"random letters", "abcdefghijklmnopqrstuvwxyz"}, {"hex letters", "abcdef"}, {"punctuation", "!#$%&*+-=<>?@^|~"},
 	}
-	for _, name := range []string{O200KBase, CL100KBase} {
+	for i, name := range []string{O200KBase, CL100KBase} {
 		e := testEncoder(t, name)
-		for what, run := range runs {
+		for j, k := range kinds {
+			if (i+j)%2 == 1 && !exhaustive() {
+				continue
+			}
+			what, run := k.what, string(randomPiece(r, k.alphabet, n))
 			cuts := len(run) / maxSegment
 			got, err := e.count(context.Background(), run)
 			require.NoError(t, err)
@@ -191,4 +196,19 @@ func TestCountStopsWhenCanceled(t *testing.T) {
 	require.True(t, errors.Is(err, context.Canceled), "err = %v", err)
 	require.Equal(t, counted+estimate(text[len(first)+len(second):]), got)
 	require.Greater(t, got, full, "the estimate overcounts this text")
+}
+
+// exhaustive reports whether the tokenizer's long checks run whole
+// (GENCODE_TOKENS_EXHAUSTIVE=1): make test runs a sample of each, with a
+// fixed seed; the whole run is
+//
+//	GENCODE_TOKENS_EXHAUSTIVE=1 go test ./internal/tokens -run 'ASCIIPreTokenizer|HardCutError|SafeCutExact'
+func exhaustive() bool { return os.Getenv("GENCODE_TOKENS_EXHAUSTIVE") == "1" }
+
+// sample is n, or all when the run is exhaustive.
+func sample(n, all int) int {
+	if exhaustive() {
+		return all
+	}
+	return n
 }

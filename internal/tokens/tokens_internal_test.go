@@ -51,7 +51,7 @@ func TestCacheSharesEncodings(t *testing.T) {
 			}
 		})
 	}
-	if New("gpt-4o").enc == New("gpt-4o").enc {
+	if a, b := New("gpt-4o"), New("gpt-4o"); a.enc == b.enc {
 		t.Error("two New Counters share an encoding, want one each")
 	}
 }

@@ -132,7 +132,7 @@ func TestDefinitionsTokenBudget(t *testing.T) {
 	}
 	var wire []wireTool
 	for _, d := range s.Definitions() {
-		wire = append(wire, wireTool{"function", function{d.Name, d.Description, d.Parameters}})
+		wire = append(wire, wireTool{"function", function(d)})
 	}
 	b, err := json.Marshal(wire)
 	require.NoError(t, err)

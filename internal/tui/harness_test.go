@@ -106,7 +106,7 @@ func (f *fakeAgent) MeasureContext(ctx context.Context, st summarize.TallyStore,
 }
 
 // Policy is nil: /context's default for the window.
-func (f *fakeAgent) Policy() *summarize.Policy { return nil }
+func (f *fakeAgent) Policy() *summarize.Policy         { return nil }
 func (f *fakeAgent) AwaitServerWindow(context.Context) {}
 
 // Note records the note.

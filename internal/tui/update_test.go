@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -612,7 +611,6 @@ func TestResizeReflows(t *testing.T) {
 type blockingStore struct {
 	*session.Store
 	release chan struct{}
-	once    sync.Once
 }
 
 func (b *blockingStore) wait() { <-b.release }

@@ -152,6 +152,7 @@ func (o *Ollama) Create(ctx context.Context, name, from string, numCtx int, prog
 			Error  string `json:"error"`
 		}
 		if err := json.Unmarshal(line, &st); err != nil {
+			//lint:ignore ST1005 Ollama is a name, and the error is shown as it stands
 			return fmt.Errorf("Ollama's answer to /api/create is not JSON lines: %w", err)
 		}
 		if st.Error != "" {
@@ -168,6 +169,7 @@ func (o *Ollama) Create(ctx context.Context, name, from string, numCtx int, prog
 		return fmt.Errorf("read Ollama's answer to /api/create: %w", err)
 	}
 	if last != "success" {
+		//lint:ignore ST1005 Ollama is a name, and the error is shown as it stands
 		return fmt.Errorf("Ollama's answer to /api/create ended before it said success (last: %q)", last)
 	}
 	return nil

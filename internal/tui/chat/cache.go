@@ -58,4 +58,5 @@ func (c *renderCache) put(k cacheKey, lines []string, draft bool) *entry {
 	return e
 }
 
+//lint:ignore U1000 dead (issue 24): left to the TUI's rework, which owns this package
 func (c *renderCache) len() int { return c.lru.Len() }

@@ -193,6 +193,7 @@ func New(r *lipgloss.Renderer) *Theme {
 // cursorRenderer draws the cursor: r, except without colours on a
 // terminal, where it still draws reverse video.
 func cursorRenderer(r *lipgloss.Renderer) *lipgloss.Renderer {
+	//lint:ignore SA1019 TTY tells a terminal from a writer; Writer() does not (Bubble Tea v2 replaces termenv here)
 	if r.ColorProfile() != termenv.Ascii || r.Output().TTY() == nil {
 		return r
 	}
