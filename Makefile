@@ -5,8 +5,14 @@ PKGS      ?= ./...
 
 .PHONY: build run test test-short bench bench-session golden deps-check fmt vet tidy-check ci clean
 
+# The version and commit --version and /config show (a build outside a
+# checkout, `go install`, reads the module version Go records instead).
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+LDVERSION := -X github.com/gencode/gencode/internal/cli.version=$(VERSION) -X github.com/gencode/gencode/internal/cli.commit=$(COMMIT)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/gencode
+	$(GO) build -ldflags "$(LDVERSION)" -o $(BIN) ./cmd/gencode
 
 # run starts the TUI (or pass ARGS, e.g. make run ARGS='-p "hello"').
 run: build

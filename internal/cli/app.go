@@ -57,9 +57,6 @@ type app struct {
 	// stderrMu serializes what the turn and the summarizer's goroutine
 	// write to stderr.
 	stderrMu sync.Mutex
-	// themeOnce guards dark: the terminal is asked at most once a run.
-	themeOnce sync.Once
-	dark      bool
 	// instrOnce guards instr: the instruction files are read once a run,
 	// so every agent of the run (after /model too) sends the same prompt.
 	instrOnce sync.Once

@@ -223,6 +223,8 @@ func newRootCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 			return app.interactive(ctx, o)
 		},
 	}
+	root.Version = buildInfo().String()
+	root.SetVersionTemplate("gencode {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	f := root.Flags()
 	f.StringVarP(&o.prompt, "print", "p", "", "print mode: run one turn with `PROMPT` and print the answer (\"-\" reads stdin)")

@@ -260,7 +260,7 @@ func TestTUIInTmux(t *testing.T) {
 	p.waitText("Still here.")
 	styled := p.styled()
 	require.NotRegexp(t, colour, styled)
-	require.Contains(t, styled, "\x1b[7m")
+	require.Regexp(t, `\x1b\[(?:\d+;)*7m`, styled, "the cursor in reverse video")
 	p.keys("C-c")
 	p.keys("C-c")
 	require.Equal(t, 0, p.exitCode())

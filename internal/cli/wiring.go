@@ -8,8 +8,9 @@ import (
 	"strings"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/muesli/termenv"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/term"
 
 	"github.com/sashabaranov/go-openai"
@@ -233,7 +234,8 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	if err != nil {
 		return err
 	}
-	r := a.renderer()
+	dark, knownBG := a.background()
+	prof := a.profile()
 	// /model lists the endpoint's models and checks names against them
 	// with one attempt, which the registry's timeout bounds: no retries.
 	key := a.cfg.APIKey
@@ -243,7 +245,8 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	lc := a.llmConfig(key)
 	lc.MaxRetries = -1
 	reg := commands.New(commands.Deps{
-		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, Keys: tui.KeyHelp(),
+		Version: buildInfo().String(),
+		Store:   a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, Keys: tui.KeyHelp(),
 		Instructions: a.instructionNames(),
 		Prices:       a.prices(),
 		Permissions:  a.perms,
@@ -281,16 +284,21 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		Lease:     lease,
 		Cwd:       a.cwd,
 		SoftRatio: soft,
-		Renderer:  r,
-		ErrorText: userMessage,
-		Context:   ctx,
-		Logger:    a.log,
-		Notices:   func() []string { return append(a.sandboxNotices(), a.notices(ag)...) },
-		Spend:     reg.Spend,
-		Tools:     userTools,
+		Profile:   prof,
+		Dark:      dark,
+		// Nothing said what the background is: the TUI asks the
+		// terminal through Bubble Tea, and redraws in its colours when
+		// the answer comes (never waiting for it).
+		AskBackground: !knownBG,
+		ErrorText:     userMessage,
+		Context:       ctx,
+		Logger:        a.log,
+		Notices:       func() []string { return append(a.sandboxNotices(), a.notices(ag)...) },
+		Spend:         reg.Spend,
+		Tools:         userTools,
 	})
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx),
-		tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout))
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout),
+		tea.WithEnvironment(a.environ()), tea.WithColorProfile(prof))
 	final, err := p.Run()
 	if fm, ok := final.(tui.Model); ok {
 		fm.Wait(turnDrain)
@@ -318,22 +326,14 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	return nil
 }
 
-// environ gives termenv the injected environment (NO_COLOR, TERM ...).
-type environ func(string) string
-
-func (e environ) Getenv(k string) string { return e(k) }
-
-// Environ is not used by termenv's colour detection.
-func (e environ) Environ() []string { return nil }
-
 // renderReport draws a report for the terminal: boxed on a terminal,
 // plain when piped or with NO_COLOR.
 func (a *app) renderReport(r *commands.Report) string {
 	if a.env.IsTerminal == nil || !a.env.IsTerminal() {
 		return r.Plain()
 	}
-	lr := a.renderer()
-	if lr.ColorProfile() == termenv.Ascii {
+	prof := a.profile()
+	if prof <= colorprofile.Ascii {
 		// Plain, but on a terminal: made inert like the boxed lines.
 		return termtext.Sanitize(r.Plain())
 	}
@@ -343,7 +343,25 @@ func (a *app) renderReport(r *commands.Report) string {
 			width = w
 		}
 	}
-	return strings.Join(report.Render(*r, width, theme.New(lr).Report), "\n") + "\n"
+	// The theme setting or COLORFGBG says the background; nothing is
+	// asked of the terminal (unknown: dark).
+	dark, _ := a.background()
+	out := strings.Join(report.Render(*r, width, theme.New(dark, prof).Report), "\n") + "\n"
+	return downsample(out, prof)
+}
+
+// downsample brings the colours of s down to what profile shows (the
+// theme's 256 colours on a 16-colour terminal).
+func downsample(s string, profile colorprofile.Profile) string {
+	if profile >= colorprofile.ANSI256 {
+		return s
+	}
+	var b strings.Builder
+	w := &colorprofile.Writer{Forward: &b, Profile: profile}
+	if _, err := w.WriteString(s); err != nil {
+		return termtext.Sanitize(ansi.Strip(s))
+	}
+	return b.String()
 }
 
 // searchFunc is the history search over the recall index: the same

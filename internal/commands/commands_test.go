@@ -558,3 +558,14 @@ func TestSandboxInConfigAndPermissions(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigShowsVersion: /config's first line is the binary's version
+// (gencode --version's line), when the front end gives it.
+func TestConfigShowsVersion(t *testing.T) {
+	t.Parallel()
+	const v = "v1.2.3 (commit 0123456789ab, go1.26.8)"
+	r, err := New(Deps{Version: v}).Run(context.Background(), State{}, "/config")
+	require.NoError(t, err)
+	lines := strings.Split(r.Report.Plain(), "\n")
+	require.Regexp(t, `^version\s+v1\.2\.3 \(commit 0123456789ab, go1\.26\.8\)\s+build$`, strings.TrimSpace(lines[2]), "/config:\n%s", r.Report.Plain())
+}

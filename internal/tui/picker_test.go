@@ -37,7 +37,7 @@ func (h *harness) openPicker(line, title string) {
 	h.t.Helper()
 	h.typ(line)
 	h.key("enter")
-	h.untilModel("the picker", func(m Model) bool { return m.picking && strings.Contains(m.View(), title) })
+	h.untilModel("the picker", func(m Model) bool { return m.picking && strings.Contains(m.Screen(), title) })
 }
 
 // TestModelPickerArrowsFilterPickAndEsc: /model opens the endpoint's
@@ -187,7 +187,7 @@ func TestGoldenPickers(t *testing.T) {
 					if which == "filter" {
 						h.key("/")
 						h.typ("gpt")
-						h.untilModel("the matches", func(m Model) bool { return !strings.Contains(m.View(), "llama3.2") })
+						h.untilModel("the matches", func(m Model) bool { return !strings.Contains(m.Screen(), "llama3.2") })
 					}
 				case "resume":
 					fc := &fakeCommands{results: map[string]commands.Result{"/resume": {Pick: &sessions}}}

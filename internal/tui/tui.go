@@ -13,9 +13,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/charmbracelet/bubbles/key"
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
@@ -113,9 +113,18 @@ type Options struct {
 	Cwd string
 	// SoftRatio is where background summarization starts (0: off).
 	SoftRatio float64
-	// Renderer draws every style: built on the program's output so that
-	// NO_COLOR and the background colour are honoured.
-	Renderer *lipgloss.Renderer
+	// Profile is the colour profile of the program's output
+	// (colorprofile.NoTTY: plain text, as in tests). Bubble Tea brings
+	// colours down to it when it draws.
+	Profile colorprofile.Profile
+	// Dark is the background the colours are for, until the terminal
+	// says otherwise (see AskBackground).
+	Dark bool
+	// AskBackground: nothing said what the background is (the theme is
+	// auto, no COLORFGBG); the model asks the terminal with
+	// tea.RequestBackgroundColor and redraws in the colours of its answer,
+	// a tea.BackgroundColorMsg. Nothing waits for it.
+	AskBackground bool
 	// ErrorText words an error for the user (nil: err.Error()).
 	ErrorText func(error) string
 	// HistoryTail is how many messages are loaded when a session opens
@@ -242,7 +251,7 @@ func New(o Options) Model {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	th := theme.New(o.Renderer)
+	th := theme.New(o.Dark, o.Profile)
 	md := markdown.New(th)
 	var comp input.Completer
 	if o.Commands != nil {
@@ -273,6 +282,9 @@ func New(o Options) Model {
 // requests.
 func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.o.Asker.wait(), m.o.Asker.waitSaved(), waitCompaction(m.o.Compactions), m.loadPrompts(), m.measure(m.sessionID, m.ctxSeq)}
+	if m.o.AskBackground {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
 	if f := m.o.Notices; f != nil {
 		cmds = append(cmds, func() tea.Msg { return noticesMsg(f()) })
 	}
@@ -322,9 +334,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		return nil
-	case tea.KeyMsg:
+	case tea.BackgroundColorMsg:
+		if dark := msg.IsDark(); dark != m.th.Dark {
+			m.setTheme(theme.New(dark, m.o.Profile))
+		}
+		return nil
+	case tea.KeyPressMsg:
 		return m.key(msg)
-	case tea.MouseMsg:
+	case tea.MouseWheelMsg, tea.MouseClickMsg:
 		var cmd tea.Cmd
 		m.chat, cmd = m.chat.Update(msg)
 		return cmd
@@ -421,7 +438,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 }
 
 // key handles the global keys and routes the rest.
-func (m *Model) key(k tea.KeyMsg) tea.Cmd {
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	now := m.o.Now()
 	last := m.lastKey
 	m.lastKey = now
@@ -459,7 +476,7 @@ func (m *Model) answerable(now, last time.Time) bool {
 }
 
 // draftKey handles a key meant for the editor, the chat or the turn.
-func (m *Model) draftKey(k tea.KeyMsg) tea.Cmd {
+func (m *Model) draftKey(k tea.KeyPressMsg) tea.Cmd {
 	e, c := keys.Default().Editor, keys.Default().Chat
 	switch {
 	case key.Matches(k, e.Cancel):
@@ -620,9 +637,28 @@ func (m *Model) layout() {
 // holds text, such as keys typed while the dialog opened.
 func (m Model) showDraft() bool { return m.asking && !m.input.Empty() }
 
-// View draws the chat, the editor or the dialog (with the draft under it
+// setTheme draws every part with th from now on.
+func (m *Model) setTheme(th *theme.Theme) {
+	m.th, m.md, m.dst = th, markdown.New(th), th.Dialog
+	m.chat.SetTheme(th, m.md)
+	m.input.SetTheme(th)
+	m.status.SetTheme(th)
+	// A dialog or a picker open now keeps its colours; the next one
+	// opens in th's (the answer comes within milliseconds of the start).
+}
+
+// View is the screen: the alternate screen, with the mouse's clicks and
+// wheel, drawing what Screen draws.
+func (m Model) View() tea.View {
+	v := tea.NewView(m.Screen())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	return v
+}
+
+// Screen draws the chat, the editor or the dialog (with the draft under it
 // when there is one), and the status bar.
-func (m Model) View() string {
+func (m Model) Screen() string {
 	if m.width == 0 || m.quitting {
 		return ""
 	}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/session"

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/require"
 
@@ -417,7 +417,7 @@ func TestSlashCommands(t *testing.T) {
 		h.typ("/clear")
 		h.key("enter")
 		h.untilModel("the new session", func(m Model) bool {
-			return m.SessionID() == "" && !strings.Contains(m.View(), "an old question")
+			return m.SessionID() == "" && !strings.Contains(m.Screen(), "an old question")
 		})
 		require.NotEqual(t, first, old)
 	})
@@ -560,7 +560,7 @@ func TestScrollKeys(t *testing.T) {
 	h.typ("abc")
 	h.key("end") // with text, End moves the cursor
 	require.Contains(t, h.view(), "message 0")
-	h.send(tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
 	require.NotContains(t, h.view(), "message 0")
 }
 
@@ -695,7 +695,7 @@ func TestStaleDecisionCannotAnswerTheNextDialog(t *testing.T) {
 	ctx := context.Background()
 	first, second := make(chan tools.Decision, 1), make(chan tools.Decision, 1)
 	h.update(askMsg{ctx: ctx, req: tools.Request{Tool: "Write", Summary: "a.txt"}, reply: first})
-	_, cmd := h.m.dialog.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("y")})
+	_, cmd := h.m.dialog.Update(tea.KeyPressMsg{Code: 'y', Text: "y"})
 	stale := cmd() // the same key, pressed twice before the dialog closed
 	h.update(cmd())
 	require.Equal(t, tools.AllowOnce, <-first)
@@ -708,7 +708,7 @@ func TestStaleDecisionCannotAnswerTheNextDialog(t *testing.T) {
 	default:
 	}
 	require.Contains(t, h.view(), "Allow Bash?")
-	_, cmd = h.m.dialog.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("n")})
+	_, cmd = h.m.dialog.Update(tea.KeyPressMsg{Code: 'n', Text: "n"})
 	h.update(cmd())
 	require.Equal(t, tools.Deny, <-second)
 }
@@ -777,7 +777,7 @@ func bashAsker(asker *Asker, open <-chan struct{}, got chan<- tools.Decision) fu
 func (h *harness) typeAhead(s string) {
 	for _, r := range s {
 		h.pause(100 * time.Millisecond)
-		h.update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+		h.update(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
 	h.pump()
 }
@@ -960,7 +960,7 @@ func TestPasteShowsAsItsPlaceholderAfterResume(t *testing.T) {
 	h := newHarness(t, 80, 30, withStore(st))
 	h.agent.scripts = append(h.agent.scripts, events(agent.Event{Kind: agent.EventDone}))
 	h.typ("what failed here? ")
-	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(big), Paste: true})
+	h.send(tea.PasteMsg{Content: big})
 	h.key("enter")
 	require.Equal(t, []string{"what failed here? " + big}, h.agent.Starts(), "the model gets the whole text")
 	spans := h.agent.metas[0].Pastes

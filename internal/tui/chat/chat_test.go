@@ -2,16 +2,14 @@ package chat
 
 import (
 	"fmt"
-	"io"
 	"reflect"
 	"strings"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/muesli/termenv"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/agent"
@@ -23,10 +21,7 @@ import (
 )
 
 func newChat(width, height int) (Model, *markdown.Renderer) {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	r.SetHasDarkBackground(true)
-	th := theme.New(r)
+	th := theme.New(true, colorprofile.NoTTY)
 	md := markdown.New(th)
 	m := New(th, md)
 	m.SetSize(width, height)
@@ -128,8 +123,8 @@ func TestFollowAndScroll(t *testing.T) {
 	settle(t, &m, nil)
 	require.Contains(t, m.View(), "question 58", "opens at the end")
 
-	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyPgUp})
-	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyPgUp})
+	m, _ = m.Update(tea.KeyPressMsg{Code: tea.KeyPgUp})
+	m, _ = m.Update(tea.KeyPressMsg{Code: tea.KeyPgUp})
 	settle(t, &m, nil)
 	require.False(t, m.Following())
 	up := m.View()
@@ -141,7 +136,7 @@ func TestFollowAndScroll(t *testing.T) {
 	settle(t, &m, nil)
 	require.Equal(t, up, m.View())
 
-	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyCtrlEnd})
+	m, _ = m.Update(tea.KeyPressMsg{Code: tea.KeyEnd, Mod: tea.ModCtrl})
 	settle(t, &m, nil)
 	require.True(t, m.Following())
 
@@ -194,11 +189,11 @@ func TestToolExpandByClickAndKey(t *testing.T) {
 	}, nil, false)
 	settle(t, &m, nil)
 	require.Contains(t, m.View(), "+46 lines")
-	m, _ = m.Update(tea.MouseMsg{Button: tea.MouseButtonLeft, Action: tea.MouseActionPress, Y: 0})
+	m, _ = m.Update(tea.MouseClickMsg{Button: tea.MouseLeft, Y: 0})
 	settle(t, &m, nil)
 	require.NotContains(t, m.View(), "+46 lines")
-	m, _ = m.Update(tea.MouseMsg{Button: tea.MouseButtonLeft, Action: tea.MouseActionPress, Y: 0})
-	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyCtrlO})
+	m, _ = m.Update(tea.MouseClickMsg{Button: tea.MouseLeft, Y: 0})
+	m, _ = m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
 	settle(t, &m, nil)
 	require.NotContains(t, m.View(), "+46 lines")
 }
@@ -450,7 +445,7 @@ func TestGoldenEditDiffs(t *testing.T) {
 				m, _ := newChat(w, 40)
 				m.SetHistory(edits(), nil, false)
 				if expanded {
-					m, _ = m.Update(tea.KeyMsg{Type: tea.KeyCtrlO})
+					m, _ = m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
 				}
 				settle(t, &m, nil)
 				golden.RequireEqual(t, m.View())
@@ -477,7 +472,7 @@ func TestEditDiffExpands(t *testing.T) {
 	require.Contains(t, v, `+        return fmt.Errorf("serve: %w", err)`)
 	require.NotContains(t, v, "+++ b/", "the file names are the call's own")
 
-	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyCtrlO})
+	m, _ = m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
 	settle(t, &m, nil)
 	v = m.View()
 	require.Contains(t, v, "+step 12 of the plan")

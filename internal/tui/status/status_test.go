@@ -3,14 +3,12 @@ package status_test
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/muesli/termenv"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/session"
@@ -20,9 +18,7 @@ import (
 )
 
 func plain() *theme.Theme {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	return theme.New(r)
+	return theme.New(true, colorprofile.NoTTY)
 }
 
 // states builds the bar in each state the golden file shows.
