@@ -199,3 +199,35 @@ func TestGoldenPickers(t *testing.T) {
 		}
 	}
 }
+
+// TestKeysTypedWhileAPickerOpensReachIt: keys typed right after Enter on
+// /model, before the endpoint answered and the list opened, are the
+// list's: none is lost and none lands in the editor. The filter holds
+// every key, in order.
+func TestKeysTypedWhileAPickerOpensReachIt(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, line, typed, filter string
+	}{
+		{"model", "/model", "/llama", "llama"},
+		{"model, a longer filter", "/model", "/qwen2.5-c", "qwen2.5-c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			st := newStore(t)
+			h := newHarness(t, 100, 30, withStore(st), withEndpoint(t, st, openaitest.WithModels(pickerModels...)))
+			h.typ(tt.line)
+			h.update(keyMsg("enter"))
+			for _, r := range tt.typed { // no pump: the list is not open yet
+				h.update(textKey(string(r)))
+			}
+			require.False(t, h.m.picking, "the list opened before its command ran")
+			h.untilModel("the picker", func(m Model) bool { return m.picking })
+			h.pump()
+			require.Contains(t, h.view(), "Filter: "+tt.filter)
+			require.Equal(t, tt.filter, h.m.picker.FilterValue(), "the filter got every key typed")
+			require.True(t, h.m.input.Empty(), "nothing typed went to the editor: %q", h.m.input.Value())
+		})
+	}
+}

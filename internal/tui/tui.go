@@ -210,6 +210,11 @@ type Model struct {
 	quitSeq     int
 	quitArm     bool
 	quitting    bool
+	// holding: a command line was sent and its result is not shown yet;
+	// held are the keys typed meanwhile, given to what it opens (the
+	// picker of /model and /resume) when it is shown, never lost.
+	holding bool
+	held    []tea.KeyPressMsg
 }
 
 // turn is the running agent turn.
@@ -406,7 +411,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case sessionLeasedMsg:
 		return m.sessionLeased(msg)
 	case commandMsg:
-		return m.commandDone(msg)
+		return tea.Batch(m.commandDone(msg), m.release())
 	case summarizedMsg:
 		return m.summarized(msg)
 	case modelSwitchedMsg:
@@ -447,6 +452,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.ctrlC()
 	}
 	var diverted tea.Cmd
+	if m.holding && !m.asking {
+		m.held = append(m.held, k)
+		return nil
+	}
 	if m.asking {
 		// Esc only denies, which is always safe; any other key answers
 		// only once the user has had time to see the dialog. Before
@@ -467,6 +476,22 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	return tea.Batch(diverted, m.draftKey(k))
+}
+
+// release ends the hold a command line put on the keys and gives each
+// key typed meanwhile, in order, to what is shown now: the picker the
+// command opened, else the editor.
+func (m *Model) release() tea.Cmd {
+	if !m.holding {
+		return nil
+	}
+	held := m.held
+	m.holding, m.held = false, nil
+	cmds := make([]tea.Cmd, 0, len(held))
+	for _, k := range held {
+		cmds = append(cmds, m.key(k))
+	}
+	return tea.Batch(cmds...)
 }
 
 // answerable reports whether the dialog may take a key pressed at now,
@@ -513,6 +538,16 @@ func (m *Model) draftKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, e.Send):
 		if m.asking && !isCommand(m.input.Value()) {
 			return nil // the dialog's notice says where the typing went
+		}
+		if isCommand(m.input.Value()) && m.o.Commands != nil {
+			var cmd tea.Cmd
+			m.input, cmd = m.input.Update(k)
+			if m.input.Empty() {
+				// Sent: the keys typed from now until its result is
+				// shown are meant for what it opens (/model's list).
+				m.holding = true
+			}
+			return cmd
 		}
 	}
 	var cmd tea.Cmd

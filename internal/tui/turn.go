@@ -58,7 +58,11 @@ func isCommand(s string) bool { return strings.HasPrefix(strings.TrimSpace(s), "
 // reads the files a message mentions before it is sent.
 func (m *Model) submit(s input.SubmitMsg) tea.Cmd {
 	if isCommand(s.Text) {
-		return m.command(strings.TrimSpace(s.Text))
+		cmd := m.command(strings.TrimSpace(s.Text))
+		if cmd == nil {
+			return m.release() // nothing runs: nothing to wait for
+		}
+		return cmd
 	}
 	if m.o.Tools != nil {
 		if isShell(s.Display) {

@@ -164,6 +164,9 @@ func styles(st theme.Picker) list.Styles {
 // ID is the picker's id, as its messages carry it.
 func (m Model) ID() int { return m.id }
 
+// FilterValue is the filter typed so far ("": none).
+func (m Model) FilterValue() string { return m.l.FilterValue() }
+
 // Filtering reports whether a filter is being typed or applied.
 func (m Model) Filtering() bool { return m.l.FilterState() != list.Unfiltered }
 
