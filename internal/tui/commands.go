@@ -161,18 +161,21 @@ func (m *Model) openPicker(p commands.Pick, line string) {
 		items[i] = picker.Item{Title: c.Title, Detail: c.Detail}
 	}
 	m.pickSeq++
-	m.picker = picker.New(m.th, m.pickSeq, p.Title, items, p.Selected)
-	m.pick, m.pickLine, m.picking = p, line, true
+	m.pk = &pickState{list: picker.New(m.th, m.pickSeq, p.Title, items, p.Selected), pick: p, line: line}
+	if m.mode != modeDialog {
+		m.mode = modePicker
+	}
 }
 
 // picked does what the chosen item does: its Result, as if its command
 // had been typed with the item's argument.
 func (m *Model) picked(c picker.ChosenMsg) tea.Cmd {
-	if !m.picking || c.ID != m.pickSeq || c.Index < 0 || c.Index >= len(m.pick.Items) {
+	if m.pk == nil || c.ID != m.pickSeq || c.Index < 0 || c.Index >= len(m.pk.pick.Items) {
 		return nil // a second Enter on a picker already closed
 	}
-	m.picking = false
-	return m.commandDone(commandMsg{line: m.pickLine, res: m.pick.Items[c.Index].Result})
+	pk := m.pk
+	m.closePicker()
+	return m.commandDone(commandMsg{line: pk.line, res: pk.pick.Items[c.Index].Result})
 }
 
 // modelSwitched says how a /model switch ended, once it has, and sends

@@ -66,7 +66,7 @@ func (m *Model) sendQueued(ok bool) tea.Cmd {
 // dialog, remove the last queued message, or (no hint) cancel the turn.
 func (m *Model) syncEscHint() {
 	switch {
-	case m.asking:
+	case m.mode == modeDialog:
 		m.status.SetEscHint("esc denies")
 	case len(m.queue) > 0:
 		m.status.SetEscHint("esc unqueues")

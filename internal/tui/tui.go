@@ -152,8 +152,47 @@ type Options struct {
 	Notices func() []string
 }
 
-// Model is the root model.
-type Model struct {
+// modeState is what the root model is doing, which decides where keys go
+// and what is drawn under the chat. Reports are drawn in the chat and are
+// no mode of their own.
+type modeState int
+
+const (
+	modeEditing  modeState = iota // the editor has the keys
+	modeDialog                    // a permission dialog is open (over a picker, if one is open)
+	modePicker                    // the /resume or /model list is open over the editor
+	modeQuitting                  // the program is ending: nothing is drawn
+)
+
+func (s modeState) String() string {
+	switch s {
+	case modeEditing:
+		return "editing"
+	case modeDialog:
+		return "dialog"
+	case modePicker:
+		return "picker"
+	case modeQuitting:
+		return "quitting"
+	}
+	return fmt.Sprintf("modeState(%d)", int(s))
+}
+
+// pickState is the open picker: the list, the command's choices (their
+// Results) and the command line that opened it.
+type pickState struct {
+	list picker.Model
+	pick commands.Pick
+	line string
+}
+
+// Model is the root model. Its state lives behind one pointer, so the
+// value Bubble Tea passes through Update and View is a word, not the
+// whole model copied on every message.
+type Model struct{ *root }
+
+// root is the root model's state; Update is the only code that writes it.
+type root struct {
 	o     Options
 	agent agentRunner
 	md    *markdown.Renderer
@@ -164,17 +203,15 @@ type Model struct {
 	status status.Model
 	dialog dialog.Model
 	dst    theme.Dialog
-	asking bool
+	// mode is what the model is doing; the dialog and the picker are
+	// its sub-models.
+	mode   modeState
 	askSeq int // the open dialog's id; decisions for older ones are dropped
 	reply  chan<- tools.Decision
 	why    chan<- string // the open dialog's channel for a denial's reason
-	// picking: the picker is open over the editor, for pick (its items'
-	// Results), opened by the command line pickLine.
-	picking  bool
-	picker   picker.Model
-	pick     commands.Pick
-	pickLine string
-	pickSeq  int // the open picker's id; choices from older ones are dropped
+	// pk is the open picker (nil: none); it stays open under a dialog.
+	pk      *pickState
+	pickSeq int // the open picker's id; choices from older ones are dropped
 	// askedAt is when the dialog opened, lastKey when the last key came:
 	// the dialog takes keys only after a pause in both (answerGuard).
 	askedAt, lastKey time.Time
@@ -209,7 +246,6 @@ type Model struct {
 	shellCancel context.CancelFunc // the running "!command"'s, nil when none
 	quitSeq     int
 	quitArm     bool
-	quitting    bool
 	// holding: a command line was sent and its result is not shown yet;
 	// held are the keys typed meanwhile, given to what it opens (the
 	// picker of /model and /resume) when it is shown, never lost.
@@ -262,7 +298,7 @@ func New(o Options) Model {
 	if o.Commands != nil {
 		comp = o.Commands
 	}
-	m := Model{
+	m := Model{&root{
 		o:         o,
 		agent:     o.Agent,
 		md:        md,
@@ -273,7 +309,7 @@ func New(o Options) Model {
 		dst:       th.Dialog,
 		sessionID: o.SessionID,
 		lease:     o.Lease,
-	}
+	}}
 	m.chat.SetClock(o.Now)
 	if o.Tools != nil {
 		m.input.SetDir(o.Tools.WorkDir())
@@ -372,7 +408,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.picked(msg)
 	case picker.ClosedMsg:
 		if msg.ID == m.pickSeq {
-			m.picking = false
+			m.closePicker()
 		}
 		return nil
 	case historyMsg:
@@ -436,8 +472,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	m.status, c1 = m.status.Update(msg)
 	m.chat, c2 = m.chat.Update(msg)
 	m.input, c3 = m.input.Update(msg)
-	if m.picking {
-		m.picker, c4 = m.picker.Update(msg)
+	if m.pk != nil {
+		m.pk.list, c4 = m.pk.list.Update(msg)
 	}
 	return tea.Batch(c1, c2, c3, c4)
 }
@@ -452,11 +488,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.ctrlC()
 	}
 	var diverted tea.Cmd
-	if m.holding && !m.asking {
+	if m.holding && m.mode != modeDialog {
 		m.held = append(m.held, k)
 		return nil
 	}
-	if m.asking {
+	if m.mode == modeDialog {
 		// Esc only denies, which is always safe; any other key answers
 		// only once the user has had time to see the dialog. Before
 		// that it is typing meant for the draft, and goes there. Once
@@ -469,10 +505,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.quitArm = false
 		m.status.SetNotice("typed into your draft, not the dialog")
 		diverted = m.expireNotice()
-	} else if m.picking {
+	} else if m.mode == modePicker {
 		// The picker has every key but Ctrl+C while it is open.
 		var cmd tea.Cmd
-		m.picker, cmd = m.picker.Update(k)
+		m.pk.list, cmd = m.pk.list.Update(k)
 		return cmd
 	}
 	return tea.Batch(diverted, m.draftKey(k))
@@ -536,7 +572,7 @@ func (m *Model) draftKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case key.Matches(k, e.Send):
-		if m.asking && !isCommand(m.input.Value()) {
+		if m.mode == modeDialog && !isCommand(m.input.Value()) {
 			return nil // the dialog's notice says where the typing went
 		}
 		if isCommand(m.input.Value()) && m.o.Commands != nil {
@@ -630,14 +666,31 @@ type quitExpiredMsg struct{ seq int }
 type noticesMsg []string
 
 func (m *Model) quit() tea.Cmd {
-	m.quitting = true
 	if m.turn != nil {
 		m.turn.cancel()
 	}
-	if m.asking {
+	if m.mode == modeDialog {
 		m.answer(tools.Deny)
 	}
+	m.mode = modeQuitting
 	return tea.Quit
+}
+
+// resting is the mode once a dialog is answered: the picker it covered,
+// else the editor.
+func (m *Model) resting() modeState {
+	if m.pk != nil {
+		return modePicker
+	}
+	return modeEditing
+}
+
+// closePicker closes the picker, if one is open.
+func (m *Model) closePicker() {
+	m.pk = nil
+	if m.mode == modePicker {
+		m.mode = modeEditing
+	}
 }
 
 // layout gives each child its size: the status bar takes the last line,
@@ -649,7 +702,7 @@ func (m *Model) layout() {
 	m.status.SetWidth(m.width)
 	m.input.SetWidth(m.width)
 	bottom := m.input.Height() + m.queueHeight()
-	if m.asking {
+	if m.mode == modeDialog {
 		draft := 0
 		if m.showDraft() {
 			draft = bottom
@@ -660,17 +713,17 @@ func (m *Model) layout() {
 		m.dialog.SetSize(m.width, avail)
 		m.dialog.SetSize(m.width, max(min(m.height*2/3, avail), min(m.dialog.MinHeight(), avail), 8))
 		bottom = m.dialog.Height() + draft + m.queueHeight()
-	} else if m.picking {
+	} else if m.mode == modePicker {
 		// Two thirds of the screen at most: the chat stays in view.
-		m.picker.SetSize(m.width, max(min(m.height*2/3, m.height-m.queueHeight()-2), 6))
-		bottom = m.picker.Height() + m.queueHeight()
+		m.pk.list.SetSize(m.width, max(min(m.height*2/3, m.height-m.queueHeight()-2), 6))
+		bottom = m.pk.list.Height() + m.queueHeight()
 	}
 	m.chat.SetSize(m.width, max(m.height-bottom-1, 1))
 }
 
 // showDraft reports whether the editor shows under the dialog: when it
 // holds text, such as keys typed while the dialog opened.
-func (m Model) showDraft() bool { return m.asking && !m.input.Empty() }
+func (m Model) showDraft() bool { return m.mode == modeDialog && !m.input.Empty() }
 
 // setTheme draws every part with th from now on.
 func (m *Model) setTheme(th *theme.Theme) {
@@ -694,17 +747,17 @@ func (m Model) View() tea.View {
 // Screen draws the chat, the editor or the dialog (with the draft under it
 // when there is one), and the status bar.
 func (m Model) Screen() string {
-	if m.width == 0 || m.quitting {
+	if m.width == 0 || m.mode == modeQuitting {
 		return ""
 	}
 	bottom := m.input.View()
-	if m.asking {
+	if m.mode == modeDialog {
 		bottom = m.dialog.View()
 		if m.showDraft() {
 			bottom += "\n" + m.input.View()
 		}
-	} else if m.picking {
-		bottom = m.picker.View()
+	} else if m.mode == modePicker {
+		bottom = m.pk.list.View()
 	}
 	if q := m.queueView(); q != "" {
 		bottom = q + "\n" + bottom

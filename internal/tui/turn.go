@@ -160,10 +160,10 @@ func (m *Model) endTurn() tea.Cmd {
 	// The turn's answer, or a summary applied meanwhile, changed the
 	// context: measure it again.
 	measure := m.loadContext(m.sessionID)
-	if !m.asking {
+	if m.mode != modeDialog {
 		return measure
 	}
-	m.asking, m.reply = false, nil
+	m.mode, m.reply = m.resting(), nil
 	m.syncEscHint()
 	return tea.Batch(measure, m.o.Asker.wait())
 }
@@ -186,7 +186,7 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 			}
 		case agent.EventToolRun:
 			// The dialog may have opened before this event was read.
-			if ev.Call != nil && !m.turn.canceling && !m.asking {
+			if ev.Call != nil && !m.turn.canceling && m.mode != modeDialog {
 				m.status.SetBusy(true, "running "+ev.Call.Name)
 			}
 		case agent.EventMessage:
@@ -197,7 +197,7 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 			if ev.Message != nil && ev.Message.Meta.Interrupted && ev.Message.Role == session.RoleAssistant {
 				m.turn.partial = true
 			}
-			if !m.turn.canceling && !m.asking {
+			if !m.turn.canceling && m.mode != modeDialog {
 				m.status.SetBusy(true, "working")
 			}
 		case agent.EventDone:
@@ -249,7 +249,7 @@ func (m *Model) ask(a askMsg) tea.Cmd {
 	}
 	m.askSeq++
 	m.dialog = dialog.New(a.req, m.dst).WithID(m.askSeq)
-	m.asking = true
+	m.mode = modeDialog
 	m.askedAt = m.o.Now()
 	m.reply, m.why = a.reply, a.why
 	m.status.SetBusy(true, "waiting for permission")
@@ -279,10 +279,10 @@ func (m *Model) answer(d tools.Decision) tea.Cmd { return m.answerWhy(d, "") }
 // answerWhy sends the user's decision, and the reason given with a
 // denial, to the waiting tool.
 func (m *Model) answerWhy(d tools.Decision, reason string) tea.Cmd {
-	if !m.asking {
+	if m.mode != modeDialog {
 		return nil
 	}
-	m.asking = false
+	m.mode = m.resting()
 	if reason != "" && m.why != nil {
 		m.why <- reason // buffered, sent before the decision: never blocks
 	}
