@@ -569,3 +569,15 @@ func TestConfigShowsVersion(t *testing.T) {
 	lines := strings.Split(r.Report.Plain(), "\n")
 	require.Regexp(t, `^version\s+v1\.2\.3 \(commit 0123456789ab, go1\.26\.8\)\s+build$`, strings.TrimSpace(lines[2]), "/config:\n%s", r.Report.Plain())
 }
+
+// TestHelpListsMessageSyntaxAndAliases: /help says what "!command" and
+// "@path" do in a message, and names each command's aliases (/compact).
+func TestHelpListsMessageSyntaxAndAliases(t *testing.T) {
+	t.Parallel()
+	r, err := New(Deps{}).Run(context.Background(), State{}, "/help")
+	require.NoError(t, err)
+	plain := r.Report.Plain()
+	for _, want := range []string{"!COMMAND", "run a shell command", "@PATH", "attach a file", "(also /compact)", "(also /?)", "(also /new)", "(also /quit)"} {
+		require.Contains(t, plain, want, "/help:\n%s", plain)
+	}
+}

@@ -214,9 +214,17 @@ func runHelp(_ context.Context, r *Registry, _ State, _ Invocation) (Result, err
 		if c.Usage != "" {
 			use += " " + c.Usage
 		}
-		sec.Lines = append(sec.Lines, fmt.Sprintf("%-44s %s", use, c.Summary))
+		sum := c.Summary
+		if len(c.Aliases) > 0 {
+			sum += " (also /" + strings.Join(c.Aliases, ", /") + ")"
+		}
+		sec.Lines = append(sec.Lines, fmt.Sprintf("%-44s %s", use, sum))
 	}
-	rep.Sections = append(append(rep.Sections, sec), r.deps.Keys...)
+	msg := Section{Title: "In a message", Lines: []string{
+		fmt.Sprintf("%-44s %s", "!COMMAND", "run a shell command; its output goes with your next message"),
+		fmt.Sprintf("%-44s %s", "@PATH", "attach a file after your text (tab completes the path)"),
+	}}
+	rep.Sections = append(append(rep.Sections, sec, msg), r.deps.Keys...)
 	return Result{Report: rep}, nil
 }
 
