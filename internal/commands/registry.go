@@ -221,8 +221,8 @@ func runHelp(_ context.Context, r *Registry, _ State, _ Invocation) (Result, err
 		sec.Lines = append(sec.Lines, fmt.Sprintf("%-44s %s", use, sum))
 	}
 	msg := Section{Title: "In a message", Lines: []string{
-		fmt.Sprintf("%-44s %s", "!COMMAND", "run a shell command; its output goes with your next message"),
-		fmt.Sprintf("%-44s %s", "@PATH", "attach a file after your text (tab completes the path)"),
+		fmt.Sprintf("%-18s %s", "!COMMAND", "run a shell command; its output goes with your next message"),
+		fmt.Sprintf("%-18s %s", "@PATH", "attach a file after your text (tab completes the path)"),
 	}}
 	rep.Sections = append(append(rep.Sections, sec, msg), r.deps.Keys...)
 	return Result{Report: rep}, nil
