@@ -35,6 +35,9 @@ const (
 // Env is the process's outside world, injected so tests can run the CLI
 // in-process with their own environment and streams.
 type Env struct {
+	// Name is how the binary was called (os.Args[0]): the exit hint names
+	// it, so that after `make run` it says bin/gencode ("": gencode).
+	Name   string
 	Args   []string
 	Stdin  io.Reader
 	Stdout io.Writer
@@ -62,7 +65,7 @@ type Env struct {
 // OSEnv is the real process environment.
 func OSEnv() Env {
 	return Env{
-		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Name: os.Args[0], Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		Getenv: os.Getenv, Getwd: os.Getwd, Executable: sandbox.Self(),
 		IsTerminal: func() bool {
 			fi, err := os.Stdout.Stat()

@@ -503,7 +503,7 @@ func TestTUIHabitsInTmux(t *testing.T) {
 	list, err := st.Sessions(context.Background(), 0)
 	require.NoError(t, err)
 	require.Len(t, list, 2)
-	want := "resume with: gencode -r " + list[0].ID + "\r\n"
+	want := "resume with: " + binary + " -r " + list[0].ID + "\r\n" // the binary as it was called
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		b, _ := os.ReadFile(out)

@@ -40,3 +40,21 @@ func TestVersionFlag(t *testing.T) {
 	require.Contains(t, line, runtime.Version())
 	require.Equal(t, buildInfo().String(), strings.TrimSuffix(strings.TrimPrefix(line, "gencode "), "\n"))
 }
+
+// TestCommandName: the exit hint names the binary as the user can run it
+// again: bin/gencode after `make run`, gencode when installed on PATH.
+func TestCommandName(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ arg0, want string }{
+		{"./bin/gencode", "bin/gencode"},
+		{"bin/gencode", "bin/gencode"},
+		{"gencode", "gencode"},
+		{"/home/me/go/bin/gencode", "/home/me/go/bin/gencode"},
+		{"", "gencode"},
+	}
+	for _, tt := range tests {
+		if got := commandName(tt.arg0); got != tt.want {
+			t.Errorf("commandName(%q) = %q, want %q", tt.arg0, got, tt.want)
+		}
+	}
+}

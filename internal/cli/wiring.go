@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -317,7 +318,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		}
 		if id != "" {
 			// The screen is the shell's again: say how to come back.
-			fmt.Fprintf(a.env.Stdout, "resume with: gencode -r %s\n", id)
+			fmt.Fprintf(a.env.Stdout, "resume with: %s -r %s\n", commandName(a.env.Name), id)
 		}
 	}
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
@@ -348,6 +349,22 @@ func (a *app) renderReport(r *commands.Report) string {
 	dark, _ := a.background()
 	out := strings.Join(report.Render(*r, width, theme.New(dark, prof).Report), "\n") + "\n"
 	return downsample(out, prof)
+}
+
+// commandName is how to run this binary again from the same directory:
+// the path it was called by when that was a path (bin/gencode after `make
+// run`), else its name, found on PATH (gencode when installed).
+func commandName(arg0 string) string {
+	if arg0 == "" {
+		return "gencode"
+	}
+	if !strings.ContainsRune(arg0, filepath.Separator) {
+		return filepath.Base(arg0)
+	}
+	if filepath.IsAbs(arg0) {
+		return arg0
+	}
+	return filepath.Clean(arg0)
 }
 
 // downsample brings the colours of s down to what profile shows (the
