@@ -92,7 +92,7 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 		return nil
 	}
 	r := c.res
-	if r.Text != "" {
+	if r.Text != "" && r.Action != commands.ActionNewSession {
 		m.chat.AddNote(r.Text)
 	}
 	if r.Report != nil {
@@ -113,9 +113,13 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 		if r.Action == commands.ActionResumeSession {
 			return m.resume(r.SessionID)
 		}
-		old := m.lease
+		old, prev := m.lease, m.sessionID
 		m.lease = nil
-		return tea.Batch(releaseLease(old), m.switchSession(""))
+		cmd := tea.Batch(releaseLease(old), m.switchSession(""))
+		// Said in the new, empty chat (a note before the switch would be
+		// cleared with the old one).
+		m.chat.AddNote(clearedNote(prev))
+		return cmd
 	case commands.ActionSetModel:
 		if m.o.SwitchModel == nil {
 			m.chat.AddError("switching the model is not available in this build", "")
@@ -148,6 +152,23 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 		return m.runTurn(agent.UserMessage{Text: r.Prompt}, c.line)
 	}
 	return nil
+}
+
+// clearedNote is /clear's one line: a new session started, and how to get
+// back to the one it replaced (prev; "": there was none).
+func clearedNote(prev string) string {
+	if prev == "" {
+		return "New session: its id comes with the first message."
+	}
+	return fmt.Sprintf("New session: its id comes with the first message. The last one is kept: /resume %s brings it back.", shortID(prev))
+}
+
+// shortID is a session id as /sessions and the status bar show it.
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
 }
 
 // openPicker opens the picker over the editor for p, which the command

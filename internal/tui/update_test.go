@@ -420,6 +420,9 @@ func TestSlashCommands(t *testing.T) {
 			return m.SessionID() == "" && !strings.Contains(m.Screen(), "an old question")
 		})
 		require.NotEqual(t, first, old)
+		// One line says so, and how to get back (the newcomer's list).
+		require.Contains(t, h.view(), "New session")
+		require.Contains(t, strings.Join(strings.Fields(h.view()), " "), "/resume "+old[:12]+" brings it back")
 	})
 	t.Run("one writer per session", func(t *testing.T) {
 		t.Parallel()
