@@ -82,7 +82,7 @@ type Model struct {
 func New(th *theme.Theme, complete Completer) Model {
 	st := th.Input
 	ta := textarea.New()
-	ta.Placeholder = "Message gencode · / for commands · Alt+Enter for a new line"
+	ta.Placeholder = placeholder(80)
 	ta.ShowLineNumbers = false
 	ta.CharLimit = 0
 	ta.MaxHeight = 0
@@ -98,6 +98,19 @@ func New(th *theme.Theme, complete Completer) Model {
 	ta.Focus()
 	ta.SetHeight(1)
 	return Model{ta: ta, st: st, complete: complete, pastes: map[string]string{}}
+}
+
+// placeholder is the empty editor's hint for a width: as many of its
+// phrases as fit whole, never one cut mid-word.
+func placeholder(width int) string {
+	parts := []string{"Message gencode", "/ for commands", "Alt+Enter for a new line"}
+	room := width - 2 // the prompt
+	for n := len(parts); n > 1; n-- {
+		if s := strings.Join(parts[:n], " · "); ansi.StringWidth(s) <= room {
+			return s
+		}
+	}
+	return parts[0]
 }
 
 // styles are the textarea's styles from th: the same when focused or
@@ -130,6 +143,7 @@ func (m *Model) SetTheme(th *theme.Theme) {
 func (m *Model) SetWidth(w int) {
 	m.width = max(w, 10)
 	m.ta.SetWidth(m.width)
+	m.ta.Placeholder = placeholder(m.width)
 	m.fitHeight()
 }
 

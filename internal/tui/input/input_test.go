@@ -11,6 +11,7 @@ import (
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/stretchr/testify/require"
 
@@ -457,4 +458,30 @@ func TestGoldenMentionHint(t *testing.T) {
 	m := newInput()
 	m.SetDir(mentionTree(t))
 	golden.RequireEqual(t, tabPath(t, typ(m, "explain @internal/")).View())
+}
+
+// TestPlaceholderShortenedByWholePhrases: the empty editor's hint drops
+// whole phrases to fit, never cut mid-word (at 60 columns it read
+// "... · Alt+Enter for a new l").
+func TestPlaceholderShortenedByWholePhrases(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		width int
+		want  string
+	}{
+		{120, "Message gencode · / for commands · Alt+Enter for a new line"},
+		{61, "Message gencode · / for commands · Alt+Enter for a new line"},
+		{60, "Message gencode · / for commands"},
+		{40, "Message gencode · / for commands"},
+		{30, "Message gencode"},
+	}
+	for _, tt := range tests {
+		m := newInput()
+		m.SetWidth(tt.width)
+		lines := strings.Split(ansi.Strip(m.View()), "\n")
+		got := strings.TrimSpace(strings.TrimPrefix(lines[1], "❯"))
+		if got != tt.want {
+			t.Errorf("width %d: placeholder %q, want %q", tt.width, got, tt.want)
+		}
+	}
 }
