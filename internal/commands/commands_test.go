@@ -439,7 +439,7 @@ func TestCost(t *testing.T) {
 	require.Contains(t, r.Report.Title, "57,000 tokens · "+pricing.Format(all))
 	require.Regexp(t, `Last turn\s+2\s+25,000\s+20,000\s+500\s+`+regexp.QuoteMeta(pricing.Format(turn)), out)
 	require.Regexp(t, `Session: agent\s+3\s+35,000\s+20,000\s+1,000`, out)
-	require.Regexp(t, `summarizer\s+1\s+20,000\s+16,000\s+1,000\s+36% of the tokens`, out)
+	require.Regexp(t, `summarizer\s+1\s+20,000\s+16,000\s+1,000\s+37% of the tokens`, out)
 	require.Regexp(t, `Session total\s+4\s+55,000\s+36,000\s+2,000\s+`+regexp.QuoteMeta(pricing.Format(all)), out)
 	require.Contains(t, out, "$0.15 / $0.075 / $0.6")
 
@@ -579,5 +579,26 @@ func TestHelpListsMessageSyntaxAndAliases(t *testing.T) {
 	plain := r.Report.Plain()
 	for _, want := range []string{"!COMMAND", "run a shell command", "@PATH", "attach a file", "(also /compact)", "(also /?)", "(also /new)", "(also /quit)"} {
 		require.Contains(t, plain, want, "/help:\n%s", plain)
+	}
+}
+
+// TestContextPercentRounds: /context's percent is the status bar's
+// (termtext.Percent, rounded to the nearest): 3,199 of 6,400 is 50%, which
+// /context used to cut down to 49%.
+func TestContextPercentRounds(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		n, of int
+		want  string
+	}{
+		{3199, 6400, "50%"},
+		{1496, 128000, "1%"},
+		{0, 8192, "0%"},
+		{5, 0, "-"},
+	}
+	for _, tt := range tests {
+		if got := pct(tt.n, tt.of); got != tt.want {
+			t.Errorf("pct(%d, %d) = %q, want %q", tt.n, tt.of, got, tt.want)
+		}
 	}
 }

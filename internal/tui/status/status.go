@@ -204,8 +204,8 @@ func (m Model) contextText(soft bool) string {
 	if m.tokens < 0 {
 		fmt.Fprintf(&b, "ctx ?/%s", tokens(m.window))
 	} else {
-		pct := float64(m.tokens) * 100 / float64(m.window)
-		s := fmt.Sprintf("ctx %s/%s %.0f%%", tokens(m.tokens), tokens(m.window), pct)
+		pct := float64(m.tokens) * 100 / float64(m.window) // the colour's thresholds
+		s := fmt.Sprintf("ctx %s/%s %d%%", tokens(m.tokens), tokens(m.window), termtext.Percent(m.tokens, m.window))
 		if m.source != "" {
 			s += " (" + shortSource(m.source) + ")" // the server's window, not the configured one
 		}
