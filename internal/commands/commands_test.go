@@ -482,6 +482,10 @@ func TestPermissions(t *testing.T) {
 	rules, err := permstore.Open(conf, project).Rules()
 	require.NoError(t, err)
 	require.Equal(t, []tools.Rule{{Tool: tools.ToolWrite}}, rules, "revoked in the file, for later runs too")
+	// Another tool's rule is named as the list showed it, not "Write Write".
+	r, err = reg.Run(ctx, State{}, "/permissions revoke 1")
+	require.NoError(t, err)
+	require.Equal(t, "Revoked rule 1 (Write every Write inside the project): such calls ask again.", r.Text)
 
 	for line, want := range map[string]string{
 		"/permissions revoke 5":   "no rule 5: the rules are numbered 1 to 1",
