@@ -486,6 +486,7 @@ func TestPermissions(t *testing.T) {
 	r, err = reg.Run(ctx, State{}, "/permissions revoke 1")
 	require.NoError(t, err)
 	require.Equal(t, "Revoked rule 1 (Write every Write inside the project): such calls ask again.", r.Text)
+	require.NoError(t, perms.Add(tools.Rule{Tool: tools.ToolWrite}))
 
 	for line, want := range map[string]string{
 		"/permissions revoke 5":   "no rule 5: the rules are numbered 1 to 1",
