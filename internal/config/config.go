@@ -323,7 +323,9 @@ func warnings(cfg Config) []string {
 	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Scheme == "http" && !isLoopback(u.Hostname()) {
 		out = append(out, fmt.Sprintf("base_url %s is plain http to another machine: the API key and the whole conversation cross the network unencrypted (use https://)", cfg.BaseURL))
 	}
-	if cfg.File != "" && cfg.Sources["api_key"] == cfg.File {
+	// Whenever the file holds a key, in use or not (OPENAI_API_KEY may
+	// override it in this run, not in the next): others can read it.
+	if _, inFile := cfg.Lines["api_key"]; cfg.File != "" && (inFile || cfg.Sources["api_key"] == cfg.File) {
 		if fi, err := os.Stat(cfg.File); err == nil && fi.Mode().Perm()&0o077 != 0 {
 			out = append(out, fmt.Sprintf("%s holds api_key and other users can read it (mode %04o): run chmod 600 %s", cfg.File, fi.Mode().Perm(), cfg.File))
 		}

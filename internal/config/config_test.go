@@ -195,6 +195,8 @@ func TestWarnings(t *testing.T) {
 			want: []string{"(mode 0644)"}},
 		{name: "readable file without a key", text: "model = \"x\"\n", mode: 0o644},
 		{name: "key from the environment", text: "model = \"x\"\n", mode: 0o644, env: map[string]string{"OPENAI_API_KEY": "sk-env"}},
+		{name: "key in a readable file, the environment's in use", text: "api_key = \"sk-file\"\n", mode: 0o644,
+			env: map[string]string{"OPENAI_API_KEY": "sk-env"}, want: []string{"holds api_key and other users can read it (mode 0644)"}},
 		{name: "both", text: "api_key = \"k\"\nbase_url = \"http://example.com/v1\"\n", mode: 0o604,
 			want: []string{"plain http", "(mode 0604)"}},
 	}
