@@ -451,7 +451,7 @@ func TestCost(t *testing.T) {
 	out = r.Report.Plain()
 	require.Contains(t, r.Report.Title, "57,110 tokens · $0.057+?")
 	require.Regexp(t, `Last turn\s+1\s+100\s+0\s+10\s*\n`, out, "the last turn is unpriced: no cost shown")
-	require.Contains(t, out, "no price for local-llama: set it under [pricing.\"local-llama\"]")
+	require.Contains(t, out, "+? after a cost: it leaves out the tokens of local-llama, which has no price; set one under [pricing.\"local-llama\"]")
 }
 
 // TestPermissions: /permissions and /config list the rules saved for the
