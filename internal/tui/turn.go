@@ -142,8 +142,10 @@ func (m *Model) sessionCreated(msg sessionCreatedMsg) tea.Cmd {
 		m.chat.AddError("could not create a session: "+m.o.ErrorText(msg.err), "")
 		return cmd
 	}
-	// The agent titles a new session after its first message.
+	// The agent titles a new session after its first message, once it
+	// took it: until then the title shown is provisional.
 	m.sessionID, m.title, m.lease = msg.sess.ID, agent.Title(msg.msg.Text), msg.lease
+	m.titleGuess = true
 	m.status.SetSession(m.sessionID, m.title)
 	return m.begin(msg.msg)
 }
@@ -190,8 +192,8 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 				m.status.SetBusy(true, "running "+ev.Call.Name)
 			}
 		case agent.EventMessage:
-			if ev.Message != nil && ev.Message.Role == session.RoleUser && m.title == "" {
-				m.title = agent.Title(ev.Message.Content)
+			if ev.Message != nil && ev.Message.Role == session.RoleUser && (m.title == "" || m.titleGuess) {
+				m.title, m.titleGuess = agent.Title(ev.Message.Content), false
 				m.status.SetSession(m.sessionID, m.title)
 			}
 			if ev.Message != nil && ev.Message.Meta.Interrupted && ev.Message.Role == session.RoleAssistant {
@@ -226,6 +228,11 @@ func (m *Model) turnError(err error) {
 		return
 	}
 	if errors.Is(err, agent.ErrMessageTooLarge) {
+		if m.titleGuess {
+			// The refused message is not the session's: no title yet.
+			m.title, m.titleGuess = "", false
+			m.status.SetSession(m.sessionID, "")
+		}
 		// Nothing was stored: give the text back to edit.
 		m.chat.AddError(m.o.ErrorText(err), "the message is back in the editor")
 		if m.input.Empty() && m.lastSubmit.Text == m.lastPrompt.Text {

@@ -1201,3 +1201,31 @@ func TestStatusContextIsNeverStale(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedMessageNeverTitlesTheSession: a first message the agent
+// refuses as too large for the window is not the new session's title
+// (the status bar named the session after it); the next one is.
+func TestRefusedMessageNeverTitlesTheSession(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 100, 20)
+	tooLarge := fmt.Errorf("your message is about 9000 tokens: %w", agent.ErrMessageTooLarge)
+	h.agent.scripts = append(h.agent.scripts,
+		events(agent.Event{Kind: agent.EventError, Err: tooLarge}),
+		events(agent.Event{Kind: agent.EventMessage, Message: &session.Message{Role: session.RoleUser, Content: "a short question"}},
+			assistant("an answer"), agent.Event{Kind: agent.EventDone}))
+	h.typ("a huge paste that does not fit")
+	h.key("enter")
+	h.until("the refusal", func(v string) bool { return strings.Contains(v, "the message is back in the editor") })
+	require.Empty(t, h.m.title)
+	require.NotContains(t, lastLine(h.view()), "a huge paste", "the status bar names the session after a refused message")
+	h.m.input.Reset()
+	h.typ("a short question")
+	h.key("enter")
+	h.until("the answer", func(v string) bool { return strings.Contains(v, "an answer") })
+	require.Equal(t, "a short question", h.m.title)
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
