@@ -224,7 +224,7 @@ type root struct {
 	// agent has not taken yet (a message too large is refused, and never
 	// titles the session).
 	titleGuess bool
-	lease     *session.Lease // sessionID's, while it is shown
+	lease      *session.Lease // sessionID's, while it is shown
 	// ctxSeq numbers the context figures asked for: a figure computed for
 	// an older state (a load still running when the turn reported a newer
 	// one) is dropped.
