@@ -23,11 +23,12 @@ func (m *Model) enqueue(s input.SubmitMsg) {
 
 // unqueue drops the last queued message (Esc). It stays in the editor's
 // history: Up brings it back once the queue is empty.
-func (m *Model) unqueue() {
+func (m *Model) unqueue() tea.Cmd {
 	m.queue = m.queue[:len(m.queue)-1]
 	m.quitArm = false
 	m.status.SetNotice("queued message removed")
 	m.syncEscHint()
+	return m.expireNotice() // it says what just happened, not a state
 }
 
 // editQueued takes the last queued message back into the editor (Up on

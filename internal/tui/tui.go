@@ -546,8 +546,7 @@ func (m *Model) draftKey(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(k, e.Cancel):
 		if len(m.queue) > 0 {
-			m.unqueue()
-			return nil
+			return m.unqueue()
 		}
 		if m.turn == nil && m.shellCancel != nil {
 			m.shellCancel()
@@ -592,6 +591,12 @@ func (m *Model) draftKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
+	if m.quitArm && !m.input.Empty() && m.turn == nil {
+		// The draft is back (Up) or typed anew: the next Ctrl+C clears
+		// it, and the notice saying it would quit is no longer true.
+		m.quitArm = false
+		m.status.SetNotice("")
+	}
 	return cmd
 }
 

@@ -260,6 +260,7 @@ func (m *Model) ask(a askMsg) tea.Cmd {
 	m.askedAt = m.o.Now()
 	m.reply, m.why = a.reply, a.why
 	m.status.SetBusy(true, "waiting for permission")
+	m.status.SetNotice("") // an older note must not hide what the dialog waits for
 	m.syncEscHint()
 	return nil
 }

@@ -1229,3 +1229,47 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return lines[len(lines)-1]
 }
+
+// TestNotesLiveAsLongAsTheirState: a status note goes when what it says
+// stops being true. "draft cleared · ctrl+c again to quit" goes when Up
+// brings the draft back, and the next Ctrl+C clears it again instead of
+// quitting; "queued message removed" expires like the other notes.
+func TestNotesLiveAsLongAsTheirState(t *testing.T) {
+	t.Parallel()
+	t.Run("draft back", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t, 100, 20)
+		h.typ("a draft")
+		h.key("ctrl+c")
+		require.Contains(t, lastLine(h.view()), "draft cleared")
+		h.key("up")
+		require.Equal(t, "a draft", h.m.input.Value())
+		require.NotContains(t, lastLine(h.view()), "draft cleared", "the note outlived the cleared draft")
+		h.key("ctrl+c")
+		require.False(t, h.quit, "ctrl+c quit with a draft in the editor")
+		require.True(t, h.m.input.Empty())
+	})
+	t.Run("queued message removed", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t, 100, 20)
+		release := make(chan struct{})
+		h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			ch <- agent.Event{Kind: agent.EventDone}
+		})
+		defer close(release)
+		h.typ("first")
+		h.key("enter")
+		h.typ("second")
+		h.key("enter")
+		seq := h.m.quitSeq
+		h.key("esc")
+		require.Contains(t, lastLine(h.view()), "queued message removed")
+		require.Greater(t, h.m.quitSeq, seq, "no timer ends the note")
+		h.send(quitExpiredMsg{seq: h.m.quitSeq})
+		require.NotContains(t, lastLine(h.view()), "queued message removed", "the note stayed through later turns")
+	})
+}
