@@ -494,6 +494,9 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 		a.stderrMu.Unlock()
 	}
 	var final string
+	// partial is the answer a broken stream left (the agent logs it as an
+	// interrupted message): printed before the error, as the TUI keeps it.
+	var partial string
 	var runErr error
 	var denials deniedError
 	continued := o.cont || o.resume != ""
@@ -516,11 +519,21 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 				denials.add(*m)
 				a.reportDenied(*m)
 			}
+			if m := ev.Message; m != nil && m.Role == session.RoleAssistant {
+				partial = ""
+				if m.Meta.Interrupted {
+					partial = m.Content
+				}
+			}
 		}
 	}
 	// The turn is over: the session is free for the next writer while a
 	// background summary (which appends nothing) may still finish.
 	lease.Release()
+	if runErr != nil && strings.TrimSpace(partial) != "" {
+		// What arrived is printed; the error follows on stderr, exit 1.
+		fmt.Fprintln(a.env.textOut(), strings.TrimRight(partial, "\n"))
+	}
 	if runErr == nil {
 		fmt.Fprintln(a.env.textOut(), strings.TrimRight(final, "\n"))
 		if denials.calls > 0 {
