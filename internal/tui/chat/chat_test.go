@@ -496,3 +496,22 @@ func TestKeptShellOutputShowsAsItRan(t *testing.T) {
 	require.NotContains(t, v, "shell-output")
 	require.Equal(t, 1, strings.Count(v, "❯"), "one typed message:\n%s", v)
 }
+
+// TestRetriesUpdateOneLine: the retries of a request update one chat line
+// ("↻ rate limited, retrying in 3 s (2/5)"), not one line per attempt; a
+// later request's retries get their own line.
+func TestRetriesUpdateOneLine(t *testing.T) {
+	t.Parallel()
+	m, _ := newChat(100, 20)
+	for _, text := range []string{"rate limited, retrying in 1 s (1/5)", "rate limited, retrying in 2 s (2/5)", "rate limited, retrying in 3 s (3/5)"} {
+		m.HandleEvent(agent.Event{Kind: agent.EventRetry, Text: text})
+	}
+	settle(t, &m, nil)
+	v := m.View()
+	require.Equal(t, 1, strings.Count(v, "↻"), "one line for the retries:\n%s", v)
+	require.Contains(t, v, "retrying in 3 s (3/5)")
+	m.HandleEvent(agent.Event{Kind: agent.EventMessage, Message: &session.Message{Role: session.RoleAssistant, Content: "an answer"}})
+	m.HandleEvent(agent.Event{Kind: agent.EventRetry, Text: "server error, retrying in 1 s (1/5)"})
+	settle(t, &m, nil)
+	require.Equal(t, 2, strings.Count(m.View(), "↻"), "a later request's retries have their own line")
+}
