@@ -12,8 +12,14 @@ PKGS      ?= ./...
 # calls the Go runtime's syscall.AllThreadsSyscall instead of its C library
 # and its signal 33. The tests keep cgo (-race needs it); the end-to-end
 # tests build the binary as this target does (internal/gencodetest).
+# The version and commit --version and /config show (a build outside a
+# checkout, `go install`, reads the module version Go records instead).
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+LDVERSION := -X github.com/gencode/gencode/internal/cli.version=$(VERSION) -X github.com/gencode/gencode/internal/cli.commit=$(COMMIT)
+
 build:
-	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/gencode
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDVERSION)" -o $(BIN) ./cmd/gencode
 
 # run starts the TUI (or pass ARGS, e.g. make run ARGS='-p "hello"').
 run: build

@@ -56,7 +56,7 @@ declare -A may=(
   [internal/sessionbench/cmd/benchsession]="openaitest sessionbench"
   [scripts/testreport]=""
 )
-ui='^github.com/charmbracelet/(bubbletea|lipgloss|glamour|bubbles)'
+ui='^(charm.land/(bubbletea|lipgloss|glamour|bubbles)|github.com/charmbracelet/(bubbletea|lipgloss|glamour|bubbles|colorprofile))'
 fail=0
 while read -r pkg imports; do
   rel=${pkg#"$mod/"}

@@ -64,9 +64,6 @@ type app struct {
 	// stderrMu serializes what the turn and the summarizer's goroutine
 	// write to stderr.
 	stderrMu sync.Mutex
-	// themeOnce guards dark: the terminal is asked at most once a run.
-	themeOnce sync.Once
-	dark      bool
 	// instrOnce guards instr: the instruction files are read once a run,
 	// so every agent of the run (after /model too) sends the same prompt.
 	instrOnce sync.Once
@@ -772,6 +769,9 @@ func (p *printTurn) turn(ctx context.Context, prompt string) (string, error) {
 		p.out.turnStarted(prompt)
 	}
 	var final string
+	// partial is the answer a broken stream left (the agent logs it as an
+	// interrupted message): printed before the error, as the TUI keeps it.
+	var partial string
 	var runErr error
 	for ev := range p.ag.Start(ctx, p.sessionID, prompt) {
 		if p.out != nil {
@@ -795,7 +795,18 @@ func (p *printTurn) turn(ctx context.Context, prompt string) (string, error) {
 				p.denials.add(*m)
 				a.reportDenied(*m)
 			}
+			if m := ev.Message; m != nil && m.Role == session.RoleAssistant {
+				partial = ""
+				if m.Meta.Interrupted {
+					partial = m.Content
+				}
+			}
 		}
+	}
+	if runErr != nil && p.out == nil && strings.TrimSpace(partial) != "" {
+		// What arrived is printed; the error follows on stderr, exit 1
+		// (JSON runs carried it as text events already).
+		fmt.Fprintln(a.env.textOut(), strings.TrimRight(partial, "\n"))
 	}
 	p.continued = true
 	return final, runErr

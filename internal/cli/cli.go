@@ -35,6 +35,9 @@ const (
 // Env is the process's outside world, injected so tests can run the CLI
 // in-process with their own environment and streams.
 type Env struct {
+	// Name is how the binary was called (os.Args[0]): the exit hint names
+	// it, so that after `make run` it says bin/gencode ("": gencode).
+	Name   string
 	Args   []string
 	Stdin  io.Reader
 	Stdout io.Writer
@@ -68,7 +71,7 @@ type Env struct {
 // OSEnv is the real process environment.
 func OSEnv() Env {
 	return Env{
-		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Name: os.Args[0], Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		Getenv: os.Getenv, Getwd: os.Getwd, Executable: sandbox.Self(),
 		IsTerminal: func() bool {
 			fi, err := os.Stdout.Stat()
@@ -233,6 +236,8 @@ func newRootCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 			env.screen.raw = g.rawOutput
 		}
 	}
+	root.Version = buildInfo().String()
+	root.SetVersionTemplate("gencode {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	f := root.Flags()
 	f.StringVarP(&o.prompt, "print", "p", "", "print mode: run one turn with `PROMPT` and print the answer (\"-\" reads stdin)")

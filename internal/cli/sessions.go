@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -43,6 +44,7 @@ func newSessionsCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command
 				prices := a.prices()
 				w := tabwriter.NewWriter(env.textOut(), 0, 4, 2, ' ', 0)
 				fmt.Fprintln(w, "ID\tUPDATED\tMESSAGES\tTOKENS\tCOST\tDIRECTORY\tTITLE")
+				unpriced := false
 				for _, s := range list {
 					tokens, cost := "-", "-"
 					if u := usage[s.ID]; len(u) > 0 {
@@ -51,10 +53,17 @@ func newSessionsCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command
 						if c := sp.CostText(); c != "" {
 							cost = c
 						}
+						unpriced = unpriced || strings.HasSuffix(cost, commands.UnpricedMark)
 					}
 					fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", s.ID, s.Updated.Format("2006-01-02 15:04"), s.MessageCount, tokens, cost, s.Cwd, termtext.OneLine(s.Title, 0))
 				}
-				return w.Flush()
+				if err := w.Flush(); err != nil {
+					return err
+				}
+				if unpriced {
+					fmt.Fprintln(env.textOut(), commands.UnpricedNote)
+				}
+				return nil
 			})
 		},
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -203,8 +204,20 @@ func TestOllamaWindowInTmux(t *testing.T) {
 	sb.env["GENCODE_MODEL"] = model
 	p := startTUI(t, sb)
 	p.waitText("Message gencode")
-	p.typeLine("/context")
-	s := p.waitText("Window: 4,096 tokens (Ollama, loaded)")
+	// The server is asked for its window when the agent is made; until it
+	// answers (a first turn waits for it, /context does not), /context
+	// shows the configured window: ask again until it shows the server's.
+	var s string
+	for range 50 {
+		p.typeLine("/context")
+		s = p.waitFor("/context", func(s string) bool { return strings.Contains(s, "Window: ") || strings.Contains(s, " tokens (") })
+		if strings.Contains(s, "Window: 4,096 tokens (Ollama, loaded)") {
+			break
+		}
+		p.keys("Escape")
+		time.Sleep(100 * time.Millisecond)
+	}
+	s = p.waitText("Window: 4,096 tokens (Ollama, loaded)")
 	require.Contains(t, s, "of 4,096 tokens")
 	p.keys("Escape")
 	p.typeLine(windowTurn(1))

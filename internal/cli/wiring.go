@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/muesli/termenv"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/term"
 
 	"github.com/sashabaranov/go-openai"
@@ -221,9 +223,10 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	if err != nil {
 		return err
 	}
-	m := tui.New(a.tuiOptions(ctx, o, w, ag, sum, sessionID, lease))
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx),
-		tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout))
+	opts := a.tuiOptions(ctx, o, w, ag, sum, sessionID, lease)
+	m := tui.New(opts)
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout),
+		tea.WithEnvironment(a.environ()), tea.WithColorProfile(opts.Profile))
 	final, err := p.Run()
 	if fm, ok := final.(tui.Model); ok {
 		a.afterTUI(ctx, fm)
@@ -399,6 +402,8 @@ func (a *app) tuiOptions(ctx context.Context, o rootOptions, w *tuiWiring, ag *a
 	reg, cmdProbs := a.commandRegistry(w)
 	w.hookNotes = append(w.hookNotes, cmdProbs...)
 	keepContext := w.keepContext(ctx, a)
+	dark, knownBG := a.background()
+	prof := a.profile()
 	soft := 0.0
 	if a.cfg.Summarize.Enabled && !o.noSummary {
 		soft = a.cfg.Summarize.SoftRatio
@@ -427,10 +432,15 @@ func (a *app) tuiOptions(ctx context.Context, o rootOptions, w *tuiWiring, ag *a
 		Lease:     lease,
 		Cwd:       a.cwd,
 		SoftRatio: soft,
-		Renderer:  a.renderer(),
-		ErrorText: func(err error) string { return a.redact(userMessage(a.locate(err))) },
-		Context:   ctx,
-		Logger:    a.log,
+		Profile:   prof,
+		Dark:      dark,
+		// Nothing said what the background is: the TUI asks the
+		// terminal through Bubble Tea, and redraws in its colours when
+		// the answer comes (never waiting for it).
+		AskBackground: !knownBG,
+		ErrorText:     func(err error) string { return a.redact(userMessage(a.locate(err))) },
+		Context:       ctx,
+		Logger:        a.log,
 		Notices: func() []string {
 			return append(append(append(a.sandboxNotices(), w.hookNotes...), a.notices(ag)...), unapprovedNotice(a.mcp)...)
 		},
@@ -452,6 +462,7 @@ func (a *app) commandRegistry(w *tuiWiring) (*commands.Registry, []string) {
 	lc.MaxRetries = -1
 	ucmds, cmdProbs := a.userCommands()
 	return commands.New(commands.Deps{
+		Version:      buildInfo().String(),
 		UserCommands: ucmds, Expander: expander(w.userTools), Hooks: hookStates{a},
 		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, Keys: tui.KeyHelp(),
 		Instructions: a.instructionNames(),
@@ -486,17 +497,9 @@ func (a *app) afterTUI(ctx context.Context, fm tui.Model) {
 	}
 	if id != "" {
 		// The screen is the shell's again: say how to come back.
-		fmt.Fprintf(a.env.Stdout, "resume with: gencode -r %s\n", id)
+		fmt.Fprintf(a.env.Stdout, "resume with: %s -r %s\n", commandName(a.env.Name), id)
 	}
 }
-
-// environ gives termenv the injected environment (NO_COLOR, TERM ...).
-type environ func(string) string
-
-func (e environ) Getenv(k string) string { return e(k) }
-
-// Environ is not used by termenv's colour detection.
-func (e environ) Environ() []string { return nil }
 
 // renderReport draws a report for the terminal: boxed on a terminal,
 // plain when piped or with NO_COLOR.
@@ -504,8 +507,8 @@ func (a *app) renderReport(r *commands.Report) string {
 	if a.env.IsTerminal == nil || !a.env.IsTerminal() {
 		return r.Plain()
 	}
-	lr := a.renderer()
-	if lr.ColorProfile() == termenv.Ascii {
+	prof := a.profile()
+	if prof <= colorprofile.Ascii {
 		// Plain, but on a terminal: made inert like the boxed lines.
 		return termtext.Sanitize(r.Plain())
 	}
@@ -515,7 +518,41 @@ func (a *app) renderReport(r *commands.Report) string {
 			width = w
 		}
 	}
-	return strings.Join(report.Render(*r, width, theme.New(lr).Report), "\n") + "\n"
+	// The theme setting or COLORFGBG says the background; nothing is
+	// asked of the terminal (unknown: dark).
+	dark, _ := a.background()
+	out := strings.Join(report.Render(*r, width, theme.New(dark, prof).Report), "\n") + "\n"
+	return downsample(out, prof)
+}
+
+// commandName is how to run this binary again from the same directory:
+// the path it was called by when that was a path (bin/gencode after `make
+// run`), else its name, found on PATH (gencode when installed).
+func commandName(arg0 string) string {
+	if arg0 == "" {
+		return "gencode"
+	}
+	if !strings.ContainsRune(arg0, filepath.Separator) {
+		return filepath.Base(arg0)
+	}
+	if filepath.IsAbs(arg0) {
+		return arg0
+	}
+	return filepath.Clean(arg0)
+}
+
+// downsample brings the colours of s down to what profile shows (the
+// theme's 256 colours on a 16-colour terminal).
+func downsample(s string, profile colorprofile.Profile) string {
+	if profile >= colorprofile.ANSI256 {
+		return s
+	}
+	var b strings.Builder
+	w := &colorprofile.Writer{Forward: &b, Profile: profile}
+	if _, err := w.WriteString(s); err != nil {
+		return termtext.Sanitize(ansi.Strip(s))
+	}
+	return b.String()
 }
 
 // searchFunc is the history search over the recall index: the same

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/muesli/termenv"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/commands"
@@ -21,18 +21,18 @@ func TestRendererHonoursNoColor(t *testing.T) {
 	tests := []struct {
 		name string
 		env  map[string]string
-		want termenv.Profile
+		want colorprofile.Profile
 	}{
-		{"forced colour", map[string]string{"TERM": "xterm-256color", "CLICOLOR_FORCE": "1"}, termenv.ANSI},
-		{"NO_COLOR wins", map[string]string{"TERM": "xterm-256color", "CLICOLOR_FORCE": "1", "NO_COLOR": "1"}, termenv.Ascii},
-		{"not a terminal", map[string]string{"TERM": "xterm-256color"}, termenv.Ascii},
+		{"forced colour", map[string]string{"TERM": "xterm-256color", "CLICOLOR_FORCE": "1"}, colorprofile.ANSI256},
+		{"NO_COLOR wins", map[string]string{"TERM": "xterm-256color", "CLICOLOR_FORCE": "1", "NO_COLOR": "1"}, colorprofile.Ascii},
+		{"not a terminal", map[string]string{"TERM": "xterm-256color"}, colorprofile.NoTTY},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r := (&app{env: Env{Stdout: io.Discard, Getenv: func(k string) string { return tt.env[k] }}}).renderer()
-			if got := r.ColorProfile(); got != tt.want {
-				t.Errorf("ColorProfile() = %v, want %v", got, tt.want)
+			got := (&app{env: Env{Stdout: io.Discard, Getenv: func(k string) string { return tt.env[k] }}}).profile()
+			if got != tt.want {
+				t.Errorf("profile() = %v, want %v", got, tt.want)
 			}
 		})
 	}

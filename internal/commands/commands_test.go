@@ -455,7 +455,7 @@ func TestCost(t *testing.T) {
 	require.Contains(t, r.Report.Title, "57,000 tokens · "+pricing.Format(all))
 	require.Regexp(t, `Last turn\s+2\s+25,000\s+20,000\s+500\s+`+regexp.QuoteMeta(pricing.Format(turn)), out)
 	require.Regexp(t, `Session: agent\s+3\s+35,000\s+20,000\s+1,000`, out)
-	require.Regexp(t, `summarizer\s+1\s+20,000\s+16,000\s+1,000\s+36% of the tokens`, out)
+	require.Regexp(t, `summarizer\s+1\s+20,000\s+16,000\s+1,000\s+37% of the tokens`, out)
 	require.Regexp(t, `Session total\s+4\s+55,000\s+36,000\s+2,000\s+`+regexp.QuoteMeta(pricing.Format(all)), out)
 	require.Contains(t, out, "$0.15 / $0.075 / $0.6")
 
@@ -467,7 +467,7 @@ func TestCost(t *testing.T) {
 	out = r.Report.Plain()
 	require.Contains(t, r.Report.Title, "57,110 tokens · $0.057+?")
 	require.Regexp(t, `Last turn\s+1\s+100\s+0\s+10\s*\n`, out, "the last turn is unpriced: no cost shown")
-	require.Contains(t, out, "no price for local-llama: set it under [pricing.\"local-llama\"]")
+	require.Contains(t, out, "+? after a cost: it leaves out the tokens of local-llama, which has no price; set one under [pricing.\"local-llama\"]")
 }
 
 // TestPermissions: /permissions and /config list the rules saved for the
@@ -498,6 +498,11 @@ func TestPermissions(t *testing.T) {
 	rules, err := permstore.Open(conf, project).Rules()
 	require.NoError(t, err)
 	require.Equal(t, []tools.Rule{{Tool: tools.ToolWrite}}, rules, "revoked in the file, for later runs too")
+	// Another tool's rule is named as the list showed it, not "Write Write".
+	r, err = reg.Run(ctx, State{}, "/permissions revoke 1")
+	require.NoError(t, err)
+	require.Equal(t, "Revoked rule 1 (Write every Write inside the project): such calls ask again.", r.Text)
+	require.NoError(t, perms.Add(tools.Rule{Tool: tools.ToolWrite}))
 
 	for line, want := range map[string]string{
 		"/permissions revoke 5":   "no rule 5: the rules are numbered 1 to 1",
@@ -572,5 +577,49 @@ func TestSandboxInConfigAndPermissions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestConfigShowsVersion: /config's first line is the binary's version
+// (gencode --version's line), when the front end gives it.
+func TestConfigShowsVersion(t *testing.T) {
+	t.Parallel()
+	const v = "v1.2.3 (commit 0123456789ab, go1.26.8)"
+	r, err := New(Deps{Version: v}).Run(context.Background(), State{}, "/config")
+	require.NoError(t, err)
+	lines := strings.Split(r.Report.Plain(), "\n")
+	require.Regexp(t, `^version\s+v1\.2\.3 \(commit 0123456789ab, go1\.26\.8\)\s+build$`, strings.TrimSpace(lines[2]), "/config:\n%s", r.Report.Plain())
+}
+
+// TestHelpListsMessageSyntaxAndAliases: /help says what "!command" and
+// "@path" do in a message, and names each command's aliases (/compact).
+func TestHelpListsMessageSyntaxAndAliases(t *testing.T) {
+	t.Parallel()
+	r, err := New(Deps{}).Run(context.Background(), State{}, "/help")
+	require.NoError(t, err)
+	plain := r.Report.Plain()
+	for _, want := range []string{"!COMMAND", "run a shell command", "@PATH", "attach a file", "(also /compact)", "(also /?)", "(also /new)", "(also /quit)"} {
+		require.Contains(t, plain, want, "/help:\n%s", plain)
+	}
+}
+
+// TestContextPercentRounds: /context's percent is the status bar's
+// (termtext.Percent, rounded to the nearest): 3,199 of 6,400 is 50%, which
+// /context used to cut down to 49%.
+func TestContextPercentRounds(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		n, of int
+		want  string
+	}{
+		{3199, 6400, "50%"},
+		{1496, 128000, "1%"},
+		{0, 8192, "0%"},
+		{5, 0, "-"},
+	}
+	for _, tt := range tests {
+		if got := pct(tt.n, tt.of); got != tt.want {
+			t.Errorf("pct(%d, %d) = %q, want %q", tt.n, tt.of, got, tt.want)
+		}
 	}
 }

@@ -132,7 +132,7 @@ func pct(n, of int) string {
 	if of <= 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%d%%", n*100/of)
+	return fmt.Sprintf("%d%%", termtext.Percent(n, of))
 }
 
 func parsePositive(s string) (int, error) {

@@ -29,14 +29,21 @@ func (s Spend) Total() pricing.Tokens { return s.Turns.Add(s.Summary) }
 // Requests is how many requests were counted.
 func (s Spend) Requests() int { return s.TurnRequests + s.SummaryRequests }
 
-// CostText is the cost as the front ends show it: "$0.012", "$0.012 + unpriced",
-// or "" when no model is priced.
+// UnpricedMark follows a cost that leaves out the tokens of a model
+// without a price ("$0.012+?"); UnpricedNote says so where it is shown.
+const (
+	UnpricedMark = "+?"
+	UnpricedNote = "+? after a cost: it leaves out the tokens of a model without a price (/cost names it)"
+)
+
+// CostText is the cost as the front ends show it: "$0.012", "$0.012+?"
+// (UnpricedMark), or "" when no model is priced.
 func (s Spend) CostText() string {
 	switch {
 	case len(s.Unpriced) == 0:
 		return pricing.Format(s.Cost)
 	case s.Cost > 0:
-		return pricing.Format(s.Cost) + "+?"
+		return pricing.Format(s.Cost) + UnpricedMark
 	}
 	return ""
 }
@@ -141,7 +148,8 @@ func runCost(ctx context.Context, r *Registry, st State, _ Invocation) (Result, 
 	rep.Sections = append(rep.Sections, Section{Title: "By model", Lines: models})
 	rep.Footer = "input includes cached; prices in $ per million tokens (input / cached / output)"
 	if len(s.Unpriced) > 0 {
-		rep.Footer = fmt.Sprintf("no price for %s: set it under [pricing.%q] in the config", strings.Join(s.Unpriced, ", "), s.Unpriced[0])
+		rep.Footer = fmt.Sprintf("%s after a cost: it leaves out the tokens of %s, which has no price; set one under [pricing.%q] in the config",
+			UnpricedMark, strings.Join(s.Unpriced, ", "), s.Unpriced[0])
 	}
 	return Result{Report: rep}, nil
 }

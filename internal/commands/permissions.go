@@ -28,11 +28,7 @@ func permissionsSection(p ProjectPermissions) Section {
 	sec := Section{Title: "Permissions for this project"}
 	rules, err := p.Rules()
 	for i, r := range rules {
-		what := r.String()
-		if r.Tool != tools.ToolBash {
-			what = "every " + r.Tool + " inside the project"
-		}
-		sec.Lines = append(sec.Lines, fmt.Sprintf("%2d  %-6s %s", i+1, r.Tool, termtext.OneLine(what, 0)))
+		sec.Lines = append(sec.Lines, fmt.Sprintf("%2d  %-6s %s", i+1, r.Tool, ruleText(r)))
 	}
 	if err == nil {
 		err = p.Problem()
@@ -44,6 +40,16 @@ func permissionsSection(p ProjectPermissions) Section {
 		sec.Lines = append(sec.Lines, `none saved ("always for this project" in the permission dialog saves one)`)
 	}
 	return sec
+}
+
+// ruleText is what a rule allows, as /permissions lists it after the
+// tool's name: "every Edit inside the project", or a Bash rule's command.
+func ruleText(r tools.Rule) string {
+	what := r.String()
+	if r.Tool != tools.ToolBash {
+		what = "every " + r.Tool + " inside the project"
+	}
+	return termtext.OneLine(what, 0)
 }
 
 // sandboxSection says which sandbox holds the shell commands.
@@ -84,7 +90,7 @@ func runPermissions(_ context.Context, r *Registry, _ State, in Invocation) (Res
 		if err != nil {
 			return Result{}, fmt.Errorf("/permissions: %w", err)
 		}
-		return Result{Text: fmt.Sprintf("Revoked rule %d (%s %s): such calls ask again.", n, gone.Tool, termtext.OneLine(gone.String(), 0))}, nil
+		return Result{Text: fmt.Sprintf("Revoked rule %d (%s %s): such calls ask again.", n, gone.Tool, ruleText(gone))}, nil
 	}
 	return Result{}, errors.New("/permissions: usage: /permissions [revoke N]")
 }

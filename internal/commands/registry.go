@@ -43,9 +43,12 @@ type SearchFunc func(ctx context.Context, sessionID, query string, limit int) ([
 
 // Deps is what the commands need from the rest of gencode.
 type Deps struct {
-	Store  Store
-	Search SearchFunc // nil: --search is not available
-	Config config.Config
+	// Version is the binary's version line (gencode --version); /config
+	// shows it first ("": not shown).
+	Version string
+	Store   Store
+	Search  SearchFunc // nil: --search is not available
+	Config  config.Config
 	// Window returns a model's context window.
 	Window func(model string) int
 	// Keys is what /help lists after the commands: the front end's keys,
@@ -259,9 +262,17 @@ func runHelp(_ context.Context, r *Registry, _ State, _ Invocation) (Result, err
 		if c.Usage != "" {
 			use += " " + c.Usage
 		}
-		sec.Lines = append(sec.Lines, fmt.Sprintf("%-44s %s", use, c.Summary))
+		sum := c.Summary
+		if len(c.Aliases) > 0 {
+			sum += " (also /" + strings.Join(c.Aliases, ", /") + ")"
+		}
+		sec.Lines = append(sec.Lines, fmt.Sprintf("%-44s %s", use, sum))
 	}
-	rep.Sections = append(append(append(rep.Sections, sec), r.userHelp()...), r.deps.Keys...)
+	msg := Section{Title: "In a message", Lines: []string{
+		fmt.Sprintf("%-18s %s", "!COMMAND", "run a shell command; its output goes with your next message"),
+		fmt.Sprintf("%-18s %s", "@PATH", "attach a file after your text (tab completes the path)"),
+	}}
+	rep.Sections = append(append(append(rep.Sections, sec, msg), r.userHelp()...), r.deps.Keys...)
 	return Result{Report: rep}, nil
 }
 
@@ -450,6 +461,9 @@ func runSessions(ctx context.Context, r *Registry, st State, _ Invocation) (Resu
 func runConfig(_ context.Context, r *Registry, st State, _ Invocation) (Result, error) {
 	rep := &Report{Title: "Configuration"}
 	sec := Section{}
+	if v := r.deps.Version; v != "" {
+		sec.Lines = append(sec.Lines, fmt.Sprintf("%-34s %-22s %s", "version", v, "build"))
+	}
 	for _, s := range r.deps.Config.Settings() {
 		v := s.Value
 		if v == "" {

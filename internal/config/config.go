@@ -372,7 +372,9 @@ func warnings(cfg Config) []string {
 	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Scheme == "http" && !isLoopback(u.Hostname()) {
 		out = append(out, fmt.Sprintf("base_url %s is plain http to another machine: the API key and the whole conversation cross the network unencrypted (use https://)", cfg.BaseURL))
 	}
-	if cfg.File != "" && cfg.Sources["api_key"] == cfg.File {
+	// Whenever the file holds a key, in use or not (OPENAI_API_KEY may
+	// override it in this run, not in the next): others can read it.
+	if _, inFile := cfg.Lines["api_key"]; cfg.File != "" && (inFile || cfg.Sources["api_key"] == cfg.File) {
 		if fi, err := os.Stat(cfg.File); err == nil && fi.Mode().Perm()&0o077 != 0 {
 			out = append(out, fmt.Sprintf("%s holds api_key and other users can read it (mode %04o): run chmod 600 %s", cfg.File, fi.Mode().Perm(), cfg.File))
 		}
@@ -434,7 +436,54 @@ func decodeError(file string, data []byte, err error) error {
 	if a, ok := assignmentAt(as, line, col); ok {
 		key = a.key
 	}
+	if msg == "unknown key" {
+		if near, ok := nearestKey(key); ok {
+			msg += " (did you mean " + near + "?)"
+		}
+	}
 	return &Error{File: file, Line: line, Key: key, Msg: msg, Err: err}
+}
+
+// nearestKey is the documented key (or table) closest to key, when it is
+// near enough to be a typo of it: modle -> model.
+func nearestKey(key string) (string, bool) {
+	seen := map[string]bool{}
+	best, bestD := "", 1<<30
+	for _, st := range Default().Settings() {
+		parts := strings.Split(st.Key, ".")
+		for i := range parts {
+			c := strings.Join(parts[:i+1], ".")
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
+			if d := editDistance(key, c); d < bestD {
+				best, bestD = c, d
+			}
+		}
+	}
+	return best, best != "" && bestD > 0 && bestD <= max(2, len(key)/4)
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // assignment is a key a TOML document assigns (or a table it opens), with

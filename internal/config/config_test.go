@@ -64,7 +64,10 @@ func TestLoadErrorsNameFileLineAndKey(t *testing.T) {
 		text    string
 		wantErr string
 	}{
-		{"unknown key", "model = \"x\"\n[summarize]\nsoft_ration = 0.5\n", ":3: summarize.soft_ration: unknown key"},
+		{"unknown key", "model = \"x\"\n[summarize]\nsoft_ration = 0.5\n", ":3: summarize.soft_ration: unknown key (did you mean summarize.soft_ratio?)"},
+		{"typo of a top-level key", "modle = \"x\"\n", ":1: modle: unknown key (did you mean model?)"},
+		{"typo of a table", "[sumarize]\nenabled = false\n", ":1: sumarize: unknown key (did you mean summarize?)"},
+		{"nothing near", "colour_scheme = \"x\"\n", ":1: colour_scheme: unknown key"},
 		{"wrong type", "model = \"x\"\ncontext_window = \"big\"\n", ":2: context_window:"},
 		{"syntax", "model = \"x\n", ":1"},
 		{"out of range", "[summarize]\nsoft_ratio = 0.95\nhard_ratio = 0.9\n", ":2: summarize.soft_ratio: must be below hard_ratio (0.90)"},
@@ -192,6 +195,8 @@ func TestWarnings(t *testing.T) {
 			want: []string{"(mode 0644)"}},
 		{name: "readable file without a key", text: "model = \"x\"\n", mode: 0o644},
 		{name: "key from the environment", text: "model = \"x\"\n", mode: 0o644, env: map[string]string{"OPENAI_API_KEY": "sk-env"}},
+		{name: "key in a readable file, the environment's in use", text: "api_key = \"sk-file\"\n", mode: 0o644,
+			env: map[string]string{"OPENAI_API_KEY": "sk-env"}, want: []string{"holds api_key and other users can read it (mode 0644)"}},
 		{name: "both", text: "api_key = \"k\"\nbase_url = \"http://example.com/v1\"\n", mode: 0o604,
 			want: []string{"plain http", "(mode 0604)"}},
 	}

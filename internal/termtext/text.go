@@ -66,6 +66,16 @@ func Size(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
+// Percent is n as a whole percentage of of, rounded to the nearest: the
+// one rounding the status bar and /context share, so they show the same
+// number (0 when of is not positive).
+func Percent(n, of int) int {
+	if of <= 0 {
+		return 0
+	}
+	return (n*200 + of) / (2 * of)
+}
+
 // Thousands writes n with a comma between groups of three digits:
 // 31204 -> "31,204".
 func Thousands(n int) string {

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/muesli/termenv"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/agent"
@@ -39,9 +39,7 @@ func longSession(n int) []session.Message {
 // colourRenderer is what a terminal user gets (for timing, not goldens).
 func colourRenderer() harnessOpt {
 	return func(o *harnessSetup) {
-		r := plainRenderer()
-		r.SetColorProfile(termenv.ANSI256)
-		o.Renderer = r
+		o.Profile, o.Dark = colorprofile.ANSI256, true
 	}
 }
 
@@ -56,7 +54,7 @@ func BenchmarkKeystroke(b *testing.B) {
 			h := newHarness(b, 120, 40, withStore(st), withSession(id), colourRenderer(), func(o *harnessSetup) { o.HistoryTail = n })
 			require.GreaterOrEqual(b, h.m.chat.Len(), n/2)
 			var m tea.Model = h.m
-			keys := []tea.Msg{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x")}, tea.KeyMsg{Type: tea.KeyBackspace}}
+			keys := []tea.Msg{tea.KeyPressMsg{Code: 'x', Text: "x"}, tea.KeyPressMsg{Code: tea.KeyBackspace}}
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
 				m, _ = m.Update(keys[i%2])
@@ -91,7 +89,7 @@ func BenchmarkStreamToken(b *testing.B) {
 				m = nm.(Model)
 				nm, _ = m.Update(m.chat.FlushMsg())
 				m = nm.(Model)
-				_ = m.View()
+				_ = m.Screen()
 			}
 			b.ReportMetric(float64(m.chat.Stats().ItemRenders-before)/float64(b.N), "finished-renders/op")
 		})
@@ -119,7 +117,7 @@ func contextFigure(b *testing.B, n int, view bool) func() {
 	st := newStore(b)
 	id := seed(b, st, "bench", longSession(n)...)
 	ag := realAgent(b.TempDir(), st)
-	m := New(Options{Agent: ag, Store: st, SessionID: id, Renderer: plainRenderer()})
+	m := New(Options{Agent: ag, Store: st, SessionID: id, Profile: colorprofile.NoTTY, Dark: true})
 	f := func() {
 		if msg := m.measure(id, 1)().(contextMsg); msg.err != nil || msg.size.Tokens == 0 {
 			b.Fatalf("context figure: %+v", msg)
@@ -172,11 +170,9 @@ func BenchmarkFirstFrame(b *testing.B) {
 		b.Run("model/"+name, func(b *testing.B) {
 			st := newStore(b)
 			id := seed(b, st, "bench", longSession(n)...)
-			r := plainRenderer()
-			r.SetColorProfile(termenv.ANSI256)
 			dir := b.TempDir()
 			for b.Loop() {
-				_ = firstFrame(New(Options{Agent: realAgent(dir, st), Store: st, SessionID: id, Renderer: r}))
+				_ = firstFrame(New(Options{Agent: realAgent(dir, st), Store: st, SessionID: id, Profile: colorprofile.ANSI256, Dark: true}))
 			}
 		})
 		b.Run("open/"+name, func(b *testing.B) {
@@ -186,15 +182,13 @@ func BenchmarkFirstFrame(b *testing.B) {
 			require.NoError(b, err)
 			id := seed(b, st, "bench", longSession(n)...)
 			require.NoError(b, st.Close())
-			r := plainRenderer()
-			r.SetColorProfile(termenv.ANSI256)
 			b.ResetTimer()
 			for b.Loop() {
 				st, err := session.Open(ctx, dir)
 				if err != nil {
 					b.Fatal(err)
 				}
-				frame := firstFrame(New(Options{Agent: realAgent(dir, st), Store: st, SessionID: id, Renderer: r}))
+				frame := firstFrame(New(Options{Agent: realAgent(dir, st), Store: st, SessionID: id, Profile: colorprofile.ANSI256, Dark: true}))
 				if n > 0 && !strings.Contains(frame, "wrap the error") {
 					b.Fatalf("first frame misses the last answer:\n%s", frame)
 				}
@@ -204,7 +198,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 		b.Run("context/"+name, func(b *testing.B) {
 			st := newStore(b)
 			id := seed(b, st, "bench", longSession(n)...)
-			m := New(Options{Agent: realAgent(b.TempDir(), st), Store: st, SessionID: id, Renderer: plainRenderer()})
+			m := New(Options{Agent: realAgent(b.TempDir(), st), Store: st, SessionID: id, Profile: colorprofile.NoTTY, Dark: true})
 			for b.Loop() {
 				if msg := m.loadContext(id)().(contextMsg); msg.err != nil || msg.size.Tokens == 0 {
 					b.Fatalf("context figure: %+v", msg)
@@ -220,7 +214,7 @@ func firstFrame(m Model) string {
 	msg := m.loadHistory(m.sessionID)()
 	nm, _ := m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	nm, _ = nm.Update(msg)
-	return nm.View()
+	return nm.(Model).Screen()
 }
 
 // TestKeystrokeDoesNoChatWork is acceptance 3 as a count, not a time: a
@@ -286,7 +280,7 @@ func TestFirstFrameReadsOnlyTheTail(t *testing.T) {
 	st := newStore(t)
 	id := seed(t, st, "t", longSession(10_000)...)
 	cs := &countingStore{Store: st}
-	m := New(Options{Agent: &fakeAgent{}, Store: cs, SessionID: id, Renderer: plainRenderer()})
+	m := New(Options{Agent: &fakeAgent{}, Store: cs, SessionID: id, Profile: colorprofile.NoTTY, Dark: true})
 	frame := firstFrame(m)
 	require.Equal(t, 30, cs.read)
 	require.Contains(t, frame, "wrap the error")
@@ -337,7 +331,7 @@ func BenchmarkRatios(b *testing.B) {
 		id := seed(b, st, "bench", longSession(n)...)
 		h := newHarness(b, 120, 40, withStore(st), withSession(id), colourRenderer(), func(o *harnessSetup) { o.HistoryTail = n })
 		var m tea.Model = h.m
-		keys := []tea.Msg{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x")}, tea.KeyMsg{Type: tea.KeyBackspace}}
+		keys := []tea.Msg{tea.KeyPressMsg{Code: 'x', Text: "x"}, tea.KeyPressMsg{Code: tea.KeyBackspace}}
 		i := 0
 		return func() {
 			m, _ = m.Update(keys[i%2])
@@ -357,7 +351,7 @@ func BenchmarkRatios(b *testing.B) {
 		if !open {
 			b.Cleanup(func() { _ = st.Close() })
 			return func() {
-				_ = firstFrame(New(Options{Agent: realAgent(dir, st), Store: st, SessionID: id, Renderer: o.Renderer}))
+				_ = firstFrame(New(Options{Agent: realAgent(dir, st), Store: st, SessionID: id, Profile: o.Profile, Dark: true}))
 			}
 		}
 		require.NoError(b, st.Close())
@@ -366,7 +360,7 @@ func BenchmarkRatios(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			_ = firstFrame(New(Options{Agent: realAgent(dir, st), Store: st, SessionID: id, Renderer: o.Renderer}))
+			_ = firstFrame(New(Options{Agent: realAgent(dir, st), Store: st, SessionID: id, Profile: o.Profile, Dark: true}))
 			_ = st.Close()
 		}
 	}
@@ -415,7 +409,7 @@ func streamAnswer(tb testing.TB, n int) string {
 		if i%tokensPerFlush == tokensPerFlush-1 || i == n-1 {
 			nm, _ = m.Update(m.chat.FlushMsg())
 			m = nm.(Model)
-			frame = m.View()
+			frame = m.Screen()
 		}
 	}
 	return frame

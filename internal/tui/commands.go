@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
@@ -92,7 +92,7 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 		return nil
 	}
 	r := c.res
-	if r.Text != "" {
+	if r.Text != "" && r.Action != commands.ActionNewSession {
 		m.chat.AddNote(r.Text)
 	}
 	if r.Report != nil {
@@ -113,9 +113,13 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 		if r.Action == commands.ActionResumeSession {
 			return m.resume(r.SessionID)
 		}
-		old := m.lease
+		old, prev := m.lease, m.sessionID
 		m.lease = nil
-		return tea.Batch(releaseLease(old), m.switchSession(""))
+		cmd := tea.Batch(releaseLease(old), m.switchSession(""))
+		// Said in the new, empty chat (a note before the switch would be
+		// cleared with the old one).
+		m.chat.AddNote(clearedNote(prev))
+		return cmd
 	case commands.ActionSetModel:
 		if m.o.SwitchModel == nil {
 			m.chat.AddError("switching the model is not available in this build", "")
@@ -150,6 +154,23 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 	return nil
 }
 
+// clearedNote is /clear's one line: a new session started, and how to get
+// back to the one it replaced (prev; "": there was none).
+func clearedNote(prev string) string {
+	if prev == "" {
+		return "New session: its id comes with the first message."
+	}
+	return fmt.Sprintf("New session: its id comes with the first message. The last one is kept: /resume %s brings it back.", shortID(prev))
+}
+
+// shortID is a session id as /sessions and the status bar show it.
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
 // openPicker opens the picker over the editor for p, which the command
 // line typed asked for.
 func (m *Model) openPicker(p commands.Pick, line string) {
@@ -161,18 +182,21 @@ func (m *Model) openPicker(p commands.Pick, line string) {
 		items[i] = picker.Item{Title: c.Title, Detail: c.Detail}
 	}
 	m.pickSeq++
-	m.picker = picker.New(m.th, m.pickSeq, p.Title, items, p.Selected)
-	m.pick, m.pickLine, m.picking = p, line, true
+	m.pk = &pickState{list: picker.New(m.th, m.pickSeq, p.Title, items, p.Selected), pick: p, line: line}
+	if m.mode != modeDialog {
+		m.mode = modePicker
+	}
 }
 
 // picked does what the chosen item does: its Result, as if its command
 // had been typed with the item's argument.
 func (m *Model) picked(c picker.ChosenMsg) tea.Cmd {
-	if !m.picking || c.ID != m.pickSeq || c.Index < 0 || c.Index >= len(m.pick.Items) {
+	if m.pk == nil || c.ID != m.pickSeq || c.Index < 0 || c.Index >= len(m.pk.pick.Items) {
 		return nil // a second Enter on a picker already closed
 	}
-	m.picking = false
-	return m.commandDone(commandMsg{line: m.pickLine, res: m.pick.Items[c.Index].Result})
+	pk := m.pk
+	m.closePicker()
+	return m.commandDone(commandMsg{line: pk.line, res: pk.pick.Items[c.Index].Result})
 }
 
 // modelSwitched says how a /model switch ended, once it has, and sends

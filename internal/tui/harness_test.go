@@ -2,18 +2,17 @@ package tui
 
 import (
 	"context"
-	"io"
 	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
-	"github.com/charmbracelet/bubbles/spinner"
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/agent"
@@ -22,14 +21,6 @@ import (
 	"github.com/gencode/gencode/internal/session/sessiontest"
 	"github.com/gencode/gencode/internal/summarize"
 )
-
-// plainRenderer draws without colour, as golden files need.
-func plainRenderer() *lipgloss.Renderer {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	r.SetHasDarkBackground(true)
-	return r
-}
 
 // fakeAgent replays scripted turns: each Start sends the next script's
 // events and closes the channel. A script func may block (on ctx) to play
@@ -286,7 +277,7 @@ func newHarness(t testing.TB, width, height int, opts ...harnessOpt) *harness {
 		results: map[string]commands.Result{}, errs: map[string]error{},
 	}, quiet: 400 * time.Millisecond, msgs: make(chan tea.Msg, 1024)}
 	h.clock = &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	o := harnessSetup{Options: Options{Agent: h.agent, Commands: h.cmds, Cwd: "/work", SoftRatio: 0.6, Renderer: plainRenderer(),
+	o := harnessSetup{Options: Options{Agent: h.agent, Commands: h.cmds, Cwd: "/work", SoftRatio: 0.6, Profile: colorprofile.NoTTY, Dark: true,
 		Now: h.clock.Now}}
 	for _, f := range opts {
 		f(&o)
@@ -422,7 +413,7 @@ func (h *harness) pump() {
 // until pumps until cond holds on the view, or fails after 10 s.
 func (h *harness) until(what string, cond func(view string) bool) {
 	h.t.Helper()
-	h.untilModel(what, func(m Model) bool { return cond(m.View()) })
+	h.untilModel(what, func(m Model) bool { return cond(m.Screen()) })
 }
 
 // untilModel pumps until cond holds on the model, or fails after 10 s.
@@ -456,7 +447,7 @@ func (h *harness) sawEvent(k agent.EventKind) bool {
 	return false
 }
 
-func (h *harness) view() string { return h.m.View() }
+func (h *harness) view() string { return h.m.Screen() }
 
 // key sends one key press.
 func (h *harness) key(s string) {
@@ -471,43 +462,50 @@ func (h *harness) pause(d time.Duration) { h.clock.Advance(d) }
 func (h *harness) typ(s string) {
 	h.t.Helper()
 	for _, r := range s {
-		h.update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+		h.update(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
 	h.pump()
 }
 
-func keyMsg(s string) tea.KeyMsg {
+// textKey is the key press that types s (several runes: text that came in
+// one read, as a terminal without bracketed paste sends a paste).
+func textKey(s string) tea.KeyPressMsg {
+	r, _ := utf8.DecodeRuneInString(s)
+	return tea.KeyPressMsg{Code: r, Text: s}
+}
+
+func keyMsg(s string) tea.KeyPressMsg {
 	switch s {
 	case "enter":
-		return tea.KeyMsg{Type: tea.KeyEnter}
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
 	case "alt+enter":
-		return tea.KeyMsg{Type: tea.KeyEnter, Alt: true}
+		return tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt}
 	case "ctrl+j":
-		return tea.KeyMsg{Type: tea.KeyCtrlJ}
+		return tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl}
 	case "esc":
-		return tea.KeyMsg{Type: tea.KeyEscape}
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
 	case "ctrl+c":
-		return tea.KeyMsg{Type: tea.KeyCtrlC}
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
 	case "ctrl+r":
-		return tea.KeyMsg{Type: tea.KeyCtrlR}
+		return tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl}
 	case "ctrl+o":
-		return tea.KeyMsg{Type: tea.KeyCtrlO}
+		return tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl}
 	case "tab":
-		return tea.KeyMsg{Type: tea.KeyTab}
+		return tea.KeyPressMsg{Code: tea.KeyTab}
 	case "up":
-		return tea.KeyMsg{Type: tea.KeyUp}
+		return tea.KeyPressMsg{Code: tea.KeyUp}
 	case "down":
-		return tea.KeyMsg{Type: tea.KeyDown}
+		return tea.KeyPressMsg{Code: tea.KeyDown}
 	case "pgup":
-		return tea.KeyMsg{Type: tea.KeyPgUp}
+		return tea.KeyPressMsg{Code: tea.KeyPgUp}
 	case "pgdown":
-		return tea.KeyMsg{Type: tea.KeyPgDown}
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
 	case "home":
-		return tea.KeyMsg{Type: tea.KeyHome}
+		return tea.KeyPressMsg{Code: tea.KeyHome}
 	case "end":
-		return tea.KeyMsg{Type: tea.KeyEnd}
+		return tea.KeyPressMsg{Code: tea.KeyEnd}
 	case "backspace":
-		return tea.KeyMsg{Type: tea.KeyBackspace}
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
 	}
-	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}
+	return textKey(s)
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/bubbles/key"
+	"charm.land/bubbles/v2/key"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/commands"
@@ -72,7 +72,7 @@ func TestHelpListsTheKeyMap(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, res.Report)
 	var listed []string
-	for _, s := range res.Report.Sections[1:] { // after the commands
+	for _, s := range res.Report.Sections[2:] { // after the commands and what a message may hold
 		listed = append(listed, s.Lines...)
 	}
 	var want []string

@@ -4,7 +4,7 @@ import (
 	"maps"
 	"slices"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
@@ -215,7 +215,7 @@ func releaseLease(l *session.Lease) tea.Cmd {
 
 // switchSession shows another session (/resume, /clear: id "").
 func (m *Model) switchSession(id string) tea.Cmd {
-	m.sessionID, m.title = id, ""
+	m.sessionID, m.title, m.titleGuess = id, "", false
 	m.chat.Reset()
 	m.status.SetSession(id, "")
 	m.status.ResetSummarizer() // its last report was about the other session

@@ -91,7 +91,7 @@ func TestShellCommandOutputGoesWithTheNextMessage(t *testing.T) {
 	require.Contains(t, v, "hi")
 	require.Contains(t, v, "key=\n")
 	require.Empty(t, h.agent.Starts(), "a command is not a turn")
-	require.False(t, h.m.asking, "the user typed it: no dialog")
+	require.False(t, (h.m.mode == modeDialog), "the user typed it: no dialog")
 
 	h.typ("what does that say?")
 	h.key("enter")

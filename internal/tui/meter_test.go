@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/charmbracelet/colorprofile"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/session"
@@ -30,7 +31,7 @@ func TestStatusFigureReadsNoMessages(t *testing.T) {
 	id := seed(t, st, "t", longSession(2_000)...)
 	ag := realAgent(t.TempDir(), st)
 	cs := &viewCountingStore{countingStore{Store: st}}
-	m := New(Options{Agent: ag, Store: cs, SessionID: id, Renderer: plainRenderer()})
+	m := New(Options{Agent: ag, Store: cs, SessionID: id, Profile: colorprofile.NoTTY, Dark: true})
 	for range 2 { // the first measure also keeps the masked sizes
 		msg := m.measure(id, 1)().(contextMsg)
 		require.NoError(t, msg.err)

@@ -37,7 +37,7 @@ func (h *harness) openPicker(line, title string) {
 	h.t.Helper()
 	h.typ(line)
 	h.key("enter")
-	h.untilModel("the picker", func(m Model) bool { return m.picking && strings.Contains(m.View(), title) })
+	h.untilModel("the picker", func(m Model) bool { return m.mode == modePicker && strings.Contains(m.Screen(), title) })
 }
 
 // TestModelPickerArrowsFilterPickAndEsc: /model opens the endpoint's
@@ -60,7 +60,7 @@ func TestModelPickerArrowsFilterPickAndEsc(t *testing.T) {
 	h.key("down")
 	h.key("enter")
 	h.until("the switch", func(v string) bool { return strings.Contains(v, "Switched to llama3.2") })
-	require.False(t, h.m.picking)
+	require.False(t, (h.m.mode == modePicker))
 	require.Equal(t, "llama3.2", h.m.agent.Model())
 	require.Contains(t, h.m.status.View(), "llama3.2")
 
@@ -88,11 +88,11 @@ func TestModelPickerArrowsFilterPickAndEsc(t *testing.T) {
 	h.key("/")
 	h.typ("o3")
 	h.key("esc")
-	require.True(t, h.m.picking, "esc clears the filter first")
+	require.True(t, (h.m.mode == modePicker), "esc clears the filter first")
 	require.Contains(t, h.view(), "llama3.2", "every model again")
 	h.key("esc")
 	h.pump()
-	require.False(t, h.m.picking)
+	require.False(t, (h.m.mode == modePicker))
 	require.Equal(t, "gpt-4o-mini", h.m.agent.Model())
 	require.Contains(t, h.view(), "Message gencode")
 	require.NotContains(t, h.view(), "Switch the model")
@@ -159,7 +159,7 @@ func TestResumePickerSwitchesSession(t *testing.T) {
 	h.openPicker("/resume", "Resume a session")
 	h.key("esc")
 	h.pump()
-	require.False(t, h.m.picking)
+	require.False(t, (h.m.mode == modePicker))
 	require.Equal(t, old, h.m.SessionID())
 }
 
@@ -187,7 +187,7 @@ func TestGoldenPickers(t *testing.T) {
 					if which == "filter" {
 						h.key("/")
 						h.typ("gpt")
-						h.untilModel("the matches", func(m Model) bool { return !strings.Contains(m.View(), "llama3.2") })
+						h.untilModel("the matches", func(m Model) bool { return !strings.Contains(m.Screen(), "llama3.2") })
 					}
 				case "resume":
 					fc := &fakeCommands{results: map[string]commands.Result{"/resume": {Pick: &sessions}}}
@@ -197,5 +197,37 @@ func TestGoldenPickers(t *testing.T) {
 				golden.RequireEqual(t, h.view())
 			})
 		}
+	}
+}
+
+// TestKeysTypedWhileAPickerOpensReachIt: keys typed right after Enter on
+// /model, before the endpoint answered and the list opened, are the
+// list's: none is lost and none lands in the editor. The filter holds
+// every key, in order.
+func TestKeysTypedWhileAPickerOpensReachIt(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, line, typed, filter string
+	}{
+		{"model", "/model", "/llama", "llama"},
+		{"model, a longer filter", "/model", "/qwen2.5-c", "qwen2.5-c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			st := newStore(t)
+			h := newHarness(t, 100, 30, withStore(st), withEndpoint(t, st, openaitest.WithModels(pickerModels...)))
+			h.typ(tt.line)
+			h.update(keyMsg("enter"))
+			for _, r := range tt.typed { // no pump: the list is not open yet
+				h.update(textKey(string(r)))
+			}
+			require.False(t, (h.m.mode == modePicker), "the list opened before its command ran")
+			h.untilModel("the picker", func(m Model) bool { return m.mode == modePicker })
+			h.pump()
+			require.Contains(t, h.view(), "Filter: "+tt.filter)
+			require.Equal(t, tt.filter, h.m.pk.list.FilterValue(), "the filter got every key typed")
+			require.True(t, h.m.input.Empty(), "nothing typed went to the editor: %q", h.m.input.Value())
+		})
 	}
 }

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/muesli/termenv"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/agent"
@@ -61,7 +61,7 @@ func TestGoldenToolProgress(t *testing.T) {
 				h.agent.scripts = append(h.agent.scripts, runningTool(c.tool, c.args, nil, "", c.tails...))
 				h.typ("go on")
 				h.key("enter")
-				h.untilModel("the call running", func(m Model) bool { return strings.Contains(m.View(), "0.0s") })
+				h.untilModel("the call running", func(m Model) bool { return strings.Contains(m.Screen(), "0.0s") })
 				h.pause(3200 * time.Millisecond)
 				h.send(h.m.chat.TickMsg())
 				view := h.view()
@@ -115,9 +115,7 @@ func TestToolProgressEscapesInert(t *testing.T) {
 	for _, c := range termtexttest.Corpus() {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			r := plainRenderer()
-			r.SetColorProfile(termenv.ANSI256)
-			h := newHarness(t, 100, 30, func(o *harnessSetup) { o.Renderer = r })
+			h := newHarness(t, 100, 30, func(o *harnessSetup) { o.Profile = colorprofile.ANSI256 })
 			h.agent.scripts = append(h.agent.scripts, runningTool("Bash", countCommand, nil, "", "", "before "+c.In+" after\nlast line\n"))
 			h.typ("x")
 			h.key("enter")

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gencode/gencode/internal/tui/input"
@@ -23,11 +23,12 @@ func (m *Model) enqueue(s input.SubmitMsg) {
 
 // unqueue drops the last queued message (Esc). It stays in the editor's
 // history: Up brings it back once the queue is empty.
-func (m *Model) unqueue() {
+func (m *Model) unqueue() tea.Cmd {
 	m.queue = m.queue[:len(m.queue)-1]
 	m.quitArm = false
 	m.status.SetNotice("queued message removed")
 	m.syncEscHint()
+	return m.expireNotice() // it says what just happened, not a state
 }
 
 // editQueued takes the last queued message back into the editor (Up on
@@ -66,7 +67,7 @@ func (m *Model) sendQueued(ok bool) tea.Cmd {
 // dialog, remove the last queued message, or (no hint) cancel the turn.
 func (m *Model) syncEscHint() {
 	switch {
-	case m.asking:
+	case m.mode == modeDialog:
 		m.status.SetEscHint("esc denies")
 	case len(m.queue) > 0:
 		m.status.SetEscHint("esc unqueues")

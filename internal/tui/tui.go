@@ -13,9 +13,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/charmbracelet/bubbles/key"
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
@@ -116,9 +116,18 @@ type Options struct {
 	Cwd string
 	// SoftRatio is where background summarization starts (0: off).
 	SoftRatio float64
-	// Renderer draws every style: built on the program's output so that
-	// NO_COLOR and the background colour are honoured.
-	Renderer *lipgloss.Renderer
+	// Profile is the colour profile of the program's output
+	// (colorprofile.NoTTY: plain text, as in tests). Bubble Tea brings
+	// colours down to it when it draws.
+	Profile colorprofile.Profile
+	// Dark is the background the colours are for, until the terminal
+	// says otherwise (see AskBackground).
+	Dark bool
+	// AskBackground: nothing said what the background is (the theme is
+	// auto, no COLORFGBG); the model asks the terminal with
+	// tea.RequestBackgroundColor and redraws in the colours of its answer,
+	// a tea.BackgroundColorMsg. Nothing waits for it.
+	AskBackground bool
 	// ErrorText words an error for the user (nil: err.Error()).
 	ErrorText func(error) string
 	// HistoryTail is how many messages are loaded when a session opens
@@ -146,8 +155,47 @@ type Options struct {
 	Notices func() []string
 }
 
-// Model is the root model.
-type Model struct {
+// modeState is what the root model is doing, which decides where keys go
+// and what is drawn under the chat. Reports are drawn in the chat and are
+// no mode of their own.
+type modeState int
+
+const (
+	modeEditing  modeState = iota // the editor has the keys
+	modeDialog                    // a permission dialog is open (over a picker, if one is open)
+	modePicker                    // the /resume or /model list is open over the editor
+	modeQuitting                  // the program is ending: nothing is drawn
+)
+
+func (s modeState) String() string {
+	switch s {
+	case modeEditing:
+		return "editing"
+	case modeDialog:
+		return "dialog"
+	case modePicker:
+		return "picker"
+	case modeQuitting:
+		return "quitting"
+	}
+	return fmt.Sprintf("modeState(%d)", int(s))
+}
+
+// pickState is the open picker: the list, the command's choices (their
+// Results) and the command line that opened it.
+type pickState struct {
+	list picker.Model
+	pick commands.Pick
+	line string
+}
+
+// Model is the root model. Its state lives behind one pointer, so the
+// value Bubble Tea passes through Update and View is a word, not the
+// whole model copied on every message.
+type Model struct{ *root }
+
+// root is the root model's state; Update is the only code that writes it.
+type root struct {
 	o     Options
 	agent agentRunner
 	md    *markdown.Renderer
@@ -158,17 +206,15 @@ type Model struct {
 	status status.Model
 	dialog dialog.Model
 	dst    theme.Dialog
-	asking bool
+	// mode is what the model is doing; the dialog and the picker are
+	// its sub-models.
+	mode   modeState
 	askSeq int // the open dialog's id; decisions for older ones are dropped
 	reply  chan<- tools.Decision
 	why    chan<- string // the open dialog's channel for a denial's reason
-	// picking: the picker is open over the editor, for pick (its items'
-	// Results), opened by the command line pickLine.
-	picking  bool
-	picker   picker.Model
-	pick     commands.Pick
-	pickLine string
-	pickSeq  int // the open picker's id; choices from older ones are dropped
+	// pk is the open picker (nil: none); it stays open under a dialog.
+	pk      *pickState
+	pickSeq int // the open picker's id; choices from older ones are dropped
 	// askedAt is when the dialog opened, lastKey when the last key came:
 	// the dialog takes keys only after a pause in both (answerGuard).
 	askedAt, lastKey time.Time
@@ -177,7 +223,11 @@ type Model struct {
 
 	sessionID string
 	title     string
-	lease     *session.Lease // sessionID's, while it is shown
+	// titleGuess: title is the first message of a new session, which the
+	// agent has not taken yet (a message too large is refused, and never
+	// titles the session).
+	titleGuess bool
+	lease      *session.Lease // sessionID's, while it is shown
 	// ctxSeq numbers the context figures asked for: a figure computed for
 	// an older state (a load still running when the turn reported a newer
 	// one) is dropped.
@@ -203,7 +253,11 @@ type Model struct {
 	shellCancel context.CancelFunc // the running "!command"'s, nil when none
 	quitSeq     int
 	quitArm     bool
-	quitting    bool
+	// holding: a command line was sent and its result is not shown yet;
+	// held are the keys typed meanwhile, given to what it opens (the
+	// picker of /model and /resume) when it is shown, never lost.
+	holding bool
+	held    []tea.KeyPressMsg
 }
 
 // turn is the running agent turn.
@@ -245,13 +299,13 @@ func New(o Options) Model {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	th := theme.New(o.Renderer)
+	th := theme.New(o.Dark, o.Profile)
 	md := markdown.New(th)
 	var comp input.Completer
 	if o.Commands != nil {
 		comp = o.Commands
 	}
-	m := Model{
+	m := Model{&root{
 		o:         o,
 		agent:     o.Agent,
 		md:        md,
@@ -262,7 +316,7 @@ func New(o Options) Model {
 		dst:       th.Dialog,
 		sessionID: o.SessionID,
 		lease:     o.Lease,
-	}
+	}}
 	m.chat.SetClock(o.Now)
 	if o.Tools != nil {
 		m.input.SetDir(o.Tools.WorkDir())
@@ -276,6 +330,9 @@ func New(o Options) Model {
 // requests.
 func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.o.Asker.wait(), m.o.Asker.waitSaved(), waitCompaction(m.o.Compactions), m.loadPrompts(), m.measure(m.sessionID, m.ctxSeq)}
+	if m.o.AskBackground {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
 	if f := m.o.Notices; f != nil {
 		cmds = append(cmds, func() tea.Msg { return noticesMsg(f()) })
 	}
@@ -325,9 +382,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		return nil
-	case tea.KeyMsg:
+	case tea.BackgroundColorMsg:
+		if dark := msg.IsDark(); dark != m.th.Dark {
+			m.setTheme(theme.New(dark, m.o.Profile))
+		}
+		return nil
+	case tea.KeyPressMsg:
 		return m.key(msg)
-	case tea.MouseMsg:
+	case tea.MouseWheelMsg, tea.MouseClickMsg:
 		var cmd tea.Cmd
 		m.chat, cmd = m.chat.Update(msg)
 		return cmd
@@ -353,7 +415,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.picked(msg)
 	case picker.ClosedMsg:
 		if msg.ID == m.pickSeq {
-			m.picking = false
+			m.closePicker()
 		}
 		return nil
 	case historyMsg:
@@ -392,7 +454,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case sessionLeasedMsg:
 		return m.sessionLeased(msg)
 	case commandMsg:
-		return m.commandDone(msg)
+		return tea.Batch(m.commandDone(msg), m.release())
 	case summarizedMsg:
 		return m.summarized(msg)
 	case modelSwitchedMsg:
@@ -417,14 +479,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	m.status, c1 = m.status.Update(msg)
 	m.chat, c2 = m.chat.Update(msg)
 	m.input, c3 = m.input.Update(msg)
-	if m.picking {
-		m.picker, c4 = m.picker.Update(msg)
+	if m.pk != nil {
+		m.pk.list, c4 = m.pk.list.Update(msg)
 	}
 	return tea.Batch(c1, c2, c3, c4)
 }
 
 // key handles the global keys and routes the rest.
-func (m *Model) key(k tea.KeyMsg) tea.Cmd {
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	now := m.o.Now()
 	last := m.lastKey
 	m.lastKey = now
@@ -433,7 +495,11 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		return m.ctrlC()
 	}
 	var diverted tea.Cmd
-	if m.asking {
+	if m.holding && m.mode != modeDialog {
+		m.held = append(m.held, k)
+		return nil
+	}
+	if m.mode == modeDialog {
 		// Esc only denies, which is always safe; any other key answers
 		// only once the user has had time to see the dialog. Before
 		// that it is typing meant for the draft, and goes there. Once
@@ -446,13 +512,29 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		m.quitArm = false
 		m.status.SetNotice("typed into your draft, not the dialog")
 		diverted = m.expireNotice()
-	} else if m.picking {
+	} else if m.mode == modePicker {
 		// The picker has every key but Ctrl+C while it is open.
 		var cmd tea.Cmd
-		m.picker, cmd = m.picker.Update(k)
+		m.pk.list, cmd = m.pk.list.Update(k)
 		return cmd
 	}
 	return tea.Batch(diverted, m.draftKey(k))
+}
+
+// release ends the hold a command line put on the keys and gives each
+// key typed meanwhile, in order, to what is shown now: the picker the
+// command opened, else the editor.
+func (m *Model) release() tea.Cmd {
+	if !m.holding {
+		return nil
+	}
+	held := m.held
+	m.holding, m.held = false, nil
+	cmds := make([]tea.Cmd, 0, len(held))
+	for _, k := range held {
+		cmds = append(cmds, m.key(k))
+	}
+	return tea.Batch(cmds...)
 }
 
 // answerable reports whether the dialog may take a key pressed at now,
@@ -462,13 +544,12 @@ func (m *Model) answerable(now, last time.Time) bool {
 }
 
 // draftKey handles a key meant for the editor, the chat or the turn.
-func (m *Model) draftKey(k tea.KeyMsg) tea.Cmd {
+func (m *Model) draftKey(k tea.KeyPressMsg) tea.Cmd {
 	e, c := keys.Default().Editor, keys.Default().Chat
 	switch {
 	case key.Matches(k, e.Cancel):
 		if len(m.queue) > 0 {
-			m.unqueue()
-			return nil
+			return m.unqueue()
 		}
 		if m.turn == nil && m.shellCancel != nil {
 			m.shellCancel()
@@ -497,12 +578,28 @@ func (m *Model) draftKey(k tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	case key.Matches(k, e.Send):
-		if m.asking && !isCommand(m.input.Value()) {
+		if m.mode == modeDialog && !isCommand(m.input.Value()) {
 			return nil // the dialog's notice says where the typing went
+		}
+		if isCommand(m.input.Value()) && m.o.Commands != nil {
+			var cmd tea.Cmd
+			m.input, cmd = m.input.Update(k)
+			if m.input.Empty() {
+				// Sent: the keys typed from now until its result is
+				// shown are meant for what it opens (/model's list).
+				m.holding = true
+			}
+			return cmd
 		}
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
+	if m.quitArm && !m.input.Empty() && m.turn == nil {
+		// The draft is back (Up) or typed anew: the next Ctrl+C clears
+		// it, and the notice saying it would quit is no longer true.
+		m.quitArm = false
+		m.status.SetNotice("")
+	}
 	return cmd
 }
 
@@ -581,14 +678,31 @@ type quitExpiredMsg struct{ seq int }
 type noticesMsg []string
 
 func (m *Model) quit() tea.Cmd {
-	m.quitting = true
 	if m.turn != nil {
 		m.turn.cancel()
 	}
-	if m.asking {
+	if m.mode == modeDialog {
 		m.answer(tools.Deny)
 	}
+	m.mode = modeQuitting
 	return tea.Quit
+}
+
+// resting is the mode once a dialog is answered: the picker it covered,
+// else the editor.
+func (m *Model) resting() modeState {
+	if m.pk != nil {
+		return modePicker
+	}
+	return modeEditing
+}
+
+// closePicker closes the picker, if one is open.
+func (m *Model) closePicker() {
+	m.pk = nil
+	if m.mode == modePicker {
+		m.mode = modeEditing
+	}
 }
 
 // layout gives each child its size: the status bar takes the last line,
@@ -600,7 +714,7 @@ func (m *Model) layout() {
 	m.status.SetWidth(m.width)
 	m.input.SetWidth(m.width)
 	bottom := m.input.Height() + m.queueHeight()
-	if m.asking {
+	if m.mode == modeDialog {
 		draft := 0
 		if m.showDraft() {
 			draft = bottom
@@ -611,32 +725,51 @@ func (m *Model) layout() {
 		m.dialog.SetSize(m.width, avail)
 		m.dialog.SetSize(m.width, max(min(m.height*2/3, avail), min(m.dialog.MinHeight(), avail), 8))
 		bottom = m.dialog.Height() + draft + m.queueHeight()
-	} else if m.picking {
+	} else if m.mode == modePicker {
 		// Two thirds of the screen at most: the chat stays in view.
-		m.picker.SetSize(m.width, max(min(m.height*2/3, m.height-m.queueHeight()-2), 6))
-		bottom = m.picker.Height() + m.queueHeight()
+		m.pk.list.SetSize(m.width, max(min(m.height*2/3, m.height-m.queueHeight()-2), 6))
+		bottom = m.pk.list.Height() + m.queueHeight()
 	}
 	m.chat.SetSize(m.width, max(m.height-bottom-1, 1))
 }
 
 // showDraft reports whether the editor shows under the dialog: when it
 // holds text, such as keys typed while the dialog opened.
-func (m Model) showDraft() bool { return m.asking && !m.input.Empty() }
+func (m Model) showDraft() bool { return m.mode == modeDialog && !m.input.Empty() }
 
-// View draws the chat, the editor or the dialog (with the draft under it
+// setTheme draws every part with th from now on.
+func (m *Model) setTheme(th *theme.Theme) {
+	m.th, m.md, m.dst = th, markdown.New(th), th.Dialog
+	m.chat.SetTheme(th, m.md)
+	m.input.SetTheme(th)
+	m.status.SetTheme(th)
+	// A dialog or a picker open now keeps its colours; the next one
+	// opens in th's (the answer comes within milliseconds of the start).
+}
+
+// View is the screen: the alternate screen, with the mouse's clicks and
+// wheel, drawing what Screen draws.
+func (m Model) View() tea.View {
+	v := tea.NewView(m.Screen())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	return v
+}
+
+// Screen draws the chat, the editor or the dialog (with the draft under it
 // when there is one), and the status bar.
-func (m Model) View() string {
-	if m.width == 0 || m.quitting {
+func (m Model) Screen() string {
+	if m.width == 0 || m.mode == modeQuitting {
 		return ""
 	}
 	bottom := m.input.View()
-	if m.asking {
+	if m.mode == modeDialog {
 		bottom = m.dialog.View()
 		if m.showDraft() {
 			bottom += "\n" + m.input.View()
 		}
-	} else if m.picking {
-		bottom = m.picker.View()
+	} else if m.mode == modePicker {
+		bottom = m.pk.list.View()
 	}
 	if q := m.queueView(); q != "" {
 		bottom = q + "\n" + bottom

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/session"
@@ -58,7 +58,11 @@ func isCommand(s string) bool { return strings.HasPrefix(strings.TrimSpace(s), "
 // reads the files a message mentions before it is sent.
 func (m *Model) submit(s input.SubmitMsg) tea.Cmd {
 	if isCommand(s.Text) {
-		return m.command(strings.TrimSpace(s.Text))
+		cmd := m.command(strings.TrimSpace(s.Text))
+		if cmd == nil {
+			return m.release() // nothing runs: nothing to wait for
+		}
+		return cmd
 	}
 	if m.o.Tools != nil {
 		if isShell(s.Display) {
@@ -138,8 +142,10 @@ func (m *Model) sessionCreated(msg sessionCreatedMsg) tea.Cmd {
 		m.chat.AddError("could not create a session: "+m.o.ErrorText(msg.err), "")
 		return cmd
 	}
-	// The agent titles a new session after its first message.
+	// The agent titles a new session after its first message, once it
+	// took it: until then the title shown is provisional.
 	m.sessionID, m.title, m.lease = msg.sess.ID, agent.Title(msg.msg.Text), msg.lease
+	m.titleGuess = true
 	m.status.SetSession(m.sessionID, m.title)
 	return m.begin(msg.msg)
 }
@@ -156,10 +162,10 @@ func (m *Model) endTurn() tea.Cmd {
 	// The turn's answer, or a summary applied meanwhile, changed the
 	// context: measure it again.
 	measure := m.loadContext(m.sessionID)
-	if !m.asking {
+	if m.mode != modeDialog {
 		return measure
 	}
-	m.asking, m.reply = false, nil
+	m.mode, m.reply = m.resting(), nil
 	m.syncEscHint()
 	return tea.Batch(measure, m.o.Asker.wait())
 }
@@ -182,18 +188,18 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 			}
 		case agent.EventToolRun:
 			// The dialog may have opened before this event was read.
-			if ev.Call != nil && !m.turn.canceling && !m.asking {
+			if ev.Call != nil && !m.turn.canceling && m.mode != modeDialog {
 				m.status.SetBusy(true, "running "+ev.Call.Name)
 			}
 		case agent.EventMessage:
-			if ev.Message != nil && ev.Message.Role == session.RoleUser && m.title == "" {
-				m.title = agent.Title(ev.Message.Content)
+			if ev.Message != nil && ev.Message.Role == session.RoleUser && (m.title == "" || m.titleGuess) {
+				m.title, m.titleGuess = agent.Title(ev.Message.Content), false
 				m.status.SetSession(m.sessionID, m.title)
 			}
 			if ev.Message != nil && ev.Message.Meta.Interrupted && ev.Message.Role == session.RoleAssistant {
 				m.turn.partial = true
 			}
-			if !m.turn.canceling && !m.asking {
+			if !m.turn.canceling && m.mode != modeDialog {
 				m.status.SetBusy(true, "working")
 			}
 		case agent.EventDone:
@@ -222,6 +228,11 @@ func (m *Model) turnError(err error) {
 		return
 	}
 	if errors.Is(err, agent.ErrMessageTooLarge) {
+		if m.titleGuess {
+			// The refused message is not the session's: no title yet.
+			m.title, m.titleGuess = "", false
+			m.status.SetSession(m.sessionID, "")
+		}
 		// Nothing was stored: give the text back to edit.
 		m.chat.AddError(m.o.ErrorText(err), "the message is back in the editor")
 		if m.input.Empty() && m.lastSubmit.Text == m.lastPrompt.Text {
@@ -245,10 +256,11 @@ func (m *Model) ask(a askMsg) tea.Cmd {
 	}
 	m.askSeq++
 	m.dialog = dialog.New(a.req, m.dst).WithID(m.askSeq)
-	m.asking = true
+	m.mode = modeDialog
 	m.askedAt = m.o.Now()
 	m.reply, m.why = a.reply, a.why
 	m.status.SetBusy(true, "waiting for permission")
+	m.status.SetNotice("") // an older note must not hide what the dialog waits for
 	m.syncEscHint()
 	return nil
 }
@@ -275,10 +287,10 @@ func (m *Model) answer(d tools.Decision) tea.Cmd { return m.answerWhy(d, "") }
 // answerWhy sends the user's decision, and the reason given with a
 // denial, to the waiting tool.
 func (m *Model) answerWhy(d tools.Decision, reason string) tea.Cmd {
-	if !m.asking {
+	if m.mode != modeDialog {
 		return nil
 	}
-	m.asking = false
+	m.mode = m.resting()
 	if reason != "" && m.why != nil {
 		m.why <- reason // buffered, sent before the decision: never blocks
 	}

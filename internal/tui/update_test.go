@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/require"
 
@@ -416,9 +416,12 @@ func TestSlashCommands(t *testing.T) {
 		h.typ("/clear")
 		h.key("enter")
 		h.untilModel("the new session", func(m Model) bool {
-			return m.SessionID() == "" && !strings.Contains(m.View(), "an old question")
+			return m.SessionID() == "" && !strings.Contains(m.Screen(), "an old question")
 		})
 		require.NotEqual(t, first, old)
+		// One line says so, and how to get back (the newcomer's list).
+		require.Contains(t, h.view(), "New session")
+		require.Contains(t, strings.Join(strings.Fields(h.view()), " "), "/resume "+old[:12]+" brings it back")
 	})
 	t.Run("one writer per session", func(t *testing.T) {
 		t.Parallel()
@@ -559,7 +562,7 @@ func TestScrollKeys(t *testing.T) {
 	h.typ("abc")
 	h.key("end") // with text, End moves the cursor
 	require.Contains(t, h.view(), "message 0")
-	h.send(tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
 	require.NotContains(t, h.view(), "message 0")
 }
 
@@ -693,7 +696,7 @@ func TestStaleDecisionCannotAnswerTheNextDialog(t *testing.T) {
 	ctx := context.Background()
 	first, second := make(chan tools.Decision, 1), make(chan tools.Decision, 1)
 	h.update(askMsg{ctx: ctx, req: tools.Request{Tool: "Write", Summary: "a.txt"}, reply: first})
-	_, cmd := h.m.dialog.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("y")})
+	_, cmd := h.m.dialog.Update(tea.KeyPressMsg{Code: 'y', Text: "y"})
 	stale := cmd() // the same key, pressed twice before the dialog closed
 	h.update(cmd())
 	require.Equal(t, tools.AllowOnce, <-first)
@@ -706,7 +709,7 @@ func TestStaleDecisionCannotAnswerTheNextDialog(t *testing.T) {
 	default:
 	}
 	require.Contains(t, h.view(), "Allow Bash?")
-	_, cmd = h.m.dialog.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("n")})
+	_, cmd = h.m.dialog.Update(tea.KeyPressMsg{Code: 'n', Text: "n"})
 	h.update(cmd())
 	require.Equal(t, tools.Deny, <-second)
 }
@@ -775,7 +778,7 @@ func bashAsker(asker *Asker, open <-chan struct{}, got chan<- tools.Decision) fu
 func (h *harness) typeAhead(s string) {
 	for _, r := range s {
 		h.pause(100 * time.Millisecond)
-		h.update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+		h.update(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
 	h.pump()
 }
@@ -958,7 +961,7 @@ func TestPasteShowsAsItsPlaceholderAfterResume(t *testing.T) {
 	h := newHarness(t, 80, 30, withStore(st))
 	h.agent.scripts = append(h.agent.scripts, events(agent.Event{Kind: agent.EventDone}))
 	h.typ("what failed here? ")
-	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(big), Paste: true})
+	h.send(tea.PasteMsg{Content: big})
 	h.key("enter")
 	require.Equal(t, []string{"what failed here? " + big}, h.agent.Starts(), "the model gets the whole text")
 	spans := h.agent.metas[0].Pastes
@@ -1195,4 +1198,76 @@ func TestStatusContextIsNeverStale(t *testing.T) {
 			require.NotContains(t, statusLine(h.view()), "nothing to summarize")
 		})
 	}
+}
+
+// TestRefusedMessageNeverTitlesTheSession: a first message the agent
+// refuses as too large for the window is not the new session's title
+// (the status bar named the session after it); the next one is.
+func TestRefusedMessageNeverTitlesTheSession(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 100, 20)
+	tooLarge := fmt.Errorf("your message is about 9000 tokens: %w", agent.ErrMessageTooLarge)
+	h.agent.scripts = append(h.agent.scripts,
+		events(agent.Event{Kind: agent.EventError, Err: tooLarge}),
+		events(agent.Event{Kind: agent.EventMessage, Message: &session.Message{Role: session.RoleUser, Content: "a short question"}},
+			assistant("an answer"), agent.Event{Kind: agent.EventDone}))
+	h.typ("a huge paste that does not fit")
+	h.key("enter")
+	h.until("the refusal", func(v string) bool { return strings.Contains(v, "the message is back in the editor") })
+	require.Empty(t, h.m.title)
+	require.NotContains(t, lastLine(h.view()), "a huge paste", "the status bar names the session after a refused message")
+	h.m.input.Reset()
+	h.typ("a short question")
+	h.key("enter")
+	h.until("the answer", func(v string) bool { return strings.Contains(v, "an answer") })
+	require.Equal(t, "a short question", h.m.title)
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+// TestNotesLiveAsLongAsTheirState: a status note goes when what it says
+// stops being true. "draft cleared · ctrl+c again to quit" goes when Up
+// brings the draft back, and the next Ctrl+C clears it again instead of
+// quitting; "queued message removed" expires like the other notes.
+func TestNotesLiveAsLongAsTheirState(t *testing.T) {
+	t.Parallel()
+	t.Run("draft back", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t, 100, 20)
+		h.typ("a draft")
+		h.key("ctrl+c")
+		require.Contains(t, lastLine(h.view()), "draft cleared")
+		h.key("up")
+		require.Equal(t, "a draft", h.m.input.Value())
+		require.NotContains(t, lastLine(h.view()), "draft cleared", "the note outlived the cleared draft")
+		h.key("ctrl+c")
+		require.False(t, h.quit, "ctrl+c quit with a draft in the editor")
+		require.True(t, h.m.input.Empty())
+	})
+	t.Run("queued message removed", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t, 100, 20)
+		release := make(chan struct{})
+		h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			ch <- agent.Event{Kind: agent.EventDone}
+		})
+		defer close(release)
+		h.typ("first")
+		h.key("enter")
+		h.typ("second")
+		h.key("enter")
+		seq := h.m.quitSeq
+		h.key("esc")
+		require.Contains(t, lastLine(h.view()), "queued message removed")
+		require.Greater(t, h.m.quitSeq, seq, "no timer ends the note")
+		h.send(quitExpiredMsg{seq: h.m.quitSeq})
+		require.NotContains(t, lastLine(h.view()), "queued message removed", "the note stayed through later turns")
+	})
 }

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/muesli/termenv"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/agent"
@@ -192,9 +192,7 @@ func TestEscapeSequencesInert(t *testing.T) {
 				session.Message{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: "x", Name: "Bash" + evil, Arguments: string(args)}}},
 				session.Message{Role: session.RoleTool, ToolCallID: "x", Name: "Bash", Content: "out " + evil},
 			)
-			r := plainRenderer()
-			r.SetColorProfile(termenv.ANSI256)
-			h := newHarness(t, 100, 40, withStore(st), withSession(id), func(o *harnessSetup) { o.Renderer = r })
+			h := newHarness(t, 100, 40, withStore(st), withSession(id), func(o *harnessSetup) { o.Profile = colorprofile.ANSI256 })
 			final := &session.Message{Seq: 99, Role: session.RoleAssistant, Content: "final " + evil}
 			h.agent.scripts = append(h.agent.scripts, events(
 				agent.Event{Kind: agent.EventTextDelta, Text: "stream " + evil},

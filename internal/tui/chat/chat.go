@@ -18,10 +18,10 @@ package chat
 import (
 	"time"
 
-	"github.com/charmbracelet/bubbles/help"
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/spinner"
-	tea "github.com/charmbracelet/bubbletea"
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/gencode/gencode/internal/tui/keys"
 	"github.com/gencode/gencode/internal/tui/markdown"
@@ -98,10 +98,33 @@ func New(th *theme.Theme, md *markdown.Renderer) Model {
 		cache:   newRenderCache(cacheBytes),
 		stats:   &Stats{},
 		byCall:  map[string]*item{},
-		list:    vlist.New(st.Dim.Render("Type a message to start · / lists the commands · ") + footer(st)),
+		list:    vlist.New(emptyLine(st)),
 		dirty:   true,
 		pending: map[cacheKey]bool{},
 	}
+}
+
+// emptyLine is what an empty chat shows.
+func emptyLine(st theme.Chat) string {
+	return st.Dim.Render("Type a message to start · / lists the commands · ") + footer(st)
+}
+
+// SetTheme draws with th and md from now on (the terminal said its
+// background): every render cached or in flight is dropped and made again
+// as the view needs it.
+func (m *Model) SetTheme(th *theme.Theme, md *markdown.Renderer) {
+	st := th.Chat
+	m.spin.Style = st.ToolMark
+	m.r = renderer{st: st, rst: th.Report, md: md}
+	m.md = md
+	m.cache = newRenderCache(cacheBytes)
+	m.pending = map[cacheKey]bool{}
+	m.list.SetEmpty(emptyLine(st))
+	if m.stream != nil {
+		m.stream.width = 0 // its blocks are rendered again, as after a resize
+		m.stream.dirty = true
+	}
+	m.dirty = true
 }
 
 // liveFrame is how often a running tool call is redrawn: its spinner
@@ -202,21 +225,24 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m.layStream(msg.index)
 		m.dirty = true
 	case renderedMsg:
+		inFlight := m.pending[msg.key]
 		delete(m.pending, msg.key)
-		if msg.key.width == m.width {
+		if inFlight && msg.key.width == m.width {
 			m.cache.put(msg.key, msg.lines, false)
 			m.dirty = true
 		}
-	case tea.MouseMsg:
-		switch {
-		case msg.Button == tea.MouseButtonWheelUp:
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
 			m.ScrollUp(wheelLines)
-		case msg.Button == tea.MouseButtonWheelDown:
+		case tea.MouseWheelDown:
 			m.ScrollDown(wheelLines)
-		case msg.Button == tea.MouseButtonLeft && msg.Action == tea.MouseActionPress:
+		}
+	case tea.MouseClickMsg:
+		if msg.Button == tea.MouseLeft {
 			m.click(msg.Y)
 		}
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		km := keys.Default().Chat
 		switch {
 		case key.Matches(msg, km.PageUp):
@@ -404,6 +430,6 @@ func (m Model) View() string {
 func footer(st theme.Chat) string {
 	h := help.New()
 	h.ShortSeparator = " · "
-	h.Styles = help.Styles{ShortKey: st.Dim.Bold(true), ShortDesc: st.Dim, ShortSeparator: st.Dim}
+	h.Styles = help.Styles{ShortKey: st.FooterKey, ShortDesc: st.Dim, ShortSeparator: st.Dim}
 	return h.ShortHelpView(keys.Default().Editor.Footer())
 }

@@ -2,16 +2,14 @@ package chat
 
 import (
 	"fmt"
-	"io"
 	"reflect"
 	"strings"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/muesli/termenv"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/agent"
@@ -23,10 +21,7 @@ import (
 )
 
 func newChat(width, height int) (Model, *markdown.Renderer) {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	r.SetHasDarkBackground(true)
-	th := theme.New(r)
+	th := theme.New(true, colorprofile.NoTTY)
 	md := markdown.New(th)
 	m := New(th, md)
 	m.SetSize(width, height)
@@ -128,8 +123,8 @@ func TestFollowAndScroll(t *testing.T) {
 	settle(t, &m, nil)
 	require.Contains(t, m.View(), "question 58", "opens at the end")
 
-	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyPgUp})
-	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyPgUp})
+	m, _ = m.Update(tea.KeyPressMsg{Code: tea.KeyPgUp})
+	m, _ = m.Update(tea.KeyPressMsg{Code: tea.KeyPgUp})
 	settle(t, &m, nil)
 	require.False(t, m.Following())
 	up := m.View()
@@ -141,7 +136,7 @@ func TestFollowAndScroll(t *testing.T) {
 	settle(t, &m, nil)
 	require.Equal(t, up, m.View())
 
-	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyCtrlEnd})
+	m, _ = m.Update(tea.KeyPressMsg{Code: tea.KeyEnd, Mod: tea.ModCtrl})
 	settle(t, &m, nil)
 	require.True(t, m.Following())
 
@@ -194,11 +189,11 @@ func TestToolExpandByClickAndKey(t *testing.T) {
 	}, nil, false)
 	settle(t, &m, nil)
 	require.Contains(t, m.View(), "+46 lines")
-	m, _ = m.Update(tea.MouseMsg{Button: tea.MouseButtonLeft, Action: tea.MouseActionPress, Y: 0})
+	m, _ = m.Update(tea.MouseClickMsg{Button: tea.MouseLeft, Y: 0})
 	settle(t, &m, nil)
 	require.NotContains(t, m.View(), "+46 lines")
-	m, _ = m.Update(tea.MouseMsg{Button: tea.MouseButtonLeft, Action: tea.MouseActionPress, Y: 0})
-	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyCtrlO})
+	m, _ = m.Update(tea.MouseClickMsg{Button: tea.MouseLeft, Y: 0})
+	m, _ = m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
 	settle(t, &m, nil)
 	require.NotContains(t, m.View(), "+46 lines")
 }
@@ -450,7 +445,7 @@ func TestGoldenEditDiffs(t *testing.T) {
 				m, _ := newChat(w, 40)
 				m.SetHistory(edits(), nil, false)
 				if expanded {
-					m, _ = m.Update(tea.KeyMsg{Type: tea.KeyCtrlO})
+					m, _ = m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
 				}
 				settle(t, &m, nil)
 				golden.RequireEqual(t, m.View())
@@ -477,7 +472,7 @@ func TestEditDiffExpands(t *testing.T) {
 	require.Contains(t, v, `+        return fmt.Errorf("serve: %w", err)`)
 	require.NotContains(t, v, "+++ b/", "the file names are the call's own")
 
-	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyCtrlO})
+	m, _ = m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
 	settle(t, &m, nil)
 	v = m.View()
 	require.Contains(t, v, "+step 12 of the plan")
@@ -500,4 +495,23 @@ func TestKeptShellOutputShowsAsItRan(t *testing.T) {
 	require.Equal(t, 2, strings.Count(v, "[exit code 0]"), "both outputs:\n%s", v)
 	require.NotContains(t, v, "shell-output")
 	require.Equal(t, 1, strings.Count(v, "❯"), "one typed message:\n%s", v)
+}
+
+// TestRetriesUpdateOneLine: the retries of a request update one chat line
+// ("↻ rate limited, retrying in 3 s (2/5)"), not one line per attempt; a
+// later request's retries get their own line.
+func TestRetriesUpdateOneLine(t *testing.T) {
+	t.Parallel()
+	m, _ := newChat(100, 20)
+	for _, text := range []string{"rate limited, retrying in 1 s (1/5)", "rate limited, retrying in 2 s (2/5)", "rate limited, retrying in 3 s (3/5)"} {
+		m.HandleEvent(agent.Event{Kind: agent.EventRetry, Text: text})
+	}
+	settle(t, &m, nil)
+	v := m.View()
+	require.Equal(t, 1, strings.Count(v, "↻"), "one line for the retries:\n%s", v)
+	require.Contains(t, v, "retrying in 3 s (3/5)")
+	m.HandleEvent(agent.Event{Kind: agent.EventMessage, Message: &session.Message{Role: session.RoleAssistant, Content: "an answer"}})
+	m.HandleEvent(agent.Event{Kind: agent.EventRetry, Text: "server error, retrying in 1 s (1/5)"})
+	settle(t, &m, nil)
+	require.Equal(t, 2, strings.Count(m.View(), "↻"), "a later request's retries have their own line")
 }

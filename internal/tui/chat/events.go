@@ -1,7 +1,7 @@
 package chat
 
 import (
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
@@ -77,7 +77,16 @@ func (m *Model) HandleEvent(ev agent.Event) tea.Cmd {
 		}
 	case agent.EventRetry:
 		m.endStream()
-		m.AddInfo("↻ " + ev.Text)
+		text := termtext.Display("↻ " + ev.Text)
+		if n := len(m.items); n > 0 && m.items[n-1].retry {
+			// The same request retried again: its one line says so.
+			it := m.items[n-1]
+			it.text = text
+			it.version++
+			m.dirty = true
+			break
+		}
+		m.push(&item{kind: KindInfo, text: text, retry: true})
 	case agent.EventNotice:
 		m.endStream()
 		m.AddNote(ev.Text)

@@ -70,6 +70,7 @@ type item struct {
 	version int
 
 	interrupted bool
+	retry       bool   // a request's retries: one line, updated on each
 	unlogged    bool   // a user message shown before the log has it
 	hint        string // errors: what the user can do
 

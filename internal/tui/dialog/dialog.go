@@ -14,10 +14,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/help"
-	"github.com/charmbracelet/bubbles/key"
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gencode/gencode/internal/termtext"
@@ -321,7 +321,7 @@ func (m Model) Height() int {
 
 // Update answers on y, a, p, n or Esc and scrolls a long change.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
-	k, ok := msg.(tea.KeyMsg)
+	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return m, nil
 	}
@@ -363,22 +363,22 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 }
 
 // typeReason edits the reason; Enter denies with it, Esc without it.
-func (m Model) typeReason(k tea.KeyMsg) (Model, tea.Cmd) {
+func (m Model) typeReason(k tea.KeyPressMsg) (Model, tea.Cmd) {
 	id := m.id
-	switch k.Type {
-	case tea.KeyEnter:
+	switch {
+	case k.Code == tea.KeyEnter:
 		reason := strings.TrimSpace(string(m.reason))
 		return m, func() tea.Msg { return DecisionMsg{Decision: tools.Deny, ID: id, Reason: reason} }
-	case tea.KeyEscape:
+	case k.Code == tea.KeyEscape:
 		return m, func() tea.Msg { return DecisionMsg{Decision: tools.Deny, ID: id} }
-	case tea.KeyBackspace:
+	case k.Code == tea.KeyBackspace:
 		if len(m.reason) > 0 {
 			m.reason = m.reason[:len(m.reason)-1]
 		}
-	case tea.KeySpace:
+	case k.Code == tea.KeySpace && k.Mod == 0:
 		m.reason = append(m.reason, ' ')
-	case tea.KeyRunes:
-		for _, r := range termtext.Label(string(k.Runes)) {
+	case k.Text != "" && k.Mod&^tea.ModShift == 0:
+		for _, r := range termtext.Label(k.Text) {
 			if len(m.reason) < maxReason {
 				m.reason = append(m.reason, r)
 			}

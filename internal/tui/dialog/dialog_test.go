@@ -2,15 +2,13 @@ package dialog_test
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/muesli/termenv"
 
 	"github.com/gencode/gencode/internal/tools"
 	"github.com/gencode/gencode/internal/tui/dialog"
@@ -18,9 +16,7 @@ import (
 )
 
 func styles() theme.Dialog {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	return theme.New(r).Dialog
+	return theme.New(true, colorprofile.NoTTY).Dialog
 }
 
 func longDiff() string {
@@ -77,14 +73,14 @@ func TestGoldenDialog(t *testing.T) {
 func TestKeys(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		key  tea.KeyMsg
+		key  tea.KeyPressMsg
 		want tools.Decision
 	}{
-		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("y")}, tools.AllowOnce},
-		{tea.KeyMsg{Type: tea.KeyEnter}, tools.AllowOnce},
-		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a")}, tools.AllowSession},
-		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("n")}, tools.Deny},
-		{tea.KeyMsg{Type: tea.KeyEscape}, tools.Deny},
+		{tea.KeyPressMsg{Code: 'y', Text: "y"}, tools.AllowOnce},
+		{tea.KeyPressMsg{Code: tea.KeyEnter}, tools.AllowOnce},
+		{tea.KeyPressMsg{Code: 'a', Text: "a"}, tools.AllowSession},
+		{tea.KeyPressMsg{Code: 'n', Text: "n"}, tools.Deny},
+		{tea.KeyPressMsg{Code: tea.KeyEscape}, tools.Deny},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key.String(), func(t *testing.T) {
@@ -101,7 +97,7 @@ func TestKeys(t *testing.T) {
 		})
 	}
 	m := dialog.New(requests["bash"], styles())
-	if _, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x")}); cmd != nil {
+	if _, cmd := m.Update(tea.KeyPressMsg{Code: 'x', Text: "x"}); cmd != nil {
 		t.Error("an unbound key answered the dialog")
 	}
 }
@@ -111,7 +107,7 @@ func TestKeys(t *testing.T) {
 // (a command list, a write outside): it never falls back to another answer.
 func TestAlwaysForThisProjectKey(t *testing.T) {
 	t.Parallel()
-	p := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("p")}
+	p := tea.KeyPressMsg{Code: 'p', Text: "p"}
 	for _, name := range []string{"bash for the project", "write for the project"} {
 		m := dialog.New(requests[name], styles()).WithID(7)
 		_, cmd := m.Update(p)
@@ -149,7 +145,7 @@ func TestScrollLongDiff(t *testing.T) {
 		t.Fatalf("first page wrong:\n%s", before)
 	}
 	for range 100 {
-		m, _ = m.Update(tea.KeyMsg{Type: tea.KeyDown})
+		m, _ = m.Update(tea.KeyPressMsg{Code: tea.KeyDown})
 	}
 	after := m.View()
 	if !strings.Contains(after, "+new line 39") {

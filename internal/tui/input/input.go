@@ -15,10 +15,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/bubbles/cursor"
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textarea"
-	tea "github.com/charmbracelet/bubbletea"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gencode/gencode/internal/session"
@@ -81,17 +82,42 @@ type Model struct {
 func New(th *theme.Theme, complete Completer) Model {
 	st := th.Input
 	ta := textarea.New()
-	ta.Placeholder = "Message gencode · / for commands · Alt+Enter for a new line"
+	ta.Placeholder = placeholder(80)
 	ta.ShowLineNumbers = false
 	ta.CharLimit = 0
 	ta.MaxHeight = 0
-	ta.SetPromptFunc(2, func(line int) string {
-		if line == 0 {
+	ta.SetPromptFunc(2, func(pi textarea.PromptInfo) string {
+		if pi.LineNumber == 0 {
 			return "❯ "
 		}
 		return "  "
 	})
-	focused := textarea.Style{
+	ta.KeyMap.InsertNewline = keys.Default().Editor.Newlines()
+	ta.SetStyles(styles(th))
+	ta.SetVirtualCursor(th.Profile != colorprofile.NoTTY)
+	ta.Focus()
+	ta.SetHeight(1)
+	return Model{ta: ta, st: st, complete: complete, pastes: map[string]string{}}
+}
+
+// placeholder is the empty editor's hint for a width: as many of its
+// phrases as fit whole, never one cut mid-word.
+func placeholder(width int) string {
+	parts := []string{"Message gencode", "/ for commands", "Alt+Enter for a new line"}
+	room := width - 2 // the prompt
+	for n := len(parts); n > 1; n-- {
+		if s := strings.Join(parts[:n], " · "); ansi.StringWidth(s) <= room {
+			return s
+		}
+	}
+	return parts[0]
+}
+
+// styles are the textarea's styles from th: the same when focused or
+// not, and a cursor in reverse video that does not blink.
+func styles(th *theme.Theme) textarea.Styles {
+	st := th.Input
+	focused := textarea.StyleState{
 		Base:        st.Text,
 		CursorLine:  st.Text,
 		EndOfBuffer: st.Text,
@@ -99,20 +125,25 @@ func New(th *theme.Theme, complete Completer) Model {
 		Prompt:      st.Prompt,
 		Text:        st.Text,
 	}
-	ta.FocusedStyle, ta.BlurredStyle = focused, focused
-	ta.KeyMap.InsertNewline = keys.Default().Editor.Newline
-	ta.Cursor.SetMode(cursor.CursorStatic)
-	ta.Cursor.Style = st.Cursor
-	ta.Cursor.TextStyle = st.Text
-	ta.Focus()
-	ta.SetHeight(1)
-	return Model{ta: ta, st: st, complete: complete, pastes: map[string]string{}}
+	return textarea.Styles{
+		Focused: focused,
+		Blurred: focused,
+		Cursor:  textarea.CursorStyle{Color: lipgloss.NoColor{}, Shape: tea.CursorBlock},
+	}
+}
+
+// SetTheme draws the editor with th from now on (the terminal said its
+// background).
+func (m *Model) SetTheme(th *theme.Theme) {
+	m.st = th.Input
+	m.ta.SetStyles(styles(th))
 }
 
 // SetWidth sets the editor's width.
 func (m *Model) SetWidth(w int) {
 	m.width = max(w, 10)
 	m.ta.SetWidth(m.width)
+	m.ta.Placeholder = placeholder(m.width)
 	m.fitHeight()
 }
 
@@ -204,7 +235,12 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m.completePath(pm)
 		return m, nil
 	}
-	k, ok := msg.(tea.KeyMsg)
+	if p, ok := msg.(tea.PasteMsg); ok {
+		// A bracketed paste: one event, its line breaks text, never keys.
+		m.paste(p.Content)
+		return m, nil
+	}
+	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		var cmd tea.Cmd
 		m.ta, cmd = m.ta.Update(msg)
@@ -212,7 +248,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	}
 	km := keys.Default().Editor
 	switch {
-	case key.Matches(k, km.Send) && !k.Paste:
+	case key.Matches(k, km.Send):
 		return m.submit()
 	case key.Matches(k, km.Complete):
 		if len(m.Matches()) > 0 {
@@ -239,8 +275,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			}
 			return m, nil
 		}
-	case k.Type == tea.KeyRunes && (k.Paste || len(k.Runes) > 1):
-		m.paste(string(k.Runes))
+	case utf8.RuneCountInString(k.Text) > 1 && k.Mod == 0:
+		// Text that came in one read without bracketed paste.
+		m.paste(k.Text)
 		return m, nil
 	}
 	m.pathHints = nil
@@ -511,7 +548,7 @@ func (m *Model) scrollToTop() {
 	for i := 0; i < maxLines && m.ta.Line() < line; i++ {
 		m.ta.CursorDown()
 	}
-	m.ta.SetCursor(col)
+	m.ta.SetCursorColumn(col)
 	m.ta, _ = m.ta.Update(nil)
 }
 

@@ -2,17 +2,17 @@ package input_test
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
-	"github.com/charmbracelet/bubbles/textarea"
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/muesli/termenv"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/tui/input"
@@ -35,22 +35,23 @@ func (c completer) Complete(prefix string) []string {
 var names = completer{"/clear", "/config", "/context", "/exit", "/help", "/history", "/model", "/resume", "/sessions", "/summarize"}
 
 func newInput() input.Model {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	m := input.New(theme.New(r), names)
+	m := input.New(theme.New(true, colorprofile.NoTTY), names)
 	m.SetWidth(60)
 	return m
 }
 
-func runes(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
+func runes(s string) tea.KeyPressMsg {
+	r, _ := utf8.DecodeRuneInString(s)
+	return tea.KeyPressMsg{Code: r, Text: s}
+}
 
 var (
-	enter    = tea.KeyMsg{Type: tea.KeyEnter}
-	altEnter = tea.KeyMsg{Type: tea.KeyEnter, Alt: true}
-	ctrlJ    = tea.KeyMsg{Type: tea.KeyCtrlJ}
-	up       = tea.KeyMsg{Type: tea.KeyUp}
-	down     = tea.KeyMsg{Type: tea.KeyDown}
-	tab      = tea.KeyMsg{Type: tea.KeyTab}
+	enter    = tea.KeyPressMsg{Code: tea.KeyEnter}
+	altEnter = tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt}
+	ctrlJ    = tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl}
+	up       = tea.KeyPressMsg{Code: tea.KeyUp}
+	down     = tea.KeyPressMsg{Code: tea.KeyDown}
+	tab      = tea.KeyPressMsg{Code: tea.KeyTab}
 )
 
 // typ sends each rune as its own key press.
@@ -92,7 +93,7 @@ func TestEnterSends(t *testing.T) {
 
 func TestNewlineKeys(t *testing.T) {
 	t.Parallel()
-	for _, k := range []tea.KeyMsg{altEnter, ctrlJ} {
+	for _, k := range []tea.KeyPressMsg{altEnter, ctrlJ} {
 		t.Run(k.String(), func(t *testing.T) {
 			t.Parallel()
 			m := typ(newInput(), "a")
@@ -121,7 +122,7 @@ func TestHistoryRecall(t *testing.T) {
 	}
 	m = typ(m, "draft")
 	steps := []struct {
-		key  tea.KeyMsg
+		key  tea.KeyPressMsg
 		want string
 	}{
 		{up, "second\nline"},
@@ -176,7 +177,7 @@ func TestLargePasteBecomesPlaceholder(t *testing.T) {
 	t.Parallel()
 	big := strings.Repeat("0123456789abcdef\n", 10<<20/17)
 	m := typ(newInput(), "see: ")
-	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(big + "\x1b]0;x\x07"), Paste: true})
+	m, _ = m.Update(tea.PasteMsg{Content: big + "\x1b]0;x\x07"})
 	m = typ(m, " thanks")
 	if len(m.Value()) > 200 {
 		t.Fatalf("the editor holds %d bytes of the paste", len(m.Value()))
@@ -192,7 +193,7 @@ func TestLargePasteBecomesPlaceholder(t *testing.T) {
 		t.Errorf("Display = %q, want the editor's text", got.Display)
 	}
 	small := typ(newInput(), "")
-	small, _ = small.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("two\nlines"), Paste: true})
+	small, _ = small.Update(tea.PasteMsg{Content: "two\nlines"})
 	if small.Value() != "two\nlines" {
 		t.Errorf("a small paste was not inserted as is: %q", small.Value())
 	}
@@ -210,10 +211,10 @@ func BenchmarkKeystroke(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			m := newInput()
 			if bc.paste != "" {
-				m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(bc.paste), Paste: true})
+				m, _ = m.Update(tea.PasteMsg{Content: bc.paste})
 			}
 			k := runes("x")
-			bs := tea.KeyMsg{Type: tea.KeyBackspace}
+			bs := tea.KeyPressMsg{Code: tea.KeyBackspace}
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
 				if i%2 == 0 {
@@ -241,7 +242,7 @@ func BenchmarkTextareaHolding(b *testing.B) {
 			ta.SetWidth(80)
 			ta.Focus()
 			ta.InsertString(strings.Repeat("0123456789abcdef\n", n/17))
-			k, bs := runes("x"), tea.KeyMsg{Type: tea.KeyBackspace}
+			k, bs := runes("x"), tea.KeyPressMsg{Code: tea.KeyBackspace}
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
 				if i%2 == 0 {
@@ -276,7 +277,7 @@ func TestPasteKeepsLineBreaks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m, _ := newInput().Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(tt.paste), Paste: true})
+			m, _ := newInput().Update(tea.PasteMsg{Content: tt.paste})
 			if len(tt.want) < 100 && m.Value() != tt.want {
 				t.Errorf("editor after paste = %q, want %q", m.Value(), tt.want)
 			}
@@ -293,7 +294,7 @@ func TestPasteKeepsLineBreaks(t *testing.T) {
 // when the line was added at the old height).
 func TestNewLineKeepsTheFirstLineInView(t *testing.T) {
 	t.Parallel()
-	for _, k := range []tea.KeyMsg{altEnter, ctrlJ} {
+	for _, k := range []tea.KeyPressMsg{altEnter, ctrlJ} {
 		t.Run(k.String(), func(t *testing.T) {
 			t.Parallel()
 			m := typ(newInput(), "first")
@@ -317,7 +318,7 @@ func TestNewLineKeepsTheFirstLineInView(t *testing.T) {
 		m = typ(m, fmt.Sprintf("l%d", i))
 	}
 	for strings.Count(m.Value(), "\n") > 5 {
-		m, _ = m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
+		m, _ = m.Update(tea.KeyPressMsg{Code: tea.KeyBackspace})
 	}
 	m = typ(m, "!")
 	if m.Value() != "l0\nl1\nl2\nl3\nl4\nl5!" {
@@ -336,9 +337,9 @@ func TestSubmitSaysWhereThePastesLie(t *testing.T) {
 	big1 := strings.Repeat("first paste\n", 20)
 	big2 := strings.Repeat("second paste\n", 30)
 	m := typ(newInput(), "a ")
-	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(big1), Paste: true})
+	m, _ = m.Update(tea.PasteMsg{Content: big1})
 	m = typ(m, " b [pasted text #9: not one] ")
-	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(big2), Paste: true})
+	m, _ = m.Update(tea.PasteMsg{Content: big2})
 	_, got := submit(t, m)
 	require.NotNil(t, got)
 	require.Equal(t, "a "+big1+" b [pasted text #9: not one] "+big2, got.Text)
@@ -362,7 +363,7 @@ func TestRecalledHistoryKeepsItsPastes(t *testing.T) {
 	require.Equal(t, "look: "+ph, m.Value())
 	m, got := submit(t, m)
 	require.Equal(t, "look: "+big, got.Text)
-	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(big + "more\n"), Paste: true})
+	m, _ = m.Update(tea.PasteMsg{Content: big + "more\n"})
 	require.Contains(t, m.Value(), "[pasted text #4: ")
 }
 
@@ -457,4 +458,30 @@ func TestGoldenMentionHint(t *testing.T) {
 	m := newInput()
 	m.SetDir(mentionTree(t))
 	golden.RequireEqual(t, tabPath(t, typ(m, "explain @internal/")).View())
+}
+
+// TestPlaceholderShortenedByWholePhrases: the empty editor's hint drops
+// whole phrases to fit, never cut mid-word (at 60 columns it read
+// "... · Alt+Enter for a new l").
+func TestPlaceholderShortenedByWholePhrases(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		width int
+		want  string
+	}{
+		{120, "Message gencode · / for commands · Alt+Enter for a new line"},
+		{61, "Message gencode · / for commands · Alt+Enter for a new line"},
+		{60, "Message gencode · / for commands"},
+		{40, "Message gencode · / for commands"},
+		{30, "Message gencode"},
+	}
+	for _, tt := range tests {
+		m := newInput()
+		m.SetWidth(tt.width)
+		lines := strings.Split(ansi.Strip(m.View()), "\n")
+		got := strings.TrimSpace(strings.TrimPrefix(lines[1], "❯"))
+		if got != tt.want {
+			t.Errorf("width %d: placeholder %q, want %q", tt.width, got, tt.want)
+		}
+	}
 }

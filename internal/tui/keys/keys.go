@@ -9,7 +9,7 @@ package keys
 import (
 	"fmt"
 
-	"github.com/charmbracelet/bubbles/key"
+	"charm.land/bubbles/v2/key"
 )
 
 // KeyMap is the TUI's keys, by where they act.
@@ -22,14 +22,18 @@ type KeyMap struct {
 
 // Editor is the keys of the message editor and of the session as a whole.
 type Editor struct {
-	Send      key.Binding
-	Newline   key.Binding
-	Prev      key.Binding // recall an earlier message (or edit the queued one)
-	Next      key.Binding
-	Complete  key.Binding
-	Cancel    key.Binding // cancel the turn (or take back the queued message)
-	Interrupt key.Binding // ctrl+c: cancel, clear, quit
-	Retry     key.Binding
+	Send    key.Binding
+	Newline key.Binding
+	// ShiftNewline is Shift+Enter, a new line too where the terminal
+	// tells it from Enter (the kitty keyboard protocol, which Bubble Tea
+	// v2 turns on; elsewhere it arrives as Enter).
+	ShiftNewline key.Binding
+	Prev         key.Binding // recall an earlier message (or edit the queued one)
+	Next         key.Binding
+	Complete     key.Binding
+	Cancel       key.Binding // cancel the turn (or take back the queued message)
+	Interrupt    key.Binding // ctrl+c: cancel, clear, quit
+	Retry        key.Binding
 }
 
 // Chat is the conversation's keys: they work while the editor has focus.
@@ -65,6 +69,11 @@ type Picker struct {
 	Close            key.Binding // clear the filter, else close without a change
 }
 
+// Newlines is every key that starts a new line in the editor.
+func (e Editor) Newlines() key.Binding {
+	return key.NewBinding(key.WithKeys(append(e.Newline.Keys(), e.ShiftNewline.Keys()...)...), key.WithHelp(e.Newline.Help().Key, e.Newline.Help().Desc))
+}
+
 // Default is the one KeyMap.
 func Default() KeyMap {
 	b := func(help, desc string, keys ...string) key.Binding {
@@ -72,14 +81,15 @@ func Default() KeyMap {
 	}
 	return KeyMap{
 		Editor: Editor{
-			Send:      b("enter", "send the message (during a turn: queue it)", "enter"),
-			Newline:   b("alt+enter/ctrl+j", "new line", "alt+enter", "ctrl+j"),
-			Prev:      b("↑", "earlier message; on an empty editor, edit the last queued one", "up"),
-			Next:      b("↓", "later message (last line)", "down"),
-			Complete:  b("tab", "complete a /command or an @path", "tab"),
-			Cancel:    b("esc", "take back the last queued message, else cancel the turn or a !command (the draft stays)", "esc"),
-			Interrupt: b("ctrl+c", "cancel the turn, else clear the draft; twice on an empty editor: quit", "ctrl+c"),
-			Retry:     b("ctrl+r", "send a failed message again", "ctrl+r"),
+			Send:         b("enter", "send the message (during a turn: queue it)", "enter"),
+			Newline:      b("alt+enter/ctrl+j", "new line", "alt+enter", "ctrl+j"),
+			ShiftNewline: b("shift+enter", "new line, where the terminal tells it from enter", "shift+enter"),
+			Prev:         b("↑", "earlier message; on an empty editor, edit the last queued one", "up"),
+			Next:         b("↓", "later message (last line)", "down"),
+			Complete:     b("tab", "complete a /command or an @path", "tab"),
+			Cancel:       b("esc", "take back the last queued message, else cancel the turn or a !command (the draft stays)", "esc"),
+			Interrupt:    b("ctrl+c", "cancel the turn, else clear the draft; twice on an empty editor: quit", "ctrl+c"),
+			Retry:        b("ctrl+r", "send a failed message again", "ctrl+r"),
 		},
 		Chat: Chat{
 			PageUp:   b("pgup", "scroll up a page", "pgup"),
@@ -101,7 +111,7 @@ func Default() KeyMap {
 			Up:           b("↑/k", "scroll up", "up", "k"),
 			Down:         b("↓/j", "scroll down", "down", "j"),
 			PageUp:       b("pgup", "scroll up a page", "pgup"),
-			PageDown:     b("pgdown/space", "scroll down a page", "pgdown", " "),
+			PageDown:     b("pgdown/space", "scroll down a page", "pgdown", "space"),
 		},
 		Picker: Picker{
 			Up:       b("↑/ctrl+p", "previous item", "up", "ctrl+p"),
@@ -152,7 +162,7 @@ type Group struct {
 func (km KeyMap) Groups() []Group {
 	e, c, p := km.Editor, km.Chat, km.Picker
 	return []Group{
-		{"Keys", []key.Binding{e.Send, e.Newline, e.Prev, e.Next, e.Complete, e.Cancel, e.Interrupt, e.Retry}},
+		{"Keys", []key.Binding{e.Send, e.Newline, e.ShiftNewline, e.Prev, e.Next, e.Complete, e.Cancel, e.Interrupt, e.Retry}},
 		{"Scrolling the chat", []key.Binding{c.PageUp, c.PageDown, c.LineUp, c.LineDown, c.Top, c.Bottom, c.Home, c.End, c.Expand}},
 		{"Pickers (/resume, /model)", []key.Binding{p.Up, p.Down, p.PageUp, p.PageDown, p.Filter, p.Pick, p.Close}},
 	}

@@ -10,12 +10,13 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/charmbracelet/glamour"
-	gansi "github.com/charmbracelet/glamour/ansi"
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/glamour/v2"
+	gansi "charm.land/glamour/v2/ansi"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/gencode/gencode/internal/tui/theme"
-	"github.com/muesli/termenv"
 )
 
 // maxIdle bounds the idle glamour renderers kept per width.
@@ -26,7 +27,7 @@ const maxIdle = 2
 // is never shared.
 type Renderer struct {
 	style   gansi.StyleConfig
-	profile termenv.Profile
+	profile colorprofile.Profile
 
 	mu   sync.Mutex
 	idle map[int][]*glamour.TermRenderer
@@ -58,6 +59,10 @@ func (r *Renderer) Render(src string, width int) []string {
 	if err != nil {
 		return Plain(src, width)
 	}
+	if r.profile == colorprofile.NoTTY {
+		// Glamour v2 always styles; plain output carries no sequence.
+		out = ansi.Strip(out)
+	}
 	return Tidy(out)
 }
 
@@ -72,7 +77,6 @@ func (r *Renderer) get(width int) (*glamour.TermRenderer, error) {
 	r.mu.Unlock()
 	return glamour.NewTermRenderer(
 		glamour.WithStyles(r.style),
-		glamour.WithColorProfile(r.profile),
 		glamour.WithWordWrap(width),
 	)
 }

@@ -2,14 +2,12 @@ package markdown_test
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/muesli/termenv"
 
 	"github.com/gencode/gencode/internal/tui/markdown"
 	"github.com/gencode/gencode/internal/tui/theme"
@@ -17,16 +15,13 @@ import (
 
 const sample = "# Title\n\nA paragraph with **bold**, *emphasis* and `code`, long enough to wrap at eighty columns when it is rendered.\n\n```go\nfunc main() {\n    fmt.Println(\"a very long line of code that does not wrap but is cut by the chat instead of the renderer\")\n}\n```\n\n1. first\n2. second\n\n> a quote\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
 
-func renderer(p termenv.Profile, dark bool) *markdown.Renderer {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(p)
-	r.SetHasDarkBackground(dark)
-	return markdown.New(theme.New(r))
+func renderer(p colorprofile.Profile, dark bool) *markdown.Renderer {
+	return markdown.New(theme.New(dark, p))
 }
 
 func TestGoldenRender(t *testing.T) {
 	t.Parallel()
-	md := renderer(termenv.Ascii, true)
+	md := renderer(colorprofile.NoTTY, true)
 	for _, w := range []int{80, 120} {
 		t.Run(fmt.Sprint(w), func(t *testing.T) {
 			t.Parallel()
@@ -39,9 +34,9 @@ func TestRenderTidy(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name string
-		p    termenv.Profile
+		p    colorprofile.Profile
 		dark bool
-	}{{"dark", termenv.ANSI256, true}, {"light", termenv.ANSI256, false}, {"plain", termenv.Ascii, true}} {
+	}{{"dark", colorprofile.ANSI256, true}, {"light", colorprofile.ANSI256, false}, {"plain", colorprofile.NoTTY, true}} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			lines := renderer(tt.p, tt.dark).Render(sample, 60)
@@ -52,7 +47,7 @@ func TestRenderTidy(t *testing.T) {
 				if s := ansi.Strip(l); strings.HasSuffix(s, " ") {
 					t.Errorf("line keeps its padding: %q", s)
 				}
-				if tt.p == termenv.Ascii && strings.ContainsRune(l, '\x1b') {
+				if tt.p == colorprofile.NoTTY && strings.ContainsRune(l, '\x1b') {
 					t.Errorf("plain profile line has escapes: %q", l)
 				}
 			}
@@ -71,7 +66,7 @@ func TestPlainWraps(t *testing.T) {
 
 func TestConcurrentRenders(t *testing.T) {
 	t.Parallel()
-	md := renderer(termenv.ANSI256, true)
+	md := renderer(colorprofile.ANSI256, true)
 	done := make(chan []string)
 	for range 4 {
 		go func() { done <- md.Render(sample, 70) }()
@@ -91,8 +86,8 @@ func TestConcurrentRenders(t *testing.T) {
 // style, a dark one the dark style.
 func TestBackgroundPicksTheStyle(t *testing.T) {
 	t.Parallel()
-	dark := strings.Join(renderer(termenv.ANSI256, true).Render(sample, 80), "\n")
-	light := strings.Join(renderer(termenv.ANSI256, false).Render(sample, 80), "\n")
+	dark := strings.Join(renderer(colorprofile.ANSI256, true).Render(sample, 80), "\n")
+	light := strings.Join(renderer(colorprofile.ANSI256, false).Render(sample, 80), "\n")
 	if dark == light {
 		t.Fatal("light and dark backgrounds render the same")
 	}

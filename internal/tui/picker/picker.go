@@ -9,10 +9,12 @@ import (
 	"io"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/list"
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/list"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tui/keys"
@@ -78,7 +80,11 @@ func New(th *theme.Theme, id int, title string, items []Item, selected int) Mode
 	// too; the others are indented as far.
 	pad := func(s lipgloss.Style) lipgloss.Style { return s.Padding(0, 0, 0, 2) }
 	bar := func(s lipgloss.Style) lipgloss.Style {
-		return s.Border(lipgloss.NormalBorder(), false, false, false, true).BorderForeground(th.Palette.Accent).Padding(0, 0, 0, 1)
+		s = s.Border(lipgloss.NormalBorder(), false, false, false, true).Padding(0, 0, 0, 1)
+		if th.Profile != colorprofile.NoTTY {
+			s = s.BorderForeground(th.Palette.Accent)
+		}
+		return s
 	}
 	d.Styles = list.DefaultItemStyles{
 		NormalTitle: pad(st.Item), NormalDesc: pad(st.Detail),
@@ -89,8 +95,12 @@ func New(th *theme.Theme, id int, title string, items []Item, selected int) Mode
 	l := list.New(li, delegate{d}, 80, 10)
 	l.Title = title
 	l.Styles = styles(st)
-	l.FilterInput.PromptStyle = st.Dim
-	l.FilterInput.Cursor.Style = st.Selected
+	// list.New drew its filter and dots with its own default
+	// (dark) styles: the theme's instead.
+	l.FilterInput.SetStyles(l.Styles.Filter)
+	l.FilterInput.SetVirtualCursor(th.Profile != colorprofile.NoTTY)
+	l.Paginator.ActiveDot = l.Styles.ActivePaginationDot.String()
+	l.Paginator.InactiveDot = l.Styles.InactivePaginationDot.String()
 	l.SetStatusBarItemName("item", "items")
 	l.SetShowHelp(false) // the key line is drawn from the KeyMap, below
 	l.DisableQuitKeybindings()
@@ -128,11 +138,14 @@ func styles(st theme.Picker) list.Styles {
 	plain := st.Item
 	dim := st.Dim
 	return list.Styles{
-		TitleBar:                    plain.Padding(0, 0, 0, 2),
-		Title:                       st.Title,
-		Spinner:                     dim,
-		FilterPrompt:                dim,
-		FilterCursor:                plain,
+		TitleBar: plain.Padding(0, 0, 0, 2),
+		Title:    st.Title,
+		Spinner:  dim,
+		Filter: textinput.Styles{
+			Focused: textinput.StyleState{Text: plain, Placeholder: dim, Suggestion: dim, Prompt: dim},
+			Blurred: textinput.StyleState{Text: plain, Placeholder: dim, Suggestion: dim, Prompt: dim},
+			Cursor:  textinput.CursorStyle{Color: lipgloss.NoColor{}, Shape: tea.CursorBlock},
+		},
 		DefaultFilterCharacterMatch: st.Match,
 		StatusBar:                   dim.Padding(0, 0, 0, 2),
 		StatusEmpty:                 dim,
@@ -150,6 +163,9 @@ func styles(st theme.Picker) list.Styles {
 
 // ID is the picker's id, as its messages carry it.
 func (m Model) ID() int { return m.id }
+
+// FilterValue is the filter typed so far ("": none).
+func (m Model) FilterValue() string { return m.l.FilterValue() }
 
 // Filtering reports whether a filter is being typed or applied.
 func (m Model) Filtering() bool { return m.l.FilterState() != list.Unfiltered }
@@ -173,7 +189,7 @@ func (m Model) Height() int { return lipgloss.Height(m.View()) }
 // Update handles a key, and the list's own messages (its filter's
 // results, the filter cursor's blinks).
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
-	k, isKey := msg.(tea.KeyMsg)
+	k, isKey := msg.(tea.KeyPressMsg)
 	if !isKey {
 		var cmd tea.Cmd
 		m.l, cmd = m.l.Update(msg)
@@ -228,7 +244,7 @@ func (m Model) keyLine() string {
 	}
 	var parts []string
 	for _, s := range short {
-		parts = append(parts, m.st.Item.Bold(true).Render(s.help)+" "+m.st.Dim.Render(s.desc))
+		parts = append(parts, m.st.Key.Render(s.help)+" "+m.st.Dim.Render(s.desc))
 	}
 	line := func() string { return "  " + strings.Join(parts, m.st.Dim.Render(" · ")) }
 	// Narrow: the arrows go first, they need no saying.

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/muesli/termenv"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/commands"
@@ -107,7 +107,7 @@ func noSpace(s string) string {
 // top border (colours on too).
 func TestGoldenCards(t *testing.T) {
 	t.Parallel()
-	plain, color := styles(termenv.Ascii), styles(termenv.TrueColor)
+	plain, color := styles(colorprofile.NoTTY), styles(colorprofile.TrueColor)
 	for name, rep := range cards(t) {
 		for _, w := range []int{40, 80, 120} {
 			t.Run(fmt.Sprintf("%s/%d", name, w), func(t *testing.T) {

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/muesli/termenv"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/commands"
@@ -99,8 +99,8 @@ func contextReport(t *testing.T) commands.Report {
 
 func TestGoldenCommandReports(t *testing.T) {
 	t.Parallel()
-	st := styles(termenv.Ascii)
-	color := styles(termenv.TrueColor)
+	st := styles(colorprofile.NoTTY)
+	color := styles(colorprofile.TrueColor)
 	reports := map[string]commands.Report{"summarize": summaryReport(), "history-full": historyReport(t), "context": contextReport(t)}
 	for name, rep := range reports {
 		for _, w := range []int{60, 80, 120} {

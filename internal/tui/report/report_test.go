@@ -2,25 +2,20 @@ package report_test
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/muesli/termenv"
 
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/tui/report"
 	"github.com/gencode/gencode/internal/tui/theme"
 )
 
-func styles(p termenv.Profile) theme.Report {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(p)
-	r.SetHasDarkBackground(true)
-	return theme.New(r).Report
+func styles(p colorprofile.Profile) theme.Report {
+	return theme.New(true, p).Report
 }
 
 var sample = commands.Report{
@@ -35,7 +30,7 @@ var sample = commands.Report{
 
 func TestGoldenReport(t *testing.T) {
 	t.Parallel()
-	st := styles(termenv.Ascii)
+	st := styles(colorprofile.NoTTY)
 	for _, w := range []int{40, 80, 120} {
 		t.Run(fmt.Sprint(w), func(t *testing.T) {
 			t.Parallel()
@@ -48,7 +43,7 @@ func TestGoldenReport(t *testing.T) {
 // than the terminal's, with colours on and wide characters inside.
 func TestAligned(t *testing.T) {
 	t.Parallel()
-	st := styles(termenv.TrueColor)
+	st := styles(colorprofile.TrueColor)
 	tests := []struct {
 		name  string
 		rep   commands.Report

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/spinner"
-	tea "github.com/charmbracelet/bubbletea"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gencode/gencode/internal/summarize"
@@ -62,6 +62,12 @@ func New(th *theme.Theme, softRatio float64) Model {
 	sp := spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	sp.Style = th.Status.Spinner
 	return Model{st: th.Status, spin: sp, softRatio: softRatio, tokens: -1}
+}
+
+// SetTheme draws the bar with th from now on.
+func (m *Model) SetTheme(th *theme.Theme) {
+	m.st = th.Status
+	m.spin.Style = th.Status.Spinner
 }
 
 // SetWidth sets the bar's width.
@@ -198,8 +204,8 @@ func (m Model) contextText(soft bool) string {
 	if m.tokens < 0 {
 		fmt.Fprintf(&b, "ctx ?/%s", tokens(m.window))
 	} else {
-		pct := float64(m.tokens) * 100 / float64(m.window)
-		s := fmt.Sprintf("ctx %s/%s %.0f%%", tokens(m.tokens), tokens(m.window), pct)
+		pct := float64(m.tokens) * 100 / float64(m.window) // the colour's thresholds
+		s := fmt.Sprintf("ctx %s/%s %d%%", tokens(m.tokens), tokens(m.window), termtext.Percent(m.tokens, m.window))
 		if m.source != "" {
 			s += " (" + shortSource(m.source) + ")" // the server's window, not the configured one
 		}

@@ -3,26 +3,24 @@ package status_test
 import (
 	"errors"
 	"fmt"
-	"io"
+	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/muesli/termenv"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tui/status"
 	"github.com/gencode/gencode/internal/tui/theme"
 )
 
 func plain() *theme.Theme {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	return theme.New(r)
+	return theme.New(true, colorprofile.NoTTY)
 }
 
 // states builds the bar in each state the golden file shows.
@@ -138,4 +136,32 @@ func TestSpendIsTheSessions(t *testing.T) {
 	require.Contains(t, m.View(), "41k tok $0.0123", "the same session keeps it")
 	m.SetSession("b2", "")
 	require.NotContains(t, m.View(), "tok")
+}
+
+// TestPercentIsContexts: the status bar's percent is /context's, one
+// rounding for both (/context cut 3,199 of 6,400 down to 49% where the
+// bar rounded it to 50%).
+func TestPercentIsContexts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		tokens, window int
+		want           string
+	}{
+		{3199, 6400, "50%"},
+		{1496, 128000, "1%"},
+		{127000, 128000, "99%"},
+		{0, 8192, "0%"},
+	}
+	for _, tt := range tests {
+		m := status.New(plain(), 0)
+		m.SetWidth(120)
+		m.SetModel("m", tt.window)
+		m.SetContext(tt.tokens, tt.window, "")
+		if v := m.View(); !regexp.MustCompile(`ctx \S+/\S+ ` + tt.want).MatchString(v) {
+			t.Errorf("SetContext(%d, %d): bar %q, want %s", tt.tokens, tt.window, v, tt.want)
+		}
+		if got := fmt.Sprintf("%d%%", termtext.Percent(tt.tokens, tt.window)); got != tt.want {
+			t.Errorf("termtext.Percent(%d, %d) = %s, want %s", tt.tokens, tt.window, got, tt.want)
+		}
+	}
 }

@@ -1,38 +1,40 @@
 // Package theme is the TUI's one palette and the styles every part of it
 // draws with (crush's internal/ui/styles is the model). A Theme is built
-// from the program's *lipgloss.Renderer and nothing else: the renderer's
-// colour profile says whether there is colour at all (NO_COLOR, a pipe, a
-// plain profile in tests), its background which colours are used. The CLI
-// sets that background from the theme setting (theme = "dark" | "light" |
-// "auto", env GENCODE_THEME), so the setting reaches every style here,
-// the markdown included.
+// from two values and nothing else: whether the background is dark, and
+// the colour profile of the output (colorprofile.NoTTY: a pipe or a plain
+// test, nothing but text). The background comes from the theme setting
+// (theme = "dark" | "light" | "auto", env GENCODE_THEME), COLORFGBG, or
+// Bubble Tea's tea.BackgroundColorMsg; nothing here asks the terminal.
+// Lip Gloss v2 styles are pure values: colours are brought down to what
+// the terminal shows where the text is written (Bubble Tea's renderer,
+// or a colorprofile.Writer for reports printed outside the TUI).
 package theme
 
 import (
-	"io"
+	"image/color"
 
-	gansi "github.com/charmbracelet/glamour/ansi"
-	"github.com/charmbracelet/glamour/styles"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
+	gansi "charm.land/glamour/v2/ansi"
+	"charm.land/glamour/v2/styles"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 )
 
 // Palette is every colour the TUI draws with (ANSI 256 numbers), for one
 // background.
 type Palette struct {
-	Accent   lipgloss.Color // the prompt, titles, the spinner, the user's mark
-	Muted    lipgloss.Color // secondary text: tool arguments and output, hints, borders of reports
-	Faint    lipgloss.Color // the editor's placeholder
-	Rule     lipgloss.Color // the line above the editor
-	Positive lipgloss.Color // success, the assistant's mark, added lines
-	Negative lipgloss.Color // failures, errors, removed lines
-	Caution  lipgloss.Color // tools, the permission dialog, warnings
-	Info     lipgloss.Color // diff hunk headers
+	Accent   color.Color // the prompt, titles, the spinner, the user's mark
+	Muted    color.Color // secondary text: tool arguments and output, hints, borders of reports
+	Faint    color.Color // the editor's placeholder
+	Rule     color.Color // the line above the editor
+	Positive color.Color // success, the assistant's mark, added lines
+	Negative color.Color // failures, errors, removed lines
+	Caution  color.Color // tools, the permission dialog, warnings
+	Info     color.Color // diff hunk headers
 }
 
 // NewPalette returns the palette for a dark or a light background.
 func NewPalette(dark bool) Palette {
-	pick := func(light, onDark string) lipgloss.Color {
+	pick := func(light, onDark string) color.Color {
 		if dark {
 			return lipgloss.Color(onDark)
 		}
@@ -54,8 +56,9 @@ func NewPalette(dark bool) Palette {
 type Theme struct {
 	// Dark is the background the colours are for.
 	Dark bool
-	// Profile is the renderer's colour profile (termenv.Ascii: no colour).
-	Profile termenv.Profile
+	// Profile is the output's colour profile (colorprofile.NoTTY: plain
+	// text, no escape sequences at all).
+	Profile colorprofile.Profile
 	Palette Palette
 
 	Chat   Chat
@@ -77,6 +80,7 @@ type Chat struct {
 	ToolOK, ToolFail                  lipgloss.Style
 	Output, Dim, Error, Info          lipgloss.Style
 	SummaryHead                       lipgloss.Style
+	FooterKey                         lipgloss.Style // a key in the empty chat's hint
 	DiffAdd, DiffDel, DiffHunk        lipgloss.Style // a Write's or Edit's change
 }
 
@@ -110,77 +114,82 @@ type Report struct {
 // Picker is the styles of the lists /resume and /model open.
 type Picker struct {
 	Title, Item, Detail, Selected, SelectedDetail, Match, Dim lipgloss.Style
+	Key                                                       lipgloss.Style // a key on the key line
 }
 
-// New builds the theme with r.
-func New(r *lipgloss.Renderer) *Theme {
-	dark := r.HasDarkBackground()
+// New builds the theme for a dark or light background and the output's
+// colour profile. With colorprofile.NoTTY every style is plain.
+func New(dark bool, profile colorprofile.Profile) *Theme {
 	p := NewPalette(dark)
-	fg := func(c lipgloss.Color) lipgloss.Style { return r.NewStyle().Foreground(c) }
-	t := &Theme{Dark: dark, Profile: r.ColorProfile(), Palette: p}
+	plain := profile == colorprofile.NoTTY
+	fg := func(c color.Color) lipgloss.Style { return lipgloss.NewStyle().Foreground(c) }
+	r := styler{plain: plain}
+	t := &Theme{Dark: dark, Profile: profile, Palette: p}
 	t.Chat = Chat{
-		UserMark:      fg(p.Accent).Bold(true),
-		AssistantMark: fg(p.Positive),
-		ToolMark:      fg(p.Caution),
-		ToolName:      r.NewStyle().Bold(true),
-		ToolArg:       fg(p.Muted),
-		ToolOK:        fg(p.Positive),
-		ToolFail:      fg(p.Negative),
-		Output:        fg(p.Muted),
-		Dim:           fg(p.Muted),
-		Error:         fg(p.Negative).Bold(true),
-		Info:          fg(p.Muted).Italic(true),
-		SummaryHead:   fg(p.Accent).Bold(true),
-		DiffAdd:       fg(p.Positive),
-		DiffDel:       fg(p.Negative),
-		DiffHunk:      fg(p.Info),
+		UserMark:      r.s(fg(p.Accent).Bold(true)),
+		AssistantMark: r.s(fg(p.Positive)),
+		ToolMark:      r.s(fg(p.Caution)),
+		ToolName:      r.s(lipgloss.NewStyle().Bold(true)),
+		ToolArg:       r.s(fg(p.Muted)),
+		ToolOK:        r.s(fg(p.Positive)),
+		ToolFail:      r.s(fg(p.Negative)),
+		Output:        r.s(fg(p.Muted)),
+		Dim:           r.s(fg(p.Muted)),
+		Error:         r.s(fg(p.Negative).Bold(true)),
+		Info:          r.s(fg(p.Muted).Italic(true)),
+		SummaryHead:   r.s(fg(p.Accent).Bold(true)),
+		FooterKey:     r.s(fg(p.Muted).Bold(true)),
+		DiffAdd:       r.s(fg(p.Positive)),
+		DiffDel:       r.s(fg(p.Negative)),
+		DiffHunk:      r.s(fg(p.Info)),
 	}
 	t.Dialog = Dialog{
-		Border: fg(p.Caution),
-		Title:  fg(p.Caution).Bold(true),
-		Text:   r.NewStyle(),
-		Dim:    fg(p.Muted),
-		Warn:   fg(p.Negative).Bold(true),
-		Add:    fg(p.Positive),
-		Del:    fg(p.Negative),
-		Hunk:   fg(p.Info),
-		Key:    r.NewStyle().Bold(true),
+		Border: r.s(fg(p.Caution)),
+		Title:  r.s(fg(p.Caution).Bold(true)),
+		Text:   lipgloss.NewStyle(),
+		Dim:    r.s(fg(p.Muted)),
+		Warn:   r.s(fg(p.Negative).Bold(true)),
+		Add:    r.s(fg(p.Positive)),
+		Del:    r.s(fg(p.Negative)),
+		Hunk:   r.s(fg(p.Info)),
+		Key:    r.s(lipgloss.NewStyle().Bold(true)),
 	}
 	t.Input = Input{
-		Prompt:      fg(p.Accent).Bold(true),
-		Hint:        fg(p.Muted),
-		Border:      fg(p.Rule),
-		Text:        r.NewStyle(),
-		Placeholder: fg(p.Faint),
-		Cursor:      cursorRenderer(r).NewStyle().Reverse(true),
+		Prompt:      r.s(fg(p.Accent).Bold(true)),
+		Hint:        r.s(fg(p.Muted)),
+		Border:      r.s(fg(p.Rule)),
+		Text:        lipgloss.NewStyle(),
+		Placeholder: r.s(fg(p.Faint)),
+		Cursor:      r.s(lipgloss.NewStyle().Reverse(true)),
 	}
 	t.Status = Status{
-		Key:     r.NewStyle().Bold(true),
-		Dim:     fg(p.Muted),
-		Warn:    fg(p.Caution),
-		Hot:     fg(p.Negative),
-		Busy:    fg(p.Accent),
-		Spinner: fg(p.Accent),
+		Key:     r.s(lipgloss.NewStyle().Bold(true)),
+		Dim:     r.s(fg(p.Muted)),
+		Warn:    r.s(fg(p.Caution)),
+		Hot:     r.s(fg(p.Negative)),
+		Busy:    r.s(fg(p.Accent)),
+		Spinner: r.s(fg(p.Accent)),
 	}
 	t.Report = Report{
-		Border:  fg(p.Muted),
-		Title:   fg(p.Accent).Bold(true),
-		Section: r.NewStyle().Bold(true),
-		Text:    r.NewStyle(),
-		Dim:     fg(p.Muted),
+		Border:  r.s(fg(p.Muted)),
+		Title:   r.s(fg(p.Accent).Bold(true)),
+		Section: r.s(lipgloss.NewStyle().Bold(true)),
+		Text:    lipgloss.NewStyle(),
+		Dim:     r.s(fg(p.Muted)),
 	}
 	t.Picker = Picker{
-		Title:          fg(p.Accent).Bold(true),
-		Item:           r.NewStyle(),
-		Detail:         fg(p.Muted),
-		Selected:       fg(p.Accent).Bold(true),
-		SelectedDetail: fg(p.Muted),
-		Match:          r.NewStyle().Underline(true),
-		Dim:            fg(p.Muted),
+		Title:          r.s(fg(p.Accent).Bold(true)),
+		Item:           lipgloss.NewStyle(),
+		Detail:         r.s(fg(p.Muted)),
+		Selected:       r.s(fg(p.Accent).Bold(true)),
+		SelectedDetail: r.s(fg(p.Muted)),
+		Match:          r.s(lipgloss.NewStyle().Underline(true)),
+		Dim:            r.s(fg(p.Muted)),
+		Key:            r.s(lipgloss.NewStyle().Bold(true)),
 	}
 	t.Markdown = styles.DarkStyleConfig
 	switch {
-	case t.Profile == termenv.Ascii:
+	case profile <= colorprofile.Ascii:
 		t.Markdown = styles.ASCIIStyleConfig
 	case !dark:
 		t.Markdown = styles.LightStyleConfig
@@ -190,14 +199,14 @@ func New(r *lipgloss.Renderer) *Theme {
 	return t
 }
 
-// cursorRenderer draws the cursor: r, except without colours on a
-// terminal, where it still draws reverse video.
-func cursorRenderer(r *lipgloss.Renderer) *lipgloss.Renderer {
-	//lint:ignore SA1019 TTY tells a terminal from a writer; Writer() does not (Bubble Tea v2 replaces termenv here)
-	if r.ColorProfile() != termenv.Ascii || r.Output().TTY() == nil {
-		return r
+// styler makes the styles of a theme: in a plain theme, attributes such
+// as bold are dropped too, so the text carries no escape sequence.
+type styler struct{ plain bool }
+
+// s is st, or in a plain theme the empty style.
+func (s styler) s(st lipgloss.Style) lipgloss.Style {
+	if s.plain {
+		return lipgloss.NewStyle()
 	}
-	c := lipgloss.NewRenderer(io.Discard)
-	c.SetColorProfile(termenv.ANSI)
-	return c
+	return st
 }

@@ -1,24 +1,21 @@
 package theme_test
 
 import (
-	"io"
+	"fmt"
 	"reflect"
 	"regexp"
 	"testing"
 
-	"github.com/charmbracelet/glamour/styles"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
+	"charm.land/glamour/v2/styles"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/tui/theme"
 )
 
-func build(p termenv.Profile, dark bool) *theme.Theme {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(p)
-	r.SetHasDarkBackground(dark)
-	return theme.New(r)
+func build(p colorprofile.Profile, dark bool) *theme.Theme {
+	return theme.New(dark, p)
 }
 
 // each calls f with the name of every style of every part of th.
@@ -45,7 +42,7 @@ func colours(p theme.Palette) map[string]bool {
 	out := map[string]bool{}
 	v := reflect.ValueOf(p)
 	for i := range v.NumField() {
-		out[string(v.Field(i).Interface().(lipgloss.Color))] = true
+		out[fmt.Sprint(v.Field(i).Interface())] = true
 	}
 	return out
 }
@@ -57,7 +54,7 @@ func colours(p theme.Palette) map[string]bool {
 func TestBackgroundReachesEveryPart(t *testing.T) {
 	t.Parallel()
 	for _, dark := range []bool{true, false} {
-		th := build(termenv.ANSI256, dark)
+		th := build(colorprofile.ANSI256, dark)
 		own := colours(theme.NewPalette(dark))
 		coloured := 0
 		each(th, func(name string, st lipgloss.Style) {
@@ -81,7 +78,7 @@ func TestBackgroundReachesEveryPart(t *testing.T) {
 // a colour and the markdown is glamour's ASCII style.
 func TestNoColourDrawsNone(t *testing.T) {
 	t.Parallel()
-	th := build(termenv.Ascii, true)
+	th := build(colorprofile.NoTTY, true)
 	each(th, func(name string, st lipgloss.Style) {
 		require.Equalf(t, "x", st.Render("x"), "%s draws an escape sequence without colour", name)
 	})

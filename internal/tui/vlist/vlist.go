@@ -40,6 +40,9 @@ type Model struct {
 	ids   []int // row ID of each frame line
 }
 
+// SetEmpty sets the line shown when the list has no row.
+func (m *Model) SetEmpty(empty string) { m.empty = empty }
+
 // New returns a list that follows the end; empty is shown when it has no
 // row.
 func New(empty string) Model {
