@@ -25,6 +25,7 @@ import (
 	"github.com/gencode/gencode/internal/models"
 	"github.com/gencode/gencode/internal/permstore"
 	"github.com/gencode/gencode/internal/pricing"
+	"github.com/gencode/gencode/internal/redact"
 	"github.com/gencode/gencode/internal/sandbox"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
@@ -199,7 +200,7 @@ func (a *app) redactInstructions(s string) (string, int) {
 		n = strings.Count(s, key)
 		s = strings.ReplaceAll(s, key, redactedKey)
 	}
-	s, m := summarize.Redact(s)
+	s, m := redact.Redact(s)
 	return s, n + m
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gencode/gencode/internal/facts"
 	"github.com/gencode/gencode/internal/session"
 )
 
@@ -235,7 +236,7 @@ func (s *Summarizer) plan(ctx context.Context, st *sessState, id string, m mode,
 		// would no longer be recognized.
 		c.rng = redactMessages(c.rng)
 	}
-	c.facts = extract(c.rng, s.cfg.PreserveSystem)
+	c.facts = facts.Extract(c.rng, s.cfg.PreserveSystem)
 	c.facts.SessionID, c.facts.FromSeq, c.facts.ToSeq, c.facts.Focus = id, c.rng[0].Seq, c.rng[len(c.rng)-1].Seq, focus
 	c.words = s.words(c.rangeTokens, c.b, s.summaryWindow())
 
@@ -301,7 +302,7 @@ func (s *Summarizer) write(ctx, lctx context.Context, st *sessState, c *compacti
 	}
 	if llmErr != nil {
 		sum.Fallback = true
-		sum.FallbackReason = oneLine(clip(redactString(llmErr.Error(), s.cfg.RedactSecrets), 300))
+		sum.FallbackReason = facts.OneLine(facts.Clip(redactString(llmErr.Error(), s.cfg.RedactSecrets), 300))
 		sum.Model = ""
 	}
 	s.finish(&sum, c.b)

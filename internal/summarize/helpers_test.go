@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gencode/gencode/internal/facts"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/session/sessiontest"
 )
@@ -197,4 +198,13 @@ func windowAt(l *logBuilder, ratio float64) int {
 	s := New(l.store, &fakeLLM{}, charCounter{}, testConfig(100000))
 	defer s.Close()
 	return int(float64(viewTokens(s, l.view())) / ratio)
+}
+
+// firstLine is facts' one-line form of a request, as the tests' turns end.
+func firstLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i]) + " …"
+	}
+	return facts.Clip(s, n)
 }

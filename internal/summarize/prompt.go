@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/gencode/gencode/internal/facts"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/tools"
 )
@@ -121,7 +122,7 @@ func renderTranscript(msgs []session.Message) []entry {
 func renderArgs(arguments string) string {
 	args := tools.Describe(tools.Call{Arguments: arguments}).Args
 	if len(args) == 0 {
-		return headTail(oneLine(arguments), transcriptArgChars)
+		return headTail(facts.OneLine(arguments), transcriptArgChars)
 	}
 	keys := make([]string, 0, len(args))
 	for k := range args {

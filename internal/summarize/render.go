@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gencode/gencode/internal/facts"
 	"github.com/gencode/gencode/internal/session"
 )
 
@@ -297,9 +298,9 @@ func joinKept(items []string, chars int) string {
 			continue
 		}
 		seen[key] = true
-		rank, ok := keepRank(it)
+		rank, ok := facts.KeepRank(it)
 		if !ok {
-			rank = rankOther
+			rank = facts.RankOther
 		}
 		list = append(list, kept{text: it, rank: rank})
 		total += len(it) + 2
@@ -318,12 +319,12 @@ func joinKept(items []string, chars int) string {
 			k.text = cut
 		}
 	}
-	shorten(rankOther, keptShortChars)
-	shorten(rankConstraint, keptShortChars)
-	shorten(rankMemo, keptShortChars)
-	shorten(rankConstraint, keptMinChars)
+	shorten(facts.RankOther, keptShortChars)
+	shorten(facts.RankConstraint, keptShortChars)
+	shorten(facts.RankMemo, keptShortChars)
+	shorten(facts.RankConstraint, keptMinChars)
 	dropped := 0
-	for rank := rankOther; rank >= rankMemo && total > chars; rank-- {
+	for rank := facts.RankOther; rank >= facts.RankMemo && total > chars; rank-- {
 		for i := range list {
 			if total <= chars {
 				break

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gencode/gencode/internal/facts"
 	"github.com/gencode/gencode/internal/session"
 )
 
@@ -512,7 +513,7 @@ func TestNestedCompactionsKeepFilesAndCommands(t *testing.T) {
 					}
 				}
 				// What is still unsummarized is in the view itself.
-				tail := extract(v.Messages, true)
+				tail := facts.Extract(v.Messages, true)
 				for _, f := range tail.FilesModified {
 					gotFiles[f] = true
 				}
