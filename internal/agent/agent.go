@@ -19,9 +19,9 @@ import (
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/pricing"
 	"github.com/gencode/gencode/internal/session"
-	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tokens"
 	"github.com/gencode/gencode/internal/tools"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // ErrCanceled is returned when the user stopped the turn.
@@ -113,7 +113,7 @@ type Agent struct {
 	compactor Compactor
 	opts      Options
 	toolDefs  []openai.Tool
-	policy    *summarize.Policy
+	policy    *view.Policy
 	// win is the server's word on its window (SetWindowProbe); nil: not asked.
 	win *serverWindow
 	// started dates the system prompt of a session not created yet.
@@ -146,7 +146,7 @@ func New(store logStore, client streamer, tr toolRunner, c counter, opts Options
 	if e, ok := c.(interface{ Encoding() string }); ok {
 		encoding = e.Encoding()
 	}
-	a.policy = summarize.NewPolicy(summarize.ViewConfig{
+	a.policy = view.NewPolicy(view.Config{
 		Window: opts.Window, WindowConfigured: opts.WindowConfigured, SessionPrompt: a.sessionPrompt, Instructions: opts.Instructions, Overhead: a.overhead(),
 		MaskAfter: opts.MaskToolOutputsAfter, Count: a.countMessage, Encoding: encoding,
 		// The server counts a configured answer bound inside the window.

@@ -13,6 +13,7 @@ import (
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tokens"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // textCounter is the real tokenizer, and remembers the texts it was asked
@@ -120,7 +121,7 @@ func TestSummaryIsNotTokenizedAgain(t *testing.T) {
 			counted := New(f.store, nil, nil, plain, opts).ContextSize(v)
 			known := New(f.store, nil, nil, keyed, opts).ContextSize(v)
 			require.Equal(t, counted, known, "the stored count is what counting gives")
-			body := summarize.RenderSummary(v.Summaries[0])
+			body := view.RenderSummary(v.Summaries[0])
 			require.True(t, plain.counted(body), "without the encoding the summary is counted")
 			require.Equal(t, !tt.reused, keyed.counted(body), "with it, the summary is not tokenized again unless it starts with a slash")
 
@@ -132,7 +133,7 @@ func TestSummaryIsNotTokenizedAgain(t *testing.T) {
 			counted = New(f.store, nil, nil, plain, opts).ContextSize(stale)
 			known = New(f.store, nil, nil, keyed, opts).ContextSize(stale)
 			require.Equal(t, counted, known)
-			require.True(t, keyed.counted(summarize.RenderSummary(stale.Summaries[0])))
+			require.True(t, keyed.counted(view.RenderSummary(stale.Summaries[0])))
 		})
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
+	"github.com/gencode/gencode/internal/view"
 	"github.com/gencode/gencode/internal/window"
 )
 
@@ -167,8 +167,8 @@ func (a *Agent) pendingHint() string {
 }
 
 // cutTolerance is the tolerance for the agent's server: the one the
-// summarizer's requests are judged by too (summarize.CutToleranceFor).
-func (a *Agent) cutTolerance() summarize.CutTolerance { return a.policy.CutTolerance() }
+// summarizer's requests are judged by too (view.CutToleranceFor).
+func (a *Agent) cutTolerance() view.CutTolerance { return a.policy.CutTolerance() }
 
 // keepCut remembers, for the next runs, the window a cut prompt showed.
 func (a *Agent) keepCut(tokens int) {
@@ -185,7 +185,7 @@ func (a *Agent) keepCut(tokens int) {
 }
 
 // minLearnedWindow is the least window a cut prompt teaches.
-const minLearnedWindow = summarize.MinCutWindow
+const minLearnedWindow = view.MinCutWindow
 
 // cutPrompt is a request the server answered after cutting it.
 type cutPrompt struct{ sent, kept int }

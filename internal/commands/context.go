@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/gencode/gencode/internal/session"
-	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
+	"github.com/gencode/gencode/internal/view"
 )
 
 func runHistory(ctx context.Context, r *Registry, st State, in Invocation) (Result, error) {
@@ -38,7 +38,7 @@ func runHistory(ctx context.Context, r *Registry, st State, in Invocation) (Resu
 func runContext(ctx context.Context, r *Registry, st State, _ Invocation) (Result, error) {
 	p := st.View
 	if p == nil {
-		p = summarize.NewPolicy(summarize.ViewConfig{Window: r.deps.Window(st.Model), MaskAfter: r.deps.Config.Summarize.MaskToolOutputsAfter})
+		p = view.NewPolicy(view.Config{Window: r.deps.Window(st.Model), MaskAfter: r.deps.Config.Summarize.MaskToolOutputsAfter})
 	}
 	var v session.View
 	if st.SessionID != "" {

@@ -12,8 +12,8 @@ import (
 	"github.com/gencode/gencode/internal/config"
 	"github.com/gencode/gencode/internal/pricing"
 	"github.com/gencode/gencode/internal/session"
-	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // Store is the session store as the commands read it.
@@ -85,7 +85,7 @@ type State struct {
 	Model     string
 	// View is the view policy the session's agent builds its requests
 	// with (nil: a default policy for Model's window).
-	View *summarize.Policy
+	View *view.Policy
 }
 
 // Command is one slash command.

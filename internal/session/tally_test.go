@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/session"
-	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // legacyVersion is the schema version before the meter's columns.
@@ -81,7 +81,7 @@ func TestMeterAfterUpgrade(t *testing.T) {
 	require.NoError(t, st.DB().QueryRow(`PRAGMA user_version`).Scan(&version))
 	require.Equal(t, len(session.Migrations), version)
 
-	p := summarize.NewPolicy(summarize.ViewConfig{Window: 8000, SystemPrompt: "You are gencode.", Overhead: 300, MaskAfter: 4})
+	p := view.NewPolicy(view.Config{Window: 8000, SystemPrompt: "You are gencode.", Overhead: 300, MaskAfter: 4})
 	rule := session.TallyRule{Mask: func(n int) int { return max(0, (n-4)/2*2) }, Room: p.MessageRoom(), CapTokens: p.CapTokens()}
 	check := func(at string) {
 		t.Helper()
@@ -159,7 +159,7 @@ func TestNoOutputAfterUpgrade(t *testing.T) {
 	st, err = session.Open(ctx, dir)
 	require.NoError(t, err)
 	defer st.Close()
-	p := summarize.NewPolicy(summarize.ViewConfig{Window: 8000, SystemPrompt: "You are gencode."})
+	p := view.NewPolicy(view.Config{Window: 8000, SystemPrompt: "You are gencode."})
 	tally, err := st.Tally(ctx, sess.ID, session.TallyRule{Mask: func(int) int { return 0 }, Room: p.MessageRoom(), CapTokens: p.CapTokens()})
 	require.NoError(t, err)
 	require.True(t, tally.Plain, "summed in SQL")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gencode/gencode/internal/facts"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // mode is why a compaction runs; it decides how far the range may reach
@@ -192,7 +193,7 @@ func (s *Summarizer) plan(ctx context.Context, st *sessState, id string, m mode,
 	fixed := s.fixedCost()
 	c := &compaction{mode: m, id: id, focus: focus, view: v, before: s.view.Tokens(v), b: s.budgets(fixed)}
 	c.eff = st.effective(c.before)
-	tailBudget := c.b.goal - fixed - min(c.b.block, blockTokens(v.Summaries)+c.b.perSummary)
+	tailBudget := c.b.goal - fixed - min(c.b.block, view.BlockTokens(v.Summaries)+c.b.perSummary)
 	if m == modeOverflow {
 		tailBudget = tailBudget * 3 / 4
 	}
@@ -372,7 +373,7 @@ func (s *Summarizer) finish(sum *session.Summary, b budgets) {
 	if strings.TrimSpace(sum.Content) == "" {
 		sum.KeepChars = b.keepCharsFallback
 	}
-	text := RenderSummary(*sum)
+	text := view.RenderSummary(*sum)
 	sum.TokenCount = s.counter.Count(text)
 	sum.TokenKey = ""
 	// A counter whose vocabulary did not load estimates: that count is not
@@ -382,7 +383,7 @@ func (s *Summarizer) finish(sum *session.Summary, b budgets) {
 		Err() error
 	})
 	if ok && e.Err() == nil {
-		sum.TokenKey = tokenKey(e.Encoding(), text)
+		sum.TokenKey = view.TokenKey(e.Encoding(), text)
 	}
 	if sum.GeneratedAt.IsZero() {
 		sum.GeneratedAt = s.cfg.Now()

@@ -13,6 +13,7 @@ import (
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/session/sessiontest"
+	"github.com/gencode/gencode/internal/view"
 	"github.com/stretchr/testify/require"
 )
 
@@ -174,7 +175,7 @@ func TestSummaryBlockNamesDeletionsAndReverts(t *testing.T) {
 		bash("rm old.go", ""),
 		bash("git checkout -- main.go", ""),
 	), true)
-	block := RenderSummary(sum)
+	block := view.RenderSummary(sum)
 	require.Contains(t, block, "Files modified: scratch.txt\n")
 	require.Contains(t, block, "Files deleted: old.go\n")
 	require.Contains(t, block, "Files reverted to their committed state: main.go\n")

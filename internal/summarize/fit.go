@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // Every summary request is measured, before it is sent, against the window
@@ -151,7 +152,7 @@ func (f fit) refused(err error, sent int) bool {
 	} else {
 		w /= 2
 	}
-	f.s.learnWindow(max(1, w), oe.Window, errors.Is(oe, ErrPromptCut))
+	f.s.learnWindow(max(1, w), oe.Window, errors.Is(oe, view.ErrPromptCut))
 	return true
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gencode/gencode/internal/facts"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // mergeIfOver merges the oldest summaries into one when the block passed
@@ -23,7 +24,7 @@ func (s *Summarizer) mergeIfOver(ctx, lctx context.Context, st *sessState, id, f
 	}
 	fixed := s.fixedCost()
 	b := s.budgets(fixed)
-	if len(v.Summaries) < 2 || blockTokens(v.Summaries) <= b.block {
+	if len(v.Summaries) < 2 || view.BlockTokens(v.Summaries) <= b.block {
 		return nil, nil
 	}
 	pick := v.Summaries[:len(v.Summaries)-1]

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // countingCounter counts how much text was tokenized.
@@ -103,7 +104,7 @@ func TestSummaryRequestContinuesTheConversation(t *testing.T) {
 			llm := &fakeLLM{}
 			cfg := testConfig(tt.window)
 			cfg.CachedPrefix, cfg.PreserveRecent = tt.cached, 4
-			cfg.View = NewPolicy(ViewConfig{Window: tt.window, SystemPrompt: "You are gencode.", Overhead: 300, MaskAfter: 4})
+			cfg.View = view.NewPolicy(view.Config{Window: tt.window, SystemPrompt: "You are gencode.", Overhead: 300, MaskAfter: 4})
 			s := New(store, llm, charCounter{}, cfg)
 			defer s.Close()
 			v := l.view()

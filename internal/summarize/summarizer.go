@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // Sentinel errors; check them with errors.Is.
@@ -82,7 +83,7 @@ type Config struct {
 	// View is the view policy the agent builds its requests with; the
 	// summarizer plans with the same figures. nil: a policy made of
 	// Window, FixedCost and MaskToolOutputsAfter (tests, tools).
-	View *Policy
+	View *view.Policy
 	// FixedCost is what system prompt and tool schemas take of each
 	// request, when View is nil.
 	FixedCost int
@@ -131,7 +132,7 @@ type Config struct {
 // DefaultConfig returns the defaults of the config file's [summarize] table.
 func DefaultConfig() Config {
 	return Config{
-		Enabled: true, Window: 8192, SoftRatio: 0.6, HardRatio: 0.9, TriggerThreshold: 50,
+		Enabled: true, Window: view.DefaultWindow, SoftRatio: 0.6, HardRatio: 0.9, TriggerThreshold: 50,
 		TargetCompression: 0.3, PreserveRecent: 6, PreserveSystem: true, MaskToolOutputsAfter: 10,
 		RedactSecrets: true, SummaryBudgetRatio: 0.15,
 		MaxAttempts: 3, AttemptTimeout: 2 * time.Minute, WaitLimit: 20 * time.Second, RetryBackoff: 500 * time.Millisecond,
@@ -197,7 +198,7 @@ type Summarizer struct {
 	counter Counter
 	cfg     Config
 
-	view *Policy
+	view *view.Policy
 
 	ctx    context.Context // canceled by Close; background work runs under it
 	cancel context.CancelFunc
@@ -219,7 +220,7 @@ func New(store logStore, llm Completer, counter Counter, cfg Config) *Summarizer
 	s := &Summarizer{store: store, llm: llm, counter: counter, cfg: cfg, view: cfg.View, ctx: ctx, cancel: cancel,
 		sessions: map[string]*sessState{}}
 	if s.view == nil {
-		s.view = NewPolicy(ViewConfig{Window: cfg.Window, Overhead: cfg.FixedCost, MaskAfter: cfg.MaskToolOutputsAfter,
+		s.view = view.NewPolicy(view.Config{Window: cfg.Window, Overhead: cfg.FixedCost, MaskAfter: cfg.MaskToolOutputsAfter,
 			Count: func(m session.Message) int {
 				n := 4 + counter.Count(m.Content)
 				for _, c := range m.ToolCalls {
@@ -242,7 +243,7 @@ func (s *Summarizer) Stats() Stats {
 }
 
 // View is the view policy the summarizer plans with.
-func (s *Summarizer) View() *Policy { return s.view }
+func (s *Summarizer) View() *view.Policy { return s.view }
 
 // window is the context window compactions aim at.
 func (s *Summarizer) window() int { return s.view.Usable() }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gencode/gencode/internal/facts"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // reports collects reports from any goroutine.
@@ -329,7 +330,7 @@ func TestSummarizerFaults(t *testing.T) {
 			require.Len(t, fin, 1)
 			require.True(t, fin[0].Fallback)
 			require.Error(t, fin[0].Err)
-			require.Contains(t, RenderSummary(sum), "FACT-BLUEFALCON", "the user's requests survive without an LLM")
+			require.Contains(t, view.RenderSummary(sum), "FACT-BLUEFALCON", "the user's requests survive without an LLM")
 		})
 	}
 }
@@ -424,7 +425,7 @@ func TestMergeWhenTheBlockPassesItsBudget(t *testing.T) {
 		rep, err := s.SummarizeNow(context.Background(), l.id, "")
 		require.NoError(t, err)
 		merged = rep.Merged
-		t.Logf("round %d: block %d tokens, %d summaries", round, blockTokens(l.view().Summaries), len(l.view().Summaries))
+		t.Logf("round %d: block %d tokens, %d summaries", round, view.BlockTokens(l.view().Summaries), len(l.view().Summaries))
 	}
 	require.NotNil(t, merged, "the block never merged")
 	require.GreaterOrEqual(t, len(merged.Merged), 2)
@@ -439,7 +440,7 @@ func TestMergeWhenTheBlockPassesItsBudget(t *testing.T) {
 	}
 	require.Equal(t, len(merged.Merged), superseded, "merged summaries are kept, superseded")
 	b := s.budgets(s.fixedCost())
-	require.LessOrEqual(t, blockTokens(l.view().Summaries), b.block+b.perSummary)
+	require.LessOrEqual(t, view.BlockTokens(l.view().Summaries), b.block+b.perSummary)
 }
 
 // TestNestedCompactionsKeepFilesAndCommands is acceptance 6: after five
@@ -695,7 +696,7 @@ func summarizeFocusRightAfterASummary(t *testing.T, cached bool) {
 	llm := &fakeLLM{}
 	cfg := testConfig(16000)
 	cfg.CachedPrefix = cached
-	cfg.View = NewPolicy(ViewConfig{Window: 16000, SystemPrompt: "You are gencode.", Overhead: 300, MaskAfter: 10})
+	cfg.View = view.NewPolicy(view.Config{Window: 16000, SystemPrompt: "You are gencode.", Overhead: 300, MaskAfter: 10})
 	s := New(store, llm, charCounter{}, cfg)
 	defer s.Close()
 	first, err := s.SummarizeNow(context.Background(), l.id, "")

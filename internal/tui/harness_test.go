@@ -21,6 +21,7 @@ import (
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/session/sessiontest"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // plainRenderer draws without colour, as golden files need.
@@ -84,7 +85,7 @@ func (f *fakeAgent) Window() int {
 }
 
 // MeasureContext adds fixed to the view's stored counts.
-func (f *fakeAgent) MeasureContext(ctx context.Context, st summarize.TallyStore, id string) (agent.Size, error) {
+func (f *fakeAgent) MeasureContext(ctx context.Context, st view.TallyStore, id string) (agent.Size, error) {
 	var v session.View
 	if id != "" {
 		var err error
@@ -106,7 +107,7 @@ func (f *fakeAgent) MeasureContext(ctx context.Context, st summarize.TallyStore,
 }
 
 // Policy is nil: /context's default for the window.
-func (f *fakeAgent) Policy() *summarize.Policy { return nil }
+func (f *fakeAgent) Policy() *view.Policy { return nil }
 
 // Note records the note.
 func (f *fakeAgent) Note(_ context.Context, sessionID string, m agent.UserMessage) error {

@@ -1,4 +1,4 @@
-package summarize
+package view
 
 import (
 	"fmt"
@@ -7,8 +7,8 @@ import (
 	"github.com/gencode/gencode/internal/session"
 )
 
-// ViewConfig configures a Policy.
-type ViewConfig struct {
+// Config configures a Policy.
+type Config struct {
 	// Window is the model's context window in tokens (config or the
 	// known-model table).
 	Window int
@@ -57,7 +57,7 @@ type ViewConfig struct {
 // and the status bar show its figures, and the summarizer plans with them,
 // so all of them agree. A Policy is safe for concurrent use.
 type Policy struct {
-	cfg ViewConfig
+	cfg Config
 
 	// wmu guards the windows the server told.
 	wmu sync.Mutex
@@ -94,14 +94,18 @@ const maxCached = 4096
 // acknowledgement and the active summaries of a few sessions.
 const maxHeads = 64
 
+// DefaultWindow is the context window assumed when none is configured or
+// learned.
+const DefaultWindow = 8192
+
 // NewPolicy returns the view policy for cfg. A nil cfg.Count counts about
 // a token per four bytes.
-func NewPolicy(cfg ViewConfig) *Policy {
+func NewPolicy(cfg Config) *Policy {
 	if cfg.Count == nil {
 		cfg.Count = roughCount
 	}
 	if cfg.Window <= 0 {
-		cfg.Window = DefaultConfig().Window
+		cfg.Window = DefaultWindow
 	}
 	return &Policy{cfg: cfg, heads: map[string]int{}, texts: map[textKey]int{}}
 }
@@ -147,7 +151,7 @@ func (p *Policy) window() (int, string) {
 }
 
 // Usable is what of the window a request's prompt may take: Window less
-// the answer's reserve (ViewConfig.AnswerReserve; at least a quarter of
+// the answer's reserve (Config.AnswerReserve; at least a quarter of
 // the window is left to the prompt). This is the one place the reserve is
 // taken: the request budget, the compaction thresholds, the hard limit
 // and the status bar's percentage all plan with Usable.
@@ -417,7 +421,7 @@ func (p *Policy) summaryMessage(s session.Summary) string {
 	p.mu.Lock()
 	_, ok := p.heads[text]
 	p.mu.Unlock()
-	if ok || s.TokenKey != tokenKey(p.cfg.Encoding, body) {
+	if ok || s.TokenKey != TokenKey(p.cfg.Encoding, body) {
 		return text
 	}
 	n := p.cfg.Count(session.Message{Role: session.RoleUser, Content: heading}) + s.TokenCount

@@ -1,4 +1,4 @@
-package summarize
+package view
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // meterPolicy masks early and cuts at small sizes, so that a short log
 // meets every rule Measure must follow.
 func meterPolicy() *Policy {
-	return NewPolicy(ViewConfig{Window: 8000, SystemPrompt: "You are gencode.", Instructions: "Use tabs.",
+	return NewPolicy(Config{Window: 8000, SystemPrompt: "You are gencode.", Instructions: "Use tabs.",
 		Overhead: 300, MaskAfter: 4, MaskBatch: 2, Count: idCount})
 }
 
@@ -224,7 +224,7 @@ func TestMeterOnRealSessions(t *testing.T) {
 			msgs := sessiontest.ReadOpenAI(t, file, 1<<30)
 			r := rand.New(rand.NewPCG(uint64(len(msgs)), 3))
 			st := openStore(t)
-			p := NewPolicy(ViewConfig{Window: 16000, SystemPrompt: "You are gencode.", Overhead: 500, MaskAfter: 6})
+			p := NewPolicy(Config{Window: 16000, SystemPrompt: "You are gencode.", Overhead: 500, MaskAfter: 6})
 			l := newLog(t, st)
 			plain, checks := 0, 0
 			for i := 0; i < len(msgs); {
