@@ -59,9 +59,7 @@ type toolRunner interface {
 
 // counter counts a message's tokens once, when it is appended.
 type counter interface {
-	CountMessage(m tokens.Message) int
 	Count(text string) int
-	CountMessageContext(ctx context.Context, m tokens.Message) (int, error)
 	CountContext(ctx context.Context, text string) (int, error)
 }
 
@@ -335,19 +333,16 @@ type ctxCounter struct {
 	c   counter
 }
 
-func (c ctxCounter) CountMessage(m tokens.Message) int {
-	n, _ := c.c.CountMessageContext(c.ctx, m)
+func (c ctxCounter) Count(s string) int {
+	n, _ := c.c.CountContext(c.ctx, s)
 	return n
 }
 
 // MessageTokens counts a logged message as the provider will: role,
-// content, name and tool calls. Count it once, when it is appended.
-func MessageTokens(c interface{ CountMessage(tokens.Message) int }, m session.Message) int {
-	tm := tokens.Message{Role: string(m.Role), Content: m.Content, Name: m.Name}
-	for _, tc := range m.ToolCalls {
-		tm.ToolCalls = append(tm.ToolCalls, tokens.ToolCall{Name: tc.Name, Arguments: tc.Arguments})
-	}
-	return c.CountMessage(tm)
+// content, name and tool calls (view.MessageTokens, the one formula). Count
+// it once, when it is appended.
+func MessageTokens(c interface{ Count(string) int }, m session.Message) int {
+	return view.MessageTokens(c.Count, m)
 }
 
 func (t *turn) run(m UserMessage) (string, error) {

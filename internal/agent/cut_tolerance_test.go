@@ -17,7 +17,6 @@ import (
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
-	"github.com/gencode/gencode/internal/tokens"
 	"github.com/gencode/gencode/internal/view"
 	"github.com/gencode/gencode/internal/window"
 )
@@ -131,10 +130,9 @@ func TestCutToleranceNoFalseAlarm(t *testing.T) {
 type memo struct {
 	c     counter
 	texts map[string]int
-	msgs  map[string]int
 }
 
-func newMemo(c counter) *memo { return &memo{c: c, texts: map[string]int{}, msgs: map[string]int{}} }
+func newMemo(c counter) *memo { return &memo{c: c, texts: map[string]int{}} }
 
 func (m *memo) Count(s string) int {
 	n, ok := m.texts[s]
@@ -145,21 +143,7 @@ func (m *memo) Count(s string) int {
 	return n
 }
 
-func (m *memo) CountMessage(msg tokens.Message) int {
-	b, _ := json.Marshal(msg)
-	n, ok := m.msgs[string(b)]
-	if !ok {
-		n = m.c.CountMessage(msg)
-		m.msgs[string(b)] = n
-	}
-	return n
-}
-
 func (m *memo) CountContext(_ context.Context, s string) (int, error) { return m.Count(s), nil }
-
-func (m *memo) CountMessageContext(_ context.Context, msg tokens.Message) (int, error) {
-	return m.CountMessage(msg), nil
-}
 
 // closeCalls gives every tool call a result right after its message, and
 // the assistant's answer after the results, as the log holds them.

@@ -105,7 +105,9 @@ func TestSummaryIsNotTokenizedAgain(t *testing.T) {
 				require.NoError(t, err)
 			}
 			real := vocabs.Counter("gpt-4o-mini")
-			s := summarize.New(f.store, narrator(narrative), real, summarize.Config{Window: 8192, FixedCost: 500, PreserveRecent: 4})
+			policy := view.NewPolicy(view.Config{Window: 8192, Overhead: 500,
+				Count: func(m session.Message) int { return view.MessageTokens(real.Count, m) }})
+			s := summarize.New(f.store, narrator(narrative), real, policy, summarize.Config{Window: 8192, PreserveRecent: 4})
 			defer s.Close()
 			v, err := f.store.LoadView(ctx, f.sess.ID)
 			require.NoError(t, err)

@@ -82,12 +82,11 @@ func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *s
 		}
 	}
 	comp := completer{c: client, tools: ag.Tools(), usage: a.store, model: requestsFor(ss)}
-	return summarize.New(a.store, comp, a.tokens.Counter(a.cfg.Model), summarize.Config{
+	return summarize.New(a.store, comp, a.tokens.Counter(a.cfg.Model), ag.Policy(), summarize.Config{
 		Enabled:              true,
 		Window:               ag.Window(),
 		SummaryWindow:        summaryWindow,
 		Model:                model,
-		View:                 ag.Policy(),
 		CachedPrefix:         model == a.cfg.Model,
 		SoftRatio:            sc.SoftRatio,
 		HardRatio:            sc.HardRatio,

@@ -2,13 +2,13 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/termtext"
-	"github.com/gencode/gencode/internal/view"
 )
 
 func runHistory(ctx context.Context, r *Registry, st State, in Invocation) (Result, error) {
@@ -36,9 +36,11 @@ func runHistory(ctx context.Context, r *Registry, st State, in Invocation) (Resu
 // runContext shows what fills the context window: the prompt the next
 // request sends, measured by the view policy that builds it.
 func runContext(ctx context.Context, r *Registry, st State, _ Invocation) (Result, error) {
+	// The policy is the agent's: a second one made here would measure
+	// another prompt than the one the next request sends.
 	p := st.View
 	if p == nil {
-		p = view.NewPolicy(view.Config{Window: r.deps.Window(st.Model), MaskAfter: r.deps.Config.Summarize.MaskToolOutputsAfter})
+		return Result{}, errors.New("/context: no view policy to measure with")
 	}
 	var v session.View
 	if st.SessionID != "" {

@@ -84,7 +84,7 @@ type State struct {
 	SessionID string
 	Model     string
 	// View is the view policy the session's agent builds its requests
-	// with (nil: a default policy for Model's window).
+	// with; /context measures with it and needs it.
 	View *view.Policy
 }
 

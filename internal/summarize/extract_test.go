@@ -133,7 +133,7 @@ func TestRealSessionAgainstTheReference(t *testing.T) {
 	llm := &fakeLLM{}
 	cfg := testConfig(32768)
 	cfg.SummaryWindow = 8192
-	s := New(store, llm, charCounter{}, cfg)
+	s := newSummarizer(store, llm, charCounter{}, cfg)
 	defer s.Close()
 	rep, err := s.SummarizeNow(context.Background(), l.id, "")
 	require.NoError(t, err)

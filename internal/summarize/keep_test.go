@@ -26,7 +26,7 @@ func TestFallbackKeepsTheFactsInItsBudget(t *testing.T) {
 	failing := &fakeLLM{answer: func(Request) (Completion, error) { return Completion{}, errors.New("500 server error") }}
 	cfg := testConfig(6000)
 	cfg.PreserveRecent = 2
-	s := New(store, failing, charCounter{}, cfg)
+	s := newSummarizer(store, failing, charCounter{}, cfg)
 	defer s.Close()
 	rep, err := s.SummarizeNow(context.Background(), l.id, "")
 	require.NoError(t, err)

@@ -103,8 +103,8 @@ func (s *Summarizer) cachedPrefixRequest(c *compaction, f fit, words int) (req R
 	req = prefixRequest(s.cfg.Model, conv, pasted, c.facts.FromSeq, last, c.focus, words)
 	// The instruction is counted; the messages pasted into it were
 	// estimated from their stored counts.
-	n += s.counter.Count(prefixRequest(s.cfg.Model, nil, nil, c.facts.FromSeq, last, c.focus, words).Prompt) +
-		messageFraming + replyPriming + req.MaxTokens
+	n += s.textTokens(session.RoleUser, prefixRequest(s.cfg.Model, nil, nil, c.facts.FromSeq, last, c.focus, words).Prompt) +
+		replyPriming + req.MaxTokens
 	if !f.fits(n) {
 		return Request{}, 0, false
 	}

@@ -33,7 +33,7 @@ func TestTokenKeyOnlyForExactCounts(t *testing.T) {
 			l.turn(fmt.Sprintf("request %d", i), bashCall("ls", "a\nb", 0))
 		}
 		llm := &fakeLLM{answer: func(r Request) (Completion, error) { return Completion{Text: echoSummary(r)}, nil }}
-		s := New(store, llm, encCounter{err: loadErr}, testConfig(16000))
+		s := newSummarizer(store, llm, encCounter{err: loadErr}, testConfig(16000))
 		rep, err := s.SummarizeNow(context.Background(), l.id, "")
 		s.Close()
 		require.NoError(t, err)

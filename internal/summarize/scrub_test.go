@@ -129,7 +129,7 @@ func TestSecretsNeverReachAFallbackSummary(t *testing.T) {
 	llm := &fakeLLM{answer: func(r Request) (Completion, error) {
 		return Completion{}, fmt.Errorf("provider said: bad key %s", secretCorpus[0].Text)
 	}}
-	s := New(store, llm, charCounter{}, testConfig(200000))
+	s := newSummarizer(store, llm, charCounter{}, testConfig(200000))
 	defer s.Close()
 	rep, err := s.SummarizeNow(context.Background(), l.id, "")
 	require.NoError(t, err)

@@ -80,13 +80,6 @@ type Config struct {
 	SummaryWindow int
 	// Model is the summarizer model.
 	Model string
-	// View is the view policy the agent builds its requests with; the
-	// summarizer plans with the same figures. nil: a policy made of
-	// Window, FixedCost and MaskToolOutputsAfter (tests, tools).
-	View *view.Policy
-	// FixedCost is what system prompt and tool schemas take of each
-	// request, when View is nil.
-	FixedCost int
 	// CachedPrefix says the summarizer model is the agent's, on the same
 	// endpoint: a summary request then continues the conversation (its
 	// cached prefix) with an instruction instead of pasting a transcript
@@ -213,23 +206,17 @@ type Summarizer struct {
 }
 
 // New returns a Summarizer. store is normally a *session.Store, llm an
-// adapter over the LLM client, counter the tokenizer.
-func New(store logStore, llm Completer, counter Counter, cfg Config) *Summarizer {
+// adapter over the LLM client, counter the tokenizer, policy the view
+// policy the agent builds its requests with: the summarizer plans with the
+// same figures, so there is no second policy to disagree with it.
+func New(store logStore, llm Completer, counter Counter, policy *view.Policy, cfg Config) *Summarizer {
+	if policy == nil {
+		panic("summarize.New: no view policy")
+	}
 	cfg.fill()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Summarizer{store: store, llm: llm, counter: counter, cfg: cfg, view: cfg.View, ctx: ctx, cancel: cancel,
+	return &Summarizer{store: store, llm: llm, counter: counter, cfg: cfg, view: policy, ctx: ctx, cancel: cancel,
 		sessions: map[string]*sessState{}}
-	if s.view == nil {
-		s.view = view.NewPolicy(view.Config{Window: cfg.Window, Overhead: cfg.FixedCost, MaskAfter: cfg.MaskToolOutputsAfter,
-			Count: func(m session.Message) int {
-				n := 4 + counter.Count(m.Content)
-				for _, c := range m.ToolCalls {
-					n += 4 + counter.Count(c.Name) + counter.Count(c.Arguments)
-				}
-				return n
-			}})
-	}
-	return s
 }
 
 // Config returns the effective configuration.
@@ -631,12 +618,12 @@ func (s *Summarizer) addStats(req Request, c Completion, err error) {
 	}
 	p, o := c.PromptTokens, c.CompletionTokens
 	if p == 0 {
-		p = s.counter.Count(req.System) + s.counter.Count(req.Prompt) + 8
+		p = s.textTokens(session.RoleSystem, req.System) + s.textTokens(session.RoleUser, req.Prompt)
 		for _, m := range req.Conversation {
 			if m.Tokens > 0 {
 				p += m.Tokens
 			} else {
-				p += s.counter.Count(m.Content) + 4
+				p += view.MessageTokens(s.counter.Count, m)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/tokens"
 )
 
 // Config configures a Policy.
@@ -110,13 +111,20 @@ func NewPolicy(cfg Config) *Policy {
 	return &Policy{cfg: cfg, heads: map[string]int{}, texts: map[textKey]int{}}
 }
 
-// roughCount is a message's size without a tokenizer.
+// roughCount is a message's size without a tokenizer: the one formula
+// over a token per four bytes.
 func roughCount(m session.Message) int {
-	n := 4 + (len(m.Content)+3)/4
-	for _, c := range m.ToolCalls {
-		n += 4 + (len(c.Name)+len(c.Arguments)+3)/4
+	return MessageTokens(func(s string) int { return (len(s) + 3) / 4 }, m)
+}
+
+// MessageTokens is what m takes in a chat request, its texts counted by
+// count: tokens.MessageTokens, the one formula, over a logged message.
+func MessageTokens(count func(string) int, m session.Message) int {
+	tm := tokens.Message{Role: string(m.Role), Content: m.Content, Name: m.Name}
+	for _, tc := range m.ToolCalls {
+		tm.ToolCalls = append(tm.ToolCalls, tokens.ToolCall{Name: tc.Name, Arguments: tc.Arguments})
 	}
-	return n
+	return tokens.MessageTokens(count, tm)
 }
 
 // Window is the context window the policy fits requests into: the
