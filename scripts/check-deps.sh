@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Enforces the import graph drawn in README.md's Architecture section.
-# Each package lists the internal packages it may import; an import not in
-# its list, or a package not in the table, fails the check. Only the TUI
-# packages and cli (which starts them) import bubbletea, lipgloss, glamour
-# or bubbles.
+# Each package lists the internal packages it imports; an import not in
+# its list, an edge listed but not imported, or a package not in the
+# table fails the check. Only the TUI packages and cli (which starts
+# them) import bubbletea, lipgloss, glamour or bubbles.
 set -euo pipefail
 mod=$(go list -m)
 declare -A may=(
@@ -72,6 +72,13 @@ while read -r pkg imports; do
     esac
     if [[ $imp =~ $ui && $rel != internal/tui* && $rel != internal/cli ]]; then
       echo "$rel must not import $imp (only the TUI and cli draw)"; fail=1
+    fi
+  done
+  # Strict both ways: an edge the table lists must be one the package has,
+  # so that the table (and README's graph) says what the code does.
+  for dep in ${may[$rel]}; do
+    if [[ " $imports " != *" $mod/internal/$dep "* && " $imports " != *" $mod/$dep "* ]]; then
+      echo "$rel does not import $dep: drop the edge from scripts/check-deps.sh and README.md"; fail=1
     fi
   done
 done < <(go list -f '{{.ImportPath}} {{join .Imports " "}}' ./...)
