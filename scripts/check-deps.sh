@@ -8,7 +8,7 @@ set -euo pipefail
 mod=$(go list -m)
 declare -A may=(
   [cmd/gencode]="cli sandbox"
-  [internal/cli]="agent commands config facts instructions llm logfile models permstore pricing recall redact sandbox session summarize termtext tokens tools transcript tui tui/report tui/theme window"
+  [internal/cli]="agent commands config facts instructions llm logfile models permstore pricing recall redact sandbox session summarize termtext tokens tools transcript tui tui/report tui/theme view window"
   [internal/tui]="agent commands facts session summarize termtext tools tui/chat tui/dialog tui/input tui/keys tui/markdown tui/paste tui/picker tui/status tui/theme view"
   [internal/tui/picker]="termtext tui/keys tui/theme"
   [internal/tui/chat]="agent commands session summarize termtext tools tui/keys tui/markdown tui/paste tui/report tui/theme tui/vlist view"

@@ -32,6 +32,7 @@ import (
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tokens"
 	"github.com/gencode/gencode/internal/tools"
+	"github.com/gencode/gencode/internal/view"
 	"github.com/gencode/gencode/internal/window"
 )
 
@@ -224,6 +225,9 @@ func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, op
 	for _, w := range cfg.Warnings {
 		fmt.Fprintln(env.Stderr, "gencode: warning: "+termtext.OneLine(w, 0))
 	}
+	// The meter adds the view up from what the store keeps at append,
+	// classified by the view policy's rule.
+	opts = append([]session.Option{session.WithClassifier(view.Classify)}, opts...)
 	store, err := session.Open(ctx, cfg.DataDir, opts...)
 	if err != nil {
 		return nil, err

@@ -74,7 +74,7 @@ func TestMeterAfterUpgrade(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	id := writeLegacyStore(t, dir, 60)
-	st, err := session.Open(ctx, dir)
+	st, err := session.Open(ctx, dir, session.WithClassifier(view.Classify))
 	require.NoError(t, err)
 	defer st.Close()
 	var version int
@@ -121,7 +121,7 @@ func TestAppendToAnUnclassifiedLog(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	id := writeLegacyStore(t, dir, 3)
-	st, err := session.Open(ctx, dir)
+	st, err := session.Open(ctx, dir, session.WithClassifier(view.Classify))
 	require.NoError(t, err)
 	defer st.Close()
 	_, err = st.Append(ctx, id, session.Message{Role: session.RoleUser, Content: "next", Tokens: 5})
@@ -156,7 +156,7 @@ func TestNoOutputAfterUpgrade(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, st.Close())
 
-	st, err = session.Open(ctx, dir)
+	st, err = session.Open(ctx, dir, session.WithClassifier(view.Classify))
 	require.NoError(t, err)
 	defer st.Close()
 	p := view.NewPolicy(view.Config{Window: 8000, SystemPrompt: "You are gencode."})
@@ -186,7 +186,7 @@ func BenchmarkUpgrade(b *testing.B) {
 				id := writeLegacyStore(b, dir, turns)
 				b.StartTimer()
 				start := time.Now()
-				st, err := session.Open(ctx, dir)
+				st, err := session.Open(ctx, dir, session.WithClassifier(view.Classify))
 				require.NoError(b, err)
 				open += time.Since(start)
 				start = time.Now()
@@ -219,7 +219,7 @@ func TestUserAfterUserIsNotPlain(t *testing.T) {
 	require.True(t, tally.Plain)
 	require.NoError(t, st.Close())
 
-	st, err = session.Open(ctx, dir) // the next message comes from another run
+	st, err = session.Open(ctx, dir, session.WithClassifier(view.Classify)) // the next message comes from another run
 	require.NoError(t, err)
 	defer st.Close()
 	_, err = st.Append(ctx, sess.ID, session.Message{Role: session.RoleUser, Content: "fix it", Tokens: 5})
@@ -232,7 +232,7 @@ func TestUserAfterUserIsNotPlain(t *testing.T) {
 // openSession opens a store in dir with a new session in it.
 func openSession(t *testing.T, dir string) (*session.Store, session.Session) {
 	t.Helper()
-	st, err := session.Open(context.Background(), dir)
+	st, err := session.Open(context.Background(), dir, session.WithClassifier(view.Classify))
 	require.NoError(t, err)
 	sess, err := st.CreateSession(context.Background(), "/w", "m")
 	require.NoError(t, err)

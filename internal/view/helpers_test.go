@@ -18,7 +18,7 @@ func (charCounter) Count(s string) int { return (len(s) + 3) / 4 }
 
 func openStore(t testing.TB) *session.Store {
 	t.Helper()
-	return sessiontest.Open(t)
+	return sessiontest.Open(t, session.WithClassifier(Classify))
 }
 
 // logBuilder appends messages to a session.
