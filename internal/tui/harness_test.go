@@ -202,7 +202,7 @@ func (f *fakeSummarizer) Calls() []string {
 // newStore opens a real session store in a temporary directory.
 func newStore(t testing.TB) *session.Store {
 	t.Helper()
-	return sessiontest.Open(t, session.WithClock(func() time.Time {
+	return sessiontest.Open(t, session.WithClassifier(view.Classify), session.WithClock(func() time.Time {
 		return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	}))
 }
