@@ -41,6 +41,14 @@ func TestParse(t *testing.T) {
 		{line: "/History  --search 'auth token' --expand=2", wantName: "history", wantFlags: map[string]string{"search": "auth token", "expand": "2"}},
 		{line: `/summarize focus on "the --full flag"`, wantName: "summarize", wantArgs: []string{"focus", "on", "the --full flag"}},
 		{line: `/resume ab\ cd`, wantName: "resume", wantArgs: []string{"ab cd"}},
+		// A command line is not a shell line: shell.Fields (mvdan.cc/sh)
+		// would refuse ";" "|" "&" "(", drop "#..." as a comment, expand
+		// $VAR and {a,b}, and lose that a quoted "--word" is not a flag.
+		{line: `/summarize the parser; then (the lexer) & tests | docs`, wantName: "summarize",
+			wantArgs: []string{"the", "parser;", "then", "(the", "lexer)", "&", "tests", "|", "docs"}},
+		{line: `/history search issue #24 in $HOME/{a,b}`, wantName: "history",
+			wantArgs: []string{"search", "issue", "#24", "in", "$HOME/{a,b}"}},
+		{line: `/history "--full"`, wantName: "history", wantArgs: []string{"--full"}},
 		{line: "/history --search", wantErr: "flag --search needs a value"},
 		{line: `/summarize "open`, wantErr: `unclosed " quote`},
 		{line: "hello", wantErr: "not a command"},
