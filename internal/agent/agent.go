@@ -92,9 +92,21 @@ type Options struct {
 	// Extra request fields, sent as written with every request (see
 	// llm.Request.Extra).
 	Extra map[string]any
+	// RaiseCommand is the front end's slash command that creates an
+	// Ollama model with a larger window on the user's word
+	// ("/ollama-window"): the raise hint offers it as the third way. "":
+	// none (print mode), the hint gives the shell commands only.
+	RaiseCommand string
 	// LeaseWait is how long a turn waits for another process writing to
 	// the session (default session.LeaseWait).
 	LeaseWait time.Duration
+	// LateTools, when set, are tools offered after the fixed ones, asked
+	// for at each request: the user's MCP servers, which start in the
+	// background. The list may only grow at its end (the request prefix a
+	// provider caches stays byte-stable). Their schemas are not in
+	// FixedCost: when they would take more than a small share of the
+	// window, package mcp defers them behind one small tool.
+	LateTools func() []tools.Definition
 	// Logger receives failed turns, errors no caller sees (a title not
 	// stored) and, at debug level, each request and tool call; never
 	// message contents (nil: discard).
@@ -165,10 +177,27 @@ func (a *Agent) Window() int { return a.policy.Window() }
 // FixedCost is what the system prompt and tool schemas take of every request.
 func (a *Agent) FixedCost() int { return a.policy.Fixed() }
 
-// Tools are the tool schemas every request of the agent carries. A
-// summary request that continues the conversation sends the same ones, so
-// that the provider's cache of the conversation serves it.
-func (a *Agent) Tools() []openai.Tool { return a.toolDefs }
+// Tools are the tool schemas the agent's next request carries: the fixed
+// ones, then the late ones (Options.LateTools). A summary request that
+// continues the conversation sends the same ones, so that the provider's
+// cache of the conversation serves it.
+func (a *Agent) Tools() []openai.Tool {
+	if a.opts.LateTools == nil {
+		return a.toolDefs
+	}
+	late := a.opts.LateTools()
+	if len(late) == 0 {
+		return a.toolDefs
+	}
+	out := make([]openai.Tool, 0, len(a.toolDefs)+len(late))
+	out = append(out, a.toolDefs...)
+	for _, d := range late {
+		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: d.Name, Description: d.Description, Parameters: d.Parameters,
+		}})
+	}
+	return out
+}
 
 // SystemPrompt is the system message every request of session s starts
 // with, the instructions included: byte-identical for the whole session.
@@ -405,6 +434,9 @@ func (t *turn) run(m UserMessage) (string, error) {
 		resp, err := t.request()
 		if err != nil {
 			learned := errors.Is(err, llm.ErrContextOverflow) && t.a.policy.Learn(llm.WindowOf(err))
+			if learned {
+				t.a.keepWindow(t.a.policy.Window(), "server")
+			}
 			if errors.Is(err, llm.ErrContextOverflow) && !overflowRetried && (t.a.compactor != nil || learned) {
 				// Retry once: compacted, and fitted to the window the
 				// server named when it is smaller than the configured one
@@ -497,7 +529,7 @@ func (t *turn) request() (llm.Response, error) {
 	t.emit(Event{Kind: EventContext, Context: &size})
 	start := time.Now()
 	resp, err := t.a.llm.Stream(t.ctx, llm.Request{
-		Model: t.a.opts.Model, Messages: msgs, Tools: t.a.toolDefs, MaxTokens: t.a.opts.MaxTokens,
+		Model: t.a.opts.Model, Messages: msgs, Tools: t.a.Tools(), MaxTokens: t.a.opts.MaxTokens,
 		ReasoningEffort: t.a.opts.ReasoningEffort, Extra: t.a.opts.Extra,
 		// The user sees the wait: "rate limited, retrying in 3 s (2/5)".
 		OnRetry: func(r llm.Retry) { t.emit(Event{Kind: EventRetry, Text: r.String()}) },
@@ -527,7 +559,7 @@ func (t *turn) request() (llm.Response, error) {
 			// count is not a calibration of gencode's.
 			t.cut = &cutPrompt{sent: est, kept: resp.Usage.PromptTokens}
 			if t.a.policy.LearnFrom(max(resp.Usage.PromptTokens, minLearnedWindow), "server, cut") {
-				t.a.keepCut(t.a.policy.Window())
+				t.a.keepWindow(t.a.policy.Window(), "server, cut")
 			}
 			t.a.opts.Logger.Warn("the server cut the prompt", "session", t.sessionID, "sent", est,
 				"prompt_tokens", resp.Usage.PromptTokens, "window", t.a.policy.Window())

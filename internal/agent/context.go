@@ -58,7 +58,10 @@ func (a *Agent) ContextSize(v session.View) Size { return sizeOf(a.policy.Build(
 // MeasureContext is ContextSize of session id's view (0 for a new
 // session: the fixed part) without loading the view: the store adds up
 // its stored counts (view.Policy.Measure). The status bar shows it.
+// While the server is being asked for its window it waits for the answer
+// (see AwaitServerWindow), so the first figure is against that window.
 func (a *Agent) MeasureContext(ctx context.Context, st view.TallyStore, id string) (Size, error) {
+	a.AwaitServerWindow(ctx)
 	if id == "" {
 		return a.ContextSize(session.View{}), nil
 	}

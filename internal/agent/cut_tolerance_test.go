@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/require"
@@ -300,7 +301,66 @@ func TestWindowProbeAppliesBeforeTheFirstRequest(t *testing.T) {
 			if tt.wantNotes > 0 {
 				require.Contains(t, notes[0], "4,096 tokens (Ollama, loaded)")
 				require.Contains(t, notes[1], "OLLAMA_CONTEXT_LENGTH=32768 ollama serve")
+				require.NotContains(t, notes[1], "/ollama-window", "no slash command without a front end that has it")
 			}
 		})
 	}
+}
+
+// TestRaiseHintOffersTheCommand: with a front end that has the command
+// (Options.RaiseCommand), the raise hint offers it as the third way, with
+// the window and the model it would create.
+func TestRaiseHintOffersTheCommand(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a := New(f.store, llm.New(llm.Config{BaseURL: f.srv.URL(), APIKey: "test"}), f.tools, vocabs.Counter("gpt-4o-mini"),
+		Options{Model: "qwen2.5-coder:7b", WorkDir: "/w", Window: 128000, RaiseCommand: "/ollama-window"})
+	a.SetWindowProbe(func(context.Context) window.Result {
+		return window.Result{Tokens: 4096, Source: "Ollama, loaded", Server: "Ollama", Trained: 32768}
+	}, nil)
+	f.srv.Enqueue(openaitest.Text("hi"))
+	var notes []string
+	for _, e := range collect(a.Start(context.Background(), f.sess.ID, "hello")) {
+		if e.Kind == EventNotice {
+			notes = append(notes, e.Text)
+		}
+	}
+	require.Len(t, notes, 2, "%q", notes)
+	require.Contains(t, notes[1], "OLLAMA_CONTEXT_LENGTH=32768 ollama serve")
+	require.Contains(t, notes[1], "ollama create qwen2.5-coder:7b-32k -f Modelfile")
+	require.Contains(t, notes[1], "or type /ollama-window 32768 and gencode creates qwen2.5-coder:7b-32k on the server and switches to it")
+}
+
+// TestFirstFigureWaitsForTheServersWindow: the status bar's first figure
+// (MeasureContext, before any turn) is against the window the server
+// reports, not the table's, even when the server answers the probe late;
+// before, a TUI that measured at start showed the table's 32k until the
+// first turn, and an early /context did too.
+func TestFirstFigureWaitsForTheServersWindow(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a := New(f.store, llm.New(llm.Config{BaseURL: f.srv.URL(), APIKey: "test"}), f.tools, vocabs.Counter("gpt-4o-mini"),
+		Options{Model: "qwen2.5-coder:7b", WorkDir: "/w", Window: 32768})
+	release := make(chan struct{})
+	a.SetWindowProbe(func(context.Context) window.Result {
+		<-release
+		return window.Result{Tokens: 4096, Source: "Ollama, loaded", Server: "Ollama", Trained: 32768}
+	}, nil)
+	got := make(chan Size, 1)
+	go func() {
+		size, err := a.MeasureContext(context.Background(), f.store, f.sess.ID)
+		if err != nil {
+			t.Errorf("MeasureContext: %v", err)
+		}
+		got <- size
+	}()
+	select {
+	case s := <-got:
+		t.Fatalf("measured against %d (%q) before the server answered", s.Window, s.Source)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(release)
+	s := <-got
+	require.Equal(t, 4096, s.Window)
+	require.Equal(t, "Ollama, loaded", s.Source)
 }

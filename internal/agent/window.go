@@ -69,6 +69,19 @@ func (a *Agent) SetWindowProbe(probe WindowProbe, mem WindowMemory) {
 	}()
 }
 
+// AwaitServerWindow waits until the server has answered the window
+// probe (bounded by the probe's own timeout, or ctx), so that a figure
+// measured next is against the server's window; at once without a probe.
+// Unlike AwaitWindow it gives no notices: the first turn says them.
+func (a *Agent) AwaitServerWindow(ctx context.Context) {
+	if w := a.win; w != nil {
+		select {
+		case <-w.done:
+		case <-ctx.Done():
+		}
+	}
+}
+
 // run asks once, recovering a panic (the probe reads what servers send).
 func (w *serverWindow) run(a *Agent) (r window.Result) {
 	defer func() {
@@ -109,7 +122,7 @@ func (a *Agent) AwaitWindow(ctx context.Context) (window.Result, []string) {
 		notes = append(notes, fmt.Sprintf("the server's context window for %s is %s tokens (%s), not %s: history is compacted to fit it",
 			termtext.OneLine(a.opts.Model, 80), termtext.Thousands(r.Tokens), r.Source, termtext.Thousands(configured)))
 	}
-	if h := r.RaiseHint(a.opts.Model); h != "" && uses && !r.Pending && !w.hinted {
+	if h := r.RaiseHint(a.opts.Model, a.opts.RaiseCommand); h != "" && uses && !r.Pending && !w.hinted {
 		w.hinted = true
 		notes = append(notes, h)
 	}
@@ -159,7 +172,7 @@ func (a *Agent) pendingHint() string {
 	if w.hinted || w.result.Pending || w.result.Tokens != a.policy.Window() {
 		return ""
 	}
-	h := w.result.RaiseHint(a.opts.Model)
+	h := w.result.RaiseHint(a.opts.Model, a.opts.RaiseCommand)
 	if h != "" {
 		w.hinted = true
 	}
@@ -170,8 +183,11 @@ func (a *Agent) pendingHint() string {
 // summarizer's requests are judged by too (view.CutToleranceFor).
 func (a *Agent) cutTolerance() view.CutTolerance { return a.policy.CutTolerance() }
 
-// keepCut remembers, for the next runs, the window a cut prompt showed.
-func (a *Agent) keepCut(tokens int) {
+// keepWindow remembers, for the next runs, a window the server showed by
+// refusing a larger request (source "server") or by cutting one ("server,
+// cut"): a later process starts with it instead of being refused or cut
+// again, while the server's endpoints tell what they told then.
+func (a *Agent) keepWindow(tokens int, source string) {
 	w := a.win
 	if w == nil || w.mem == nil {
 		return
@@ -179,8 +195,8 @@ func (a *Agent) keepCut(tokens int) {
 	w.mu.Lock()
 	told := w.result.Tokens
 	w.mu.Unlock()
-	if err := w.mem.Keep(window.Remembered{Tokens: tokens, Source: "server, cut", Told: told}); err != nil {
-		a.opts.Logger.Warn("remember the window a cut showed", "err", err)
+	if err := w.mem.Keep(window.Remembered{Tokens: tokens, Source: source, Told: told}); err != nil {
+		a.opts.Logger.Warn("remember the window the server showed", "source", source, "err", err)
 	}
 }
 

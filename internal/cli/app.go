@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,9 +21,11 @@ import (
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/config"
+	"github.com/gencode/gencode/internal/hooks"
 	"github.com/gencode/gencode/internal/instructions"
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/logfile"
+	"github.com/gencode/gencode/internal/mcp"
 	"github.com/gencode/gencode/internal/models"
 	"github.com/gencode/gencode/internal/permstore"
 	"github.com/gencode/gencode/internal/pricing"
@@ -32,6 +36,7 @@ import (
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tokens"
 	"github.com/gencode/gencode/internal/tools"
+	"github.com/gencode/gencode/internal/transcript"
 	"github.com/gencode/gencode/internal/view"
 	"github.com/gencode/gencode/internal/window"
 )
@@ -69,14 +74,23 @@ type app struct {
 	// perms are the permission rules saved for the project (the working
 	// directory): every tool set of the run checks them.
 	perms *permstore.Store
+	// mcp are the user's MCP servers of this run (nil: none configured),
+	// started by the TUI and print mode before their agents.
+	mcp *mcp.Manager
 	// sandbox confines the run's shell commands (or says why nothing does).
 	sandbox *sandbox.Sandbox
 	// windows asks the endpoint's server for each model's real window,
 	// once a run per model.
 	windows *window.Prober
+	// raiseCommand is the slash command the raise hint offers (the TUI's
+	// /ollama-window); "" in print mode, which has no slash commands.
+	raiseCommand string
 	// redact takes the key and the secrets the summarizer's rules find
 	// out of a text: every error shown or logged goes through it.
 	redact func(string) string
+	// hooks runs the user's hooks (nil: none); set before the agents
+	// are made, whose tool calls it wraps.
+	hooks *hooks.Runner
 }
 
 // newSandbox is the sandbox of a run in cwd: the project, the temp dir
@@ -416,22 +430,39 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 		return nil, nil, &usageError{err}
 	}
 	counter := a.tokens.Counter(a.cfg.Model)
-	ts := tools.New(tools.Options{
+	topts := tools.Options{
 		WorkDir: a.cwd, Permissions: perms, Asker: asker, Yolo: yolo, Project: a.perms,
 		OutputCapTokens: a.cfg.Tools.OutputCapTokens, CountTokens: counter.Count,
 		// Never stored or sent back, whatever prints them (a config file, a script).
 		Secrets: []string{a.cfg.APIKey, a.cfg.BaseURLUserinfo},
 		Private: a.privateDirs(),
 		Sandbox: a.sandbox,
-	})
+	}
+	if a.mcp != nil {
+		topts.Extension = a.mcp
+	}
+	ts := tools.New(topts)
+	var late func() []tools.Definition
+	if a.mcp != nil {
+		late = ts.LateDefinitions
+	}
 	rs := requestsFor(a.cfg.ModelSettings(a.cfg.Model))
-	ag := agent.New(a.store, client, a.withRecall(ts, counter.Count, a.window(a.cfg.Model)), counter, agent.Options{
+	var runner interface {
+		Definitions() []tools.Definition
+		Run(ctx context.Context, c tools.Call) tools.Result
+	} = a.withRecall(ts, counter.Count, a.window(a.cfg.Model))
+	if a.hooks.Has(hooks.PreToolUse) || a.hooks.Has(hooks.PostToolUse) {
+		runner = hookedTools{inner: a.withRecall(ts, counter.Count, a.window(a.cfg.Model)), hooks: a.hooks}
+	}
+	ag := agent.New(a.store, client, runner, counter, agent.Options{
 		Model: a.cfg.Model, WorkDir: a.cwd, MaxIterations: a.cfg.MaxIterations, Window: a.window(a.cfg.Model),
 		MaxTokens: rs.maxTokens, ReasoningEffort: rs.effort, Extra: rs.extra,
 		WindowConfigured:     a.cfg.ContextWindow > 0,
+		RaiseCommand:         a.raiseCommand,
 		Instructions:         a.instructions().Render(),
 		MaxToolCalls:         a.cfg.Tools.MaxCallsPerMessage,
 		MaskToolOutputsAfter: a.cfg.Summarize.MaskToolOutputsAfter,
+		LateTools:            late,
 		Logger:               a.log,
 	})
 	if probe := a.windowProbe(a.cfg.Model); probe != nil {
@@ -451,6 +482,16 @@ func (b boundMemory) Recall(told int) (window.Remembered, bool) {
 }
 func (b boundMemory) Keep(r window.Remembered) error { return b.m.Keep(b.base, b.model, r) }
 
+// ollamaAPI is the endpoint's Ollama native API for /ollama-window; nil
+// for OpenAI's own endpoint (any other server is found not to be Ollama
+// when the command asks).
+func (a *app) ollamaAPI() commands.OllamaAPI {
+	if a.cfg.BaseURL == "" {
+		return nil
+	}
+	return window.NewOllama(nil, a.cfg.BaseURL, a.cfg.APIKey)
+}
+
 // windowProbe asks the endpoint's server for model's window (package
 // window); nil for OpenAI's own endpoint, which has nothing to tell.
 func (a *app) windowProbe(model string) agent.WindowProbe {
@@ -462,18 +503,41 @@ func (a *app) windowProbe(model string) agent.WindowProbe {
 	return func(ctx context.Context) window.Result { return a.windows.Probe(ctx, base, model, key) }
 }
 
-// printMode runs one user turn and prints the final answer.
+// printMode runs one user turn and prints the final answer; with
+// --output-format json or stream-json it prints the run as JSON (see
+// jsonout.go), and with --input-format stream-json it runs a turn for each
+// user message read from stdin.
 func (a *app) printMode(ctx context.Context, o rootOptions) error {
+	if err := checkFormats(o); err != nil {
+		return err
+	}
+	streamIn := o.inputFormat == formatStreamJSON
 	prompt := o.prompt
-	if prompt == "-" {
+	if prompt == "-" && !streamIn {
 		b, err := io.ReadAll(io.LimitReader(a.env.Stdin, 64<<20))
 		if err != nil {
 			return fmt.Errorf("read prompt from stdin: %w", err)
 		}
 		prompt = string(b)
 	}
-	if strings.TrimSpace(prompt) == "" {
+	if prompt == "-" {
+		prompt = ""
+	}
+	if strings.TrimSpace(prompt) == "" && !streamIn {
 		return &usageError{errors.New("print mode needs a prompt: gencode -p \"PROMPT\"")}
+	}
+	// The user's own commands: "/review src/main.go" runs review.md.
+	ucmds, probs := a.userCommands()
+	for _, p := range probs {
+		fmt.Fprintln(a.stderr, "gencode: warning: "+termtext.OneLine(p, 0))
+	}
+	reg := commands.New(commands.Deps{UserCommands: ucmds})
+	if src := reg.ShadowedBy(prompt); src != "" {
+		fmt.Fprintf(a.stderr, "gencode: warning: %s is a built-in command, which wins over %s: that file is not run (rename it); the line is sent as written\n",
+			termtext.Label(strings.Fields(prompt)[0]), termtext.Label(src))
+	}
+	if uc, _, ok := reg.UserCommand(prompt); ok && uc.Model != "" {
+		a.cfg.Model = uc.Model // the command asks for it
 	}
 	sess, err := a.pickSession(ctx, o.cont, o.resume, a.cfg.Model)
 	if err != nil {
@@ -490,11 +554,52 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	if err != nil {
 		return err
 	}
-	ag, _, err := a.newAgent(client, nil, o.allow, o.yolo)
+	// MCP servers start in the background: a turn that calls none of
+	// their tools never waits for them. An unapproved project server
+	// never starts here, and the user is told.
+	var stopMCP func()
+	a.mcp, stopMCP = a.newMCP(ctx, func(e mcp.Event) {
+		if e.State == mcp.StateFailed {
+			a.stderrMu.Lock()
+			fmt.Fprintf(a.stderr, "gencode: MCP server %s failed: %s\n", e.Server, termtext.OneLine(e.Err, 0))
+			a.stderrMu.Unlock()
+		}
+	})
+	defer stopMCP()
+	for _, n := range unapprovedNotice(a.mcp) {
+		fmt.Fprintln(a.stderr, "gencode: "+n)
+	}
+	var out *jsonRun
+	if o.outputFormat != "" && o.outputFormat != formatText {
+		out = newJSONRun(a.env.jsonOut(), o.outputFormat == formatStreamJSON, sess.ID, a.cfg.Model)
+	}
+	a.hooks = a.newHooks(func(msg string) {
+		a.stderrMu.Lock()
+		fmt.Fprintln(a.stderr, "gencode: "+a.redact(termtext.OneLine(msg, maxMessageChars)))
+		a.stderrMu.Unlock()
+		if out != nil {
+			out.hookProblemOnce(msg)
+		}
+	})
+	// Print mode cannot ask: a project hook not approved yet never runs.
+	a.hooks.TellUnapproved()
+	ag, ts, err := a.newAgent(client, nil, o.allow, o.yolo)
 	if err != nil {
 		return err
 	}
-	sum := a.newSummarizer(client, ag, o.noSummary, a.notify)
+	pt := &printTurn{a: a, ag: ag, sessionID: sess.ID, out: out, continued: o.cont || o.resume != "", reg: reg, exp: expander(ts)}
+	notify := a.notify
+	if out != nil {
+		notify = func(r summarize.Report) {
+			a.notify(r)
+			var facts transcript.Facts
+			if r.Phase != summarize.Started {
+				facts, _ = a.sessionFacts(context.WithoutCancel(ctx), r.SessionID) // none said is better than none at all
+			}
+			out.compaction(r, facts)
+		}
+	}
+	sum := a.newSummarizer(client, ag, o.noSummary, a.compactionHooks(a.hooks, notify, func(_, text string) { pt.addContext(text) }))
 	if sum != nil {
 		defer sum.Close()
 	}
@@ -512,16 +617,166 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 		}
 		a.stderrMu.Unlock()
 	}
+	if out != nil {
+		var names []string
+		for _, t := range ag.Tools() {
+			names = append(names, t.Function.Name)
+		}
+		out.emit(initEvent{Type: "init", SessionID: sess.ID, Model: a.cfg.Model, Cwd: a.cwd, Window: ag.Window(), Tools: names})
+	}
+	source := "startup"
+	if pt.continued {
+		source = "resume"
+	}
+	if a.hooks.Has(hooks.SessionStart) {
+		res := a.hooks.Run(ctx, hooks.SessionStart, source, hooks.Input{SessionID: sess.ID, Source: source})
+		for _, c := range res.Context {
+			pt.addContext(c)
+		}
+	}
 	var final string
 	var runErr error
-	var denials deniedError
-	continued := o.cont || o.resume != ""
-	for ev := range ag.Start(ctx, sess.ID, prompt) {
+	if prompt != "" {
+		final, runErr = pt.run(ctx, prompt)
+	}
+	if streamIn && runErr == nil {
+		final, runErr = pt.runStream(ctx, a.env.Stdin)
+	}
+	// The turn is over: the session is free for the next writer while a
+	// background summary (which appends nothing) may still finish.
+	lease.Release()
+	if runErr == nil {
+		if out == nil {
+			fmt.Fprintln(a.env.textOut(), strings.TrimRight(final, "\n"))
+		}
+		if pt.denials.calls > 0 {
+			runErr = &pt.denials
+		}
+	}
+	if sum != nil {
+		// The answer is out; a background summary in flight is waited for
+		// (its summary serves the next run), a few seconds. Past that it
+		// is canceled by Close: a summary is applied in one transaction,
+		// so nothing is left half done, and the next run starts it again.
+		a.waitSummary(ctx, sum, printModeSummaryWait)
+	}
+	if out != nil {
+		if runErr != nil && !errors.As(runErr, new(*deniedError)) {
+			out.failed(userMessage(runErr))
+		}
+		out.finish(a.spend(context.WithoutCancel(ctx), sess.ID), runErr, exitCode(runErr))
+	}
+	return runErr
+}
+
+// checkFormats refuses formats print mode does not write or read.
+func checkFormats(o rootOptions) error {
+	switch o.outputFormat {
+	case "", formatText, formatJSON, formatStreamJSON:
+	default:
+		return &usageError{fmt.Errorf("--output-format %q: use text, json or stream-json", o.outputFormat)}
+	}
+	switch o.inputFormat {
+	case "", formatText:
+	case formatStreamJSON:
+		if o.outputFormat != formatStreamJSON {
+			return &usageError{errors.New("--input-format stream-json needs --output-format stream-json")}
+		}
+	default:
+		return &usageError{fmt.Errorf("--input-format %q: use text or stream-json", o.inputFormat)}
+	}
+	return nil
+}
+
+// printTurn runs print mode's turns on one session.
+type printTurn struct {
+	a         *app
+	ag        *agent.Agent
+	sessionID string
+	out       *jsonRun // nil: text output
+	continued bool
+	denials   deniedError
+	// reg knows the user's commands, which exp expands.
+	reg *commands.Registry
+	exp commands.Expander
+
+	mu      sync.Mutex
+	context []string // hooks' added context, for the next turn
+}
+
+// addContext keeps text a SessionStart hook added, for the model before
+// the next message (the summarizer's goroutine adds it after a
+// compaction).
+func (p *printTurn) addContext(text string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.context = append(p.context, text)
+}
+
+// run runs one turn, with the UserPromptSubmit and Stop hooks, and
+// returns its final answer. A Stop hook that blocks makes the turn go on
+// once, with its reason as the next message.
+func (p *printTurn) run(ctx context.Context, prompt string) (string, error) {
+	if uc, args, ok := p.reg.UserCommand(prompt); ok {
+		expanded, err := uc.Expand(ctx, args, p.exp)
+		if err != nil {
+			return "", err
+		}
+		prompt = expanded
+	}
+	h := p.a.hooks
+	if h.Has(hooks.UserPromptSubmit) {
+		res := h.Run(ctx, hooks.UserPromptSubmit, "", hooks.Input{SessionID: p.sessionID, Prompt: prompt})
+		if res.Block {
+			return "", fmt.Errorf("a UserPromptSubmit hook blocked the prompt: %s", res.Reason)
+		}
+		for _, c := range res.Context {
+			p.addContext(c)
+		}
+	}
+	final, err := p.turn(ctx, prompt)
+	if err != nil || !h.Has(hooks.Stop) {
+		return final, err
+	}
+	active := false
+	res := h.Run(ctx, hooks.Stop, "", hooks.Input{SessionID: p.sessionID, StopHookActive: &active})
+	if !res.Block {
+		return final, nil
+	}
+	final, err = p.turn(ctx, res.Reason)
+	if err == nil {
+		active = true
+		h.Run(ctx, hooks.Stop, "", hooks.Input{SessionID: p.sessionID, StopHookActive: &active})
+	}
+	return final, err
+}
+
+// turn runs one turn of the agent on prompt.
+func (p *printTurn) turn(ctx context.Context, prompt string) (string, error) {
+	a := p.a
+	p.mu.Lock()
+	added := p.context
+	p.context = nil
+	p.mu.Unlock()
+	if len(added) > 0 {
+		if err := p.ag.Note(ctx, p.sessionID, agent.UserMessage{Text: hookContextNote("SessionStart/UserPromptSubmit", added)}); err != nil {
+			return "", err
+		}
+	}
+	if p.out != nil {
+		p.out.turnStarted(prompt)
+	}
+	var final string
+	var runErr error
+	for ev := range p.ag.Start(ctx, p.sessionID, prompt) {
+		if p.out != nil {
+			p.out.event(ev)
+		}
 		switch ev.Kind {
 		case agent.EventNotice:
 			// The server's window and how to raise it are said on a
 			// session's first turn; a cut prompt on every turn it happens.
-			if !ev.Standing || !continued {
+			if !ev.Standing || !p.continued {
 				a.stderrMu.Lock()
 				fmt.Fprintln(a.stderr, "gencode: "+termtext.OneLine(ev.Text, 0))
 				a.stderrMu.Unlock()
@@ -532,28 +787,56 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 			runErr = ev.Err
 		case agent.EventMessage:
 			if m := ev.Message; m != nil && m.Role == session.RoleTool && m.Meta.Denied {
-				denials.add(*m)
+				p.denials.add(*m)
 				a.reportDenied(*m)
 			}
 		}
 	}
-	// The turn is over: the session is free for the next writer while a
-	// background summary (which appends nothing) may still finish.
-	lease.Release()
-	if runErr == nil {
-		fmt.Fprintln(a.env.textOut(), strings.TrimRight(final, "\n"))
-		if denials.calls > 0 {
-			runErr = &denials
+	p.continued = true
+	return final, runErr
+}
+
+// runStream runs a turn for each user message of --input-format
+// stream-json, until stdin ends or a turn fails.
+func (p *printTurn) runStream(ctx context.Context, r io.Reader) (string, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	var final string
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		text, err := streamInput(line)
+		if err != nil {
+			return final, &usageError{err}
+		}
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		if final, err = p.run(ctx, text); err != nil {
+			return final, err
 		}
 	}
-	if sum != nil {
-		// The answer is out; a background summary in flight is waited for
-		// (its summary serves the next run), a few seconds. Past that it
-		// is canceled by Close: a summary is applied in one transaction,
-		// so nothing is left half done, and the next run starts it again.
-		a.waitSummary(ctx, sum, printModeSummaryWait)
+	if err := sc.Err(); err != nil {
+		return final, fmt.Errorf("read stream-json input: %w", err)
 	}
-	return runErr
+	return final, nil
+}
+
+// exitCode is the exit code Run gives err.
+func exitCode(err error) int {
+	var ue *usageError
+	var de *deniedError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ue):
+		return ExitUsage
+	case errors.As(err, &de):
+		return ExitDenied
+	}
+	return ExitError
 }
 
 // bashMayRun reports whether print mode may run a Bash command without a

@@ -167,6 +167,9 @@ type rootOptions struct {
 	allow     []string
 	yolo      bool
 	noSummary bool
+	// outputFormat and inputFormat are print mode's --output-format
+	// (text, json, stream-json) and --input-format (text, stream-json).
+	outputFormat, inputFormat string
 }
 
 // Run runs gencode with env and returns the exit code.
@@ -184,15 +187,7 @@ func Run(ctx context.Context, env Env) int {
 		return ExitOK
 	}
 	fmt.Fprintln(env.Stderr, "gencode: "+sc.redactText(userMessage(err)))
-	var ue *usageError
-	var de *deniedError
-	switch {
-	case errors.As(err, &ue):
-		return ExitUsage
-	case errors.As(err, &de):
-		return ExitDenied
-	}
-	return ExitError
+	return exitCode(err)
 }
 
 func newRootCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
@@ -240,6 +235,8 @@ func newRootCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 	f.StringSliceVar(&o.allow, "allow", nil, "tools allowed without asking in print mode, e.g. Write,Edit,Bash")
 	f.BoolVar(&o.yolo, "yolo", false, "allow every tool call, also outside the working directory")
 	f.BoolVar(&o.noSummary, "no-summarize", false, "turn automatic summarization off for this run")
+	f.StringVar(&o.outputFormat, "output-format", formatText, "print mode's output: text, json (one object at the end) or stream-json (one event a line)")
+	f.StringVar(&o.inputFormat, "input-format", formatText, "print mode's input: text (the prompt) or stream-json (user messages a line on stdin; needs --output-format stream-json)")
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.model, "model", "", "model `NAME` (env GENCODE_MODEL)")
 	pf.StringVar(&g.baseURL, "base-url", "", "OpenAI-compatible endpoint `URL` (env OPENAI_BASE_URL)")

@@ -16,7 +16,7 @@ import (
 func subcommands(ctx context.Context, env Env, g *globalFlags) []*cobra.Command {
 	return []*cobra.Command{
 		newSessionsCmd(ctx, env, g), newHistoryCmd(ctx, env, g), newSummarizeCmd(ctx, env, g),
-		newExportCmd(ctx, env, g), newImportCmd(ctx, env, g),
+		newExportCmd(ctx, env, g), newImportCmd(ctx, env, g), hooksCmd(ctx, env, g), newMCPCmd(ctx, env, g),
 	}
 }
 

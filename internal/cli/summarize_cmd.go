@@ -59,7 +59,9 @@ func newSummarizeCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Comman
 			}
 			s := a.buildSummarizer(ag, nil)
 			defer s.Close()
-			rep, err := s.SummarizeNow(ctx, sess.ID, focus)
+			a.hooks = a.newHooks(func(msg string) { fmt.Fprintln(env.Stderr, "gencode: "+a.redact(termtext.OneLine(msg, 0))) })
+			a.hooks.TellUnapproved()
+			rep, err := a.withManualHooks(s, nil).SummarizeNow(ctx, sess.ID, focus)
 			// Too short to compact, or a summary would not shrink it: not a
 			// failure, and the session's facts are still worth printing.
 			nothing := errors.Is(err, summarize.ErrNothingToSummarize) || errors.Is(err, summarize.ErrNoReduction)

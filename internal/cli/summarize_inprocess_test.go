@@ -63,7 +63,7 @@ func newHarness(t *testing.T, srv *openaitest.Server, store *session.Store, sess
 	if tune != nil {
 		tune(&cfg)
 	}
-	h.sum = summarize.New(store, completer{c: llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", MaxRetries: -1}), tools: ag.Tools()}, counter, ag.Policy(), cfg)
+	h.sum = summarize.New(store, completer{c: llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", MaxRetries: -1}), tools: ag.Tools}, counter, ag.Policy(), cfg)
 	ag.SetCompactor(h.sum)
 	t.Cleanup(h.sum.Close)
 	return h

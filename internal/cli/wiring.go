@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -81,7 +82,7 @@ func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *s
 			summaryWindow, _ = models.Window(model)
 		}
 	}
-	comp := completer{c: client, tools: ag.Tools(), usage: a.store, model: requestsFor(ss)}
+	comp := completer{c: client, tools: ag.Tools, usage: a.store, model: requestsFor(ss)}
 	return summarize.New(a.store, comp, a.tokens.Counter(a.cfg.Model), ag.Policy(), summarize.Config{
 		Enabled:              true,
 		Window:               ag.Window(),
@@ -110,7 +111,7 @@ func (a *app) buildSummarizer(ag *agent.Agent, notify func(summarize.Report)) *s
 // it. Any other request is a system prompt and one user message.
 type completer struct {
 	c     *llm.Client
-	tools []openai.Tool // the agent's
+	tools func() []openai.Tool // the agent's, as its next request carries them
 	// usage, when set, records what each request used with its session
 	// (the summarizer's share in /cost and gencode sessions).
 	usage interface {
@@ -119,6 +120,13 @@ type completer struct {
 	// model is what the summarizer model's table adds to each request:
 	// its max_tokens caps the bound a summary asks for.
 	model requestSettings
+}
+
+func (c completer) agentTools() []openai.Tool {
+	if c.tools == nil {
+		return nil
+	}
+	return c.tools()
 }
 
 func (c completer) Complete(ctx context.Context, req summarize.Request) (summarize.Completion, error) {
@@ -131,8 +139,8 @@ func (c completer) Complete(ctx context.Context, req summarize.Request) (summari
 			lr.Messages = append(lr.Messages, agent.ToOpenAI(m))
 		}
 		lr.Messages = append(lr.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: req.Prompt})
-		if len(c.tools) > 0 {
-			lr.Tools, lr.ToolChoice = c.tools, "none"
+		if ts := c.agentTools(); len(ts) > 0 {
+			lr.Tools, lr.ToolChoice = ts, "none"
 		}
 	} else {
 		lr.Messages = []openai.ChatCompletionMessage{
@@ -205,6 +213,38 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	// user's concern here (each search catches up on its own): logged.
 	defer a.startIndexer(ctx, func(err error) { a.log.Warn("keep the search index warm", "err", err) })()
 	asker := tui.NewAsker()
+	// Hooks: the screen is the TUI's, so a hook's problem goes to the log,
+	// and those known before the first frame (a project hook waiting for
+	// approval, a settings file that cannot be read) are start notices.
+	var hookNotes []string
+	starting := true
+	var hookMu sync.Mutex
+	problems := &hookProblems{}
+	a.hooks = a.newHooks(func(msg string) {
+		a.log.Warn("hook", "problem", msg)
+		hookMu.Lock()
+		defer hookMu.Unlock()
+		if starting {
+			hookNotes = append(hookNotes, termtext.OneLine(msg, 0))
+			return
+		}
+		problems.add(msg) // shown in the next turn
+	})
+	a.hooks.TellUnapproved()
+	hookMu.Lock()
+	starting = false
+	hookMu.Unlock()
+	hooked := &hookedState{started: map[string]bool{}}
+	// withHooks gives the TUI the agent with its turn's hooks around it.
+	withHooks := func(ag *agent.Agent) tui.Agent {
+		if ag == nil {
+			return nil
+		}
+		if a.hooks == nil {
+			return ag
+		}
+		return &hookedAgent{Agent: ag, hooks: a.hooks, store: a.store, problems: problems, state: hooked, log: a.log}
+	}
 	// Background compactions reach the TUI through a channel; a full
 	// channel drops the notice rather than block the summarizer.
 	compactions := make(chan summarize.Report, 16)
@@ -215,12 +255,32 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 			a.log.Debug("compaction report dropped: the UI's queue is full", "session", r.SessionID, "phase", r.Phase)
 		}
 	}
+	// MCP servers start in the background: the first frame never waits
+	// for them. Failures are logged and shown by /mcp.
+	var stopMCP func()
+	a.mcp, stopMCP = a.newMCP(ctx, nil)
+	defer stopMCP()
+	var mcpCmds commands.MCPServers
+	if a.mcp != nil {
+		mcpCmds = mcpControl{m: a.mcp, perms: a.perms, cfgs: a.mcp.Configs()}
+	}
 	// The agent and summarizer of one model at a time: /model NAME
 	// switches them from a Cmd.
 	// userTools runs the user's "@file" and "!command": the first model's
 	// tool set (every model's has the same directory and rules).
 	var userTools *tools.Set
+	// keepContext keeps, after a compaction, a SessionStart hook's context
+	// in the session for the next turn (noter: the first model's agent;
+	// every agent appends to the same store).
+	var noter *agent.Agent
+	keepContext := func(sessionID, text string) {
+		if err := noter.Note(ctx, sessionID, agent.UserMessage{Text: hookContextNote("SessionStart", []string{text})}); err != nil {
+			a.log.Warn("keep a hook's context", "err", err)
+		}
+	}
 	takesEffort := models.TakesReasoningEffort // before the name is the model set's
+	// The raise hint offers /ollama-window, which the TUI has.
+	a.raiseCommand = commands.OllamaCommand
 	models := &modelSet{build: func(model string) (*agent.Agent, summarizer, error) {
 		prev := a.cfg.Model
 		a.cfg.Model = model
@@ -230,9 +290,9 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 			return nil, nil, err
 		}
 		if userTools == nil {
-			userTools = ts
+			userTools, noter = ts, ag
 		}
-		return ag, a.newSummarizer(client, ag, o.noSummary, notify), nil
+		return ag, a.newSummarizer(client, ag, o.noSummary, a.compactionHooks(a.hooks, notify, keepContext)), nil
 	}}
 	defer models.close()
 	ag, sum, err := models.use(a.cfg.Model)
@@ -248,16 +308,21 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	}
 	lc := a.llmConfig(key)
 	lc.MaxRetries = -1
+	ucmds, cmdProbs := a.userCommands()
+	hookNotes = append(hookNotes, cmdProbs...)
 	reg := commands.New(commands.Deps{
+		UserCommands: ucmds, Expander: expander(userTools), Hooks: hookStates{a},
 		Store: a.store, Search: a.searchFunc(), Config: a.cfg, Window: a.window, Keys: tui.KeyHelp(),
 		Instructions: a.instructionNames(),
 		Prices:       a.prices(),
 		Permissions:  a.perms,
 		Models:       llm.New(lc).Models,
+		Ollama:       a.ollamaAPI(),
 		Cwd:          a.cwd,
 
 		TakesReasoningEffort: takesEffort,
 		Sandbox:              a.sandbox.Lines(),
+		MCP:                  mcpCmds,
 	})
 	soft := 0.0
 	if a.cfg.Summarize.Enabled && !o.noSummary {
@@ -267,11 +332,11 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		SummarizeNow(ctx context.Context, sessionID, focus string) (summarize.Report, error)
 	}
 	if sum != nil {
-		summ = sum
+		summ = a.withManualHooks(sum, keepContext)
 	}
 	m := tui.New(tui.Options{
 		Summarizer:  summ,
-		Agent:       ag,
+		Agent:       withHooks(ag),
 		Store:       a.store,
 		Asker:       asker,
 		Commands:    reg,
@@ -279,9 +344,9 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		SwitchModel: func(model string) (tui.Agent, tui.Summarizer, error) {
 			next, sum, err := models.use(model)
 			if err != nil || sum == nil {
-				return next, nil, err // a nil interface, not a typed nil: summarization off
+				return withHooks(next), nil, err // a nil interface, not a typed nil: summarization off
 			}
-			return next, sum, nil
+			return withHooks(next), a.withManualHooks(sum, keepContext), nil
 		},
 		SessionID: sessionID,
 		Lease:     lease,
@@ -291,9 +356,11 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		ErrorText: func(err error) string { return a.redact(userMessage(err)) },
 		Context:   ctx,
 		Logger:    a.log,
-		Notices:   func() []string { return append(a.sandboxNotices(), a.notices(ag)...) },
-		Spend:     reg.Spend,
-		Tools:     userTools,
+		Notices: func() []string {
+			return append(append(append(a.sandboxNotices(), hookNotes...), a.notices(ag)...), unapprovedNotice(a.mcp)...)
+		},
+		Spend: reg.Spend,
+		Tools: userTools,
 	})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx),
 		tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout))

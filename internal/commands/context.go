@@ -36,6 +36,9 @@ func runHistory(ctx context.Context, r *Registry, st State, in Invocation) (Resu
 // runContext shows what fills the context window: the prompt the next
 // request sends, measured by the view policy that builds it.
 func runContext(ctx context.Context, r *Registry, st State, _ Invocation) (Result, error) {
+	if st.AwaitWindow != nil {
+		st.AwaitWindow(ctx)
+	}
 	// The policy is the agent's: a second one made here would measure
 	// another prompt than the one the next request sends.
 	p := st.View
@@ -95,6 +98,9 @@ func runContext(ctx context.Context, r *Registry, st State, _ Invocation) (Resul
 		rep.Sections[0].Lines = append(rep.Sections[0].Lines, "",
 			fmt.Sprintf("Window: %s tokens%s; %s kept for the answer (max_tokens): the prompt plans with %s.",
 				termtext.Thousands(full), src, termtext.Thousands(b.Reserve), termtext.Thousands(window)))
+	}
+	if r.deps.MCP != nil {
+		rep.Sections = append(rep.Sections, mcpContextSection(r.deps.MCP, window))
 	}
 	if w := InstructionsWarning(b.Instructions, window, r.deps.Instructions); w != "" {
 		rep.Sections = append(rep.Sections, Section{Title: "Warning", Lines: []string{w}})

@@ -63,6 +63,10 @@ type Deps struct {
 	// Models lists the model ids the endpoint serves (GET /v1/models),
 	// which /model lists and checks names against; nil: not known.
 	Models func(ctx context.Context) ([]string, error)
+	// Ollama is the endpoint's Ollama native API, which /ollama-window
+	// asks and creates models with (nil: the endpoint is OpenAI's own; any
+	// other server is found not to be Ollama when asked).
+	Ollama OllamaAPI
 	// ModelsTimeout bounds the wait for Models (default 5 s): an endpoint
 	// that does not answer never holds /model longer.
 	ModelsTimeout time.Duration
@@ -71,10 +75,22 @@ type Deps struct {
 	// TakesReasoningEffort says whether a model is sent its table's
 	// reasoning_effort, for /config to say so (nil: not said).
 	TakesReasoningEffort func(model string) bool
+	// UserCommands are the user's own commands (LoadUserCommands): after
+	// the built-ins in /help, Tab completion and suggestions; a built-in
+	// of the same name wins, and /help says so.
+	UserCommands []UserCommand
+	// Expander runs a user command's "!`cmd`" and "@path".
+	Expander Expander
+	// Hooks lists the directory's hooks and approves the project's for
+	// /hooks (nil: none).
+	Hooks Hooks
 	// Sandbox says which sandbox holds the shell commands, or that none
 	// does, and what follows (auto-allow, the network, limits), a line
 	// each: /config and /permissions show it (nil: not shown).
 	Sandbox []string
+	// MCP are the user's MCP servers, for /mcp and the prompt commands
+	// (nil: none configured).
+	MCP MCPServers
 }
 
 // State is what one command acts on: the front end's session and model
@@ -86,6 +102,9 @@ type State struct {
 	// View is the view policy the session's agent builds its requests
 	// with; /context measures with it and needs it.
 	View *view.Policy
+	// AwaitWindow, when set, waits until the server has said its window
+	// (bounded), so that /context measures against it (nil: no wait).
+	AwaitWindow func(context.Context)
 }
 
 // Command is one slash command.
@@ -104,6 +123,7 @@ type Command struct {
 type Registry struct {
 	deps Deps
 	cmds []*Command
+	user []UserCommand
 }
 
 // New returns the registry of gencode's slash commands.
@@ -124,10 +144,13 @@ func New(deps Deps) *Registry {
 		{Name: "cost", Summary: "tokens and cost of the last turn and of the session", run: runCost},
 		{Name: "config", Summary: "effective settings and where each came from", run: runConfig},
 		{Name: "permissions", Usage: "[revoke N]", Summary: "rules saved with \"always for this project\"; revoke N removes one", run: runPermissions},
+		{Name: "hooks", Usage: "[approve]", Summary: "the hooks of this directory; approve lets the project's run", run: runHooks},
+		{Name: "mcp", Usage: "[approve NAME | revoke NAME]", Summary: "MCP servers: state, tools, schema tokens; approve or revoke a project's server", run: runMCP},
 		{Name: "init", Summary: "ask the model to write an AGENTS.md for this project", run: runInit},
 		{Name: "sessions", Summary: "list sessions", run: runSessions},
 		{Name: "resume", Usage: "[ID]", Summary: "switch to another session (no ID: pick one from a list)", run: runResume},
 		{Name: "model", Usage: "[NAME]", Summary: "switch the model (no NAME: pick one of the endpoint's)", run: runModel},
+		{Name: "ollama-window", Usage: "[TOKENS]", Summary: "Ollama: the model's window; TOKENS makes a copy with that window and switches to it", run: runOllamaWindow},
 		{Name: "clear", Aliases: []string{"new"}, Summary: "start a new session (the current one is kept)", run: func(context.Context, *Registry, State, Invocation) (Result, error) {
 			return Result{Action: ActionNewSession, Text: "Started a new session."}, nil
 		}},
@@ -135,6 +158,8 @@ func New(deps Deps) *Registry {
 			return Result{Action: ActionExit}, nil
 		}},
 	}
+	r.user = append([]UserCommand(nil), deps.UserCommands...)
+	r.markHidden()
 	return r
 }
 
@@ -156,9 +181,14 @@ func (r *Registry) lookup(name string) *Command {
 }
 
 func (r *Registry) names() []string {
-	out := make([]string, 0, len(r.cmds))
+	out := make([]string, 0, len(r.cmds)+len(r.user))
 	for _, c := range r.cmds {
 		out = append(out, c.Name)
+	}
+	for _, c := range r.user {
+		if c.Hidden == "" {
+			out = append(out, c.Name)
+		}
 	}
 	return out
 }
@@ -176,6 +206,18 @@ func (r *Registry) Complete(prefix string) []string {
 			out = append(out, "/"+c.Name)
 		}
 	}
+	for _, c := range r.user {
+		if c.Hidden == "" && strings.HasPrefix(strings.ToLower(c.Name), p) {
+			out = append(out, "/"+c.Name)
+		}
+	}
+	if r.deps.MCP != nil && len(p) >= len("mcp_") {
+		for _, c := range r.deps.MCP.PromptCommands() {
+			if strings.HasPrefix(strings.ToLower(c), p) {
+				out = append(out, "/"+c)
+			}
+		}
+	}
 	sort.Strings(out)
 	return out
 }
@@ -190,6 +232,12 @@ func (r *Registry) Run(ctx context.Context, st State, line string) (Result, erro
 	name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "/"), " ")
 	cmd := r.lookup(strings.ToLower(name))
 	if cmd == nil {
+		if uc, args, ok := r.UserCommand(line); ok {
+			return r.runUser(ctx, uc, args)
+		}
+		if res, ok, err := r.runMCPPrompt(ctx, name, line); ok || err != nil {
+			return res, err
+		}
 		msg := fmt.Sprintf("/%s", name)
 		if s, ok := closest(strings.ToLower(name), r.names()); ok {
 			return Result{}, fmt.Errorf("%w %s: did you mean /%s? (/help lists them)", ErrUnknown, msg, s)
@@ -213,7 +261,7 @@ func runHelp(_ context.Context, r *Registry, _ State, _ Invocation) (Result, err
 		}
 		sec.Lines = append(sec.Lines, fmt.Sprintf("%-44s %s", use, c.Summary))
 	}
-	rep.Sections = append(append(rep.Sections, sec), r.deps.Keys...)
+	rep.Sections = append(append(append(rep.Sections, sec), r.userHelp()...), r.deps.Keys...)
 	return Result{Report: rep}, nil
 }
 

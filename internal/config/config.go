@@ -52,6 +52,11 @@ type Config struct {
 	// Models holds per-model settings, keyed by the model's name as the
 	// endpoint knows it ([models."qwen3:8b"]); see ModelSettings.
 	Models map[string]ModelConfig `toml:"models"`
+	// Hooks are the user's hook commands by event, as Claude Code names
+	// the events ([[hooks.PreToolUse]]); see package hooks.
+	Hooks map[string][]HookConfig `toml:"hooks"`
+	// MCP holds the user's MCP servers, keyed by name ([mcp.github]).
+	MCP map[string]MCPServer `toml:"mcp"`
 
 	// Sources maps each dotted key to where its value came from:
 	// "default", the config file path, "env NAME" or "flag --name".
@@ -114,6 +119,16 @@ func (d *Duration) UnmarshalText(b []byte) error {
 // MarshalText writes the duration as time.Duration.String does.
 func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 
+// HookConfig is one hook command: it runs for its event when matcher
+// (a regular expression over the tool name, or the event's source;
+// empty or "*": always) matches, and is killed after Timeout seconds
+// (0: the default, 60).
+type HookConfig struct {
+	Matcher string `toml:"matcher"`
+	Command string `toml:"command"`
+	Timeout int    `toml:"timeout"`
+}
+
 // ToolsConfig holds the agent tools' settings.
 type ToolsConfig struct {
 	// OutputCapTokens caps what one tool result sends to the model.
@@ -123,6 +138,26 @@ type ToolsConfig struct {
 	// MaxCallsPerMessage bounds the tool calls run for one answer of the
 	// model; the rest are answered as not run.
 	MaxCallsPerMessage int `toml:"max_calls_per_message"`
+	// MCPDeferRatio is the share of the context window MCP tool schemas
+	// may take before they are deferred behind SearchMcpTools.
+	MCPDeferRatio float64 `toml:"mcp_defer_ratio"`
+}
+
+// MCPServer is one [mcp.NAME] table: a command to run (stdio) or a URL
+// (streamable HTTP; transport = "sse" for the older SSE transport).
+type MCPServer struct {
+	Command   string            `toml:"command"`
+	Args      []string          `toml:"args"`
+	Env       map[string]string `toml:"env"`
+	URL       string            `toml:"url"`
+	Headers   map[string]string `toml:"headers"`
+	Transport string            `toml:"transport"`
+	// Enabled: nil or true starts the server.
+	Enabled *bool `toml:"enabled"`
+	// Timeout bounds each call and the start (0: 60s).
+	Timeout Duration `toml:"timeout"`
+	// Tools are the server's tools that run without asking.
+	Tools []string `toml:"tools"`
 }
 
 // SummarizeConfig holds the compaction settings. The names follow the
@@ -168,7 +203,7 @@ func Default() Config {
 		RequestIdleTimeout:   Duration{300 * time.Second},
 		MaxAnswerBytes:       8 << 20,
 		Theme:                ThemeAuto,
-		Tools:                ToolsConfig{OutputCapTokens: 8000, MaxCallsPerMessage: 25},
+		Tools:                ToolsConfig{OutputCapTokens: 8000, MaxCallsPerMessage: 25, MCPDeferRatio: 0.1},
 		Summarize: SummarizeConfig{
 			Enabled:              true,
 			SoftRatio:            0.6,
@@ -515,6 +550,8 @@ func (c *Config) Validate() error {
 		return bad("tools.output_cap_tokens", "must be at least 256")
 	case c.Tools.MaxCallsPerMessage < 1:
 		return bad("tools.max_calls_per_message", "must be at least 1")
+	case c.Tools.MCPDeferRatio <= 0 || c.Tools.MCPDeferRatio > 1:
+		return bad("tools.mcp_defer_ratio", "must be above 0 and at most 1 (1: defer only past the whole window)")
 	case s.SoftRatio <= 0 || s.SoftRatio >= 1:
 		return bad("summarize.soft_ratio", "must be between 0 and 1")
 	case s.HardRatio <= 0 || s.HardRatio > 1:
@@ -560,6 +597,19 @@ func (c *Config) Validate() error {
 	if err := c.validateModels(bad); err != nil {
 		return err
 	}
+	for _, name := range sortedKeys(c.MCP) {
+		m := c.MCP[name]
+		switch {
+		case m.Command == "" && m.URL == "":
+			return bad("mcp."+name, "set command (a stdio server) or url (streamable HTTP)")
+		case m.Command != "" && m.URL != "":
+			return bad("mcp."+name, "set command or url, not both")
+		case m.Transport != "" && m.Transport != "stdio" && m.Transport != "http" && m.Transport != "sse":
+			return bad("mcp."+name+".transport", "must be stdio, http or sse")
+		case m.Timeout.Duration < 0:
+			return bad("mcp."+name+".timeout", "must be 0 (the default, 60s) or positive")
+		}
+	}
 	for _, w := range c.Sandbox.Writable {
 		if !filepath.IsAbs(w) && w != "~" && !strings.HasPrefix(w, "~/") {
 			return bad("sandbox.writable", fmt.Sprintf("%q must be an absolute directory or start with ~/", w))
@@ -602,6 +652,7 @@ func (c Config) Settings() []Setting {
 		"tools.output_cap_tokens":           strconv.Itoa(c.Tools.OutputCapTokens),
 		"tools.max_calls_per_message":       strconv.Itoa(c.Tools.MaxCallsPerMessage),
 		"tools.allow":                       strings.Join(c.Tools.Allow, ","),
+		"tools.mcp_defer_ratio":             ftoa(c.Tools.MCPDeferRatio),
 		"summarize.enabled":                 strconv.FormatBool(c.Summarize.Enabled),
 		"summarize.soft_ratio":              ftoa(c.Summarize.SoftRatio),
 		"summarize.hard_ratio":              ftoa(c.Summarize.HardRatio),
@@ -626,6 +677,24 @@ func (c Config) Settings() []Setting {
 		vals["pricing."+model+".output"] = ftoa(out)
 	}
 	c.modelSettings(vals)
+	for name, m := range c.MCP {
+		k := "mcp." + name + "."
+		if m.Command != "" {
+			vals[k+"command"] = strings.Join(append([]string{m.Command}, m.Args...), " ")
+		}
+		if m.URL != "" {
+			vals[k+"url"] = m.URL
+		}
+		vals[k+"enabled"] = strconv.FormatBool(m.Enabled == nil || *m.Enabled)
+		vals[k+"timeout"] = m.Timeout.String()
+		vals[k+"tools"] = strings.Join(m.Tools, ",")
+		for h := range m.Headers {
+			vals[k+"headers."+h] = "(set)" // often a token: never shown
+		}
+		for e := range m.Env {
+			vals[k+"env."+e] = "(set)"
+		}
+	}
 	out := make([]Setting, 0, len(vals))
 	for k, v := range vals {
 		out = append(out, Setting{Key: k, Value: v, Source: c.source(k)})

@@ -485,3 +485,37 @@ func TestBaseURLCredentialsAreTakenOut(t *testing.T) {
 		})
 	}
 }
+
+func TestMCPServers(t *testing.T) {
+	tests := []struct {
+		name    string
+		toml    string
+		wantErr string
+	}{
+		{"stdio", "[mcp.fs]\ncommand = \"srv\"\nargs = [\"-v\"]\nenv = { A = \"b\" }\ntimeout = \"5s\"\ntools = [\"read\"]\n", ""},
+		{"http", "[mcp.web]\nurl = \"https://x/mcp\"\nheaders = { Authorization = \"Bearer ${T}\" }\nenabled = false\n", ""},
+		{"neither", "[mcp.x]\nargs = [\"a\"]\n", "set command"},
+		{"both", "[mcp.x]\ncommand = \"a\"\nurl = \"http://x\"\n", "not both"},
+		{"bad transport", "[mcp.x]\nurl = \"http://x\"\ntransport = \"ws\"\n", "must be stdio, http or sse"},
+		{"bad ratio", "[tools]\nmcp_defer_ratio = 2.0\n", "mcp_defer_ratio"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "config.toml")
+			require.NoError(t, os.WriteFile(file, []byte(tt.toml), 0o600))
+			cfg, err := Load(file, envFrom(map[string]string{"HOME": t.TempDir()}), Flags{})
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Len(t, cfg.MCP, 1)
+			require.InDelta(t, 0.1, cfg.Tools.MCPDeferRatio, 1e-9)
+			for _, s := range cfg.Settings() {
+				if strings.Contains(s.Key, ".headers.") || strings.Contains(s.Key, ".env.") {
+					require.Equal(t, "(set)", s.Value, "%s is never shown", s.Key)
+				}
+			}
+		})
+	}
+}

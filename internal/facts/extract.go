@@ -329,6 +329,15 @@ func (t *fileTracker) call(d tools.Description, paths []string, cmd string, res 
 	if haveResult && (res.Meta.Denied || res.Meta.Interrupted && res.Meta.Failed) {
 		return // not run
 	}
+	if ch := res.Meta.Changes; haveResult && ch != nil && ch.Observed && d.Kind != tools.CallCommand {
+		// An MCP server's tool: what it did to files was observed around
+		// the call, as for Bash, not guessed from its name.
+		t.ledger.Observe(ch.Created, ch.Modified, ch.Deleted)
+		for _, p := range ch.Reverted {
+			t.ledger.Apply(shellfx.Op{Kind: shellfx.Revert, Path: p})
+		}
+		return
+	}
 	switch d.Kind {
 	case tools.CallRead:
 		for _, p := range paths {

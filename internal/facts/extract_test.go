@@ -246,6 +246,21 @@ func TestExtractObservedChanges(t *testing.T) {
 	require.Equal(t, []string{"out.log"}, sum.FilesDeleted)
 }
 
+// TestExtractMCPChanges: an MCP tool's observed changes are the files it
+// touched, whatever its name or arguments suggest; the call counts in the
+// tool usage like any other.
+func TestExtractMCPChanges(t *testing.T) {
+	t.Parallel()
+	c := fxCall{name: "mcp__fs__write_file", args: `{"path":"guess.txt","content":"x"}`, result: "ok",
+		meta: session.Meta{Tool: "mcp__fs__write_file", Changes: &session.FileChanges{Observed: true, Created: []string{"real.txt"}}}}
+	sum := Extract(logOf(c, c), true)
+	require.Equal(t, []string{"real.txt"}, sum.FilesCreated)
+	require.Equal(t, []string{"real.txt"}, sum.FilesModified)
+	require.Len(t, sum.ToolsUsed, 1)
+	require.Equal(t, "mcp__fs__write_file", sum.ToolsUsed[0].Tool)
+	require.Equal(t, 2, sum.ToolsUsed[0].Count)
+}
+
 // TestUnionNetEffect: merged summaries keep the net effect across their
 // ranges: created in one and removed in a later one is gone; a revert in
 // a later range undoes an earlier change; a rename is old -> new.

@@ -1,6 +1,7 @@
 // Package gencodetest builds the gencode binary for the tests that run it
-// as a user does (the cli end-to-end tests, bench-session's tests): once
-// per checkout, shared by every test binary of a `go test ./...` run.
+// as a user does (the cli end-to-end tests, bench-session's tests), and
+// the MCP test server they run it against: once per checkout, shared by
+// every test binary of a `go test ./...` run.
 package gencodetest
 
 import (
@@ -17,6 +18,10 @@ var (
 	once     sync.Once
 	built    string
 	buildErr error
+
+	mcpOnce  sync.Once
+	mcpBuilt string
+	mcpErr   error
 )
 
 // Binary returns the path of the gencode binary of the checkout that
@@ -33,7 +38,23 @@ func Binary() (string, error) {
 	return built, buildErr
 }
 
+// MCPTestServer returns the path of the MCP test server
+// (internal/mcp/mcptest/cmd/mcptestserver) of the checkout, built on the
+// first call of a test process, beside the gencode binary.
+func MCPTestServer() (string, error) {
+	mcpOnce.Do(func() {
+		mcpBuilt, mcpErr = buildPkg("mcptestserver", "github.com/gencode/gencode/internal/mcp/mcptest/cmd/mcptestserver")
+	})
+	return mcpBuilt, mcpErr
+}
+
 func build() (string, error) {
+	return buildPkg("gencode", "github.com/gencode/gencode/cmd/gencode")
+}
+
+// buildPkg builds pkg as name into the checkout's directory under the
+// user's cache, under its lock.
+func buildPkg(name, pkg string) (string, error) {
 	root, err := moduleRoot()
 	if err != nil {
 		return "", err
@@ -52,12 +73,12 @@ func build() (string, error) {
 		return "", err
 	}
 	defer unlock()
-	path := filepath.Join(dir, "gencode")
-	cmd := exec.Command("go", "build", "-ldflags=-w", "-o", path, "github.com/gencode/gencode/cmd/gencode")
+	path := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-ldflags=-w", "-o", path, pkg)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as `make build` does
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build gencode: %w\n%s", err, out)
+		return "", fmt.Errorf("build %s: %w\n%s", name, err, out)
 	}
 	return path, nil
 }

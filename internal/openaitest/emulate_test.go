@@ -201,3 +201,71 @@ func TestScriptEmulates(t *testing.T) {
 	_, v := get(t, srv, "GET", "/api/ps", "")
 	require.EqualValues(t, 4096, v["models"].([]any)[0].(map[string]any)["context_length"])
 }
+
+// TestEmulatedOllamaCreate: POST /api/create streams its status lines and
+// ends with success; the model made is listed, shown with its num_ctx and
+// loaded with it as its window by its first request. Errors as Ollama
+// sends them: before anything was sent (an HTTP error) and within the
+// stream (an error line).
+func TestEmulatedOllamaCreate(t *testing.T) {
+	t.Parallel()
+	const base, made = "qwen2.5-coder:7b", "qwen2.5-coder:7b-32k"
+	srv := openaitest.NewServer(t, openaitest.WithModels(base),
+		openaitest.WithEmulation(openaitest.Emulation{Flavor: openaitest.Ollama, Window: 4096, Trained: 32768, Preloaded: true}))
+	root := strings.TrimSuffix(srv.URL(), "/v1")
+	create := func(body string) (int, []string) {
+		resp, err := http.Post(root+"/api/create", "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, strings.Split(strings.TrimSpace(string(b)), "\n")
+	}
+	status, lines := create(`{"model":"` + made + `","from":"` + base + `","parameters":{"num_ctx":32768}}`)
+	require.Equal(t, http.StatusOK, status)
+	require.Greater(t, len(lines), 2)
+	require.JSONEq(t, `{"status":"writing manifest"}`, lines[len(lines)-2])
+	require.JSONEq(t, `{"status":"success"}`, lines[len(lines)-1])
+	require.Equal(t, map[string]int{made: 32768}, srv.Created())
+
+	_, tags := get(t, srv, "GET", "/api/tags", "")
+	var names []string
+	for _, m := range tags["models"].([]any) {
+		names = append(names, m.(map[string]any)["name"].(string))
+	}
+	require.Equal(t, []string{base, made}, names)
+	_, show := get(t, srv, "POST", "/api/show", `{"model":"`+made+`"}`)
+	require.Contains(t, show["parameters"], "num_ctx")
+	require.Contains(t, show["parameters"], "32768")
+	require.Contains(t, show["modelfile"], "FROM "+base)
+	_, ps := get(t, srv, "GET", "/api/ps", "")
+	require.Len(t, ps["models"], 1, "not loaded before its first request")
+	srv.Enqueue(openaitest.Text("hello"))
+	chat, err := http.Post(srv.URL()+"/chat/completions", "application/json", strings.NewReader(`{"model":"`+made+`","messages":[{"role":"user","content":"hi"}]}`))
+	require.NoError(t, err)
+	chat.Body.Close()
+	_, ps = get(t, srv, "GET", "/api/ps", "")
+	loaded := map[string]float64{}
+	for _, m := range ps["models"].([]any) {
+		mm := m.(map[string]any)
+		loaded[mm["name"].(string)] = mm["context_length"].(float64)
+	}
+	require.Equal(t, map[string]float64{base: 4096, made: 32768}, loaded)
+
+	status, lines = create(`{"model":"x","from":"nope:1b"}`)
+	require.Equal(t, http.StatusOK, status)
+	require.JSONEq(t, `{"error":"pull model manifest: file does not exist"}`, lines[len(lines)-1])
+	status, lines = create(`{"model":"bad name","from":"` + base + `"}`)
+	require.Equal(t, http.StatusBadRequest, status)
+	require.JSONEq(t, `{"error":"invalid model name"}`, lines[0])
+
+	failing := openaitest.NewServer(t, openaitest.WithModels(base),
+		openaitest.WithEmulation(openaitest.Emulation{Flavor: openaitest.Ollama, Window: 4096, CreateError: "no space left on device"}))
+	resp, err := http.Post(strings.TrimSuffix(failing.URL(), "/v1")+"/api/create", "application/json",
+		strings.NewReader(`{"model":"`+made+`","from":"`+base+`","parameters":{"num_ctx":32768}}`))
+	require.NoError(t, err)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Contains(t, string(b), `{"error":"no space left on device"}`)
+	require.Empty(t, failing.Created())
+}

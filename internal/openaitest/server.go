@@ -110,6 +110,10 @@ type Server struct {
 	accounts  []Account
 	lastAgent *measured // the prefix a provider's cache holds
 	loaded    []string  // models an emulated server has loaded
+	// derived are the models an emulated Ollama made (POST /api/create),
+	// derivedOrder their names in the order made.
+	derived      map[string]derived
+	derivedOrder []string
 }
 
 // Option configures a Server.

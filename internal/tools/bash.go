@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -133,6 +134,24 @@ type bashResult struct {
 // progress, when set, is told the output's tail as it arrives (see
 // startReporter); it is told nothing once execBash returns.
 func (s *Set) execBash(ctx context.Context, command string, timeout time.Duration, lim sandbox.Limits, progress func(Progress) bool) bashResult {
+	return s.execShell(ctx, shellSpec{command: command, timeout: timeout, lim: lim, progress: progress})
+}
+
+// shellSpec is one shell command for execShell: Bash's, or a hook's,
+// which reads stdin and keeps its stderr apart.
+type shellSpec struct {
+	command  string
+	timeout  time.Duration
+	lim      sandbox.Limits // what the sandbox grants the command
+	progress func(Progress) bool
+	stdin    []byte    // nil: /dev/null
+	stderr   *headTail // nil: stderr goes with stdout
+	env      []string  // added to the scrubbed environment
+}
+
+// execShell is execBash for spec.
+func (s *Set) execShell(ctx context.Context, spec shellSpec) bashResult {
+	command, timeout, lim, progress := spec.command, spec.timeout, spec.lim, spec.progress
 	res := bashResult{out: &headTail{limit: bashCaptureBytes}}
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -152,9 +171,20 @@ func (s *Set) execBash(ctx context.Context, command string, timeout time.Duratio
 	}
 	cmd := &exec.Cmd{Path: path, Args: args}
 	cmd.Dir = s.workDir
-	cmd.Env = append(bashEnv(s.env), tag)
+	cmd.Env = append(append(bashEnv(s.env), spec.env...), tag)
 	cmd.Stdin = nil // /dev/null
 	cmd.Stdout, cmd.Stderr = pw, pw
+	if spec.stdin != nil {
+		cmd.Stdin = bytes.NewReader(spec.stdin)
+	}
+	if spec.stderr != nil {
+		cmd.Stderr = spec.stderr
+	}
+	if spec.stdin != nil || spec.stderr != nil {
+		// The copies exec makes for them end when the group is gone, or
+		// after drainWait if an escaped process holds them.
+		cmd.WaitDelay = drainWait
+	}
 	setProcessGroup(cmd)
 	watch := startWatcher(tag) // before the shell, so no moment is unwatched
 	defer watch.done()

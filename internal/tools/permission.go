@@ -74,6 +74,9 @@ func (p Permissions) Allow(names ...string) error {
 }
 
 func canonicalName(name string) (string, bool) {
+	if IsExtName(name) {
+		return name, true // an MCP tool (mcp__SERVER__TOOL) or server (mcp__SERVER)
+	}
 	for _, n := range Names() {
 		if strings.EqualFold(n, name) {
 			return n, true
@@ -242,14 +245,14 @@ func (s *Set) authorize(ctx context.Context, r Request) *denial {
 // the configuration. A call whose limits cannot be promised (see
 // sandbox.AutoLimits) asks, saying why.
 func (s *Set) authorizeAuto(ctx context.Context, r Request) (*denial, *sandbox.Limits) {
-	if s.perms[r.Tool] == ModeDeny {
+	if s.modeOf(r.Tool) == ModeDeny {
 		return deny(LiftNone, "permission denied: %s is disabled by configuration", r.Tool), nil
 	}
 	if s.yolo || (byUser(ctx) && !r.OutsideWorkDir) {
 		return nil, nil
 	}
 	key := grantKey{tool: r.Tool, outside: r.OutsideWorkDir}
-	if !r.OutsideWorkDir && s.perms[r.Tool] == ModeAllow {
+	if !r.OutsideWorkDir && s.modeOf(r.Tool) == ModeAllow {
 		return nil, nil
 	}
 	if r.Allows(AllowSession) && s.granted(key) {

@@ -57,6 +57,9 @@ func (r Rule) String() string {
 // file is checked with it when it is read, so a hand-edited rule gets no
 // more than the dialog would save.
 func (r Rule) Validate(dir string) error {
+	if IsExtName(r.Tool) && len(r.Command) == 0 && !r.Exact {
+		return nil // an MCP tool, allowed whatever its arguments
+	}
 	if !slices.Contains(Names(), r.Tool) {
 		return fmt.Errorf("rule for %q: unknown tool (tools: %s)", r.Tool, strings.Join(Names(), ", "))
 	}
@@ -109,6 +112,9 @@ func (r Rule) Equal(o Rule) bool {
 func ProjectRule(r Request) (Rule, bool) {
 	if r.OutsideWorkDir {
 		return Rule{}, false
+	}
+	if IsExtName(r.Tool) {
+		return Rule{Tool: r.Tool}, true
 	}
 	switch r.Tool {
 	case ToolWrite, ToolEdit:

@@ -78,3 +78,8 @@ func withoutUserinfo(raw string) string {
 	}
 	return raw
 }
+
+// CleanEnv is env without the provider keys and gencode's own variables,
+// as every process gencode starts for the model gets it (Bash, MCP
+// servers).
+func CleanEnv(env []string) []string { return toolEnv(env) }

@@ -152,6 +152,10 @@ type Options struct {
 	// auto-allow on, a Bash call that would ask runs without asking, and
 	// without the network unless the sandbox allows it.
 	Sandbox *sandbox.Sandbox
+
+	// Extension adds the user's MCP servers' tools (nil: none); see
+	// Extension and LateDefinitions.
+	Extension Extension
 }
 
 // Set is the tool registry of one session. It is safe for concurrent use.
@@ -168,10 +172,12 @@ type Set struct {
 	secrets   []string
 	privDirs  []string // Options.Private: absolute, clean, symlinks resolved
 	sandbox   *sandbox.Sandbox
+	ext       Extension
 
-	mu     sync.Mutex
-	grants map[grantKey]bool  // AllowSession answers
-	obs    *fschange.Observer // Bash's view of WorkDir's changes; see observer
+	mu      sync.Mutex
+	extDefs map[string]ExtDefinition // extension tools called so far, by name
+	grants  map[grantKey]bool        // AllowSession answers
+	obs     *fschange.Observer       // Bash's view of WorkDir's changes; see observer
 }
 
 // New returns a Set for opts. A relative WorkDir is made absolute against
@@ -194,6 +200,8 @@ func New(opts Options) *Set {
 		count:     opts.CountTokens,
 		env:       opts.Env,
 		sandbox:   opts.Sandbox,
+		ext:       opts.Extension,
+		extDefs:   map[string]ExtDefinition{},
 		grants:    map[grantKey]bool{},
 	}
 	// Held for the Set's life (the finalizer closes it): the directory
@@ -339,6 +347,16 @@ func (s *Set) Run(ctx context.Context, c Call) Result {
 	t, ok := lookup(c.Name)
 	var out output
 	switch {
+	case !ok && s.ext != nil && ctx.Err() == nil:
+		args := strings.TrimSpace(c.Arguments)
+		if args == "" {
+			args = "{}"
+		}
+		if d, found := s.ext.Lookup(ctx, c.Name); found {
+			out = s.runExt(ctx, d, args)
+		} else {
+			out = failf("unknown tool %q; available tools: %s, and the MCP servers' (see /mcp)", c.Name, strings.Join(Names(), ", "))
+		}
 	case !ok:
 		out = failf("unknown tool %q; available tools: %s", c.Name, strings.Join(Names(), ", "))
 	case s.perms[c.Name] == ModeDeny:

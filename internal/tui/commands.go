@@ -79,7 +79,7 @@ func (m *Model) command(line string) tea.Cmd {
 	// The command acts on the session and model shown now, whatever is
 	// shown by the time it runs.
 	run, ctx := m.o.Commands, m.o.Context
-	st := commands.State{SessionID: m.sessionID, Model: m.agent.Model(), View: m.agent.Policy()}
+	st := commands.State{SessionID: m.sessionID, Model: m.agent.Model(), View: m.agent.Policy(), AwaitWindow: m.agent.AwaitServerWindow}
 	return func() tea.Msg {
 		res, err := run.Run(ctx, st, line)
 		return commandMsg{line: line, res: res, err: err}

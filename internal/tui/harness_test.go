@@ -107,7 +107,8 @@ func (f *fakeAgent) MeasureContext(ctx context.Context, st view.TallyStore, id s
 }
 
 // Policy is nil: /context's default for the window.
-func (f *fakeAgent) Policy() *view.Policy { return nil }
+func (f *fakeAgent) Policy() *view.Policy              { return nil }
+func (f *fakeAgent) AwaitServerWindow(context.Context) {}
 
 // Note records the note.
 func (f *fakeAgent) Note(_ context.Context, sessionID string, m agent.UserMessage) error {

@@ -64,7 +64,11 @@ func TestCommandsGetTheStateTheyWereTypedFor(t *testing.T) {
 	h.key("enter")
 	h.cmds.mu.Lock()
 	defer h.cmds.mu.Unlock()
-	require.Equal(t, []commands.State{{SessionID: id, Model: "gpt-4o-mini"}}, h.cmds.states)
+	require.Len(t, h.cmds.states, 1)
+	got := h.cmds.states[0]
+	require.NotNil(t, got.AwaitWindow, "/context waits for the server's window")
+	got.AwaitWindow = nil
+	require.Equal(t, commands.State{SessionID: id, Model: "gpt-4o-mini"}, got)
 }
 
 // TestModelSwitchAndSummarizeDoNotOverlap: the old model's summarizer must

@@ -43,6 +43,9 @@ type agentRunner interface {
 	MeasureContext(ctx context.Context, st view.TallyStore, id string) (agent.Size, error)
 	// Policy is the view policy its requests are built with (/context).
 	Policy() *view.Policy
+	// AwaitServerWindow waits (bounded) until the server has said its
+	// window, for /context to measure against it.
+	AwaitServerWindow(ctx context.Context)
 	// Note appends a user message without a turn (agent.Agent.Note).
 	Note(ctx context.Context, sessionID string, m agent.UserMessage) error
 }

@@ -60,22 +60,26 @@ func (r Result) String() string {
 
 // RaiseHint says how to give an Ollama model the window it was trained
 // for, when the one it is loaded with is far below it (at most a quarter
-// of it); "" otherwise.
-func (r Result) RaiseHint(model string) string {
+// of it); "" otherwise. command, when set, is the front end's slash
+// command that creates the derived model on the user's word
+// ("/ollama-window"), offered as the third way; print mode has none and
+// gets the shell commands only.
+func (r Result) RaiseHint(model, command string) string {
 	if r.Server != "Ollama" || r.Tokens <= 0 || r.Trained < 4*r.Tokens {
 		return ""
 	}
-	want := min(r.Trained, 32768)
-	return fmt.Sprintf("Ollama runs %s with a %s-token window; the model supports %s. "+
+	want := RaiseTo(r.Tokens, r.Trained)
+	derived := DerivedName(model, want)
+	s := fmt.Sprintf("Ollama runs %s with a %s-token window; the model supports %s. "+
 		"To raise it, restart the server with OLLAMA_CONTEXT_LENGTH=%d ollama serve, "+
 		"or create a model with a larger window: a Modelfile with the lines \"FROM %s\" and \"PARAMETER num_ctx %d\", "+
-		"then ollama create %s-%dk -f Modelfile, and use that model.",
-		model, thousands(r.Tokens), thousands(r.Trained), want, model, want, baseName(model), want/1024)
-}
-
-// baseName is a model name fit for a derived model's name.
-func baseName(model string) string {
-	return strings.NewReplacer(":", "-", "/", "-").Replace(model)
+		"then ollama create %s -f Modelfile, and use that model",
+		model, thousands(r.Tokens), thousands(r.Trained), want, model, want, derived)
+	if command == "" {
+		return s + "."
+	}
+	return s + fmt.Sprintf(", or type %s %d and gencode creates %s on the server and switches to it "+
+		"(%s alone says what it would do first).", command, want, derived, command)
 }
 
 // Prober asks servers for their windows. It keeps each answer for the run,

@@ -212,12 +212,47 @@ func TestResultWords(t *testing.T) {
 	t.Parallel()
 	r := window.Result{Tokens: 4096, Source: "Ollama, loaded", Server: "Ollama", Trained: 32768}
 	require.Equal(t, "4,096 (Ollama, loaded)", r.String())
-	hint := r.RaiseHint("qwen2.5-coder:7b")
+	hint := r.RaiseHint("qwen2.5-coder:7b", "")
 	require.Contains(t, hint, "OLLAMA_CONTEXT_LENGTH=32768 ollama serve")
 	require.Contains(t, hint, "PARAMETER num_ctx 32768")
-	require.Contains(t, hint, "ollama create qwen2.5-coder-7b-32k -f Modelfile")
-	require.Empty(t, window.Result{Tokens: 16384, Server: "Ollama", Trained: 32768}.RaiseHint("m"), "not far below")
-	require.Empty(t, window.Result{Tokens: 4096, Server: "vLLM", Trained: 32768}.RaiseHint("m"), "Ollama only")
+	require.Contains(t, hint, "ollama create qwen2.5-coder:7b-32k -f Modelfile")
+	require.NotContains(t, hint, "/ollama-window", "print mode has no slash commands")
+	tui := r.RaiseHint("qwen2.5-coder:7b", "/ollama-window")
+	require.Contains(t, tui, "OLLAMA_CONTEXT_LENGTH=32768 ollama serve")
+	require.Contains(t, tui, "ollama create qwen2.5-coder:7b-32k -f Modelfile")
+	require.Contains(t, tui, "or type /ollama-window 32768 and gencode creates qwen2.5-coder:7b-32k on the server and switches to it")
+	require.Empty(t, window.Result{Tokens: 16384, Server: "Ollama", Trained: 32768}.RaiseHint("m", ""), "not far below")
+	require.Empty(t, window.Result{Tokens: 4096, Server: "vLLM", Trained: 32768}.RaiseHint("m", ""), "Ollama only")
+}
+
+func TestDerivedName(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		model  string
+		tokens int
+		want   string
+	}{
+		{"qwen2.5-coder:7b", 32768, "qwen2.5-coder:7b-32k"},
+		{"qwen2.5-coder:7b-32k", 65536, "qwen2.5-coder:7b-64k"},
+		{"llama3", 32768, "llama3:32k"},
+		{"llama3:latest", 16384, "llama3:16k"},
+		{"llama3:32k", 65536, "llama3:64k"},
+		{"hf.co/bartowski/Qwen2.5-7B-GGUF:Q4_K_M", 32768, "hf.co/bartowski/Qwen2.5-7B-GGUF:Q4_K_M-32k"},
+		{"localhost:5000/m", 8192, "localhost:5000/m:8k"},
+		{"qwen3:8b", 30000, "qwen3:8b-30000"},
+	} {
+		require.Equal(t, tt.want, window.DerivedName(tt.model, tt.tokens), tt.model)
+	}
+}
+
+func TestRaiseTo(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, 32768, window.RaiseTo(4096, 131072))
+	require.Equal(t, 16384, window.RaiseTo(4096, 16384), "never past the trained length")
+	require.Equal(t, 131072, window.RaiseTo(32768, 131072), "already at 32k: the trained length")
+	require.Equal(t, 0, window.RaiseTo(32768, 32768), "nothing to raise")
+	require.Equal(t, 32768, window.RaiseTo(4096, 0), "trained length not known")
+	require.Equal(t, 0, window.RaiseTo(65536, 0))
 }
 
 func llmUser(text string) []openai.ChatCompletionMessage {
@@ -257,4 +292,59 @@ func TestMemory(t *testing.T) {
 	_, ok = again.Recall("http://h/v1", "m", 4096)
 	require.False(t, ok, "a damaged file is an empty memory")
 	require.NoError(t, again.Keep("http://h/v1", "m", window.Remembered{Tokens: 1000, Source: "server, cut"}), "and is written anew")
+}
+
+// TestOllamaAPI: the native API against the emulated Ollama: what it says
+// of a model before and after it is loaded, a model it does not have,
+// creating a derived model (its stream read to success), and the errors
+// Ollama sends, before the stream and within it.
+func TestOllamaAPI(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const base, made = "qwen2.5-coder:7b", "qwen2.5-coder:7b-32k"
+	srv := openaitest.NewServer(t, openaitest.WithModels(base),
+		openaitest.WithEmulation(openaitest.Emulation{Flavor: openaitest.Ollama, Window: 4096, Trained: 32768, Preloaded: true}))
+	o := window.NewOllama(nil, srv.URL(), "")
+	v, err := o.Version(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "0.12.6", v)
+	m, err := o.Model(ctx, base)
+	require.NoError(t, err)
+	require.Equal(t, window.OllamaModel{Name: base, Found: true, Trained: 32768, Loaded: 4096}, m)
+	n, src := m.Window()
+	require.Equal(t, 4096, n)
+	require.Equal(t, "Ollama, loaded", src)
+	m, err = o.Model(ctx, made)
+	require.NoError(t, err)
+	require.False(t, m.Found)
+
+	var statuses []string
+	require.NoError(t, o.Create(ctx, made, base, 32768, func(s string) { statuses = append(statuses, s) }))
+	require.Equal(t, "success", statuses[len(statuses)-1])
+	m, err = o.Model(ctx, made)
+	require.NoError(t, err)
+	require.Equal(t, window.OllamaModel{Name: made, Found: true, NumCtx: 32768, Trained: 32768}, m)
+	n, src = m.Window()
+	require.Equal(t, 32768, n)
+	require.Equal(t, "Ollama, num_ctx", src)
+
+	err = o.Create(ctx, "x:1b", "nope:1b", 8192, nil)
+	var oe *window.OllamaError
+	require.ErrorAs(t, err, &oe)
+	require.Equal(t, "pull model manifest: file does not exist", oe.Message)
+	err = o.Create(ctx, "bad name", base, 8192, nil)
+	require.ErrorAs(t, err, &oe)
+	require.Equal(t, http.StatusBadRequest, oe.Status)
+	require.Equal(t, "invalid model name", oe.Message)
+
+	plain := openaitest.NewServer(t)
+	_, err = window.NewOllama(nil, plain.URL(), "").Version(ctx)
+	require.ErrorIs(t, err, window.ErrNotOllama)
+
+	cut := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"status":"writing manifest"}` + "\n"))
+	}))
+	t.Cleanup(cut.Close)
+	err = window.NewOllama(nil, cut.URL+"/v1", "").Create(ctx, made, base, 32768, nil)
+	require.ErrorContains(t, err, "ended before it said success")
 }

@@ -1,0 +1,100 @@
+package cli_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/openaitest"
+)
+
+// TestMCPInTmux: an MCP tool call opens the same permission dialog as a
+// built-in tool (server, tool and arguments shown); allowed once, its
+// result reaches the model; then /mcp shows the server's card. The TUI
+// is moving to Bubble Tea v2: this test only uses the dialog and the
+// report box as they are.
+func TestMCPInTmux(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	bin := buildMCPServer(t)
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules())
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	sb.writeConfig(fmt.Sprintf("[mcp.t]\ncommand = %q\n", bin))
+	srv.Enqueue(
+		openaitest.Calls(openaitest.ToolCall{ID: "m", Name: "mcp__t__echo", Arguments: `{"text":"from tmux"}`}),
+		openaitest.Text("The server echoed."),
+	)
+	p := startTUI(t, sb)
+	p.waitText("Message gencode")
+	p.typeLine("call the server")
+	s := p.waitText("Allow mcp__t__echo?")
+	require.Contains(t, s, "MCP server t, tool echo")
+	require.Contains(t, s, "from tmux")
+	time.Sleep(700 * time.Millisecond) // the dialog takes keys once the user has seen it
+	p.keys("y")
+	p.waitText("The server echoed.")
+	require.Equal(t, "echo: from tmux", toolResults(srv)["m"])
+	p.typeLine("/mcp")
+	s = p.waitText("MCP servers")
+	require.Contains(t, s, "t  ready  stdio (config)  8 tools")
+	// A server prompt is a slash command: its text goes to the model.
+	srv.Enqueue(openaitest.Text("Reviewed it."))
+	p.typeLine("/mcp__t__review main.go")
+	p.waitText("Reviewed it.")
+	reqs := srv.Requests()
+	msgs := reqs[len(reqs)-1].Messages
+	require.Equal(t, "Please review main.go carefully.", msgs[len(msgs)-1].Content)
+	p.keys("C-c")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
+}
+
+// TestMCPProjectApprovalInTmux: a server of the project's .mcp.json waits
+// for approval; /mcp approve starts it and stores the approval with the
+// project's permissions, so print mode starts it too; /mcp revoke takes
+// it back.
+func TestMCPProjectApprovalInTmux(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	bin := buildMCPServer(t)
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules())
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	require.NoError(t, os.WriteFile(filepath.Join(sb.work, ".mcp.json"), []byte(fmt.Sprintf(`{"mcpServers":{"p":{"command":%q}}}`, bin)), 0o644))
+
+	p := startTUI(t, sb)
+	s := p.waitText("Message gencode")
+	require.Contains(t, s, `server "p" is not approved`)
+	p.typeLine("/mcp approve p")
+	p.waitText("Approved MCP server p")
+	p.typeLine("/mcp")
+	p.waitText("p  ready  stdio (.mcp.json)")
+	p.keys("C-c")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
+
+	srv.Enqueue(
+		openaitest.Calls(openaitest.ToolCall{ID: "m", Name: "mcp__p__echo", Arguments: `{"text":"approved"}`}),
+		openaitest.Text("Done."),
+	)
+	res := sb.run("-p", "use it", "--allow", "mcp__p")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.NotContains(t, res.stderr, "not approved")
+	require.Equal(t, "echo: approved", toolResults(srv)["m"])
+
+	p = startTUI(t, sb)
+	p.waitText("Message gencode")
+	p.typeLine("/mcp revoke p")
+	p.waitText("Revoked MCP server p")
+	p.keys("C-c")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
+	res = sb.run("mcp", "list")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "p  needs approval  stdio (.mcp.json)")
+}
