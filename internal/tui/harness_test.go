@@ -106,8 +106,11 @@ func (f *fakeAgent) MeasureContext(ctx context.Context, st view.TallyStore, id s
 	return agent.Size{Tokens: n, Window: f.Window(), Learned: learned, ConfiguredWindow: 128000, Source: src}, nil
 }
 
-// Policy is nil: /context's default for the window.
-func (f *fakeAgent) Policy() *view.Policy              { return nil }
+// Policy is nil: the fake builds no requests (/context then says it has
+// no policy to measure with).
+func (f *fakeAgent) Policy() *view.Policy { return nil }
+
+// AwaitServerWindow returns at once: the fake asks no server.
 func (f *fakeAgent) AwaitServerWindow(context.Context) {}
 
 // Note records the note.
