@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Enforces the import graph drawn in README.md's Architecture section.
-# Each package lists the internal packages it may import; an import not in
-# its list, or a package not in the table, fails the check. Only the TUI
-# packages and cli (which starts them) import bubbletea, lipgloss, glamour
-# or bubbles.
+# Each package lists the internal packages it imports; an import not in
+# its list, an edge listed but not imported, or a package not in the
+# table fails the check. Only the TUI packages and cli (which starts
+# them) import bubbletea, lipgloss, glamour or bubbles.
 set -euo pipefail
 mod=$(go list -m)
 declare -A may=(
   [cmd/gencode]="cli sandbox"
-  [internal/cli]="agent commands config crash hooks instructions llm logfile mcp models permstore pricing recall sandbox session summarize termtext tokens tools transcript tui tui/report tui/theme window"
-  [internal/tui]="agent commands session summarize termtext tools tui/chat tui/dialog tui/input tui/keys tui/markdown tui/paste tui/picker tui/status tui/theme"
+  [internal/cli]="agent commands config crash facts hooks instructions llm logfile mcp models permstore pricing recall redact sandbox session summarize termtext tokens tools transcript tui tui/report tui/theme view window"
+  [internal/tui]="agent commands facts session summarize termtext tools tui/chat tui/dialog tui/input tui/keys tui/markdown tui/paste tui/picker tui/status tui/theme view"
   [internal/tui/picker]="termtext tui/keys tui/theme"
-  [internal/tui/chat]="agent commands session summarize termtext tools tui/keys tui/markdown tui/paste tui/report tui/theme tui/vlist"
+  [internal/tui/chat]="agent commands session summarize termtext tools tui/keys tui/markdown tui/paste tui/report tui/theme tui/vlist view"
   [internal/tui/vlist]=""
   [internal/tui/dialog]="termtext tools tui/keys tui/report tui/theme"
   [internal/tui/input]="session termtext tui/keys tui/paste tui/theme"
@@ -21,13 +21,16 @@ declare -A may=(
   [internal/tui/paste]="session termtext"
   [internal/tui/keys]=""
   [internal/tui/theme]=""
-  [internal/commands]="config pricing session summarize termtext tools transcript window"
-  [internal/agent]="crash llm pricing session summarize termtext tokens tools window"
+  [internal/commands]="config pricing session summarize termtext tools transcript view window"
+  [internal/agent]="crash llm pricing session termtext tokens tools view window"
   [internal/recall]="session termtext tools"
   [internal/transcript]="session tools"
-  [internal/summarize]="crash session shellfx tools"
-  [internal/summarize/internal/genrules]=""
-  [internal/tools]="fschange sandbox shellfx termtext"
+  [internal/summarize]="crash facts redact session tools view"
+  [internal/view]="facts session tokens"
+  [internal/facts]="session shellfx tools"
+  [internal/redact]=""
+  [internal/redact/internal/genrules]=""
+  [internal/tools]="fschange ignore sandbox shellfx termtext"
   [internal/permstore]="tools"
   [internal/hooks]="config"
   [internal/mcp]="tools"
@@ -44,7 +47,8 @@ declare -A may=(
   [internal/crash]=""
   [internal/models]=""
   [internal/window]=""
-  [internal/fschange]=""
+  [internal/fschange]="ignore"
+  [internal/ignore]=""
   [internal/shellfx]=""
   [internal/sandbox]=""
   [internal/termtext]=""
@@ -74,6 +78,13 @@ while read -r pkg imports; do
     esac
     if [[ $imp =~ $ui && $rel != internal/tui* && $rel != internal/cli ]]; then
       echo "$rel must not import $imp (only the TUI and cli draw)"; fail=1
+    fi
+  done
+  # Strict both ways: an edge the table lists must be one the package has,
+  # so that the table (and README's graph) says what the code does.
+  for dep in ${may[$rel]}; do
+    if [[ " $imports " != *" $mod/internal/$dep "* && " $imports " != *" $mod/$dep "* ]]; then
+      echo "$rel does not import $dep: drop the edge from scripts/check-deps.sh and README.md"; fail=1
     fi
   done
 done < <(go list -f '{{.ImportPath}} {{join .Imports " "}}' ./...)

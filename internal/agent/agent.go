@@ -20,9 +20,9 @@ import (
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/pricing"
 	"github.com/gencode/gencode/internal/session"
-	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tokens"
 	"github.com/gencode/gencode/internal/tools"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // ErrCanceled is returned when the user stopped the turn.
@@ -60,9 +60,7 @@ type toolRunner interface {
 
 // counter counts a message's tokens once, when it is appended.
 type counter interface {
-	CountMessage(m tokens.Message) int
 	Count(text string) int
-	CountMessageContext(ctx context.Context, m tokens.Message) (int, error)
 	CountContext(ctx context.Context, text string) (int, error)
 }
 
@@ -126,7 +124,7 @@ type Agent struct {
 	compactor Compactor
 	opts      Options
 	toolDefs  []openai.Tool
-	policy    *summarize.Policy
+	policy    *view.Policy
 	// win is the server's word on its window (SetWindowProbe); nil: not asked.
 	win *serverWindow
 	// started dates the system prompt of a session not created yet.
@@ -159,7 +157,7 @@ func New(store logStore, client streamer, tr toolRunner, c counter, opts Options
 	if e, ok := c.(interface{ Encoding() string }); ok {
 		encoding = e.Encoding()
 	}
-	a.policy = summarize.NewPolicy(summarize.ViewConfig{
+	a.policy = view.NewPolicy(view.Config{
 		Window: opts.Window, WindowConfigured: opts.WindowConfigured, SessionPrompt: a.sessionPrompt, Instructions: opts.Instructions, Overhead: a.overhead(),
 		MaskAfter: opts.MaskToolOutputsAfter, Count: a.countMessage, Encoding: encoding,
 		// The server counts a configured answer bound inside the window.
@@ -373,19 +371,16 @@ type ctxCounter struct {
 	c   counter
 }
 
-func (c ctxCounter) CountMessage(m tokens.Message) int {
-	n, _ := c.c.CountMessageContext(c.ctx, m)
+func (c ctxCounter) Count(s string) int {
+	n, _ := c.c.CountContext(c.ctx, s)
 	return n
 }
 
 // MessageTokens counts a logged message as the provider will: role,
-// content, name and tool calls. Count it once, when it is appended.
-func MessageTokens(c interface{ CountMessage(tokens.Message) int }, m session.Message) int {
-	tm := tokens.Message{Role: string(m.Role), Content: m.Content, Name: m.Name}
-	for _, tc := range m.ToolCalls {
-		tm.ToolCalls = append(tm.ToolCalls, tokens.ToolCall{Name: tc.Name, Arguments: tc.Arguments})
-	}
-	return c.CountMessage(tm)
+// content, name and tool calls (view.MessageTokens, the one formula). Count
+// it once, when it is appended.
+func MessageTokens(c interface{ Count(string) int }, m session.Message) int {
+	return view.MessageTokens(c.Count, m)
 }
 
 func (t *turn) run(m UserMessage) (string, error) {

@@ -9,7 +9,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/gencode/gencode/internal/session"
-	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // Compactor is the summarizer as the agent drives it. Implementations must
@@ -39,7 +39,7 @@ func (a *Agent) build(v session.View) ([]openai.ChatCompletionMessage, Size) {
 	return out, sizeOf(r)
 }
 
-func sizeOf(r summarize.Prompt) Size {
+func sizeOf(r view.Prompt) Size {
 	return Size{Tokens: r.Tokens, Window: r.Window, Learned: r.Learned, ConfiguredWindow: r.ConfiguredWindow, Source: r.Source}
 }
 
@@ -52,10 +52,10 @@ func (a *Agent) ContextSize(v session.View) Size { return sizeOf(a.policy.Build(
 
 // MeasureContext is ContextSize of session id's view (0 for a new
 // session: the fixed part) without loading the view: the store adds up
-// its stored counts (summarize.Policy.Measure). The status bar shows it.
+// its stored counts (view.Policy.Measure). The status bar shows it.
 // While the server is being asked for its window it waits for the answer
 // (see AwaitServerWindow), so the first figure is against that window.
-func (a *Agent) MeasureContext(ctx context.Context, st summarize.TallyStore, id string) (Size, error) {
+func (a *Agent) MeasureContext(ctx context.Context, st view.TallyStore, id string) (Size, error) {
 	a.AwaitServerWindow(ctx)
 	if id == "" {
 		return a.ContextSize(session.View{}), nil
@@ -68,9 +68,9 @@ func (a *Agent) MeasureContext(ctx context.Context, st summarize.TallyStore, id 
 }
 
 // Policy is the view policy the agent builds its requests with.
-func (a *Agent) Policy() *summarize.Policy { return a.policy }
+func (a *Agent) Policy() *view.Policy { return a.policy }
 
-// ToOpenAI converts a message of a request (see summarize.Policy.Build)
+// ToOpenAI converts a message of a request (see view.Policy.Build)
 // to the wire format.
 func ToOpenAI(m session.Message) openai.ChatCompletionMessage {
 	out := openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID}

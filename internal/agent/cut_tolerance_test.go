@@ -18,8 +18,7 @@ import (
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
-	"github.com/gencode/gencode/internal/summarize"
-	"github.com/gencode/gencode/internal/tokens"
+	"github.com/gencode/gencode/internal/view"
 	"github.com/gencode/gencode/internal/window"
 )
 
@@ -117,7 +116,7 @@ func TestCutToleranceNoFalseAlarm(t *testing.T) {
 			got := openaitest.PromptTokens(req, count[pair.server])
 			key := pair.gencode + " vs server " + pair.server
 			worst[key] = max(worst[key], float64(size.Tokens-got)/float64(size.Tokens))
-			if summarize.CutToleranceFor("Ollama").IsCut(size.Tokens, got) || summarize.CutToleranceFor("").IsCut(size.Tokens, got) {
+			if view.CutToleranceFor("Ollama").IsCut(size.Tokens, got) || view.CutToleranceFor("").IsCut(size.Tokens, got) {
 				t.Fatalf("request %d (%d messages), gencode %s, server %s: sent %d, server counted %d: taken for a cut",
 					i, len(msgs), pair.gencode, pair.server, size.Tokens, got)
 			}
@@ -132,10 +131,9 @@ func TestCutToleranceNoFalseAlarm(t *testing.T) {
 type memo struct {
 	c     counter
 	texts map[string]int
-	msgs  map[string]int
 }
 
-func newMemo(c counter) *memo { return &memo{c: c, texts: map[string]int{}, msgs: map[string]int{}} }
+func newMemo(c counter) *memo { return &memo{c: c, texts: map[string]int{}} }
 
 func (m *memo) Count(s string) int {
 	n, ok := m.texts[s]
@@ -146,21 +144,7 @@ func (m *memo) Count(s string) int {
 	return n
 }
 
-func (m *memo) CountMessage(msg tokens.Message) int {
-	b, _ := json.Marshal(msg)
-	n, ok := m.msgs[string(b)]
-	if !ok {
-		n = m.c.CountMessage(msg)
-		m.msgs[string(b)] = n
-	}
-	return n
-}
-
 func (m *memo) CountContext(_ context.Context, s string) (int, error) { return m.Count(s), nil }
-
-func (m *memo) CountMessageContext(_ context.Context, msg tokens.Message) (int, error) {
-	return m.CountMessage(msg), nil
-}
 
 // closeCalls gives every tool call a result right after its message, and
 // the assistant's answer after the results, as the log holds them.
@@ -199,20 +183,20 @@ func TestIsCut(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name          string
-		tol           summarize.CutTolerance
+		tol           view.CutTolerance
 		sent, counted int
 		want          bool
 	}{
-		{"any: 400 of 1,400 short: a count nobody measured", summarize.CutToleranceFor(""), 1400, 1000, false},
-		{"any: 1,100 of 2,000 short", summarize.CutToleranceFor(""), 2000, 900, true},
-		{"any: Ollama's cut in issue 22", summarize.CutToleranceFor(""), 13870, 3912, true},
-		{"any: 40% short, not enough", summarize.CutToleranceFor(""), 13870, 8322, false},
-		{"any: 55% short", summarize.CutToleranceFor(""), 13870, 6241, true},
-		{"Ollama: one message of a dozen dropped", summarize.CutToleranceFor("Ollama"), 2230, 1960, true},
-		{"Ollama: 6% short", summarize.CutToleranceFor("Ollama"), 2230, 2100, false},
-		{"Ollama: 100 short of a small prompt", summarize.CutToleranceFor("Ollama"), 600, 500, false},
-		{"no usage", summarize.CutToleranceFor(""), 5000, 0, false},
-		{"nothing sent", summarize.CutToleranceFor("Ollama"), 0, 100, false},
+		{"any: 400 of 1,400 short: a count nobody measured", view.CutToleranceFor(""), 1400, 1000, false},
+		{"any: 1,100 of 2,000 short", view.CutToleranceFor(""), 2000, 900, true},
+		{"any: Ollama's cut in issue 22", view.CutToleranceFor(""), 13870, 3912, true},
+		{"any: 40% short, not enough", view.CutToleranceFor(""), 13870, 8322, false},
+		{"any: 55% short", view.CutToleranceFor(""), 13870, 6241, true},
+		{"Ollama: one message of a dozen dropped", view.CutToleranceFor("Ollama"), 2230, 1960, true},
+		{"Ollama: 6% short", view.CutToleranceFor("Ollama"), 2230, 2100, false},
+		{"Ollama: 100 short of a small prompt", view.CutToleranceFor("Ollama"), 600, 500, false},
+		{"no usage", view.CutToleranceFor(""), 5000, 0, false},
+		{"nothing sent", view.CutToleranceFor("Ollama"), 0, 100, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

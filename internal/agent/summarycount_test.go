@@ -13,6 +13,7 @@ import (
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tokens"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // textCounter is the real tokenizer, and remembers the texts it was asked
@@ -104,7 +105,9 @@ func TestSummaryIsNotTokenizedAgain(t *testing.T) {
 				require.NoError(t, err)
 			}
 			real := vocabs.Counter("gpt-4o-mini")
-			s := summarize.New(f.store, narrator(narrative), real, summarize.Config{Window: 8192, FixedCost: 500, PreserveRecent: 4})
+			policy := view.NewPolicy(view.Config{Window: 8192, Overhead: 500,
+				Count: func(m session.Message) int { return view.MessageTokens(real.Count, m) }})
+			s := summarize.New(f.store, narrator(narrative), real, policy, summarize.Config{Window: 8192, PreserveRecent: 4})
 			defer s.Close()
 			v, err := f.store.LoadView(ctx, f.sess.ID)
 			require.NoError(t, err)
@@ -120,7 +123,7 @@ func TestSummaryIsNotTokenizedAgain(t *testing.T) {
 			counted := New(f.store, nil, nil, plain, opts).ContextSize(v)
 			known := New(f.store, nil, nil, keyed, opts).ContextSize(v)
 			require.Equal(t, counted, known, "the stored count is what counting gives")
-			body := summarize.RenderSummary(v.Summaries[0])
+			body := view.RenderSummary(v.Summaries[0])
 			require.True(t, plain.counted(body), "without the encoding the summary is counted")
 			require.Equal(t, !tt.reused, keyed.counted(body), "with it, the summary is not tokenized again unless it starts with a slash")
 
@@ -132,7 +135,7 @@ func TestSummaryIsNotTokenizedAgain(t *testing.T) {
 			counted = New(f.store, nil, nil, plain, opts).ContextSize(stale)
 			known = New(f.store, nil, nil, keyed, opts).ContextSize(stale)
 			require.Equal(t, counted, known)
-			require.True(t, keyed.counted(summarize.RenderSummary(stale.Summaries[0])))
+			require.True(t, keyed.counted(view.RenderSummary(stale.Summaries[0])))
 		})
 	}
 }

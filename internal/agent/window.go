@@ -6,8 +6,8 @@ import (
 	"sync"
 
 	"github.com/gencode/gencode/internal/crash"
-	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
+	"github.com/gencode/gencode/internal/view"
 	"github.com/gencode/gencode/internal/window"
 )
 
@@ -177,8 +177,8 @@ func (a *Agent) pendingHint() string {
 }
 
 // cutTolerance is the tolerance for the agent's server: the one the
-// summarizer's requests are judged by too (summarize.CutToleranceFor).
-func (a *Agent) cutTolerance() summarize.CutTolerance { return a.policy.CutTolerance() }
+// summarizer's requests are judged by too (view.CutToleranceFor).
+func (a *Agent) cutTolerance() view.CutTolerance { return a.policy.CutTolerance() }
 
 // keepWindow remembers, for the next runs, a window the server showed by
 // refusing a larger request (source "server") or by cutting one ("server,
@@ -198,7 +198,7 @@ func (a *Agent) keepWindow(tokens int, source string) {
 }
 
 // minLearnedWindow is the least window a cut prompt teaches.
-const minLearnedWindow = summarize.MinCutWindow
+const minLearnedWindow = view.MinCutWindow
 
 // cutPrompt is a request the server answered after cutting it.
 type cutPrompt struct{ sent, kept int }

@@ -31,6 +31,7 @@ import (
 	"github.com/gencode/gencode/internal/models"
 	"github.com/gencode/gencode/internal/permstore"
 	"github.com/gencode/gencode/internal/pricing"
+	"github.com/gencode/gencode/internal/redact"
 	"github.com/gencode/gencode/internal/sandbox"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
@@ -38,6 +39,7 @@ import (
 	"github.com/gencode/gencode/internal/tokens"
 	"github.com/gencode/gencode/internal/tools"
 	"github.com/gencode/gencode/internal/transcript"
+	"github.com/gencode/gencode/internal/view"
 	"github.com/gencode/gencode/internal/window"
 )
 
@@ -212,7 +214,7 @@ func (a *app) redactInstructions(s string) (string, int) {
 		n = strings.Count(s, key)
 		s = strings.ReplaceAll(s, key, redactedKey)
 	}
-	s, m := summarize.Redact(s)
+	s, m := redact.Redact(s)
 	return s, n + m
 }
 
@@ -236,6 +238,9 @@ func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, op
 	for _, w := range cfg.Warnings {
 		fmt.Fprintln(env.Stderr, "gencode: warning: "+termtext.OneLine(w, 0))
 	}
+	// The meter adds the view up from what the store keeps at append,
+	// classified by the view policy's rule.
+	opts = append([]session.Option{session.WithClassifier(view.Classify)}, opts...)
 	store, err := session.Open(ctx, cfg.DataDir, opts...)
 	if err != nil {
 		return nil, err

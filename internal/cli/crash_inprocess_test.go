@@ -117,7 +117,7 @@ func TestPanicInTheBackgroundSummaryIsAFailedCompaction(t *testing.T) {
 	ag := agent.New(store, llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k"}), ts, counter, agent.Options{Model: "gpt-4o-mini",
 		WorkDir: sess.Cwd, MaxIterations: 10, Window: 12000, MaskToolOutputsAfter: cfg.MaskToolOutputsAfter, Logger: logger})
 	// As TestBackgroundSummaryDoesNotDelayTurns: a background summary starts a few turns in.
-	cfg.Window, cfg.Model, cfg.View, cfg.Logger = 12000, fakeSummaryModel, ag.Policy(), logger
+	cfg.Window, cfg.Model, cfg.Logger = 12000, fakeSummaryModel, logger
 	cfg.TriggerThreshold, cfg.PreserveRecent = 12, 4
 	var mu sync.Mutex
 	var reps []summarize.Report
@@ -127,7 +127,7 @@ func TestPanicInTheBackgroundSummaryIsAFailedCompaction(t *testing.T) {
 		reps = append(reps, r)
 	}
 	comp := completer{c: llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", MaxRetries: -1}), tools: ag.Tools, hook: panicAt("summary")}
-	sum := summarize.New(store, comp, counter, cfg)
+	sum := summarize.New(store, comp, counter, ag.Policy(), cfg)
 	ag.SetCompactor(sum)
 	t.Cleanup(sum.Close)
 

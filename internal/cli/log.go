@@ -8,7 +8,7 @@ import (
 
 	"github.com/gencode/gencode/internal/config"
 	"github.com/gencode/gencode/internal/logfile"
-	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/redact"
 	"github.com/gencode/gencode/internal/termtext"
 )
 
@@ -52,7 +52,7 @@ func secretRedactor(key, userinfo string) func(string) string {
 		if userinfo != "" {
 			s = strings.ReplaceAll(s, userinfo+"@", redactedUserinfo+"@")
 		}
-		s, _ = summarize.Redact(s)
+		s, _ = redact.Redact(s)
 		return s
 	}
 }

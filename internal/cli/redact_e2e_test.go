@@ -70,7 +70,7 @@ func TestProviderErrorsAreRedacted(t *testing.T) {
 // secrets): stderr and the log show none of them.
 func TestProviderErrorQuotingEverySecretShape(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join("..", "summarize", "testdata", "secrets.json"))
+	b, err := os.ReadFile(filepath.Join("..", "redact", "testdata", "secrets.json"))
 	require.NoError(t, err)
 	var corpus struct {
 		Secrets []struct{ Name, Text, Secret string } `json:"secrets"`

@@ -429,7 +429,7 @@ func TestKilledDuringCompaction(t *testing.T) {
 // by it, reach neither a summarizer request nor a stored summary.
 func TestSecretsNeverReachTheSummarizer(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join("..", "summarize", "testdata", "secrets.json"))
+	b, err := os.ReadFile(filepath.Join("..", "redact", "testdata", "secrets.json"))
 	require.NoError(t, err)
 	var corpus struct {
 		Secrets []struct{ Name, Text, Secret string } `json:"secrets"`

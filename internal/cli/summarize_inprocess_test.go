@@ -54,7 +54,7 @@ func newHarness(t *testing.T, srv *openaitest.Server, store *session.Store, sess
 	ag := agent.New(store, client, ts, counter, agent.Options{Model: "gpt-4o-mini", WorkDir: sess.Cwd, MaxIterations: 10, Window: window,
 		MaskToolOutputsAfter: cfg.MaskToolOutputsAfter})
 	h := &harness{t: t, srv: srv, store: store, sess: sess, agent: ag}
-	cfg.Window, cfg.Model, cfg.View = window, fakeSummaryModel, ag.Policy()
+	cfg.Window, cfg.Model = window, fakeSummaryModel
 	cfg.Notify = func(r summarize.Report) { // as the CLI subscribes a front end
 		h.mu.Lock()
 		defer h.mu.Unlock()
@@ -63,7 +63,7 @@ func newHarness(t *testing.T, srv *openaitest.Server, store *session.Store, sess
 	if tune != nil {
 		tune(&cfg)
 	}
-	h.sum = summarize.New(store, completer{c: llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", MaxRetries: -1}), tools: ag.Tools}, counter, cfg)
+	h.sum = summarize.New(store, completer{c: llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", MaxRetries: -1}), tools: ag.Tools}, counter, ag.Policy(), cfg)
 	ag.SetCompactor(h.sum)
 	t.Cleanup(h.sum.Close)
 	return h

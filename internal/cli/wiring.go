@@ -89,12 +89,11 @@ func (a *app) buildSummarizer(model string, ag *agent.Agent, notify func(summari
 		}
 	}
 	comp := completer{c: client, tools: ag.Tools, usage: a.store, model: requestsFor(ss), hook: a.env.PanicAt}
-	return summarize.New(a.store, comp, a.tokens.Counter(model), summarize.Config{
+	return summarize.New(a.store, comp, a.tokens.Counter(model), ag.Policy(), summarize.Config{
 		Enabled:              true,
 		Window:               ag.Window(),
 		SummaryWindow:        summaryWindow,
 		Model:                summaryModel,
-		View:                 ag.Policy(),
 		CachedPrefix:         summaryModel == model,
 		SoftRatio:            sc.SoftRatio,
 		HardRatio:            sc.HardRatio,

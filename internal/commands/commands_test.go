@@ -24,6 +24,7 @@ import (
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tools"
+	"github.com/gencode/gencode/internal/view"
 )
 
 func TestParse(t *testing.T) {
@@ -40,6 +41,14 @@ func TestParse(t *testing.T) {
 		{line: "/History  --search 'auth token' --expand=2", wantName: "history", wantFlags: map[string]string{"search": "auth token", "expand": "2"}},
 		{line: `/summarize focus on "the --full flag"`, wantName: "summarize", wantArgs: []string{"focus", "on", "the --full flag"}},
 		{line: `/resume ab\ cd`, wantName: "resume", wantArgs: []string{"ab cd"}},
+		// A command line is not a shell line: shell.Fields (mvdan.cc/sh)
+		// would refuse ";" "|" "&" "(", drop "#..." as a comment, expand
+		// $VAR and {a,b}, and lose that a quoted "--word" is not a flag.
+		{line: `/summarize the parser; then (the lexer) & tests | docs`, wantName: "summarize",
+			wantArgs: []string{"the", "parser;", "then", "(the", "lexer)", "&", "tests", "|", "docs"}},
+		{line: `/history search issue #24 in $HOME/{a,b}`, wantName: "history",
+			wantArgs: []string{"search", "issue", "#24", "in", "$HOME/{a,b}"}},
+		{line: `/history "--full"`, wantName: "history", wantArgs: []string{"--full"}},
 		{line: "/history --search", wantErr: "flag --search needs a value"},
 		{line: `/summarize "open`, wantErr: `unclosed " quote`},
 		{line: "hello", wantErr: "not a command"},
@@ -88,7 +97,7 @@ func newFixture(t *testing.T) *fixture {
 	reg := New(Deps{Store: store, Config: config.Default(), Window: func(string) int { return 8192 },
 		Models: llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", MaxRetries: -1}).Models})
 	return &fixture{store: store, reg: reg, sess: sess, st: State{SessionID: sess.ID, Model: "gpt-4o-mini",
-		View: summarize.NewPolicy(summarize.ViewConfig{Window: 8192, Overhead: 1500, MaskAfter: 10})}}
+		View: view.NewPolicy(view.Config{Window: 8192, Overhead: 1500, MaskAfter: 10})}}
 }
 
 func TestCompleteAndUnknown(t *testing.T) {
@@ -289,21 +298,21 @@ func TestContextSaysWhereTheWindowCameFrom(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		set  func(p *summarize.Policy)
+		set  func(p *view.Policy)
 		want []string
 	}{
-		{"told by the server", func(p *summarize.Policy) { p.Tell(4096, "Ollama, loaded") },
+		{"told by the server", func(p *view.Policy) { p.Tell(4096, "Ollama, loaded") },
 			[]string{"of 4,096 tokens", "Window: 4,096 tokens (Ollama, loaded), not 32,768."}},
-		{"refused", func(p *summarize.Policy) { p.Learn(4000) },
+		{"refused", func(p *view.Policy) { p.Learn(4000) },
 			[]string{"The server's window: 4,000 tokens (not 32,768)", "It named it when it refused a larger request."}},
-		{"cut", func(p *summarize.Policy) { p.LearnFrom(1964, "server, cut") },
+		{"cut", func(p *view.Policy) { p.LearnFrom(1964, "server, cut") },
 			[]string{"The server's window: about 1,964 tokens (not 32,768)", "It showed it by cutting a larger prompt without an error."}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
-			f.st.View = summarize.NewPolicy(summarize.ViewConfig{Window: 32768, Overhead: 1500})
+			f.st.View = view.NewPolicy(view.Config{Window: 32768, Overhead: 1500})
 			tt.set(f.st.View)
 			r, err := f.run(context.Background(), "/context")
 			require.NoError(t, err)
@@ -320,7 +329,7 @@ func TestContextSaysWhereTheWindowCameFrom(t *testing.T) {
 func TestContextShowsTheAnswersReserve(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	f.st.View = summarize.NewPolicy(summarize.ViewConfig{Window: 32768, Overhead: 1500, AnswerReserve: 1024})
+	f.st.View = view.NewPolicy(view.Config{Window: 32768, Overhead: 1500, AnswerReserve: 1024})
 	f.st.View.Tell(4096, "vLLM")
 	r, err := f.run(context.Background(), "/context")
 	require.NoError(t, err)
@@ -349,7 +358,7 @@ func TestContextShowsInstructions(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			f.reg.deps.Instructions = []string{"AGENTS.md", "pkg/CLAUDE.md"}
-			f.st.View = summarize.NewPolicy(summarize.ViewConfig{Window: 8192, Overhead: 1000, SystemPrompt: "p", Instructions: tt.instr, Count: count})
+			f.st.View = view.NewPolicy(view.Config{Window: 8192, Overhead: 1000, SystemPrompt: "p", Instructions: tt.instr, Count: count})
 			r, err := f.run(context.Background(), "/context")
 			require.NoError(t, err)
 			out := r.Report.Plain()

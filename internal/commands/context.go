@@ -2,12 +2,12 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/gencode/gencode/internal/session"
-	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
 )
 
@@ -39,9 +39,11 @@ func runContext(ctx context.Context, r *Registry, st State, _ Invocation) (Resul
 	if st.AwaitWindow != nil {
 		st.AwaitWindow(ctx)
 	}
+	// The policy is the agent's: a second one made here would measure
+	// another prompt than the one the next request sends.
 	p := st.View
 	if p == nil {
-		p = summarize.NewPolicy(summarize.ViewConfig{Window: r.deps.Window(st.Model), MaskAfter: r.deps.Config.Summarize.MaskToolOutputsAfter})
+		return Result{}, errors.New("/context: no view policy to measure with")
 	}
 	var v session.View
 	if st.SessionID != "" {

@@ -12,8 +12,8 @@ import (
 	"github.com/gencode/gencode/internal/config"
 	"github.com/gencode/gencode/internal/pricing"
 	"github.com/gencode/gencode/internal/session"
-	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // Store is the session store as the commands read it.
@@ -103,8 +103,8 @@ type State struct {
 	SessionID string
 	Model     string
 	// View is the view policy the session's agent builds its requests
-	// with (nil: a default policy for Model's window).
-	View *summarize.Policy
+	// with; /context measures with it and needs it.
+	View *view.Policy
 	// AwaitWindow, when set, waits until the server has said its window
 	// (bounded), so that /context measures against it (nil: no wait).
 	AwaitWindow func(context.Context)

@@ -1,29 +1,22 @@
 package fschange
 
 import (
-	"bufio"
 	"os"
-	"path"
 	"strings"
 
-	"github.com/bmatcuk/doublestar/v4"
+	"github.com/gencode/gencode/internal/ignore"
 )
 
-// ignorer applies the .gitignore files met on the way down a walk.
+// ignorer applies the .gitignore files met on the way down a walk, with
+// the matcher the tools use (package ignore).
 type ignorer struct {
-	stack []ignoreFile
+	stack    []ignoreFile
+	patterns []ignore.Pattern // the stack's rules, shallowest file first
 }
 
 type ignoreFile struct {
 	base  string // directory of the .gitignore, relative to the root ("" for the root)
-	rules []ignoreRule
-}
-
-type ignoreRule struct {
-	pattern  string
-	negate   bool
-	dirOnly  bool
-	anchored bool // contains a slash: matched against the path from base
+	rules []ignore.Pattern
 }
 
 // push reads a .gitignore of directory base; it says whether it added one.
@@ -33,64 +26,37 @@ func (g *ignorer) push(file, base string) bool {
 		return false
 	}
 	defer f.Close()
-	var rules []ignoreRule
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), " \r")
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		var r ignoreRule
-		if strings.HasPrefix(line, "!") {
-			r.negate, line = true, line[1:]
-		}
-		line = strings.TrimPrefix(line, `\`)
-		if strings.HasSuffix(line, "/") {
-			r.dirOnly, line = true, strings.TrimSuffix(line, "/")
-		}
-		if strings.Contains(line, "/") {
-			r.anchored, line = true, strings.TrimPrefix(line, "/")
-		}
-		if line == "" {
-			continue
-		}
-		r.pattern = line
-		rules = append(rules, r)
-	}
+	rules := ignore.Parse(f, components(base))
 	if len(rules) == 0 {
 		return false
 	}
 	g.stack = append(g.stack, ignoreFile{base: base, rules: rules})
+	g.patterns = append(g.patterns, rules...)
 	return true
 }
 
-func (g *ignorer) pop() { g.stack = g.stack[:len(g.stack)-1] }
+func (g *ignorer) pop() {
+	top := g.stack[len(g.stack)-1]
+	g.stack = g.stack[:len(g.stack)-1]
+	g.patterns = g.patterns[:len(g.patterns)-len(top.rules)]
+}
 
-// ignored says whether rel (relative to the root) is ignored; the deepest
-// .gitignore and its last matching rule decide.
+// add puts a file read before on the stack.
+func (g *ignorer) add(f ignoreFile) {
+	g.stack = append(g.stack, f)
+	g.patterns = append(g.patterns, f.rules...)
+}
+
+// ignored says whether rel (relative to the root) is ignored: the last
+// matching rule decides, a deeper .gitignore's after its parents'.
 func (g *ignorer) ignored(rel string, isDir bool) bool {
-	for i := len(g.stack) - 1; i >= 0; i-- {
-		f := g.stack[i]
-		sub := rel
-		if f.base != "" {
-			sub = strings.TrimPrefix(rel, f.base+"/")
-		}
-		name := path.Base(rel)
-		for j := len(f.rules) - 1; j >= 0; j-- {
-			r := f.rules[j]
-			if r.dirOnly && !isDir {
-				continue
-			}
-			var ok bool
-			if r.anchored {
-				ok, _ = doublestar.Match(r.pattern, sub)
-			} else {
-				ok, _ = path.Match(r.pattern, name)
-			}
-			if ok {
-				return !r.negate
-			}
-		}
+	return ignore.Match(g.patterns, components(rel), isDir)
+}
+
+// components is a slash-separated path below the root as its parts.
+func components(rel string) []string {
+	if rel == "" {
+		return nil
 	}
-	return false
+	return strings.Split(rel, "/")
 }

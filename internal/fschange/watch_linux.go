@@ -61,7 +61,7 @@ func (w *watcher) ignored(rel string, isDir bool) bool {
 	g := ignorer{}
 	for _, f := range w.ign {
 		if f.base == "" || strings.HasPrefix(rel, f.base+"/") {
-			g.stack = append(g.stack, f)
+			g.add(f)
 		}
 	}
 	return g.ignored(rel, isDir)

@@ -85,7 +85,7 @@ type Config struct {
 	// gives OnRetry): the provider's message and body, what a server sent
 	// that was no answer, a URL. The configured APIKey is always replaced,
 	// literally, before Redact runs. Nil: the key only. gencode passes its
-	// secret rules (summarize.Redact), as for the log.
+	// secret rules (redact.Redact), as for the log.
 	Redact func(string) string
 }
 

@@ -33,6 +33,8 @@ type Store struct {
 	damage     damageLog
 	// quickCheckMax: see damage.go.
 	quickCheckMax int64
+	// classifier is the view policy's rule for the meter (WithClassifier).
+	classifier Classifier
 }
 
 // Option configures a Store.
@@ -472,8 +474,8 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...Message) (
 			full = m.Full
 		}
 		var c classification
-		if known {
-			if c, err = l.classify(ctx, tx, sessionID, m.Seq, factsOf(m)); err != nil {
+		if known && s.classifier != nil {
+			if c, err = l.classify(ctx, tx, s.classifier, sessionID, m.Seq, m); err != nil {
 				return nil, s.errorf("append message %d to session %s: %w", m.Seq, sessionID, err)
 			}
 		}

@@ -13,13 +13,10 @@ import (
 // tallySchema is the migration that lets the context meter add up a view
 // from a few rows instead of loading it (Tally). Each message records,
 // worked out once when it is appended:
-//   - plain: 1 when a request can carry it as it was stored, given the
-//     messages before it: an answer with text, calls with ids and JSON
-//     object arguments, a result that answers the next call of the
-//     assistant message before it, in order, with some output; 0 when the
-//     view policy may have to mend it (summarize's normalize, and a user
-//     message right after another or after a tool result: alternate); NULL for a
-//     message stored before this migration, not classified yet;
+//   - plain: how a request carries it as stored (Carried: AsIs, Mended,
+//     NoOutput), as the view policy's Classifier answered when it was
+//     appended; the store holds the answer, never the rule. NULL for a
+//     message stored before this migration or without a classifier;
 //   - call_seq and pending: the assistant message whose calls are being
 //     answered after this message, and how many of them still are;
 //   - dup_seq (assistant messages with calls): the last earlier result
@@ -49,23 +46,53 @@ const tallySchema = `ALTER TABLE messages ADD COLUMN plain INTEGER;
 	CREATE INDEX messages_big ON messages(session_id, tokens);`
 
 // noOutputSchema is the migration that tells results with no output
-// (plain 2, see plainNoOutput) from the messages the policy mends with
+// (plain 2, see NoOutput) from the messages the policy mends with
 // those around them; the ones classified before are classified again.
 const noOutputSchema = `CREATE INDEX messages_empty ON messages(session_id, seq) WHERE plain = 2;
 	UPDATE messages SET plain = NULL WHERE plain = 0 AND role = 'tool' AND content = '';`
 
-// link is the pairing of calls and results after a message of the log:
-// the assistant message (callSeq) whose calls are being answered, its
-// calls, and how many of them are still unanswered.
+// Carried is how a request carries a message as stored, as the view
+// policy's Classifier says at append time (the plain column; NULL: not
+// classified). The store only keeps the answer: the rules are the view's.
+type Carried int
+
+// The values of the plain column.
+const (
+	// Mended: the policy may mend it with the messages around it.
+	Mended Carried = 0
+	// AsIs: carried as stored, in any view that holds it and the messages
+	// since the last user message or answer carried as stored before it.
+	AsIs Carried = 1
+	// NoOutput is a result with no output, carried as is otherwise: the
+	// policy sends "(no output)" in its place, whatever is around it.
+	NoOutput Carried = 2
+)
+
+// Pairing is how the log after a message pairs calls and results: the
+// assistant message (CallSeq) whose calls are being answered, its Calls,
+// how many are still Pending, and the role of the message (Prev).
+type Pairing struct {
+	CallSeq int64
+	Calls   []ToolCall
+	Pending int
+	Prev    Role
+}
+
+// Classifier is the view policy's rule the store keeps the answers of
+// (view.Classify): how a request carries message m, given the pairing
+// before it, and the pairing after it. m is whole at append; a log
+// classified after an upgrade gives it with Content cut to its first 256
+// bytes and Meta holding only Deleted. Without one (WithClassifier) the
+// store classifies nothing and Tally says the view must be built.
+type Classifier func(p Pairing, seq int64, m Message) (Pairing, Carried)
+
+// WithClassifier gives the store the view policy's rule (see Classifier).
+func WithClassifier(c Classifier) Option { return func(s *Store) { s.classifier = c } }
+
+// link is the pairing after a message of the log, with the running sums.
 type link struct {
-	callSeq int64
-	calls   []ToolCall
-	pending int
-	cum     sums
-	// user and tool: the message was a user message, or a tool result. A
-	// user message right after either is mended by the request (summarize's
-	// alternate: joined, or given the answer its turn lacks).
-	user, tool bool
+	Pairing
+	cum sums
 }
 
 // sums are the running sums of the log up to a message (tallySchema).
@@ -73,95 +100,17 @@ type sums struct {
 	tokens, tools, toolTokens int64
 }
 
-// rowFacts is what classifying a message needs of it.
-type rowFacts struct {
-	tokens int64
-	role   Role
-	calls  []ToolCall
-	callID string
-	// empty: no text at all; blank: only white space (maybe: not sure).
-	empty, blank, deleted bool
-}
-
-func factsOf(m Message) rowFacts {
-	return rowFacts{tokens: int64(m.Tokens), role: m.Role, calls: m.ToolCalls, callID: m.ToolCallID, empty: m.Content == "",
-		blank: strings.TrimSpace(m.Content) == "", deleted: m.Meta.Deleted}
-}
-
-// next classifies a message following the link state l, and moves l past
-// it. The rules are summarize's normalize read backwards: a message is
-// plain when normalize leaves it as it is in any view that holds it and
-// the messages since the last user or plain answer before it.
-func (l *link) next(seq int64, f rowFacts) (plain int) {
-	cum := l.cum
-	cum.tokens += f.tokens
-	if f.role == RoleTool {
-		cum.tools++
-		cum.toolTokens += f.tokens
+// next classifies message m following the link state l with c, and moves
+// l past it.
+func (l *link) next(c Classifier, seq int64, m Message) Carried {
+	l.cum.tokens += int64(m.Tokens)
+	if m.Role == RoleTool {
+		l.cum.tools++
+		l.cum.toolTokens += int64(m.Tokens)
 	}
-	defer func() { l.cum = cum }()
-	switch {
-	case f.role == RoleTool:
-		if l.pending > 0 && f.callID == l.calls[len(l.calls)-l.pending].ID && !f.deleted {
-			plain = plainAsIs
-			if f.empty {
-				plain = plainNoOutput
-			}
-		}
-		if l.pending > 0 {
-			l.pending--
-		}
-		if l.pending == 0 {
-			*l = link{}
-		}
-		l.tool = true
-		return plain
-	case f.role == RoleAssistant && len(f.calls) > 0:
-		plain = plainIf(l.pending == 0 && callsPlain(f.calls))
-		*l = link{callSeq: seq, calls: f.calls, pending: len(f.calls)}
-		return plain
-	case f.role == RoleAssistant:
-		plain = plainIf(l.pending == 0 && !f.blank)
-	default:
-		plain = plainIf(l.pending == 0 && !(f.role == RoleUser && (l.user || l.tool)))
-	}
-	*l = link{user: f.role == RoleUser}
-	return plain
-}
-
-// The values of the plain column (NULL: not classified).
-const (
-	plainNot  = 0 // the policy may mend it with the messages around it
-	plainAsIs = 1
-	// plainNoOutput is a result with no output, plain otherwise: the
-	// policy sends "(no output)" in its place, whatever is around it.
-	plainNoOutput = 2
-)
-
-func plainIf(b bool) int {
-	if b {
-		return plainAsIs
-	}
-	return plainNot
-}
-
-// callsPlain reports whether a request can carry calls as stored: ids
-// set and distinct, arguments a JSON object.
-func callsPlain(calls []ToolCall) bool {
-	seen := map[string]bool{}
-	for _, c := range calls {
-		if c.ID == "" || seen[c.ID] || strings.TrimSpace(c.Arguments) == "" || !isJSONObject(c.Arguments) {
-			return false
-		}
-		seen[c.ID] = true
-	}
-	return true
-}
-
-// isJSONObject is summarize's test of a call's arguments.
-func isJSONObject(s string) bool {
-	var v map[string]json.RawMessage
-	return json.Unmarshal([]byte(s), &v) == nil && v != nil
+	var carried Carried
+	l.Pairing, carried = c(l.Pairing, seq, m)
+	return carried
 }
 
 // querier is a transaction or the database.
@@ -187,7 +136,7 @@ func linkAfter(ctx context.Context, q querier, sessionID string, seq int64) (l l
 		return link{}, false, err
 	}
 	l.cum = sums{tokens: cumTokens.Int64, tools: cumTools.Int64, toolTokens: cumToolTokens.Int64}
-	l.user, l.tool = Role(role) == RoleUser, Role(role) == RoleTool
+	l.Prev = Role(role)
 	if pending.Int64 <= 0 {
 		return l, true, nil
 	}
@@ -196,8 +145,8 @@ func linkAfter(ctx context.Context, q querier, sessionID string, seq int64) (l l
 		sessionID, callSeq.Int64).Scan(&calls); err != nil {
 		return link{}, false, err
 	}
-	l.callSeq, l.pending = callSeq.Int64, int(pending.Int64)
-	if err := json.Unmarshal([]byte(calls.String), &l.calls); err != nil || len(l.calls) < l.pending {
+	l.CallSeq, l.Pending = callSeq.Int64, int(pending.Int64)
+	if err := json.Unmarshal([]byte(calls.String), &l.Calls); err != nil || len(l.Calls) < l.Pending {
 		return link{}, false, nil
 	}
 	return l, true, nil
@@ -233,19 +182,19 @@ func (c classification) args() []any {
 // tallyCols are the columns a classification sets.
 const tallyCols = `plain, pending, call_seq, dup_seq, cum_tokens, cum_tools, cum_tool_tokens`
 
-func (l *link) classify(ctx context.Context, q querier, sessionID string, seq int64, f rowFacts) (classification, error) {
-	c := classification{}
-	if f.role == RoleAssistant && len(f.calls) > 0 {
-		d, err := dupSeq(ctx, q, sessionID, seq, f.calls)
+func (l *link) classify(ctx context.Context, q querier, c Classifier, sessionID string, seq int64, m Message) (classification, error) {
+	cl := classification{}
+	if m.Role == RoleAssistant && len(m.ToolCalls) > 0 {
+		d, err := dupSeq(ctx, q, sessionID, seq, m.ToolCalls)
 		if err != nil {
-			return c, err
+			return cl, err
 		}
-		c.dupSeq = d
+		cl.dupSeq = d
 	}
-	c.plain = l.next(seq, f)
-	c.pending, c.callSeq = l.pending, l.callSeq
-	c.cumTokens, c.cumTools, c.cumToolTokens = l.cum.tokens, l.cum.tools, l.cum.toolTokens
-	return c, nil
+	cl.plain = int(l.next(c, seq, m))
+	cl.pending, cl.callSeq = l.Pending, l.CallSeq
+	cl.cumTokens, cl.cumTools, cl.cumToolTokens = l.cum.tokens, l.cum.tools, l.cum.toolTokens
+	return cl, nil
 }
 
 // classifyChunk is how many messages classify reads at a time.
@@ -281,11 +230,10 @@ func (s *Store) classify(ctx context.Context, sessionID string) error {
 	defer upd.Close()
 	type row struct {
 		seq int64
-		f   rowFacts
+		m   Message
 	}
 	for from := first.Int64; ; {
-		rows, err := tx.QueryContext(ctx, `SELECT seq, tokens, role, tool_calls, tool_call_id, content = '',
-			CASE WHEN role = 'assistant' THEN substr(content, 1, 256) END,
+		rows, err := tx.QueryContext(ctx, `SELECT seq, tokens, role, tool_calls, tool_call_id, substr(content, 1, 256),
 			instr(coalesce(meta, ''), '"deleted":true') > 0
 			FROM messages WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?`, sessionID, from, classifyChunk)
 		if err != nil {
@@ -296,18 +244,17 @@ func (s *Store) classify(ctx context.Context, sessionID string) error {
 			var r row
 			var role string
 			var calls, head sql.NullString
-			if err := rows.Scan(&r.seq, &r.f.tokens, &role, &calls, &r.f.callID, &r.f.empty, &head, &r.f.deleted); err != nil {
+			if err := rows.Scan(&r.seq, &r.m.Tokens, &role, &calls, &r.m.ToolCallID, &head, &r.m.Meta.Deleted); err != nil {
 				rows.Close()
 				return fmt.Errorf("classify messages of session %s: %w", sessionID, err)
 			}
-			r.f.role = Role(role)
-			if calls.String != "" && json.Unmarshal([]byte(calls.String), &r.f.calls) != nil {
-				r.f.calls = []ToolCall{{}} // undecodable: never plain
+			r.m.Seq, r.m.Role = r.seq, Role(role)
+			if calls.String != "" && json.Unmarshal([]byte(calls.String), &r.m.ToolCalls) != nil {
+				r.m.ToolCalls = []ToolCall{{}} // undecodable: never carried as is
 			}
-			// A long text whose first 256 characters are white space is
-			// taken as blank: not plain, which only costs the meter its
-			// shortcut.
-			r.f.blank = strings.TrimSpace(head.String) == ""
+			// The first 256 bytes: a long text whose head is white space is
+			// taken as blank, which only costs the meter its shortcut.
+			r.m.Content = head.String
 			chunk = append(chunk, r)
 		}
 		rows.Close()
@@ -315,7 +262,7 @@ func (s *Store) classify(ctx context.Context, sessionID string) error {
 			return fmt.Errorf("classify messages of session %s: %w", sessionID, err)
 		}
 		for _, r := range chunk {
-			c, err := l.classify(ctx, tx, sessionID, r.seq, r.f)
+			c, err := l.classify(ctx, tx, s.classifier, sessionID, r.seq, r.m)
 			if err != nil {
 				return fmt.Errorf("classify message %d of session %s: %w", r.seq, sessionID, err)
 			}
@@ -436,7 +383,7 @@ func (s *Store) tally(ctx context.Context, t Tally, r TallyRule) (Tally, error) 
 		return t, err
 	}
 	if unclassified {
-		if s.readOnly {
+		if s.readOnly || s.classifier == nil {
 			return t, nil // not plain: the view must be built
 		}
 		if err := s.classify(ctx, id); err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/session"
-	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // legacyVersion is the schema version before the meter's columns.
@@ -74,14 +74,14 @@ func TestMeterAfterUpgrade(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	id := writeLegacyStore(t, dir, 60)
-	st, err := session.Open(ctx, dir)
+	st, err := session.Open(ctx, dir, session.WithClassifier(view.Classify))
 	require.NoError(t, err)
 	defer st.Close()
 	var version int
 	require.NoError(t, st.DB().QueryRow(`PRAGMA user_version`).Scan(&version))
 	require.Equal(t, len(session.Migrations), version)
 
-	p := summarize.NewPolicy(summarize.ViewConfig{Window: 8000, SystemPrompt: "You are gencode.", Overhead: 300, MaskAfter: 4})
+	p := view.NewPolicy(view.Config{Window: 8000, SystemPrompt: "You are gencode.", Overhead: 300, MaskAfter: 4})
 	rule := session.TallyRule{Mask: func(n int) int { return max(0, (n-4)/2*2) }, Room: p.MessageRoom(), CapTokens: p.CapTokens()}
 	check := func(at string) {
 		t.Helper()
@@ -121,7 +121,7 @@ func TestAppendToAnUnclassifiedLog(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	id := writeLegacyStore(t, dir, 3)
-	st, err := session.Open(ctx, dir)
+	st, err := session.Open(ctx, dir, session.WithClassifier(view.Classify))
 	require.NoError(t, err)
 	defer st.Close()
 	_, err = st.Append(ctx, id, session.Message{Role: session.RoleUser, Content: "next", Tokens: 5})
@@ -156,10 +156,10 @@ func TestNoOutputAfterUpgrade(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, st.Close())
 
-	st, err = session.Open(ctx, dir)
+	st, err = session.Open(ctx, dir, session.WithClassifier(view.Classify))
 	require.NoError(t, err)
 	defer st.Close()
-	p := summarize.NewPolicy(summarize.ViewConfig{Window: 8000, SystemPrompt: "You are gencode."})
+	p := view.NewPolicy(view.Config{Window: 8000, SystemPrompt: "You are gencode."})
 	tally, err := st.Tally(ctx, sess.ID, session.TallyRule{Mask: func(int) int { return 0 }, Room: p.MessageRoom(), CapTokens: p.CapTokens()})
 	require.NoError(t, err)
 	require.True(t, tally.Plain, "summed in SQL")
@@ -186,7 +186,7 @@ func BenchmarkUpgrade(b *testing.B) {
 				id := writeLegacyStore(b, dir, turns)
 				b.StartTimer()
 				start := time.Now()
-				st, err := session.Open(ctx, dir)
+				st, err := session.Open(ctx, dir, session.WithClassifier(view.Classify))
 				require.NoError(b, err)
 				open += time.Since(start)
 				start = time.Now()
@@ -219,7 +219,7 @@ func TestUserAfterUserIsNotPlain(t *testing.T) {
 	require.True(t, tally.Plain)
 	require.NoError(t, st.Close())
 
-	st, err = session.Open(ctx, dir) // the next message comes from another run
+	st, err = session.Open(ctx, dir, session.WithClassifier(view.Classify)) // the next message comes from another run
 	require.NoError(t, err)
 	defer st.Close()
 	_, err = st.Append(ctx, sess.ID, session.Message{Role: session.RoleUser, Content: "fix it", Tokens: 5})
@@ -232,7 +232,7 @@ func TestUserAfterUserIsNotPlain(t *testing.T) {
 // openSession opens a store in dir with a new session in it.
 func openSession(t *testing.T, dir string) (*session.Store, session.Session) {
 	t.Helper()
-	st, err := session.Open(context.Background(), dir)
+	st, err := session.Open(context.Background(), dir, session.WithClassifier(view.Classify))
 	require.NoError(t, err)
 	sess, err := st.CreateSession(context.Background(), "/w", "m")
 	require.NoError(t, err)

@@ -1,7 +1,7 @@
 // Package session stores conversations: an append-only log of messages per
 // session and the summaries that cover ranges of it, in one SQLite file.
 // LoadView returns a session's active summaries and the messages after
-// them; what the model is sent from that is summarize.Policy's decision.
+// them; what the model is sent from that is view.Policy's decision.
 // The log is the truth: a message is written once and never rewritten;
 // summaries are stored beside it.
 package session

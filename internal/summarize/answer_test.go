@@ -76,7 +76,7 @@ func TestSummarizerRejectsUnusableAnswers(t *testing.T) {
 			l := newLog(t, store)
 			seedTurns(l, 1, max(tt.turns, 16))
 			llm := &fakeLLM{answer: func(r Request) (Completion, error) { return Completion{Text: tt.answer(r)}, nil }}
-			s := New(store, llm, charCounter{}, testConfig(200000))
+			s := newSummarizer(store, llm, charCounter{}, testConfig(200000))
 			defer s.Close()
 			rep, err := s.SummarizeNow(context.Background(), l.id, "")
 			require.NoError(t, err)
@@ -118,7 +118,7 @@ func TestStoredSummaryHasNoEscapeCodes(t *testing.T) {
 	llm := &fakeLLM{answer: func(Request) (Completion, error) {
 		return Completion{}, errors.New("provider error 500: \x1b]52;c;cm0gLXJm\x07\x1b[2J boom")
 	}}
-	s := New(store, llm, charCounter{}, testConfig(200000))
+	s := newSummarizer(store, llm, charCounter{}, testConfig(200000))
 	defer s.Close()
 	_, err := s.SummarizeNow(context.Background(), l.id, "")
 	require.NoError(t, err)

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gencode/gencode/internal/facts"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // mode is why a compaction runs; it decides how far the range may reach
@@ -191,7 +193,7 @@ func (s *Summarizer) plan(ctx context.Context, st *sessState, id string, m mode,
 	fixed := s.fixedCost()
 	c := &compaction{mode: m, id: id, focus: focus, view: v, before: s.view.Tokens(v), b: s.budgets(fixed)}
 	c.eff = st.effective(c.before)
-	tailBudget := c.b.goal - fixed - min(c.b.block, blockTokens(v.Summaries)+c.b.perSummary)
+	tailBudget := c.b.goal - fixed - min(c.b.block, view.BlockTokens(v.Summaries)+c.b.perSummary)
 	if m == modeOverflow {
 		tailBudget = tailBudget * 3 / 4
 	}
@@ -235,7 +237,7 @@ func (s *Summarizer) plan(ctx context.Context, st *sessState, id string, m mode,
 		// would no longer be recognized.
 		c.rng = redactMessages(c.rng)
 	}
-	c.facts = extract(c.rng, s.cfg.PreserveSystem)
+	c.facts = facts.Extract(c.rng, s.cfg.PreserveSystem)
 	c.facts.SessionID, c.facts.FromSeq, c.facts.ToSeq, c.facts.Focus = id, c.rng[0].Seq, c.rng[len(c.rng)-1].Seq, focus
 	c.words = s.words(c.rangeTokens, c.b, s.summaryWindow())
 
@@ -303,7 +305,7 @@ func (s *Summarizer) write(ctx, lctx context.Context, st *sessState, c *compacti
 	}
 	if llmErr != nil {
 		sum.Fallback = true
-		sum.FallbackReason = oneLine(clip(redactString(llmErr.Error(), s.cfg.RedactSecrets), 300))
+		sum.FallbackReason = facts.OneLine(facts.Clip(redactString(llmErr.Error(), s.cfg.RedactSecrets), 300))
 		sum.Model = ""
 	}
 	s.finish(&sum, c.b)
@@ -373,7 +375,7 @@ func (s *Summarizer) finish(sum *session.Summary, b budgets) {
 	if strings.TrimSpace(sum.Content) == "" {
 		sum.KeepChars = b.keepCharsFallback
 	}
-	text := RenderSummary(*sum)
+	text := view.RenderSummary(*sum)
 	sum.TokenCount = s.counter.Count(text)
 	sum.TokenKey = ""
 	// A counter whose vocabulary did not load estimates: that count is not
@@ -383,7 +385,7 @@ func (s *Summarizer) finish(sum *session.Summary, b budgets) {
 		Err() error
 	})
 	if ok && e.Err() == nil {
-		sum.TokenKey = tokenKey(e.Encoding(), text)
+		sum.TokenKey = view.TokenKey(e.Encoding(), text)
 	}
 	if sum.GeneratedAt.IsZero() {
 		sum.GeneratedAt = s.cfg.Now()

@@ -69,8 +69,7 @@ func simulateSession(tb testing.TB, turns, window int) costResult {
 	store := openStore(tb)
 	l := newLog(tb, store)
 	cfg := testConfig(window)
-	cfg.FixedCost = 1000
-	s := New(store, &fakeLLM{answer: sizedLLM}, charCounter{}, cfg)
+	s := New(store, &fakeLLM{answer: sizedLLM}, charCounter{}, testPolicy(charCounter{}, cfg, 1000), cfg)
 	defer s.Close()
 	rng := rand.New(rand.NewSource(42))
 	text := func(tokens int) string {

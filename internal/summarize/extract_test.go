@@ -1,39 +1,21 @@
 package summarize
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
+	"github.com/gencode/gencode/internal/facts"
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/session/sessiontest"
+	"github.com/gencode/gencode/internal/view"
+	"github.com/stretchr/testify/require"
 )
-
-func msg(role session.Role, content string) session.Message {
-	return session.Message{Role: role, Content: content, Tokens: 10}
-}
-
-func toolCallMsg(ids ...string) session.Message {
-	m := msg(session.RoleAssistant, "")
-	for _, id := range ids {
-		m.ToolCalls = append(m.ToolCalls, session.ToolCall{ID: id, Name: "Bash", Arguments: `{"command":"ls"}`})
-	}
-	return m
-}
-
-func toolResult(id string) session.Message {
-	m := msg(session.RoleTool, "out")
-	m.ToolCallID = id
-	return m
-}
 
 func TestSelectRange(t *testing.T) {
 	t.Parallel()
@@ -76,61 +58,6 @@ func TestSelectRange(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestExtract(t *testing.T) {
-	t.Parallel()
-	exit0, exit2 := 0, 2
-	calls := []struct {
-		name, args string
-		meta       session.Meta
-	}{
-		{"Write", `{"file_path":"/w/a.go","content":"package a"}`, session.Meta{}},
-		{"Edit", `{"file_path":"/w/b.go","old_string":"x","new_string":"y"}`, session.Meta{}},
-		{"Edit", `{"file_path":"/w/failed.go","old_string":"x","new_string":"y"}`, session.Meta{Failed: true}},
-		{"Write", `{"file_path":"/w/denied.go","content":"x"}`, session.Meta{Denied: true}},
-		{"Read", `{"file_path":"/w/c.go"}`, session.Meta{}},
-		{"Bash", `{"command":"go test ./..."}`, session.Meta{ExitCode: &exit2, Failed: true}},
-		{"Bash", `{"command":"go build ./..."}`, session.Meta{ExitCode: &exit0}},
-		{"Bash", `{"command":"rm -rf /"}`, session.Meta{Denied: true}},
-		// Tools of other agents, as imported sessions name them.
-		{"str_replace_editor", `{"command":"create","path":"/w/d.py","file_text":"x"}`, session.Meta{}},
-		{"str_replace_editor", `{"command":"view","path":"/w/e.py"}`, session.Meta{}},
-		{"MultiEdit", `{"file_path":"/w/f.ts","edits":[{"old_string":"a","new_string":"b"}]}`, session.Meta{}},
-		{"NotebookEdit", `{"notebook_path":"/w/g.ipynb","new_source":"x"}`, session.Meta{}},
-		{"apply_patch", `{"input":"*** Begin Patch\n*** Update File: /w/h.rs\n@@\n-a\n+b\n*** End Patch"}`, session.Meta{}},
-		{"run_terminal_cmd", `{"command":"npm test","is_background":false}`, session.Meta{}},
-		{"create_file", `{"path":"/w/i.md","content":"x"}`, session.Meta{}},
-		{"Glob", `{"pattern":"**/*.go"}`, session.Meta{}},
-		{"Write", `{"file_path":"/w/cut.go","content":"unterminated`, session.Meta{}},
-	}
-	var msgs []session.Message
-	msgs = append(msgs, msg(session.RoleUser, "Build the parser. Never touch vendor/. Please be quick."))
-	for i, c := range calls {
-		id := "c" + string(rune('a'+i))
-		msgs = append(msgs, session.Message{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: id, Name: c.name, Arguments: c.args}}})
-		msgs = append(msgs, session.Message{Role: session.RoleTool, ToolCallID: id, Name: c.name, Content: "result", Meta: c.meta})
-	}
-	msgs = append(msgs, msg(session.RoleAssistant, "I decided to use a recursive descent parser. It works."))
-	msgs = append(msgs, msg(session.RoleUser, "Now add tests for the lexer\nand the parser."))
-
-	sum := extract(msgs, true)
-	require.Equal(t, []string{"/w/a.go", "/w/b.go", "/w/d.py", "/w/f.ts", "/w/g.ipynb", "/w/h.rs", "/w/i.md", "/w/cut.go"}, sum.FilesModified)
-	require.Equal(t, []string{"/w/c.go", "/w/e.py"}, sum.FilesRead)
-	require.Equal(t, []string{"go test ./...", "go build ./...", "npm test"}, sum.Commands)
-	require.Equal(t, "Now add tests for the lexer\nand the parser.", sum.LastUserRequest)
-	require.Equal(t, []string{"Never touch vendor/."}, sum.UserConstraints)
-	require.Equal(t, []string{"I decided to use a recursive descent parser."}, sum.KeyDecisions)
-	require.Len(t, sum.UserRequests, 2)
-
-	uses := map[string]session.ToolUsage{}
-	for _, u := range sum.ToolsUsed {
-		uses[u.Tool] = u
-	}
-	require.Equal(t, 3, uses["Bash"].Count)
-	require.Equal(t, "go test ./... (exit 2)", uses["Bash"].NotableUses[0], "failures are notable first")
-	require.Contains(t, uses["Bash"].NotableUses, "rm -rf / (denied)")
-	require.Equal(t, 1, uses["Glob"].Count)
 }
 
 func TestParseNarrative(t *testing.T) {
@@ -186,134 +113,8 @@ func importSession(t *testing.T, store *session.Store, path string) *logBuilder 
 func importSessionN(t *testing.T, store *session.Store, path string, n int) *logBuilder {
 	t.Helper()
 	l := newLog(t, store)
-	l.add(readSessionN(t, path, n)...)
+	l.add(sessiontest.ReadOpenAI(t, path, n)...)
 	return l
-}
-
-// readSessionN reads the first n messages of a session file (OpenAI chat
-// messages, one a line).
-func readSessionN(t testing.TB, path string, n int) []session.Message {
-	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
-	type wireCall struct {
-		ID       string `json:"id"`
-		Function struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	}
-	var batch []session.Message
-	names := map[string]string{}
-	for len(batch) < n && sc.Scan() {
-		var w struct {
-			Role       string          `json:"role"`
-			Content    *string         `json:"content"`
-			ToolCalls  json.RawMessage `json:"tool_calls"`
-			ToolCallID string          `json:"tool_call_id"`
-		}
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &w))
-		m := session.Message{Role: session.Role(w.Role), ToolCallID: w.ToolCallID}
-		if w.Content != nil {
-			m.Content = *w.Content
-		}
-		if len(w.ToolCalls) > 0 && string(w.ToolCalls) != "null" {
-			var calls []wireCall
-			raw := w.ToolCalls
-			var s string
-			if json.Unmarshal(raw, &s) == nil { // some lines hold the calls as a JSON string
-				raw = json.RawMessage(s)
-			}
-			require.NoError(t, json.Unmarshal(raw, &calls), string(raw))
-			for _, c := range calls {
-				m.ToolCalls = append(m.ToolCalls, session.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
-				names[c.ID] = c.Function.Name
-			}
-		}
-		if m.Role == session.RoleTool {
-			m.Name = names[m.ToolCallID]
-		}
-		batch = append(batch, m)
-	}
-	require.NoError(t, sc.Err())
-	return batch
-}
-
-// TestExtractRealSessions checks the extraction against the ground truth
-// computed from the raw recordings of real sessions (Claude Code and
-// SWE-agent, with tool names gencode does not define).
-func TestExtractRealSessions(t *testing.T) {
-	t.Parallel()
-	shared, err := filepath.Glob(filepath.Join(openaitest.SharedTestdata(t), "sessions", "*.openai.jsonl"))
-	require.NoError(t, err)
-	require.NotEmpty(t, shared)
-	// The project's own: bash-only and SWE-agent sessions whose ground
-	// truth is their final patch.
-	own, err := filepath.Glob(filepath.Join("testdata", "sessions", "*.openai.jsonl"))
-	require.NoError(t, err)
-	require.Len(t, own, 3)
-	for _, f := range append(shared, own...) {
-		name := strings.TrimSuffix(filepath.Base(f), ".openai.jsonl")
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			truth := readTruth(t, strings.TrimSuffix(f, ".openai.jsonl")+".ground_truth.json")
-			l := importSession(t, openStore(t), f)
-			sum := extract(l.allMessages(), true)
-			require.Subset(t, sum.FilesModified, truth.modified())
-			for _, f := range truth.FinalPatch {
-				require.True(t, slices.ContainsFunc(sum.FilesModified, endsWithPath(f)), "%s of the final patch is not in %q", f, sum.FilesModified)
-			}
-			for _, f := range truth.DeletedByShell {
-				require.False(t, slices.ContainsFunc(sum.FilesModified, endsWithPath(f)), "%s was removed in the session, yet listed in %q", f, sum.FilesModified)
-			}
-			require.Subset(t, sum.Commands, truth.Commands)
-			if strings.HasPrefix(f, "testdata") {
-				// Exactly the patch: nothing more is listed as modified.
-				require.Len(t, sum.FilesModified, len(truth.FinalPatch), "%q", sum.FilesModified)
-			}
-			if truth.Created != nil {
-				require.ElementsMatch(t, *truth.Created, sum.FilesCreated)
-			}
-		})
-	}
-}
-
-// groundTruth is what a recorded session's ground_truth.json says.
-type groundTruth struct {
-	Files          []string  `json:"files_written_or_edited"`
-	Commands       []string  `json:"shell_command_list"`
-	DeletedByShell []string  `json:"files_deleted_by_shell"`
-	FinalPatch     []string  `json:"final_patch_files"`
-	Created        *[]string `json:"files_created"`
-}
-
-func readTruth(t *testing.T, file string) groundTruth {
-	t.Helper()
-	var truth groundTruth
-	b, err := os.ReadFile(file)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &truth))
-	return truth
-}
-
-// modified is the net effect: the files written or edited, less those the
-// session removed again.
-func (g groundTruth) modified() []string {
-	var out []string
-	for _, f := range g.Files {
-		if !slices.ContainsFunc(g.DeletedByShell, func(d string) bool { return endsWithPath(d)(f) }) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// endsWithPath matches p itself or a path ending in /p.
-func endsWithPath(p string) func(string) bool {
-	return func(s string) bool { return s == p || strings.HasSuffix(s, "/"+p) }
 }
 
 // TestRealSessionAgainstTheReference summarizes the first 132 messages of a
@@ -332,7 +133,7 @@ func TestRealSessionAgainstTheReference(t *testing.T) {
 	llm := &fakeLLM{}
 	cfg := testConfig(32768)
 	cfg.SummaryWindow = 8192
-	s := New(store, llm, charCounter{}, cfg)
+	s := newSummarizer(store, llm, charCounter{}, cfg)
 	defer s.Close()
 	rep, err := s.SummarizeNow(context.Background(), l.id, "")
 	require.NoError(t, err)
@@ -344,7 +145,7 @@ func TestRealSessionAgainstTheReference(t *testing.T) {
 		require.Less(t, charCounter{}.Count(r.System+r.Prompt)+r.MaxTokens, cfg.SummaryWindow)
 	}
 	v := l.view()
-	files := append(append([]string{}, sum.FilesModified...), extract(v.Messages, false).FilesModified...)
+	files := append(append([]string{}, sum.FilesModified...), facts.Extract(v.Messages, false).FilesModified...)
 	const root = "/home/USER/projects/spotter-worktrees/spotter-dov/"
 	for _, f := range files {
 		require.True(t, strings.HasPrefix(f, root), f)
@@ -360,6 +161,42 @@ func TestRealSessionAgainstTheReference(t *testing.T) {
 	}
 	require.NotEmpty(t, sum.Commands)
 	require.Contains(t, sum.Commands, "bd show spotter-dov")
+}
+
+// TestSummaryBlockNamesDeletionsAndReverts: the block the model reads
+// after a compaction says which files the range deleted and which it put
+// back as committed, not only which it modified; otherwise the model
+// would go on reading and editing files that are gone or changed back.
+func TestSummaryBlockNamesDeletionsAndReverts(t *testing.T) {
+	t.Parallel()
+	sum := facts.Extract(logOf(
+		bash(`printf 'x\n' > scratch.txt`, ""),
+		bash("sed -i 's/a/A/' main.go", ""),
+		bash("rm old.go", ""),
+		bash("git checkout -- main.go", ""),
+	), true)
+	block := view.RenderSummary(sum)
+	require.Contains(t, block, "Files modified: scratch.txt\n")
+	require.Contains(t, block, "Files deleted: old.go\n")
+	require.Contains(t, block, "Files reverted to their committed state: main.go\n")
+}
+
+func msg(role session.Role, content string) session.Message {
+	return session.Message{Role: role, Content: content, Tokens: 10}
+}
+
+func toolCallMsg(ids ...string) session.Message {
+	m := msg(session.RoleAssistant, "")
+	for _, id := range ids {
+		m.ToolCalls = append(m.ToolCalls, session.ToolCall{ID: id, Name: "Bash", Arguments: `{"command":"ls"}`})
+	}
+	return m
+}
+
+func toolResult(id string) session.Message {
+	m := msg(session.RoleTool, "out")
+	m.ToolCallID = id
+	return m
 }
 
 // logOf builds a log from calls and their results.
@@ -381,151 +218,4 @@ func logOf(calls ...fxCall) []session.Message {
 func bash(command, result string) fxCall {
 	b, _ := json.Marshal(map[string]string{"command": command})
 	return fxCall{name: "Bash", args: string(b), result: result}
-}
-
-// TestExtractShellChanges: files changed only through the shell, in an
-// imported session (no observation), are read from the commands: in-place
-// edits, redirections, a script the session wrote, renames and removals,
-// with the net effect.
-func TestExtractShellChanges(t *testing.T) {
-	t.Parallel()
-	sum := extract(logOf(
-		bash("sed -i 's/a/A/' a.txt", ""),
-		bash(`printf 'b\n' > b.txt`, ""),
-		bash("cat > gen.py <<'EOF'\nfor name in ['c.txt', 'd.txt']:\n    pass\nopen('c.txt', 'w').write('c')\nwith open(\"d.txt\", \"w\") as f:\n    f.write('d')\nEOF", ""),
-		bash("python3 gen.py", ""),
-		bash("mv b.txt e.txt", ""),
-		bash("rm c.txt d0.txt", ""),
-		bash("cat notes.md && grep -n TODO main.go", ""),
-	), true)
-	require.Equal(t, []string{"a.txt", "gen.py", "d.txt", "e.txt"}, sum.FilesModified)
-	require.Equal(t, []string{"gen.py", "d.txt", "e.txt"}, sum.FilesCreated)
-	require.Equal(t, []string{"d0.txt"}, sum.FilesDeleted)
-	require.Equal(t, []string{"notes.md", "main.go"}, sum.FilesRead)
-}
-
-// TestSummaryBlockNamesDeletionsAndReverts: the block the model reads
-// after a compaction says which files the range deleted and which it put
-// back as committed, not only which it modified; otherwise the model
-// would go on reading and editing files that are gone or changed back.
-func TestSummaryBlockNamesDeletionsAndReverts(t *testing.T) {
-	t.Parallel()
-	sum := extract(logOf(
-		bash(`printf 'x\n' > scratch.txt`, ""),
-		bash("sed -i 's/a/A/' main.go", ""),
-		bash("rm old.go", ""),
-		bash("git checkout -- main.go", ""),
-	), true)
-	block := RenderSummary(sum)
-	require.Contains(t, block, "Files modified: scratch.txt\n")
-	require.Contains(t, block, "Files deleted: old.go\n")
-	require.Contains(t, block, "Files reverted to their committed state: main.go\n")
-}
-
-// TestExtractOtherAgents: the vocabularies of other agents on import, a
-// script fixed through a file shown earlier, diffs in results, and edits
-// that were refused.
-func TestExtractOtherAgents(t *testing.T) {
-	t.Parallel()
-	sum := extract(logOf(
-		// SWE-agent: edit names no file; the open one, or its result's.
-		bash("open src/models.py", "[File: /repo/src/models.py (300 lines total)]\n(Current directory: /repo)"),
-		bash("edit 10:12\n    x = 1\nend_of_edit", "Your proposed edit has introduced new syntax error(s)."),
-		bash("edit 10:12\n    x = 1\nend_of_edit", "[File: /repo/src/models.py (301 lines total)]\n(Current directory: /repo)"),
-		bash("create reproduce.py", "[File: /repo/reproduce.py (1 lines total)]\n(Current directory: /repo)"),
-		bash("rm reproduce.py", "(Current directory: /repo)"),
-		// OpenHands' editor; a refused replacement changes nothing.
-		fxCall{name: "str_replace_editor", args: `{"command":"str_replace","path":"/repo/a.py","old_str":"x","new_str":"y"}`, result: "ERROR:\nNo replacement was performed, old_str `x` did not appear verbatim in /repo/a.py."},
-		fxCall{name: "str_replace_editor", args: `{"command":"create","path":"/repo/fix.py","file_text":"p = 'lib/core.py'\ns = open(p).read()\nwith open(p, 'w') as f:\n    f.write(s)\n"}`, result: "File created successfully at: /repo/fix.py"},
-		fxCall{name: "execute_bash", args: `{"command":"cd /repo && python fix.py"}`, result: ""},
-		// Codex.
-		fxCall{name: "apply_patch", args: `{"input":"*** Begin Patch\n*** Add File: docs/new.md\n+x\n*** Delete File: old.md\n*** End Patch"}`, result: "Done"},
-		// Claude Code's Edit that found nothing.
-		fxCall{name: "Edit", args: `{"file_path":"/repo/b.py","old_string":"q","new_string":"r"}`, result: "<tool_use_error>String to replace not found in file.</tool_use_error>"},
-		// A submitted patch names a file changed in a way the log did not show.
-		fxCall{name: "submit", args: `{}`, result: "diff --git a/src/util.py b/src/util.py\n--- a/src/util.py\n+++ b/src/util.py\n@@ -1 +1 @@\n-a\n+b\n"},
-	), true)
-	require.Equal(t, []string{"/repo/src/models.py", "/repo/fix.py", "/repo/lib/core.py", "/repo/docs/new.md", "/repo/src/util.py"}, sum.FilesModified)
-	require.Equal(t, []string{"/repo/fix.py", "/repo/docs/new.md"}, sum.FilesCreated)
-	require.Equal(t, []string{"/repo/old.md"}, sum.FilesDeleted)
-}
-
-// TestExtractObservedChanges: gencode's Bash records what it saw on the
-// filesystem; that is the truth, whatever the command line says.
-func TestExtractObservedChanges(t *testing.T) {
-	t.Parallel()
-	c := bash("./build.sh && rm -f out.log", "")
-	c.meta = session.Meta{Tool: "Bash", Command: "./build.sh && rm -f out.log", Changes: &session.FileChanges{
-		Observed: true, Created: []string{"dist/app"}, Modified: []string{"version.txt"}, Deleted: []string{"out.log"}}}
-	sum := extract(logOf(c), true)
-	require.Equal(t, []string{"dist/app", "version.txt"}, sum.FilesModified)
-	require.Equal(t, []string{"dist/app"}, sum.FilesCreated)
-	require.Equal(t, []string{"out.log"}, sum.FilesDeleted)
-}
-
-// TestExtractMCPChanges: an MCP tool's observed changes are the files it
-// touched, whatever its name or arguments suggest; the call counts in the
-// tool usage like any other.
-func TestExtractMCPChanges(t *testing.T) {
-	t.Parallel()
-	c := fxCall{name: "mcp__fs__write_file", args: `{"path":"guess.txt","content":"x"}`, result: "ok",
-		meta: session.Meta{Tool: "mcp__fs__write_file", Changes: &session.FileChanges{Observed: true, Created: []string{"real.txt"}}}}
-	sum := extract(logOf(c, c), true)
-	require.Equal(t, []string{"real.txt"}, sum.FilesCreated)
-	require.Equal(t, []string{"real.txt"}, sum.FilesModified)
-	require.Len(t, sum.ToolsUsed, 1)
-	require.Equal(t, "mcp__fs__write_file", sum.ToolsUsed[0].Tool)
-	require.Equal(t, 2, sum.ToolsUsed[0].Count)
-}
-
-// TestUnionNetEffect: merged summaries keep the net effect across their
-// ranges: created in one and removed in a later one is gone; a revert in
-// a later range undoes an earlier change; a rename is old -> new.
-func TestUnionNetEffect(t *testing.T) {
-	t.Parallel()
-	first := extract(logOf(
-		bash("echo x > tmp.py && sed -i 's/a/b/' keep.py reverted.py", ""),
-		bash("echo y > old_name.py", ""),
-	), true)
-	second := extract(logOf(
-		bash("rm tmp.py && git checkout -- reverted.py && mv old_name.py new_name.py && rm gone.py", ""),
-	), true)
-	u := union([]session.Summary{first, second})
-	require.Equal(t, []string{"keep.py", "new_name.py"}, u.FilesModified)
-	require.Equal(t, []string{"new_name.py"}, u.FilesCreated)
-	require.Equal(t, []string{"gone.py"}, u.FilesDeleted)
-	// Merging again keeps it.
-	third := extract(logOf(bash("git checkout -- keep.py", "")), true)
-	u = union([]session.Summary{u, third})
-	require.Equal(t, []string{"new_name.py"}, u.FilesModified)
-}
-
-// TestExtractQuotedContext: an imported system message kept as quoted
-// context in a user message is a system note, not a user request, and a
-// quoted orphan result is neither; FactsOf reads a log as it streams by
-// and gets what Facts gets.
-func TestExtractQuotedContext(t *testing.T) {
-	t.Parallel()
-	msgs := append([]session.Message{
-		{Role: session.RoleUser, Content: "[Quoted from the imported transcript: its system message. It is context, not an instruction.]\n> You are SWE-agent.", Meta: session.Meta{Quoted: "system"}},
-		{Role: session.RoleUser, Content: "[Quoted ...]\n> stray", Meta: session.Meta{Quoted: "tool"}},
-		// A "!command"'s output the TUI kept: read, not a request.
-		{Role: session.RoleUser, Content: "<shell-output>\n$ git status\nclean\n</shell-output>", Meta: session.Meta{Shell: true}},
-	}, logOf(bash("sed -i s/a/b/ f.py", ""))...)
-	sum := extract(msgs, true)
-	require.Equal(t, []string{"fix it"}, sum.UserRequests)
-	require.Equal(t, "fix it", sum.LastUserRequest)
-	require.Len(t, sum.SystemNotes, 1)
-	require.Contains(t, sum.SystemNotes[0], "> You are SWE-agent.")
-	require.Equal(t, []string{"f.py"}, sum.FilesModified)
-
-	streamed, err := FactsOf(func(yield func(session.Message, error) bool) {
-		for _, m := range msgs {
-			if !yield(m, nil) {
-				return
-			}
-		}
-	})
-	require.NoError(t, err)
-	require.Equal(t, Facts(msgs), streamed)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // Every summary request is measured, before it is sent, against the window
@@ -47,10 +48,9 @@ const (
 	// after a refusal. Each refusal shrinks the window by a tenth at least,
 	// so this is a guard, not the policy.
 	maxReplans = 12
-	// messageFraming and replyPriming are what a chat request adds to its
-	// messages' texts: per message, and once for the answer.
-	messageFraming = 4
-	replyPriming   = 3
+	// replyPriming is what a chat request adds once for the answer
+	// (tokens.ReplyPriming).
+	replyPriming = 3
 )
 
 // summaryWindow is the window summary requests are sent to: the
@@ -151,7 +151,7 @@ func (f fit) refused(err error, sent int) bool {
 	} else {
 		w /= 2
 	}
-	f.s.learnWindow(max(1, w), oe.Window, errors.Is(oe, ErrPromptCut))
+	f.s.learnWindow(max(1, w), oe.Window, errors.Is(oe, view.ErrPromptCut))
 	return true
 }
 
@@ -164,7 +164,13 @@ func (f fit) tooSmall() error {
 // two messages with their framing, the reply priming and the answer's
 // max tokens.
 func (s *Summarizer) requestTokens(req Request) int {
-	return s.counter.Count(req.System) + s.counter.Count(req.Prompt) + 2*messageFraming + replyPriming + req.MaxTokens
+	return s.textTokens(session.RoleSystem, req.System) + s.textTokens(session.RoleUser, req.Prompt) + replyPriming + req.MaxTokens
+}
+
+// textTokens is what a message of role holding text takes in a request:
+// the one formula (view.MessageTokens) over the summarizer's tokenizer.
+func (s *Summarizer) textTokens(role session.Role, text string) int {
+	return view.MessageTokens(s.counter.Count, session.Message{Role: role, Content: text})
 }
 
 // fitText cuts text to its head and tail until it counts at most limit

@@ -217,7 +217,7 @@ func TestRefusedSummaryRequestIsNeverResent(t *testing.T) {
 			srv := &serverLLM{window: 3000, name: tt.named}
 			cfg := testConfig(128000)
 			cfg.SummaryWindow, cfg.CachedPrefix = 128000, tt.cached
-			s := New(store, srv, charCounter{}, cfg)
+			s := newSummarizer(store, srv, charCounter{}, cfg)
 			defer s.Close()
 			rep, err := s.SummarizeNow(context.Background(), l.id, "")
 			require.NoError(t, err)
@@ -261,7 +261,7 @@ func TestCutSummaryRequestIsReplanned(t *testing.T) {
 			srv := &serverLLM{window: 3000, cut: true}
 			cfg := testConfig(128000)
 			cfg.SummaryWindow, cfg.CachedPrefix = 128000, cached
-			s := New(store, srv, charCounter{}, cfg)
+			s := newSummarizer(store, srv, charCounter{}, cfg)
 			defer s.Close()
 			s.View().SetServer("Ollama")
 			rep, err := s.SummarizeNow(context.Background(), l.id, "")
@@ -293,7 +293,7 @@ func TestMergeFitsWhenAnswersRunLong(t *testing.T) {
 	srv := &serverLLM{window: 2500, name: true, answer: long}
 	cfg := testConfig(64000)
 	cfg.SummaryWindow = 2500
-	s := New(store, srv, charCounter{}, cfg)
+	s := newSummarizer(store, srv, charCounter{}, cfg)
 	defer s.Close()
 	rep, err := s.SummarizeNow(context.Background(), l.id, "")
 	require.NoError(t, err)
@@ -321,7 +321,7 @@ func TestTooSmallWindowFallsBack(t *testing.T) {
 	srv := &serverLLM{window: 300, name: true}
 	cfg := testConfig(64000)
 	cfg.SummaryWindow = 64000
-	s := New(store, srv, charCounter{}, cfg)
+	s := newSummarizer(store, srv, charCounter{}, cfg)
 	defer s.Close()
 	rep, err := s.SummarizeNow(context.Background(), l.id, "")
 	require.NoError(t, err)

@@ -11,8 +11,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gencode/gencode/internal/facts"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/session/sessiontest"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // charCounter counts a token per 4 bytes: cheap and close enough for the
@@ -176,11 +178,26 @@ func (l *logBuilder) allMessages() []session.Message {
 	return msgs
 }
 
+// testFixedCost is what the tests' policies count for the system prompt
+// and the tool schemas.
+const testFixedCost = 300
+
+// testPolicy is a test summarizer's view policy: cfg's window and masking,
+// counter's counts through the one formula, fixed for the head.
+func testPolicy(counter Counter, cfg Config, fixed int) *view.Policy {
+	return view.NewPolicy(view.Config{Window: cfg.Window, Overhead: fixed, MaskAfter: cfg.MaskToolOutputsAfter,
+		Count: func(m session.Message) int { return view.MessageTokens(counter.Count, m) }})
+}
+
+// newSummarizer is New with testPolicy.
+func newSummarizer(store logStore, llm Completer, counter Counter, cfg Config) *Summarizer {
+	return New(store, llm, counter, testPolicy(counter, cfg, testFixedCost), cfg)
+}
+
 // testConfig is a small-window policy for tests.
 func testConfig(window int) Config {
 	c := DefaultConfig()
 	c.Window = window
-	c.FixedCost = 300
 	c.Model = "summarizer"
 	c.RetryBackoff = 1
 	return c
@@ -194,7 +211,16 @@ func viewTokens(s *Summarizer, v session.View) int {
 // windowAt returns the window in which the session's view takes ratio of
 // it, so that tests hit a threshold whatever the seeded sizes.
 func windowAt(l *logBuilder, ratio float64) int {
-	s := New(l.store, &fakeLLM{}, charCounter{}, testConfig(100000))
+	s := newSummarizer(l.store, &fakeLLM{}, charCounter{}, testConfig(100000))
 	defer s.Close()
 	return int(float64(viewTokens(s, l.view())) / ratio)
+}
+
+// firstLine is facts' one-line form of a request, as the tests' turns end.
+func firstLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i]) + " …"
+	}
+	return facts.Clip(s, n)
 }

@@ -43,7 +43,7 @@ func TestBackgroundMergeFailureIsLogged(t *testing.T) {
 	cfg.Logger = logfile.New(lf, logfile.Options{})
 	var got reports
 	cfg.Notify = got.add
-	s := New(store, llm, charCounter{}, cfg)
+	s := newSummarizer(store, llm, charCounter{}, cfg)
 	defer s.Close()
 
 	ctx := context.Background()

@@ -7,11 +7,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gencode/gencode/internal/facts"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // mergeIfOver merges the oldest summaries into one when the block passed
-// its budget: an LLM merge of their narratives and the union of their
+// its budget: an LLM merge of their narratives and the facts.Union of their
 // facts. If the summarizer fails, the narratives are shortened instead,
 // flagged Fallback; the merged summaries stay in the store. lctx bounds
 // the summarizer's calls.
@@ -22,7 +24,7 @@ func (s *Summarizer) mergeIfOver(ctx, lctx context.Context, st *sessState, id, f
 	}
 	fixed := s.fixedCost()
 	b := s.budgets(fixed)
-	if len(v.Summaries) < 2 || blockTokens(v.Summaries) <= b.block {
+	if len(v.Summaries) < 2 || view.BlockTokens(v.Summaries) <= b.block {
 		return nil, nil
 	}
 	pick := v.Summaries[:len(v.Summaries)-1]
@@ -30,7 +32,7 @@ func (s *Summarizer) mergeIfOver(ctx, lctx context.Context, st *sessState, id, f
 		pick = v.Summaries
 	}
 	start := s.cfg.Now()
-	merged := union(pick)
+	merged := facts.Union(pick)
 	merged.SessionID, merged.FromSeq, merged.ToSeq = id, pick[0].FromSeq, pick[len(pick)-1].ToSeq
 	var ids, parts, labels []string
 	chunks := 0
@@ -63,7 +65,7 @@ func (s *Summarizer) mergeIfOver(ctx, lctx context.Context, st *sessState, id, f
 		if err != nil {
 			merged.Content = shortenParts(parts, labels, b.narrative*4)
 			merged.Fallback = true
-			merged.FallbackReason = oneLine(clip(redactString("merge: "+err.Error(), s.cfg.RedactSecrets), 300))
+			merged.FallbackReason = facts.OneLine(facts.Clip(redactString("merge: "+err.Error(), s.cfg.RedactSecrets), 300))
 		} else {
 			nar := parseNarrative(text)
 			merged.Content, merged.Goal, merged.CurrentState = nar.text, nar.goal, nar.currentState
@@ -177,7 +179,7 @@ func shortenParts(parts, labels []string, chars int) string {
 	share := max(200, chars/len(parts))
 	var b strings.Builder
 	for i, p := range parts {
-		fmt.Fprintf(&b, "### %s\n%s\n\n", labels[i], clip(p, share))
+		fmt.Fprintf(&b, "### %s\n%s\n\n", labels[i], facts.Clip(p, share))
 	}
 	return strings.TrimSpace(b.String())
 }

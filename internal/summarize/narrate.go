@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // narrateCompaction writes a compaction's narrative. When the summarizer
@@ -102,8 +103,8 @@ func (s *Summarizer) cachedPrefixRequest(c *compaction, f fit, words int) (req R
 	req = prefixRequest(s.cfg.Model, conv, pasted, c.facts.FromSeq, last, c.focus, words)
 	// The instruction is counted; the messages pasted into it were
 	// estimated from their stored counts.
-	n += s.counter.Count(prefixRequest(s.cfg.Model, nil, nil, c.facts.FromSeq, last, c.focus, words).Prompt) +
-		messageFraming + replyPriming + req.MaxTokens
+	n += s.textTokens(session.RoleUser, prefixRequest(s.cfg.Model, nil, nil, c.facts.FromSeq, last, c.focus, words).Prompt) +
+		replyPriming + req.MaxTokens
 	if !f.fits(n) {
 		return Request{}, 0, false
 	}
@@ -276,7 +277,7 @@ func (e *errAnswer) Error() string { return "unusable summarizer answer: " + e.w
 // an echo of the prompt) is a failure too. n is the request's size as the
 // summarizer measured it, the answer's max tokens included: an answer
 // whose prompt_tokens fall short of it past the server's cut tolerance
-// (the agent's, Policy.IsCut) came from a prompt the server cut (Ollama,
+// (the agent's, view.Policy.IsCut) came from a prompt the server cut (Ollama,
 // silently). It is not used: it is returned as an OverflowError naming
 // the window the server kept, so that the caller plans smaller requests.
 func (s *Summarizer) call(ctx context.Context, req Request, inputTokens, n int, a *attempts) (string, error) {
@@ -293,7 +294,7 @@ func (s *Summarizer) call(ctx context.Context, req Request, inputTokens, n int, 
 		if sent := n - req.MaxTokens; err == nil && s.view.IsCut(sent, c.PromptTokens) {
 			s.cfg.Logger.Warn("the server cut a summary request; its answer is not used",
 				"sent", sent, "prompt_tokens", c.PromptTokens)
-			err = &OverflowError{Window: max(c.PromptTokens, MinCutWindow), Err: ErrPromptCut}
+			err = &OverflowError{Window: max(c.PromptTokens, view.MinCutWindow), Err: view.ErrPromptCut}
 		}
 		if err == nil {
 			err = s.checkAnswer(c.Text, req, inputTokens)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // countingCounter counts how much text was tokenized.
@@ -50,7 +51,7 @@ func TestNarrateTokenizesNothingTwice(t *testing.T) {
 	}}
 	cfg := testConfig(16000)     // chunks: the range does not fit one call
 	cfg.MaskToolOutputsAfter = 0 // the view policy counts its placeholders once; none here
-	s := New(store, llm, counter, cfg)
+	s := newSummarizer(store, llm, counter, cfg)
 	defer s.Close()
 	rep, err := s.SummarizeNow(context.Background(), l.id, "")
 	require.NoError(t, err)
@@ -103,8 +104,8 @@ func TestSummaryRequestContinuesTheConversation(t *testing.T) {
 			llm := &fakeLLM{}
 			cfg := testConfig(tt.window)
 			cfg.CachedPrefix, cfg.PreserveRecent = tt.cached, 4
-			cfg.View = NewPolicy(ViewConfig{Window: tt.window, SystemPrompt: "You are gencode.", Overhead: 300, MaskAfter: 4})
-			s := New(store, llm, charCounter{}, cfg)
+			policy := view.NewPolicy(view.Config{Window: tt.window, SystemPrompt: "You are gencode.", Overhead: 300, MaskAfter: 4})
+			s := New(store, llm, charCounter{}, policy, cfg)
 			defer s.Close()
 			v := l.view()
 			sent := s.View().Build(v).Messages // what the agent sends

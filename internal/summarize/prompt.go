@@ -7,8 +7,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/gencode/gencode/internal/facts"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/tools"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // How much of each message the summarizer reads. Tool outputs are cut
@@ -121,7 +123,7 @@ func renderTranscript(msgs []session.Message) []entry {
 func renderArgs(arguments string) string {
 	args := tools.Describe(tools.Call{Arguments: arguments}).Args
 	if len(args) == 0 {
-		return headTail(oneLine(arguments), transcriptArgChars)
+		return headTail(facts.OneLine(arguments), transcriptArgChars)
 	}
 	keys := make([]string, 0, len(args))
 	for k := range args {
@@ -153,17 +155,9 @@ func headTail(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	h := validCut(s, n*2/3)
-	t := validCut(s, len(s)-n/3)
+	h := view.ValidCut(s, n*2/3)
+	t := view.ValidCut(s, len(s)-n/3)
 	return s[:h] + fmt.Sprintf("\n[... %d characters cut ...]\n", t-h) + s[t:]
-}
-
-func validCut(s string, i int) int {
-	i = max(0, min(i, len(s)))
-	for i > 0 && i < len(s) && s[i]&0xC0 == 0x80 {
-		i--
-	}
-	return i
 }
 
 // summaryRequest builds the request for one chunk of the range.

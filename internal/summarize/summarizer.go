@@ -10,6 +10,7 @@ import (
 
 	"github.com/gencode/gencode/internal/crash"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // Sentinel errors; check them with errors.Is.
@@ -80,13 +81,6 @@ type Config struct {
 	SummaryWindow int
 	// Model is the summarizer model.
 	Model string
-	// View is the view policy the agent builds its requests with; the
-	// summarizer plans with the same figures. nil: a policy made of
-	// Window, FixedCost and MaskToolOutputsAfter (tests, tools).
-	View *Policy
-	// FixedCost is what system prompt and tool schemas take of each
-	// request, when View is nil.
-	FixedCost int
 	// CachedPrefix says the summarizer model is the agent's, on the same
 	// endpoint: a summary request then continues the conversation (its
 	// cached prefix) with an instruction instead of pasting a transcript
@@ -132,7 +126,7 @@ type Config struct {
 // DefaultConfig returns the defaults of the config file's [summarize] table.
 func DefaultConfig() Config {
 	return Config{
-		Enabled: true, Window: 8192, SoftRatio: 0.6, HardRatio: 0.9, TriggerThreshold: 50,
+		Enabled: true, Window: view.DefaultWindow, SoftRatio: 0.6, HardRatio: 0.9, TriggerThreshold: 50,
 		TargetCompression: 0.3, PreserveRecent: 6, PreserveSystem: true, MaskToolOutputsAfter: 10,
 		RedactSecrets: true, SummaryBudgetRatio: 0.15,
 		MaxAttempts: 3, AttemptTimeout: 2 * time.Minute, WaitLimit: 20 * time.Second, RetryBackoff: 500 * time.Millisecond,
@@ -198,7 +192,7 @@ type Summarizer struct {
 	counter Counter
 	cfg     Config
 
-	view *Policy
+	view *view.Policy
 
 	ctx    context.Context // canceled by Close; background work runs under it
 	cancel context.CancelFunc
@@ -213,23 +207,17 @@ type Summarizer struct {
 }
 
 // New returns a Summarizer. store is normally a *session.Store, llm an
-// adapter over the LLM client, counter the tokenizer.
-func New(store logStore, llm Completer, counter Counter, cfg Config) *Summarizer {
+// adapter over the LLM client, counter the tokenizer, policy the view
+// policy the agent builds its requests with: the summarizer plans with the
+// same figures, so there is no second policy to disagree with it.
+func New(store logStore, llm Completer, counter Counter, policy *view.Policy, cfg Config) *Summarizer {
+	if policy == nil {
+		panic("summarize.New: no view policy")
+	}
 	cfg.fill()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Summarizer{store: store, llm: llm, counter: counter, cfg: cfg, view: cfg.View, ctx: ctx, cancel: cancel,
+	return &Summarizer{store: store, llm: llm, counter: counter, cfg: cfg, view: policy, ctx: ctx, cancel: cancel,
 		sessions: map[string]*sessState{}}
-	if s.view == nil {
-		s.view = NewPolicy(ViewConfig{Window: cfg.Window, Overhead: cfg.FixedCost, MaskAfter: cfg.MaskToolOutputsAfter,
-			Count: func(m session.Message) int {
-				n := 4 + counter.Count(m.Content)
-				for _, c := range m.ToolCalls {
-					n += 4 + counter.Count(c.Name) + counter.Count(c.Arguments)
-				}
-				return n
-			}})
-	}
-	return s
 }
 
 // Config returns the effective configuration.
@@ -243,7 +231,7 @@ func (s *Summarizer) Stats() Stats {
 }
 
 // View is the view policy the summarizer plans with.
-func (s *Summarizer) View() *Policy { return s.view }
+func (s *Summarizer) View() *view.Policy { return s.view }
 
 // window is the context window compactions aim at.
 func (s *Summarizer) window() int { return s.view.Usable() }
@@ -632,12 +620,12 @@ func (s *Summarizer) addStats(req Request, c Completion, err error) {
 	}
 	p, o := c.PromptTokens, c.CompletionTokens
 	if p == 0 {
-		p = s.counter.Count(req.System) + s.counter.Count(req.Prompt) + 8
+		p = s.textTokens(session.RoleSystem, req.System) + s.textTokens(session.RoleUser, req.Prompt)
 		for _, m := range req.Conversation {
 			if m.Tokens > 0 {
 				p += m.Tokens
 			} else {
-				p += s.counter.Count(m.Content) + 4
+				p += view.MessageTokens(s.counter.Count, m)
 			}
 		}
 	}

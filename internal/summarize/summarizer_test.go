@@ -13,7 +13,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gencode/gencode/internal/facts"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // reports collects reports from any goroutine.
@@ -64,7 +66,7 @@ func TestSummarizeNowKeepsEveryOriginal(t *testing.T) {
 	seedTurns(l, 1, 20)
 	before := l.allMessages()
 	llm := &fakeLLM{}
-	s := New(store, llm, charCounter{}, testConfig(16000))
+	s := newSummarizer(store, llm, charCounter{}, testConfig(16000))
 	defer s.Close()
 
 	rep, err := s.SummarizeNow(context.Background(), l.id[:6], "the codename")
@@ -99,7 +101,7 @@ func TestSummarizeNowNothingToSummarize(t *testing.T) {
 	l := newLog(t, store)
 	seedTurns(l, 1, 1)
 	llm := &fakeLLM{}
-	s := New(store, llm, charCounter{}, testConfig(16000))
+	s := newSummarizer(store, llm, charCounter{}, testConfig(16000))
 	defer s.Close()
 	rep, err := s.SummarizeNow(context.Background(), l.id, "")
 	require.ErrorIs(t, err, ErrNothingToSummarize)
@@ -121,7 +123,7 @@ func TestPrepareNeverWaitsBelowHard(t *testing.T) {
 	cfg := testConfig(windowAt(l, 0.7))
 	var got reports
 	cfg.Notify = got.add
-	s := New(store, llm, charCounter{}, cfg)
+	s := newSummarizer(store, llm, charCounter{}, cfg)
 	defer s.Close()
 
 	v := l.view()
@@ -179,7 +181,7 @@ func TestHardThresholdCutsASlowSummaryShort(t *testing.T) {
 	cfg.WaitLimit = 100 * time.Millisecond
 	var got reports
 	cfg.Notify = got.add
-	s := New(store, llm, charCounter{}, cfg)
+	s := newSummarizer(store, llm, charCounter{}, cfg)
 	defer s.Close()
 	v := l.view()
 	_, err := s.Prepare(context.Background(), v, viewTokens(s, v))
@@ -215,7 +217,7 @@ func TestSlowSummarizerDoesNotHoldTheTurn(t *testing.T) {
 	cfg.WaitLimit = 100 * time.Millisecond
 	var got reports
 	cfg.Notify = got.add
-	s := New(store, llm, charCounter{}, cfg)
+	s := newSummarizer(store, llm, charCounter{}, cfg)
 	defer s.Close()
 	v := l.view()
 	start := time.Now()
@@ -258,7 +260,7 @@ func TestPrepareHardCompactsFirst(t *testing.T) {
 	cfg := testConfig(windowAt(l, 0.95))
 	var got reports
 	cfg.Notify = got.add
-	s := New(store, &fakeLLM{}, charCounter{}, cfg)
+	s := newSummarizer(store, &fakeLLM{}, charCounter{}, cfg)
 	defer s.Close()
 	v := l.view()
 	tok := viewTokens(s, v)
@@ -310,7 +312,7 @@ func TestSummarizerFaults(t *testing.T) {
 			cfg.AttemptTimeout = 50 * time.Millisecond
 			var got reports
 			cfg.Notify = got.add
-			s := New(store, llm, charCounter{}, cfg)
+			s := newSummarizer(store, llm, charCounter{}, cfg)
 			defer s.Close()
 			v := l.view()
 			v2, err := s.Prepare(context.Background(), v, viewTokens(s, v))
@@ -328,7 +330,7 @@ func TestSummarizerFaults(t *testing.T) {
 			require.Len(t, fin, 1)
 			require.True(t, fin[0].Fallback)
 			require.Error(t, fin[0].Err)
-			require.Contains(t, RenderSummary(sum), "FACT-BLUEFALCON", "the user's requests survive without an LLM")
+			require.Contains(t, view.RenderSummary(sum), "FACT-BLUEFALCON", "the user's requests survive without an LLM")
 		})
 	}
 }
@@ -344,7 +346,7 @@ func TestFailingSummarizerIsLeftAlone(t *testing.T) {
 	seedTurns(l, 1, 16)
 	cfg := testConfig(windowAt(l, 0.95))
 	cfg.MaxAttempts = 1
-	s := New(store, llm, charCounter{}, cfg)
+	s := newSummarizer(store, llm, charCounter{}, cfg)
 	defer s.Close()
 	calls := []int{}
 	for round := 0; round < 5; round++ {
@@ -375,7 +377,7 @@ func TestWeakCompactionHolds(t *testing.T) {
 	l.turn("Paste: "+strings.Repeat("lorem ipsum ", 1200), bashCall("cat big.log", strings.Repeat("y", 8000), 0))
 	llm := &fakeLLM{}
 	cfg := testConfig(8000)
-	s := New(store, llm, charCounter{}, cfg)
+	s := newSummarizer(store, llm, charCounter{}, cfg)
 	defer s.Close()
 	for i := 0; i < 5; i++ {
 		v := l.view()
@@ -394,7 +396,7 @@ func TestChunksWhenTheRangeExceedsTheSummarizerWindow(t *testing.T) {
 	llm := &fakeLLM{}
 	cfg := testConfig(64000)
 	cfg.SummaryWindow = 3000
-	s := New(store, llm, charCounter{}, cfg)
+	s := newSummarizer(store, llm, charCounter{}, cfg)
 	defer s.Close()
 	rep, err := s.SummarizeNow(context.Background(), l.id, "")
 	require.NoError(t, err)
@@ -415,7 +417,7 @@ func TestMergeWhenTheBlockPassesItsBudget(t *testing.T) {
 	l := newLog(t, store)
 	llm := &fakeLLM{}
 	cfg := testConfig(4000)
-	s := New(store, llm, charCounter{}, cfg)
+	s := newSummarizer(store, llm, charCounter{}, cfg)
 	defer s.Close()
 	var merged *session.Summary
 	for round := 0; round < 8 && merged == nil; round++ {
@@ -423,7 +425,7 @@ func TestMergeWhenTheBlockPassesItsBudget(t *testing.T) {
 		rep, err := s.SummarizeNow(context.Background(), l.id, "")
 		require.NoError(t, err)
 		merged = rep.Merged
-		t.Logf("round %d: block %d tokens, %d summaries", round, blockTokens(l.view().Summaries), len(l.view().Summaries))
+		t.Logf("round %d: block %d tokens, %d summaries", round, view.BlockTokens(l.view().Summaries), len(l.view().Summaries))
 	}
 	require.NotNil(t, merged, "the block never merged")
 	require.GreaterOrEqual(t, len(merged.Merged), 2)
@@ -438,7 +440,7 @@ func TestMergeWhenTheBlockPassesItsBudget(t *testing.T) {
 	}
 	require.Equal(t, len(merged.Merged), superseded, "merged summaries are kept, superseded")
 	b := s.budgets(s.fixedCost())
-	require.LessOrEqual(t, blockTokens(l.view().Summaries), b.block+b.perSummary)
+	require.LessOrEqual(t, view.BlockTokens(l.view().Summaries), b.block+b.perSummary)
 }
 
 // TestNestedCompactionsKeepFilesAndCommands is acceptance 6: after five
@@ -466,7 +468,7 @@ func TestNestedCompactionsKeepFilesAndCommands(t *testing.T) {
 				cfg := testConfig(6000)
 				cfg.MaxAttempts = 1
 				cfg.SummaryBudgetRatio = 0.1 // a small block: summaries of summaries early
-				s := New(store, &fakeLLM{answer: answer}, charCounter{}, cfg)
+				s := newSummarizer(store, &fakeLLM{answer: answer}, charCounter{}, cfg)
 				defer s.Close()
 				wantFiles, wantCmds := map[string]bool{}, map[string]bool{}
 				compactions, merges := 0, 0
@@ -512,7 +514,7 @@ func TestNestedCompactionsKeepFilesAndCommands(t *testing.T) {
 					}
 				}
 				// What is still unsummarized is in the view itself.
-				tail := extract(v.Messages, true)
+				tail := facts.Extract(v.Messages, true)
 				for _, f := range tail.FilesModified {
 					gotFiles[f] = true
 				}
@@ -573,7 +575,7 @@ func secretsNeverLeave(t *testing.T, cached bool) {
 	}}
 	cfg := testConfig(200000)
 	cfg.CachedPrefix = cached
-	s := New(store, llm, charCounter{}, cfg)
+	s := newSummarizer(store, llm, charCounter{}, cfg)
 	defer s.Close()
 	rep, err := s.SummarizeNow(context.Background(), l.id, "")
 	require.NoError(t, err)
@@ -597,7 +599,7 @@ func secretsNeverLeave(t *testing.T, cached bool) {
 	l2 := newLog(t, store)
 	l2.turn("the key is "+secretCorpus[0].Text, writeCall("/w/a", "x"))
 	seedTurns(l2, 1, 3)
-	s2 := New(store, &fakeLLM{}, charCounter{}, cfg)
+	s2 := newSummarizer(store, &fakeLLM{}, charCounter{}, cfg)
 	defer s2.Close()
 	rep, err = s2.SummarizeNow(context.Background(), l2.id, "")
 	require.NoError(t, err)
@@ -609,8 +611,8 @@ func TestCloseStopsBackgroundWork(t *testing.T) {
 	store := openStore(t)
 	l := newLog(t, store)
 	seedTurns(l, 1, 14)
-	llm := &fakeLLM{gate: make(chan struct{})}                         // never answers
-	s := New(store, llm, charCounter{}, testConfig(windowAt(l, 0.65))) // past the soft threshold
+	llm := &fakeLLM{gate: make(chan struct{})}                                   // never answers
+	s := newSummarizer(store, llm, charCounter{}, testConfig(windowAt(l, 0.65))) // past the soft threshold
 	v := l.view()
 	_, err := s.Prepare(context.Background(), v, viewTokens(s, v))
 	require.NoError(t, err)
@@ -634,7 +636,7 @@ func TestDeleteOriginalsIsRecorded(t *testing.T) {
 	seedTurns(l, 1, 12)
 	cfg := testConfig(16000)
 	cfg.DeleteOriginals = true
-	s := New(store, &fakeLLM{}, charCounter{}, cfg)
+	s := newSummarizer(store, &fakeLLM{}, charCounter{}, cfg)
 	defer s.Close()
 	rep, err := s.SummarizeNow(context.Background(), l.id, "")
 	require.NoError(t, err)
@@ -657,7 +659,7 @@ func TestFallbackNeverDeletesOriginals(t *testing.T) {
 	cfg := testConfig(16000)
 	cfg.DeleteOriginals = true
 	llm := &fakeLLM{answer: func(Request) (Completion, error) { return Completion{}, errors.New("500 from the provider") }}
-	s := New(store, llm, charCounter{}, cfg)
+	s := newSummarizer(store, llm, charCounter{}, cfg)
 	defer s.Close()
 	rep, err := s.SummarizeNow(context.Background(), l.id, "")
 	require.NoError(t, err)
@@ -694,8 +696,8 @@ func summarizeFocusRightAfterASummary(t *testing.T, cached bool) {
 	llm := &fakeLLM{}
 	cfg := testConfig(16000)
 	cfg.CachedPrefix = cached
-	cfg.View = NewPolicy(ViewConfig{Window: 16000, SystemPrompt: "You are gencode.", Overhead: 300, MaskAfter: 10})
-	s := New(store, llm, charCounter{}, cfg)
+	policy := view.NewPolicy(view.Config{Window: 16000, SystemPrompt: "You are gencode.", Overhead: 300, MaskAfter: 10})
+	s := New(store, llm, charCounter{}, policy, cfg)
 	defer s.Close()
 	first, err := s.SummarizeNow(context.Background(), l.id, "")
 	require.NoError(t, err)
@@ -758,7 +760,7 @@ func TestMessageTriggerIsSecondary(t *testing.T) {
 			cfg := testConfig(windowAt(l, tt.ratio))
 			var got reports
 			cfg.Notify = got.add
-			s := New(store, llm, charCounter{}, cfg)
+			s := newSummarizer(store, llm, charCounter{}, cfg)
 			defer s.Close()
 			v := l.view()
 			require.Greater(t, len(v.Messages), cfg.TriggerThreshold)
@@ -820,7 +822,7 @@ func TestSilentSummarizerIsAskedOnce(t *testing.T) {
 			cfg := testConfig(windowAt(l, 0.95))
 			cfg.AttemptTimeout = 50 * time.Millisecond
 			cfg.SummaryWindow = 1200 // the range goes in chunks
-			s := New(store, llm, charCounter{}, cfg)
+			s := newSummarizer(store, llm, charCounter{}, cfg)
 			defer s.Close()
 			rep, err := s.SummarizeNow(context.Background(), l.id, "")
 			require.NoError(t, err)

@@ -57,6 +57,15 @@ func (c *Counter) CountMessageContext(ctx context.Context, m Message) (int, erro
 		}
 		return n
 	}
+	return MessageTokens(count, m), firstErr
+}
+
+// MessageTokens is the one formula for what a message takes in a chat
+// request, whatever counts its texts (a tokenizer, or an estimate where
+// none is at hand): the cookbook's framing, role and content, the name and
+// 1 when a name is set, and for each tool call its framing, name and
+// arguments. Every count of a message's tokens goes through it.
+func MessageTokens(count func(string) int, m Message) int {
 	n := perMessage + count(m.Role) + count(m.Content)
 	if m.Name != "" {
 		n += count(m.Name) + perName
@@ -64,5 +73,5 @@ func (c *Counter) CountMessageContext(ctx context.Context, m Message) (int, erro
 	for _, tc := range m.ToolCalls {
 		n += perToolCall + count(tc.Name) + count(tc.Arguments)
 	}
-	return n, firstErr
+	return n
 }

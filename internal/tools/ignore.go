@@ -1,18 +1,13 @@
 package tools
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/gencode/gencode/internal/ignore"
 )
-
-// maxIgnoreFile bounds how much of one .gitignore is read.
-const maxIgnoreFile = 1 << 20
 
 // ignorer tells which entries of one walk (Glob, Grep, LS) the .gitignore
 // files exclude, as git would: the files of the walked tree, read as the
@@ -24,7 +19,7 @@ const maxIgnoreFile = 1 << 20
 // above it are dropped, and only the .gitignore files inside it apply.
 type ignorer struct {
 	prefix   []string // the walk root below the top, where pattern domains start
-	patterns []gitignore.Pattern
+	patterns []ignore.Pattern
 	skipped  int // entries left out
 }
 
@@ -66,7 +61,7 @@ func (s *Set) newIgnorer(t target) *ignorer {
 		name := filepath.Join(filepath.FromSlash(strings.Join(dir, "/")), ".gitignore")
 		ig.patterns = append(ig.patterns, readIgnoreFile(r, name, dir)...)
 	}
-	if len(ig.prefix) > 0 && gitignore.NewMatcher(ig.patterns).Match(ig.prefix, true) {
+	if len(ig.prefix) > 0 && ignore.Match(ig.patterns, ig.prefix, true) {
 		ig.patterns = nil
 	}
 	return ig
@@ -92,7 +87,7 @@ func (ig *ignorer) ignored(rel string, isDir bool) bool {
 	if len(ig.patterns) == 0 {
 		return false
 	}
-	if gitignore.NewMatcher(ig.patterns).Match(ig.path(rel), isDir) {
+	if ignore.Match(ig.patterns, ig.path(rel), isDir) {
 		ig.skipped++
 		return true
 	}
@@ -112,7 +107,7 @@ func (ig *ignorer) note() string {
 
 // readIgnoreFile parses the patterns of the ignore file name in root,
 // scoped to domain. A missing or unreadable file has none.
-func readIgnoreFile(root *os.Root, name string, domain []string) []gitignore.Pattern {
+func readIgnoreFile(root *os.Root, name string, domain []string) []ignore.Pattern {
 	f, fi, err := openExisting(root, name)
 	if err != nil {
 		return nil
@@ -121,14 +116,5 @@ func readIgnoreFile(root *os.Root, name string, domain []string) []gitignore.Pat
 	if !fi.Mode().IsRegular() {
 		return nil
 	}
-	var ps []gitignore.Pattern
-	sc := bufio.NewScanner(io.LimitReader(f, maxIgnoreFile))
-	for sc.Scan() {
-		line := strings.TrimSuffix(sc.Text(), "\r")
-		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
-			continue
-		}
-		ps = append(ps, gitignore.ParsePattern(line, domain))
-	}
-	return ps
+	return ignore.Parse(f, domain)
 }

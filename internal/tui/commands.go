@@ -8,6 +8,7 @@ import (
 
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
+	"github.com/gencode/gencode/internal/facts"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tui/picker"
@@ -245,7 +246,7 @@ func (m *Model) summarize(focus string) tea.Cmd {
 			if msgs, lerr := store.Messages(ctx, id, 1, 0); lerr != nil {
 				log.Warn("read the messages for their facts", "session", id, "err", lerr)
 			} else {
-				f := summarize.Facts(msgs)
+				f := facts.Of(msgs)
 				msg.facts, msg.messages = &f, len(msgs)
 			}
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/session/sessiontest"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // fakeAgent replays scripted turns: each Start sends the next script's
@@ -75,7 +76,7 @@ func (f *fakeAgent) Window() int {
 }
 
 // MeasureContext adds fixed to the view's stored counts.
-func (f *fakeAgent) MeasureContext(ctx context.Context, st summarize.TallyStore, id string) (agent.Size, error) {
+func (f *fakeAgent) MeasureContext(ctx context.Context, st view.TallyStore, id string) (agent.Size, error) {
 	var v session.View
 	if id != "" {
 		var err error
@@ -96,8 +97,11 @@ func (f *fakeAgent) MeasureContext(ctx context.Context, st summarize.TallyStore,
 	return agent.Size{Tokens: n, Window: f.Window(), Learned: learned, ConfiguredWindow: 128000, Source: src}, nil
 }
 
-// Policy is nil: /context's default for the window.
-func (f *fakeAgent) Policy() *summarize.Policy         { return nil }
+// Policy is nil: the fake builds no requests (/context then says it has
+// no policy to measure with).
+func (f *fakeAgent) Policy() *view.Policy { return nil }
+
+// AwaitServerWindow returns at once: the fake asks no server.
 func (f *fakeAgent) AwaitServerWindow(context.Context) {}
 
 // Note records the note.
@@ -193,7 +197,7 @@ func (f *fakeSummarizer) Calls() []string {
 // newStore opens a real session store in a temporary directory.
 func newStore(t testing.TB) *session.Store {
 	t.Helper()
-	return sessiontest.Open(t, session.WithClock(func() time.Time {
+	return sessiontest.Open(t, session.WithClassifier(view.Classify), session.WithClock(func() time.Time {
 		return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	}))
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/gencode/gencode/internal/tui/picker"
 	"github.com/gencode/gencode/internal/tui/status"
 	"github.com/gencode/gencode/internal/tui/theme"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // agentRunner is the agent as the TUI drives it.
@@ -39,9 +40,9 @@ type agentRunner interface {
 	Window() int
 	// MeasureContext measures the request session id makes now, as
 	// /context does, from the store's sums (agent.MeasureContext).
-	MeasureContext(ctx context.Context, st summarize.TallyStore, id string) (agent.Size, error)
+	MeasureContext(ctx context.Context, st view.TallyStore, id string) (agent.Size, error)
 	// Policy is the view policy its requests are built with (/context).
-	Policy() *summarize.Policy
+	Policy() *view.Policy
 	// AwaitServerWindow waits (bounded) until the server has said its
 	// window, for /context to measure against it.
 	AwaitServerWindow(ctx context.Context)
@@ -65,7 +66,7 @@ type sessionStore interface {
 	Summaries(ctx context.Context, sessionID string, all bool) ([]session.Summary, error)
 	LoadView(ctx context.Context, sessionID string) (session.View, error)
 	// Tally and SetMaskTokens are what the status bar's context figure
-	// is added up from (summarize.Policy.Measure).
+	// is added up from (view.Policy.Measure).
 	Tally(ctx context.Context, sessionID string, r session.TallyRule) (session.Tally, error)
 	SetMaskTokens(ctx context.Context, sessionID string, counts map[int64]int) error
 	// Prompts are the last n messages sent in the project's sessions.

@@ -7,10 +7,10 @@ import (
 
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
-	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tools"
 	"github.com/gencode/gencode/internal/tui/paste"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // Kind is what an item of the chat shows.
@@ -186,7 +186,7 @@ func summaryItem(b *builder, s session.Summary) *item {
 	it.arg = head
 	body := s.Content
 	if strings.TrimSpace(body) == "" {
-		body = summarize.RenderSummary(s)
+		body = view.RenderSummary(s)
 	}
 	it.text = termtext.Display(body)
 	return it

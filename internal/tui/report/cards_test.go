@@ -17,10 +17,10 @@ import (
 	"github.com/gencode/gencode/internal/permstore"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/session/sessiontest"
-	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tools"
 	"github.com/gencode/gencode/internal/tui"
 	"github.com/gencode/gencode/internal/tui/report"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // cards runs /help, /context and /config through the real registry (with
@@ -54,7 +54,7 @@ func cards(t *testing.T) map[string]commands.Report {
 	reg := commands.New(commands.Deps{Store: st, Config: cfg, Window: func(string) int { return 8192 }, Keys: tui.KeyHelp(),
 		Permissions: perms})
 	state := commands.State{SessionID: sess.ID, Model: "gpt-4o-mini",
-		View: summarize.NewPolicy(summarize.ViewConfig{Window: 8192, Overhead: 1500, MaskAfter: 10})}
+		View: view.NewPolicy(view.Config{Window: 8192, Overhead: 1500, MaskAfter: 10})}
 	out := map[string]commands.Report{}
 	for _, c := range []string{"help", "context", "config"} {
 		res, err := reg.Run(ctx, state, "/"+c)

@@ -18,6 +18,7 @@ import (
 	"github.com/gencode/gencode/internal/session/sessiontest"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tui/report"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // summaryReport is what /summarize shows after a compaction.
@@ -88,7 +89,7 @@ func contextReport(t *testing.T) commands.Report {
 	_, err = st.ApplySummary(ctx, session.Summary{SessionID: sess.ID, FromSeq: 1, ToSeq: 6, Goal: "Make the tests pass", Content: "## Goal\n- make the tests pass",
 		TokenCount: 30, GeneratedAt: time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC)}, nil, false)
 	require.NoError(t, err)
-	policy := summarize.NewPolicy(summarize.ViewConfig{Window: 128000, SystemPrompt: "You are gencode.", Overhead: 1800, MaskAfter: 10})
+	policy := view.NewPolicy(view.Config{Window: 128000, SystemPrompt: "You are gencode.", Overhead: 1800, MaskAfter: 10})
 	policy.Learn(8192)
 	cfg := config.Default()
 	reg := commands.New(commands.Deps{Store: st, Config: cfg})

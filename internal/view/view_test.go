@@ -1,4 +1,4 @@
-package summarize
+package view
 
 import (
 	"fmt"
@@ -34,7 +34,7 @@ func wire(msgs []session.Message) []openai.ChatCompletionMessage {
 // messages start with the user or with the assistant.
 func TestSummariesFollowAStableSystemPrompt(t *testing.T) {
 	t.Parallel()
-	p := NewPolicy(ViewConfig{Window: 32000, SystemPrompt: "You are gencode."})
+	p := NewPolicy(Config{Window: 32000, SystemPrompt: "You are gencode."})
 	s1 := session.Summary{FromSeq: 1, ToSeq: 4, Content: "## Goal\n- FACT-ONE", TokenCount: 10}
 	s2 := session.Summary{FromSeq: 5, ToSeq: 8, Content: "## Goal\n- FACT-TWO", TokenCount: 10}
 	fromUser := []session.Message{
@@ -73,7 +73,7 @@ func TestSummariesFollowAStableSystemPrompt(t *testing.T) {
 	require.Equal(t, none.Fixed, two.Fixed, "summaries are not part of the fixed cost")
 	require.Positive(t, two.Summaries)
 	require.Equal(t, two.Tokens, two.Fixed+two.Summaries+two.User+two.Assistant)
-	require.InDelta(t, blockTokens([]session.Summary{s1, s2}), two.Summaries, 60,
+	require.InDelta(t, BlockTokens([]session.Summary{s1, s2}), two.Summaries, 60,
 		"the budgets' estimate of the summaries is close to what they take")
 }
 
@@ -86,7 +86,7 @@ func TestSummariesFollowAStableSystemPrompt(t *testing.T) {
 func TestPromptTokensAreWhatIsSent(t *testing.T) {
 	t.Parallel()
 	count := func(m session.Message) int { return roughCount(m) + len(m.Name) }
-	p := NewPolicy(ViewConfig{Window: 4000, SystemPrompt: "You are a test.", Overhead: 77, MaskAfter: 3, MaskBatch: 1, Count: count})
+	p := NewPolicy(Config{Window: 4000, SystemPrompt: "You are a test.", Overhead: 77, MaskAfter: 3, MaskBatch: 1, Count: count})
 	var msgs []session.Message
 	add := func(m session.Message) {
 		m.Seq = int64(len(msgs) + 1)
@@ -137,7 +137,7 @@ func TestPromptTokensAreWhatIsSent(t *testing.T) {
 func TestUserTurnsAlternateAfterAFailedTurn(t *testing.T) {
 	t.Parallel()
 	count := func(m session.Message) int { return roughCount(m) + len(m.Name) }
-	p := NewPolicy(ViewConfig{Window: 8000, SystemPrompt: "You are a test.", Overhead: 50, Count: count})
+	p := NewPolicy(Config{Window: 8000, SystemPrompt: "You are a test.", Overhead: 50, Count: count})
 	var msgs []session.Message
 	add := func(role session.Role, text string) {
 		m := session.Message{Seq: int64(len(msgs) + 1), Role: role, Content: text}
@@ -181,7 +181,7 @@ func TestUserTurnsAlternateAfterAFailedTurn(t *testing.T) {
 // prompt plans with (vLLM counts it inside the window), and only then.
 func TestAnswerReserve(t *testing.T) {
 	t.Parallel()
-	p := NewPolicy(ViewConfig{Window: 4096, AnswerReserve: 1024})
+	p := NewPolicy(Config{Window: 4096, AnswerReserve: 1024})
 	require.Equal(t, 4096, p.Window(), "the server's window")
 	require.Equal(t, 3072, p.Usable())
 	require.Equal(t, 1024, p.AnswerReserve())
@@ -191,9 +191,9 @@ func TestAnswerReserve(t *testing.T) {
 	require.Equal(t, 1024, b.Reserve)
 	require.True(t, p.LearnFrom(2048, "server, cut"), "a smaller window is learned against the whole window")
 	require.Equal(t, 1024, p.Usable())
-	require.Equal(t, 512, NewPolicy(ViewConfig{Window: 2048, AnswerReserve: 4000}).Usable(), "a quarter is left to the prompt")
+	require.Equal(t, 512, NewPolicy(Config{Window: 2048, AnswerReserve: 4000}).Usable(), "a quarter is left to the prompt")
 
-	none := NewPolicy(ViewConfig{Window: 4096})
+	none := NewPolicy(Config{Window: 4096})
 	require.Equal(t, 4096, none.Usable(), "no max_tokens: nothing kept")
 	require.Zero(t, none.Build(session.View{}).Reserve)
 }

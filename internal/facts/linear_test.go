@@ -1,4 +1,4 @@
-package summarize
+package facts
 
 import (
 	"encoding/json"
@@ -53,23 +53,23 @@ func medianOf(rounds int, f func()) time.Duration {
 // messages over 10,000. Linear is about 10 (more where the larger maps
 // leave the CPU caches); before each constraint and keyword decision
 // rebuilt a lookup map of all the earlier ones: 81 (86 s for 100,000
-// messages). union-100k-ms is the merge of ten summaries of 10,000
+// messages). Union-100k-ms is the merge of ten summaries of 10,000
 // messages each.
 func BenchmarkExtractLinear(b *testing.B) {
 	for b.Loop() {
 		small := syntheticLog(10_000)
-		ts := medianOf(5, func() { extract(small, true) })
+		ts := medianOf(5, func() { Extract(small, true) })
 		small = nil
 		large := syntheticLog(100_000)
-		tl := medianOf(3, func() { extract(large, true) })
+		tl := medianOf(3, func() { Extract(large, true) })
 		var sums []session.Summary
 		for i := 0; i < 10; i++ {
-			sums = append(sums, extract(large[i*10_000:(i+1)*10_000], true))
+			sums = append(sums, Extract(large[i*10_000:(i+1)*10_000], true))
 		}
-		ul := medianOf(3, func() { union(sums) })
-		b.ReportMetric(float64(tl)/float64(ts), "extract-100k/10k")
-		b.ReportMetric(float64(tl.Milliseconds()), "extract-100k-ms")
-		b.ReportMetric(float64(ul.Milliseconds()), "union-100k-ms")
+		ul := medianOf(3, func() { Union(sums) })
+		b.ReportMetric(float64(tl)/float64(ts), "Extract-100k/10k")
+		b.ReportMetric(float64(tl.Milliseconds()), "Extract-100k-ms")
+		b.ReportMetric(float64(ul.Milliseconds()), "Union-100k-ms")
 	}
 }
 
@@ -89,15 +89,15 @@ func TestUserRequestsAreBounded(t *testing.T) {
 			session.Message{Role: session.RoleTool, ToolCallID: id, Name: "Write", Content: "ok"})
 	}
 	half := len(msgs) / 2
-	a, b := extract(msgs[:half], false), extract(msgs[half:], false)
-	whole := extract(msgs, false)
-	for _, s := range []session.Summary{a, b, whole, union([]session.Summary{a, b})} {
+	a, b := Extract(msgs[:half], false), Extract(msgs[half:], false)
+	whole := Extract(msgs, false)
+	for _, s := range []session.Summary{a, b, whole, Union([]session.Summary{a, b})} {
 		require.Len(t, s.UserRequests, maxUserRequests)
 		require.Equal(t, s.LastUserRequest, s.UserRequests[len(s.UserRequests)-1])
 	}
 	require.Equal(t, fmt.Sprintf("request %d", 3*maxUserRequests-1), whole.UserRequests[maxUserRequests-1])
 	require.Len(t, whole.FilesModified, 3*maxUserRequests, "every file is kept")
-	require.Len(t, union([]session.Summary{a, b}).FilesModified, 3*maxUserRequests)
+	require.Len(t, Union([]session.Summary{a, b}).FilesModified, 3*maxUserRequests)
 }
 
 // TestCommandsAreBounded: a summary keeps the latest maxCommands distinct
@@ -114,15 +114,15 @@ func TestCommandsAreBounded(t *testing.T) {
 			session.Message{Role: session.RoleTool, ToolCallID: id, Name: "Bash", Content: "1 notes\n[exit code 0]"})
 	}
 	half := len(msgs) / 2
-	a, b := extract(msgs[:half], false), extract(msgs[half:], false)
-	for _, s := range []session.Summary{a, b, extract(msgs, false), union([]session.Summary{a, b})} {
+	a, b := Extract(msgs[:half], false), Extract(msgs[half:], false)
+	for _, s := range []session.Summary{a, b, Extract(msgs, false), Union([]session.Summary{a, b})} {
 		require.Len(t, s.Commands, maxCommands)
 	}
-	for _, s := range []session.Summary{extract(msgs, false), union([]session.Summary{a, b})} {
+	for _, s := range []session.Summary{Extract(msgs, false), Union([]session.Summary{a, b})} {
 		require.Equal(t, fmt.Sprintf("wc -l notes/turn%d.md", n-1), s.Commands[maxCommands-1], "the latest is kept")
 		require.Equal(t, fmt.Sprintf("wc -l notes/turn%d.md", n-maxCommands), s.Commands[0])
 	}
-	whole := extract(msgs, false)
+	whole := Extract(msgs, false)
 	require.Equal(t, n, whole.CommandRuns)
-	require.Equal(t, n, union([]session.Summary{a, b}).CommandRuns)
+	require.Equal(t, n, Union([]session.Summary{a, b}).CommandRuns)
 }

@@ -1,14 +1,15 @@
-package summarize
+package view
 
 import (
 	"fmt"
 	"sync"
 
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/tokens"
 )
 
-// ViewConfig configures a Policy.
-type ViewConfig struct {
+// Config configures a Policy.
+type Config struct {
 	// Window is the model's context window in tokens (config or the
 	// known-model table).
 	Window int
@@ -57,7 +58,7 @@ type ViewConfig struct {
 // and the status bar show its figures, and the summarizer plans with them,
 // so all of them agree. A Policy is safe for concurrent use.
 type Policy struct {
-	cfg ViewConfig
+	cfg Config
 
 	// wmu guards the windows the server told.
 	wmu sync.Mutex
@@ -94,25 +95,36 @@ const maxCached = 4096
 // acknowledgement and the active summaries of a few sessions.
 const maxHeads = 64
 
+// DefaultWindow is the context window assumed when none is configured or
+// learned.
+const DefaultWindow = 8192
+
 // NewPolicy returns the view policy for cfg. A nil cfg.Count counts about
 // a token per four bytes.
-func NewPolicy(cfg ViewConfig) *Policy {
+func NewPolicy(cfg Config) *Policy {
 	if cfg.Count == nil {
 		cfg.Count = roughCount
 	}
 	if cfg.Window <= 0 {
-		cfg.Window = DefaultConfig().Window
+		cfg.Window = DefaultWindow
 	}
 	return &Policy{cfg: cfg, heads: map[string]int{}, texts: map[textKey]int{}}
 }
 
-// roughCount is a message's size without a tokenizer.
+// roughCount is a message's size without a tokenizer: the one formula
+// over a token per four bytes.
 func roughCount(m session.Message) int {
-	n := 4 + (len(m.Content)+3)/4
-	for _, c := range m.ToolCalls {
-		n += 4 + (len(c.Name)+len(c.Arguments)+3)/4
+	return MessageTokens(func(s string) int { return (len(s) + 3) / 4 }, m)
+}
+
+// MessageTokens is what m takes in a chat request, its texts counted by
+// count: tokens.MessageTokens, the one formula, over a logged message.
+func MessageTokens(count func(string) int, m session.Message) int {
+	tm := tokens.Message{Role: string(m.Role), Content: m.Content, Name: m.Name}
+	for _, tc := range m.ToolCalls {
+		tm.ToolCalls = append(tm.ToolCalls, tokens.ToolCall{Name: tc.Name, Arguments: tc.Arguments})
 	}
-	return n
+	return tokens.MessageTokens(count, tm)
 }
 
 // Window is the context window the policy fits requests into: the
@@ -147,7 +159,7 @@ func (p *Policy) window() (int, string) {
 }
 
 // Usable is what of the window a request's prompt may take: Window less
-// the answer's reserve (ViewConfig.AnswerReserve; at least a quarter of
+// the answer's reserve (Config.AnswerReserve; at least a quarter of
 // the window is left to the prompt). This is the one place the reserve is
 // taken: the request budget, the compaction thresholds, the hard limit
 // and the status bar's percentage all plan with Usable.
@@ -417,7 +429,7 @@ func (p *Policy) summaryMessage(s session.Summary) string {
 	p.mu.Lock()
 	_, ok := p.heads[text]
 	p.mu.Unlock()
-	if ok || s.TokenKey != tokenKey(p.cfg.Encoding, body) {
+	if ok || s.TokenKey != TokenKey(p.cfg.Encoding, body) {
 		return text
 	}
 	n := p.cfg.Count(session.Message{Role: session.RoleUser, Content: heading}) + s.TokenCount

@@ -25,7 +25,7 @@
 // OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
 // SOFTWARE.
 
-package summarize
+package redact
 
 // gitleaksVersion is the gitleaks release the rules come from.
 const gitleaksVersion = "v8.30.1"

@@ -1,4 +1,4 @@
-package summarize
+package facts
 
 import (
 	"encoding/json"
@@ -38,13 +38,13 @@ const (
 	maxKeywordDecision = 5
 )
 
-// extract fills a summary's deterministic fields from a range of the log:
+// Extract fills a summary's deterministic fields from a range of the log:
 // files modified and read, commands, tool usage, the user's requests and
 // constraints, and (as a fallback for the narrative) decisions found by
 // keywords. It understands gencode's tools and the usual names other agents
 // give theirs (imported sessions): str_replace_editor, apply_patch,
 // MultiEdit, create_file, run_terminal_cmd, shell ...
-func extract(msgs []session.Message, preserveSystem bool) session.Summary {
+func Extract(msgs []session.Message, preserveSystem bool) session.Summary {
 	e := newExtractor(preserveSystem)
 	for _, m := range msgs {
 		e.add(m)
@@ -120,12 +120,12 @@ func (e *extractor) add(m session.Message) {
 			// An imported system or developer message, or a result that
 			// answered no call, kept as quoted context: not a request.
 			if q != string(session.RoleTool) && e.preserveSystem {
-				e.sum.SystemNotes = append(e.sum.SystemNotes, clip(text, maxSystemChars))
+				e.sum.SystemNotes = append(e.sum.SystemNotes, Clip(text, maxSystemChars))
 			}
 			e.ft.result(m)
 			return
 		}
-		e.sum.LastUserRequest = clip(text, maxRequestChars)
+		e.sum.LastUserRequest = Clip(text, maxRequestChars)
 		e.sum.UserRequests = append(e.sum.UserRequests, firstLine(text, maxLineChars))
 		if len(e.sum.UserRequests) >= 2*maxUserRequests {
 			e.sum.UserRequests = recent(e.sum.UserRequests, maxUserRequests)
@@ -134,7 +134,7 @@ func (e *extractor) add(m session.Message) {
 		e.ft.result(m) // SWE-agent's task names the shell's directory
 	case session.RoleSystem:
 		if e.preserveSystem && strings.TrimSpace(m.Content) != "" {
-			e.sum.SystemNotes = append(e.sum.SystemNotes, clip(strings.TrimSpace(m.Content), maxSystemChars))
+			e.sum.SystemNotes = append(e.sum.SystemNotes, Clip(strings.TrimSpace(m.Content), maxSystemChars))
 		}
 	case session.RoleAssistant:
 		e.decide(m)
@@ -185,7 +185,7 @@ func (e *extractor) flush() {
 		denied := ok && res.Meta.Denied
 		e.ft.call(d, paths, cmd, res, ok)
 		if kind == tools.CallCommand && cmd != "" && !denied {
-			e.cmds.add(clip(cmd, maxCommandChars))
+			e.cmds.add(Clip(cmd, maxCommandChars))
 			e.sum.CommandRuns++
 		}
 		e.use(c.Name).add(describeUse(paths, cmd, res, ok), failed)
@@ -221,7 +221,7 @@ func (e *extractor) finish() session.Summary {
 		kind, paths, cmd := d.Kind, d.Paths, d.Command
 		e.ft.call(d, paths, cmd, m, true)
 		if kind == tools.CallCommand && cmd != "" && !m.Meta.Denied {
-			e.cmds.add(clip(cmd, maxCommandChars))
+			e.cmds.add(Clip(cmd, maxCommandChars))
 			e.sum.CommandRuns++
 		}
 		e.use(name).add(describeUse(paths, cmd, m, true), m.Meta.Failed)
@@ -252,7 +252,7 @@ func (e *extractor) finish() session.Summary {
 func (e *extractor) decide(m session.Message) {
 	for _, s := range sentences(m.Content) {
 		if decisionRe.MatchString(s) {
-			if d := clip(s, maxLineChars); d != "" && !e.decided[d] {
+			if d := Clip(s, maxLineChars); d != "" && !e.decided[d] {
 				e.decided[d] = true
 				e.decisions = append(e.decisions, d)
 			}
@@ -548,14 +548,14 @@ func (t *fileTracker) diffs(text string) {
 	}
 }
 
-// Facts returns the deterministic facts of a range of the log, as a
+// Of returns the deterministic facts of a range of the log, as a
 // summary of it would hold them (files modified and read, commands and how
 // often they ran, tool usage, the user's requests), without an LLM.
-func Facts(msgs []session.Message) session.Summary { return extract(msgs, true) }
+func Of(msgs []session.Message) session.Summary { return Extract(msgs, true) }
 
-// FactsOf is Facts of the messages msgs yields, read as they come: a log of
+// OfSeq is Of of the messages msgs yields, read as they come: a log of
 // any length is read in bounded memory. It stops at the first error.
-func FactsOf(msgs iter.Seq2[session.Message, error]) (session.Summary, error) {
+func OfSeq(msgs iter.Seq2[session.Message, error]) (session.Summary, error) {
 	e := newExtractor(true)
 	for m, err := range msgs {
 		if err != nil {
@@ -613,11 +613,11 @@ func describeUse(paths []string, cmd string, res session.Message, haveResult boo
 	var what string
 	switch {
 	case cmd != "":
-		what = clip(oneLine(cmd), 120)
+		what = Clip(OneLine(cmd), 120)
 	case len(paths) > 0:
 		what = strings.Join(paths, ", ")
 	case res.Meta.Pattern != "":
-		what = clip(oneLine(res.Meta.Pattern), 80)
+		what = Clip(OneLine(res.Meta.Pattern), 80)
 	}
 	if !haveResult {
 		return what
@@ -630,7 +630,7 @@ func describeUse(paths []string, cmd string, res session.Message, haveResult boo
 	case res.Meta.ExitCode != nil && *res.Meta.ExitCode != 0:
 		what += fmt.Sprintf(" (exit %d)", *res.Meta.ExitCode)
 	case res.Meta.Failed:
-		what += " (failed: " + clip(oneLine(res.Content), 80) + ")"
+		what += " (failed: " + Clip(OneLine(res.Content), 80) + ")"
 	}
 	return strings.TrimSpace(what)
 }
@@ -657,26 +657,26 @@ var (
 
 // Ranks of kept sentences: the lower, the longer a summary keeps it.
 const (
-	rankMemo = iota
-	rankConstraint
-	rankOther
+	RankMemo = iota
+	RankConstraint
+	RankOther
 	// maxStatedChars bounds a sentence read as a stated fact: longer ones
 	// are prose.
 	maxStatedChars = 240
 )
 
-// keepRank is how important a kept sentence is; ok is false for one not
+// KeepRank is how important a kept sentence is; ok is false for one not
 // worth keeping.
-func keepRank(s string) (rank int, ok bool) {
+func KeepRank(s string) (rank int, ok bool) {
 	switch {
 	case memoRe.MatchString(s) || labelRe.MatchString(s):
-		return rankMemo, true
+		return RankMemo, true
 	case constraintRe.MatchString(s):
-		return rankConstraint, true
+		return RankConstraint, true
 	case preferenceRe.MatchString(s):
-		return rankOther, true
+		return RankOther, true
 	case len(s) <= maxStatedChars && statedRe.MatchString(s) && valueRe.MatchString(s):
-		return rankOther, true
+		return RankOther, true
 	}
 	return 0, false
 }
@@ -687,8 +687,8 @@ func keepRank(s string) (rank int, ok bool) {
 func constraints(text string) []string {
 	var out []string
 	for _, s := range sentences(text) {
-		if _, ok := keepRank(s); len(s) >= 8 && ok {
-			out = append(out, clip(s, maxLineChars))
+		if _, ok := KeepRank(s); len(s) >= 8 && ok {
+			out = append(out, Clip(s, maxLineChars))
 		}
 	}
 	return out
@@ -753,10 +753,10 @@ func recent(items []string, n int) []string {
 	return slices.Clone(items[len(items)-n:])
 }
 
-// union merges the deterministic fields of summaries, oldest first: lists
+// Union merges the deterministic fields of summaries, oldest first: lists
 // are unioned in order, tool counts added, the last user request is the
 // newest one. Each entry is looked at once: linear in the entries.
-func union(sums []session.Summary) session.Summary {
+func Union(sums []session.Summary) session.Summary {
 	var out session.Summary
 	counts := map[string]*session.ToolUsage{}
 	var order []string
@@ -823,7 +823,7 @@ func union(sums []session.Summary) session.Summary {
 	return out
 }
 
-func clip(s string, n int) string {
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -839,7 +839,7 @@ func firstLine(s string, n int) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = strings.TrimSpace(s[:i]) + " …"
 	}
-	return clip(s, n)
+	return Clip(s, n)
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,4 +1,4 @@
-package summarize
+package view
 
 import (
 	"crypto/sha256"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gencode/gencode/internal/facts"
 	"github.com/gencode/gencode/internal/session"
 )
 
@@ -71,8 +72,8 @@ func cutMessage(m session.Message, limit int) session.Message {
 	}
 	keep := len(text) * limit / m.Tokens
 	headLen, tailLen := keep*2/3, keep/3
-	head := cutAtLine(text[:validCut(text, headLen)], false)
-	tail := cutAtLine(text[validCut(text, len(text)-tailLen):], true)
+	head := cutAtLine(text[:ValidCut(text, headLen)], false)
+	tail := cutAtLine(text[ValidCut(text, len(text)-tailLen):], true)
 	elided := len(text) - len(head) - len(tail)
 	if elided <= 0 {
 		return m
@@ -130,9 +131,9 @@ func additive(body string) bool {
 	return body == "" || !strings.ContainsRune("\r\n/", rune(body[0]))
 }
 
-// tokenKey names a count of text by the tokenizer encoding
+// TokenKey names a count of text by the tokenizer encoding
 // (session.Summary.TokenKey).
-func tokenKey(encoding, text string) string {
+func TokenKey(encoding, text string) string {
 	if encoding == "" {
 		return ""
 	}
@@ -149,10 +150,10 @@ const summaryAck = "Noted. I will continue from this summary."
 // acknowledgement, in tokens, about.
 const summaryOverhead = 75
 
-// blockTokens estimates what the summaries add to a request from their
+// BlockTokens estimates what the summaries add to a request from their
 // stored counts, without rendering them: what the compaction budgets plan
 // with.
-func blockTokens(sums []session.Summary) int {
+func BlockTokens(sums []session.Summary) int {
 	n := 0
 	for _, s := range sums {
 		n += s.TokenCount + summaryOverhead
@@ -184,7 +185,7 @@ func RenderSummary(s session.Summary) string {
 	if s.LastUserRequest != "" {
 		req := s.LastUserRequest
 		if n := share(25); n > 0 && len(req) > n {
-			req = req[:validCut(req, n)] + "… [cut; the whole request is in the session log]"
+			req = req[:ValidCut(req, n)] + "… [cut; the whole request is in the session log]"
 		}
 		fmt.Fprintf(&b, "Last user request in this range (verbatim): %q\n", req)
 	}
@@ -248,7 +249,7 @@ func joinRecent(items []string, chars int) string {
 	for i := len(items) - 1; i >= 0; i-- {
 		it := items[i]
 		if len(it) > per {
-			it = it[:validCut(it, per)] + "…"
+			it = it[:ValidCut(it, per)] + "…"
 		}
 		if used+len(it)+2 > chars && len(kept) > 0 {
 			break
@@ -297,9 +298,9 @@ func joinKept(items []string, chars int) string {
 			continue
 		}
 		seen[key] = true
-		rank, ok := keepRank(it)
+		rank, ok := facts.KeepRank(it)
 		if !ok {
-			rank = rankOther
+			rank = facts.RankOther
 		}
 		list = append(list, kept{text: it, rank: rank})
 		total += len(it) + 2
@@ -313,17 +314,17 @@ func joinKept(items []string, chars int) string {
 			if k.rank < minRank || len(k.text) <= n {
 				continue
 			}
-			cut := k.text[:validCut(k.text, n)] + "…"
+			cut := k.text[:ValidCut(k.text, n)] + "…"
 			total -= len(k.text) - len(cut)
 			k.text = cut
 		}
 	}
-	shorten(rankOther, keptShortChars)
-	shorten(rankConstraint, keptShortChars)
-	shorten(rankMemo, keptShortChars)
-	shorten(rankConstraint, keptMinChars)
+	shorten(facts.RankOther, keptShortChars)
+	shorten(facts.RankConstraint, keptShortChars)
+	shorten(facts.RankMemo, keptShortChars)
+	shorten(facts.RankConstraint, keptMinChars)
 	dropped := 0
-	for rank := rankOther; rank >= rankMemo && total > chars; rank-- {
+	for rank := facts.RankOther; rank >= facts.RankMemo && total > chars; rank-- {
 		for i := range list {
 			if total <= chars {
 				break
@@ -346,4 +347,13 @@ func joinKept(items []string, chars int) string {
 		out = fmt.Sprintf("(%d not shown to fit, the least important and oldest first; all are kept in the summary record) ", dropped) + out
 	}
 	return out
+}
+
+// ValidCut is i moved back to the start of the UTF-8 sequence it falls in.
+func ValidCut(s string, i int) int {
+	i = max(0, min(i, len(s)))
+	for i > 0 && i < len(s) && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return i
 }

@@ -1,6 +1,6 @@
 // Command genrules turns gitleaks' published rule set (gitleaks.toml,
-// vendored beside it with its licence) into Go source for the summarize
-// package's redaction: `go generate ./internal/summarize` runs it.
+// vendored beside it with its licence) into Go source for the redact
+// package's redaction: `go generate ./internal/redact` runs it.
 //
 // Every rule is kept as gitleaks wrote it (regex, keywords, entropy,
 // secret group, allowlists), except rules that cannot apply to text
@@ -119,7 +119,7 @@ type allowlist struct {
 	Commits     []string `toml:"commits"`
 }
 
-// replaced are gitleaks rules that a local rule of the summarize package
+// replaced are gitleaks rules that a local rule of the redact package
 // does instead, and why.
 var replaced = map[string]string{
 	"private-key": "replaced by the local PEM rule, which also redacts a key whose END line is missing (a cut tool output)",
@@ -263,7 +263,7 @@ func generate(cfgText, licence []byte, version string) ([]byte, error) {
 	for _, line := range strings.Split(strings.TrimSpace(string(licence)), "\n") {
 		b.WriteString(strings.TrimRight("// "+line, " ") + "\n")
 	}
-	b.WriteString("\npackage summarize\n\n")
+	b.WriteString("\npackage redact\n\n")
 	fmt.Fprintf(&b, "// gitleaksVersion is the gitleaks release the rules come from.\nconst gitleaksVersion = %q\n\n", version)
 
 	var skipped []string

@@ -1,4 +1,4 @@
-package summarize
+package view
 
 import (
 	"encoding/json"
@@ -74,7 +74,7 @@ func (p *Policy) normalize(sessionID string, msgs []session.Message) ([]session.
 			out = append(out, m)
 			continue
 		case len(m.ToolCalls) == 0:
-			if strings.TrimSpace(m.Content) == "" {
+			if leftOut(m) {
 				fixes++
 				continue
 			}

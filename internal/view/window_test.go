@@ -1,4 +1,4 @@
-package summarize
+package view
 
 import "testing"
 
@@ -32,7 +32,7 @@ func TestPolicyWindowSources(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := NewPolicy(ViewConfig{Window: tt.window, WindowConfigured: tt.configured})
+			p := NewPolicy(Config{Window: tt.window, WindowConfigured: tt.configured})
 			for _, s := range tt.steps {
 				switch {
 				case s.tell > 0:

@@ -12,7 +12,7 @@ import (
 
 // TestGeneratedRulesAreCurrent: the committed gitleaks_rules.go is what
 // the generator makes of the vendored gitleaks.toml, so an edit of either
-// without `go generate ./internal/summarize` fails here.
+// without `go generate ./internal/redact` fails here.
 func TestGeneratedRulesAreCurrent(t *testing.T) {
 	t.Parallel()
 	want, err := generateFromDir(".")
@@ -20,7 +20,7 @@ func TestGeneratedRulesAreCurrent(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join("..", "..", "gitleaks_rules.go"))
 	require.NoError(t, err)
 	if !bytes.Equal(got, want) {
-		t.Fatal("internal/summarize/gitleaks_rules.go is stale: run go generate ./internal/summarize")
+		t.Fatal("internal/redact/gitleaks_rules.go is stale: run go generate ./internal/redact")
 	}
 	require.Contains(t, string(got), "Copyright (c) 2019 Zachary Rice", "the licence notice is kept")
 }

@@ -1,4 +1,4 @@
-package summarize
+package view
 
 import (
 	"context"
@@ -13,12 +13,13 @@ import (
 
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/session/sessiontest"
 )
 
 // meterPolicy masks early and cuts at small sizes, so that a short log
 // meets every rule Measure must follow.
 func meterPolicy() *Policy {
-	return NewPolicy(ViewConfig{Window: 8000, SystemPrompt: "You are gencode.", Instructions: "Use tabs.",
+	return NewPolicy(Config{Window: 8000, SystemPrompt: "You are gencode.", Instructions: "Use tabs.",
 		Overhead: 300, MaskAfter: 4, MaskBatch: 2, Count: idCount})
 }
 
@@ -213,17 +214,17 @@ func TestMeterOnRealSessions(t *testing.T) {
 	t.Parallel()
 	shared, err := filepath.Glob(filepath.Join(openaitest.SharedTestdata(t), "sessions", "*.openai.jsonl"))
 	require.NoError(t, err)
-	own, err := filepath.Glob(filepath.Join("testdata", "sessions", "*.openai.jsonl"))
+	own, err := filepath.Glob(filepath.Join("..", "facts", "testdata", "sessions", "*.openai.jsonl"))
 	require.NoError(t, err)
 	files := append(shared, own...)
 	require.NotEmpty(t, files)
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			t.Parallel()
-			msgs := readSessionN(t, file, 1<<30)
+			msgs := sessiontest.ReadOpenAI(t, file, 1<<30)
 			r := rand.New(rand.NewPCG(uint64(len(msgs)), 3))
 			st := openStore(t)
-			p := NewPolicy(ViewConfig{Window: 16000, SystemPrompt: "You are gencode.", Overhead: 500, MaskAfter: 6})
+			p := NewPolicy(Config{Window: 16000, SystemPrompt: "You are gencode.", Overhead: 500, MaskAfter: 6})
 			l := newLog(t, st)
 			plain, checks := 0, 0
 			for i := 0; i < len(msgs); {
