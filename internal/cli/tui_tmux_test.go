@@ -8,7 +8,6 @@ package cli_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,26 +91,6 @@ func (p *tmuxPane) cmd(args ...string) string {
 		p.t.Fatalf("tmux %s: %v: %s", strings.Join(args, " "), err, out)
 	}
 	return string(out)
-}
-
-// controlClient attaches a tmux control-mode client to the pane's
-// session (it does not change the window's size) and returns a function
-// that sends it one command line; the client ends with the test.
-func (p *tmuxPane) controlClient() func(line string) {
-	p.t.Helper()
-	c := exec.Command(p.tmux, "-L", p.socket, "-C", "attach-session", "-t", "e2e")
-	in, err := c.StdinPipe()
-	require.NoError(p.t, err)
-	c.Stdout, c.Stderr = io.Discard, io.Discard
-	require.NoError(p.t, c.Start())
-	p.t.Cleanup(func() {
-		_ = in.Close() // control mode detaches at the end of its input
-		_ = c.Wait()
-	})
-	return func(line string) {
-		_, err := io.WriteString(in, line+"\n")
-		require.NoError(p.t, err)
-	}
 }
 
 // styled is the screen with its escape sequences.

@@ -21,20 +21,6 @@ func msg(role session.Role, content string) session.Message {
 	return session.Message{Role: role, Content: content, Tokens: 10}
 }
 
-func toolCallMsg(ids ...string) session.Message {
-	m := msg(session.RoleAssistant, "")
-	for _, id := range ids {
-		m.ToolCalls = append(m.ToolCalls, session.ToolCall{ID: id, Name: "Bash", Arguments: `{"command":"ls"}`})
-	}
-	return m
-}
-
-func toolResult(id string) session.Message {
-	m := msg(session.RoleTool, "out")
-	m.ToolCallID = id
-	return m
-}
-
 func TestExtract(t *testing.T) {
 	t.Parallel()
 	exit0, exit2 := 0, 2

@@ -103,12 +103,6 @@ func TestParseNarrative(t *testing.T) {
 	}
 }
 
-// importSession reads a shared testdata session (OpenAI messages, one a
-// line) into the store, the way an import would.
-func importSession(t *testing.T, store *session.Store, path string) *logBuilder {
-	return importSessionN(t, store, path, 1<<30)
-}
-
 // importSessionN imports the first n messages.
 func importSessionN(t *testing.T, store *session.Store, path string, n int) *logBuilder {
 	t.Helper()
