@@ -96,7 +96,7 @@ func TestMCPCommand(t *testing.T) {
 func TestMCPContextSection(t *testing.T) {
 	sec := mcpContextSection(&fakeMCP{}, 128000)
 	require.Equal(t, []string{
-		"github                          15,200    11%  ready",
+		"github                          15,200    12%  ready",
 		"fs                                   0     0%  needs approval",
 		"Sent with each request             265     0%  deferred: SearchMcpTools and the tools it loaded",
 	}, sec.Lines)
