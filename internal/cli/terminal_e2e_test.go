@@ -169,6 +169,8 @@ func TestNoTerminalQueryStall(t *testing.T) {
 		{"export", `"$GENCODE" export`, "The tests of p3 pass."},
 		{"summarize", `"$GENCODE" summarize`, "files"},
 		{"theme set", `GENCODE_THEME=light "$GENCODE" history --full`, "The tests of p3 pass."},
+		{"mcp list", `"$GENCODE" mcp list`, "MCP servers"},
+		{"hooks", `"$GENCODE" hooks`, "hooks"},
 	}
 	// summarize's one model request (the others ask the model nothing).
 	srv.Enqueue(openaitest.Text("## Goal\nShip p3.\n## Key decisions\n- keep the log\n## Topics\n- tests"))
