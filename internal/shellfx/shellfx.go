@@ -459,7 +459,21 @@ func (w *walker) call(c *syntax.CallExpr, stdin string, hasStdin bool, outs []Op
 			w.add(Op{Kind: Modify, Path: w.resolve(a)})
 		}
 	case "mkdir":
+		parents := false
+		for _, a := range rest {
+			if a.lit && strings.HasPrefix(a.s, "-") && !strings.HasPrefix(a.s, "--") && strings.Contains(a.s, "p") || a.lit && a.s == "--parents" {
+				parents = true
+			}
+		}
 		for _, a := range operands(rest, map[string]bool{"-m": true}) {
+			// mkdir -p a/b makes the relative parents it names too (those
+			// the ledger knows nothing under); an absolute path's parents
+			// are taken to be there.
+			if parents && !path.IsAbs(a) {
+				for d := path.Dir(path.Clean(a)); d != "." && d != "/"; d = path.Dir(d) {
+					w.add(Op{Kind: Mkdir, Path: w.resolve(d)})
+				}
+			}
 			w.add(Op{Kind: Mkdir, Path: w.resolve(a)})
 		}
 	case "rm", "unlink":

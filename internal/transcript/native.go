@@ -204,7 +204,7 @@ func finishSource(msgs []session.Message, items []nativeItem, src *Source) {
 }
 
 // notRunRe finds the results that say their call never ran.
-var notRunRe = regexp.MustCompile(`(?i)^\s*(?:\[no result: the imported transcript|permission denied|the user doesn't want to proceed with this tool use|the tool use was rejected|\[request interrupted by user for tool use\]|exec command rejected|command was not run|user rejected|action has been rejected|.{0,40}\bdenied by the user|.{0,40}\bcancel(?:l)?ed by the user)`)
+var notRunRe = regexp.MustCompile(`(?i)^\s*(?:\[no result: the imported transcript|permission denied: the user|(?:error: )?permission to use [^\n]{0,300}has been denied|the user doesn't want to proceed with this tool use|the tool use was rejected|\[request interrupted by user for tool use\]|exec command rejected|command was not run|user rejected|action has been rejected|.{0,40}\bdenied by the user|.{0,40}\bcancel(?:l)?ed by the user)`)
 
 func head(s string, n int) string {
 	if len(s) > n {

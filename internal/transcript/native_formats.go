@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/sashabaranov/go-openai"
 )
@@ -320,9 +321,11 @@ func modelInConfig(raw json.RawMessage) string {
 }
 
 // mini reads a mini-swe-agent trajectory (*.traj.json): "messages" in
-// OpenAI's shape, where each assistant message holds one ```bash block
-// (the action) and the user message after it the observation
-// (<returncode>, <output>); info.config names the model and the cwd.
+// OpenAI's shape. In version 1 each assistant message holds one ```bash
+// block (the action) and the user message after it the observation
+// (<returncode>, <output>); in version 2 the assistant calls the bash tool
+// (tool_calls) and a tool message answers. info.config names the model
+// and the cwd.
 func (n *nativeParse) mini(data []byte, name string) error {
 	var t struct {
 		Info struct {
@@ -336,8 +339,13 @@ func (n *nativeParse) mini(data []byte, name string) error {
 			} `json:"config"`
 		} `json:"info"`
 		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
+			Role       string            `json:"role"`
+			Content    json.RawMessage   `json:"content"`
+			ToolCalls  []openai.ToolCall `json:"tool_calls"`
+			ToolCallID string            `json:"tool_call_id"`
+			Extra      struct {
+				Timestamp float64 `json:"timestamp"`
+			} `json:"extra"`
 		} `json:"messages"`
 	}
 	if err := json.Unmarshal(data, &t); err != nil {
@@ -348,6 +356,16 @@ func (n *nativeParse) mini(data []byte, name string) error {
 	pending := ""
 	for k, m := range t.Messages {
 		text := textOf(m.Content)
+		ts := ""
+		if m.Extra.Timestamp > 0 {
+			ts = time.Unix(0, int64(m.Extra.Timestamp*1e9)).UTC().Format(time.RFC3339Nano)
+		}
+		if len(m.ToolCalls) > 0 || m.Role == openai.ChatMessageRoleTool {
+			// mini-swe-agent 2: the bash tool called the OpenAI way.
+			pending = ""
+			n.add(k+1, ts, openai.ChatCompletionMessage{Role: m.Role, Content: text, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID})
+			continue
+		}
 		switch m.Role {
 		case openai.ChatMessageRoleAssistant:
 			pending = ""
