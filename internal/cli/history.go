@@ -187,7 +187,7 @@ func newImportCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 				return err
 			}
 			reportRepairs(env.Stderr, args[0], changes)
-			if src.Format != transcript.FormatOpenAI {
+			if src.Format != transcript.FormatOpenAI || src.Root != "" {
 				fmt.Fprintf(env.Stderr, "gencode: import: %s read as a %s session (root %s)\n", args[0], src.Format, orNone(src.Root))
 			}
 			fmt.Fprintln(env.Stdout, sess.ID)

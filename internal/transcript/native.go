@@ -213,8 +213,12 @@ func head(s string, n int) string {
 	return s
 }
 
-// systemDirs are not a session's root, however many of its paths are there.
-var systemDirs = []string{"/tmp", "/dev", "/proc", "/usr", "/etc", "/bin", "/var", "/opt", "/root", "/home", "/sys"}
+// systemDirs hold no session's files: paths under them (a scratch file in
+// /tmp, a library in /usr or /opt) do not pull the root up.
+var systemDirs = []string{"/tmp", "/dev", "/proc", "/usr", "/etc", "/bin", "/sbin", "/lib", "/var", "/opt", "/sys", "/run", "/private"}
+
+// homeDirs are a root's parents, never a root.
+var homeDirs = []string{"/", "/home", "/root", "/Users", "/mnt"}
 
 // inferRoot is the deepest directory holding every absolute path the
 // session's calls named (files, cd targets, reported directories), outside
@@ -270,8 +274,8 @@ func inferRoot(msgs []session.Message, items []nativeItem) string {
 			root = path.Dir(root)
 		}
 	}
-	if root == "/" {
-		return ""
+	if slices.Contains(homeDirs, root) || path.Dir(root) == "/home" || path.Dir(root) == "/Users" {
+		return "" // a user's whole home: no project root in common
 	}
 	return root
 }
