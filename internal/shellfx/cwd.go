@@ -21,6 +21,9 @@ type Shell struct {
 
 // Run moves the shell's directory as command does.
 func (s *Shell) Run(command string) {
+	if !strings.Contains(command, "cd") && !strings.Contains(command, "pushd") && !strings.Contains(command, "popd") {
+		return // nothing can move it: no need to parse
+	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
 	if err != nil {
 		return

@@ -161,7 +161,7 @@ func finishSource(msgs []session.Message, items []nativeItem, src *Source) {
 		if it := byID[m.ToolCallID]; it != nil && it.notRun {
 			m.Meta.NotRun = true
 		}
-		if !m.Meta.NotRun && notRunRe.MatchString(head(m.Content, 400)) {
+		if h := head(m.Content, 400); !m.Meta.NotRun && mayNotRun(h) && notRunRe.MatchString(h) {
 			m.Meta.NotRun = true
 		}
 	}
@@ -205,6 +205,17 @@ func finishSource(msgs []session.Message, items []nativeItem, src *Source) {
 
 // notRunRe finds the results that say their call never ran.
 var notRunRe = regexp.MustCompile(`(?i)^\s*(?:\[no result: the imported transcript|permission denied: the user|(?:error: )?permission to use [^\n]{0,300}has been denied|the user doesn't want to proceed with this tool use|the tool use was rejected|\[request interrupted by user for tool use\]|exec command rejected|command was not run|user rejected|action has been rejected|.{0,40}\bdenied by the user|.{0,40}\bcancel(?:l)?ed by the user)`)
+
+// mayNotRun is a cheap test before notRunRe: the words every not-run
+// text holds one of.
+func mayNotRun(s string) bool {
+	for _, w := range []string{"enied", "eject", "ancel", "not run", "nterrupted", "no result", "proceed"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
 
 func head(s string, n int) string {
 	if len(s) > n {

@@ -40,7 +40,7 @@ func (n *nativeParse) claude(data []byte, name string) error {
 			Content json.RawMessage `json:"content"`
 		} `json:"message"`
 	}
-	var open *nativeItem // the assistant message being joined
+	open := -1 // the index of the assistant message being joined
 	openID := ""
 	return eachLine(data, name, func(line int, b []byte) error {
 		var r record
@@ -51,7 +51,7 @@ func (n *nativeParse) claude(data []byte, name string) error {
 			n.src.Cwd = r.Cwd
 		}
 		if r.Type == "summary" && r.Summary != "" {
-			open = nil
+			open = -1
 			n.add(line, r.Timestamp, openai.ChatCompletionMessage{Role: "summary", Content: r.Summary})
 			return nil
 		}
@@ -69,26 +69,27 @@ func (n *nativeParse) claude(data []byte, name string) error {
 			if m := r.Message.Model; n.src.Model == "" && m != "" && m != "<synthetic>" {
 				n.src.Model = m
 			}
-			if open == nil || r.Message.ID == "" || r.Message.ID != openID {
-				open = n.add(line, r.Timestamp, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant})
-				openID = r.Message.ID
+			if open < 0 || r.Message.ID == "" || r.Message.ID != openID {
+				n.add(line, r.Timestamp, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant})
+				open, openID = len(n.items)-1, r.Message.ID
 			}
+			msg := &n.items[open].msg
 			for _, bl := range blocks {
 				switch bl.Type {
 				case "text":
-					open.msg.Content += bl.Text
+					msg.Content += bl.Text
 				case "tool_use":
 					args := string(bl.Input)
 					if args == "" || args == "null" {
 						args = "{}"
 					}
-					open.msg.ToolCalls = append(open.msg.ToolCalls, toolCall(bl.ID, bl.Name, args))
+					msg.ToolCalls = append(msg.ToolCalls, toolCall(bl.ID, bl.Name, args))
 				}
 			}
-			open.msg.Content += text
+			msg.Content += text
 			return nil
 		}
-		open = nil
+		open = -1
 		role := openai.ChatMessageRoleUser
 		if r.IsSidechain || r.IsMeta {
 			role = "sidechain" // a subagent's prompt, or Claude Code's own note: context
