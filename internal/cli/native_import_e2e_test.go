@@ -80,6 +80,10 @@ func TestNativeImportFactsAreExact(t *testing.T) {
 			require.Equal(t, 0, res.code, res.stderr)
 			require.Contains(t, res.stdout, "Imported from: "+truth.Format+" · root "+truth.Root)
 
+			res = sb.run("history", "--session", id)
+			require.Equal(t, 0, res.code, res.stderr)
+			require.Contains(t, res.stdout, "Imported from: "+truth.Format+" · root "+truth.Root)
+
 			res = sb.run("-c", "-p", "what changed?")
 			require.Equal(t, 0, res.code, res.stderr)
 			require.NotEmpty(t, strings.TrimSpace(res.stdout))
@@ -103,4 +107,29 @@ func TestImportRefusesAnUnknownFormat(t *testing.T) {
 	res = sb.run("sessions")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.NotContains(t, res.stdout, "notes", fmt.Sprintf("no session: %q", res.stdout))
+}
+
+// TestImportFormatFlag: --format forces a format; a name it does not know
+// is refused with the names it knows; a file that is not in the forced
+// format is refused and creates no session.
+func TestImportFormatFlag(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	file, err := filepath.Abs("testdata/native/codex_rollout.jsonl")
+	require.NoError(t, err)
+	res := sb.run("import", "--format", "codex", file)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stderr, "read as a codex session (root /work/api)")
+
+	res = sb.run("import", "--format", "cursor", file)
+	require.NotEqual(t, 0, res.code)
+	require.Contains(t, res.stderr, `unknown format "cursor": the formats are openai, claude-code, codex, swe-agent, mini-swe-agent, openhands`)
+
+	res = sb.run("import", "--format", "openai", file)
+	require.NotEqual(t, 0, res.code)
+	require.Contains(t, res.stderr, "codex_rollout.jsonl:1: a message without a role")
+
+	res = sb.run("sessions")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, 1, strings.Count(res.stdout, "Add a health endpoint"), res.stdout)
 }
