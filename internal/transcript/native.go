@@ -310,8 +310,8 @@ func Detect(data []byte, name string) (string, error) {
 		}
 		return "", refuse(name, "a JSON list whose items are not OpenHands events (no \"action\" or \"observation\")")
 	}
+	var whole map[string]json.RawMessage
 	if t[0] == '{' {
-		var whole map[string]json.RawMessage
 		if json.Unmarshal(t, &whole) == nil {
 			switch {
 			case whole["trajectory"] != nil:
@@ -323,12 +323,15 @@ func Detect(data []byte, name string) (string, error) {
 			case whole["action"] != nil || whole["observation"] != nil:
 				return FormatOpenHands, nil
 			}
-			return "", refuse(name, "one JSON object with the keys "+keyList(whole))
+			// One object: perhaps a JSON-lines file of one line.
 		}
 	}
-	line, _, _ := bytes.Cut(t, []byte("\n"))
+	line, rest, _ := bytes.Cut(t, []byte("\n"))
 	var first map[string]json.RawMessage
 	if err := json.Unmarshal(line, &first); err != nil {
+		if whole != nil {
+			return "", refuse(name, "one JSON object with the keys "+keyList(whole))
+		}
 		return "", refuse(name, fmt.Sprintf("text that is not JSON (%q...)", head(string(line), 40)))
 	}
 	var typ string
@@ -346,6 +349,9 @@ func Detect(data []byte, name string) (string, error) {
 		return FormatClaudeCode, nil
 	case first["action"] != nil || first["observation"] != nil:
 		return FormatOpenHands, nil
+	}
+	if len(bytes.TrimSpace(rest)) == 0 {
+		return "", refuse(name, "one JSON object with the keys "+keyList(first))
 	}
 	return "", refuse(name, "JSON lines, the first with the keys "+keyList(first))
 }

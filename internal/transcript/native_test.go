@@ -73,3 +73,46 @@ func TestDetectRefusesUnknown(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// TestDetectFormats: each format is recognised by its content.
+func TestDetectFormats(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"role":"user","content":"hi"}`, FormatOpenAI},
+		{`{"type":"summary","summary":"x","leafUuid":"u"}` + "\n" + claudeLine("user", `"hi"`), FormatClaudeCode},
+		{claudeLine("user", `"hi"`), FormatClaudeCode},
+		{`{"timestamp":"t","type":"session_meta","payload":{"cwd":"/w"}}`, FormatCodex},
+		{`{"id":"x","timestamp":"t","instructions":null}` + "\n" + `{"type":"message","role":"user","content":[]}`, FormatCodex},
+		{`{"trajectory":[],"history":[],"info":{}}`, FormatSWEAgent},
+		{`{"info":{},"messages":[],"trajectory_format":"mini-swe-agent-1"}`, FormatMiniSWEAgent},
+		{`[{"id":1,"source":"user","action":"message","args":{"content":"hi"}}]`, FormatOpenHands},
+		{`{"id":1,"source":"user","action":"message","args":{"content":"hi"}}` + "\n" + `{"id":2,"cause":1,"observation":"run","content":""}`, FormatOpenHands},
+	} {
+		got, err := Detect([]byte(c.in), "f")
+		if err != nil || got != c.want {
+			t.Errorf("%.60s: got %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+	if _, err := Detect([]byte("{\n \"steps\": []\n}\n"), "f"); err == nil || !strings.Contains(err.Error(), "one JSON object with the keys steps") {
+		t.Errorf("pretty-printed object: %v", err)
+	}
+	for _, bad := range []string{"", "hello", `[1,2]`, `{"a":1}`} {
+		if _, err := Detect([]byte(bad), "f"); err == nil || !strings.Contains(err.Error(), "mini-swe-agent") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
+
+// TestNativeKeepsTimesAndModel: a native file's timestamps and model are kept.
+func TestNativeKeepsTimesAndModel(t *testing.T) {
+	in := claudeLine("user", `"hi"`) + "\n" + claudeLine("assistant", `[{"type":"text","text":"hello"}]`)
+	msgs, _, src, err := ReadFormat(strings.NewReader(in), "s.jsonl", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 2 || msgs[0].Time.IsZero() || msgs[0].Time.Year() != 2025 || src.Model != "claude-x" {
+		t.Fatalf("msgs %+v, source %+v", msgs, src)
+	}
+	if im := msgs[0].Meta.Imported; im == nil || im.Format != FormatClaudeCode || im.Model != "claude-x" {
+		t.Fatalf("imported %+v", im)
+	}
+}
