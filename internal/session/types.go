@@ -127,6 +127,10 @@ type Meta struct {
 	// where the agent's shell persists. The facts read relative paths
 	// against it.
 	Dir string `json:"dir,omitempty"`
+	// Root, on a tool result of an imported session, is the session's root
+	// (as Imported says on its first message): a summary of a range without
+	// the first message lists its files relative to it too.
+	Root string `json:"root,omitempty"`
 	// NotRun, on a tool result of an imported session, says the call never
 	// ran: it has no result, or its result says it was denied, canceled or
 	// not run. It counts as no command run and no change.

@@ -189,6 +189,9 @@ func (e *extractor) flush() {
 		}
 		failed := ok && (res.Meta.Failed || res.Meta.Denied || res.Meta.ExitCode != nil && *res.Meta.ExitCode != 0)
 		denied := ok && (res.Meta.Denied || res.Meta.NotRun)
+		if ok && res.Meta.Root != "" && e.root == "" {
+			e.root, e.ft.root = res.Meta.Root, res.Meta.Root
+		}
 		if ok && res.Meta.Dir != "" {
 			// An imported call: the directory it ran in resolves its
 			// relative paths, so each file has one spelling.

@@ -177,6 +177,7 @@ func finishSource(msgs []session.Message, items []nativeItem, src *Source) {
 			if res == nil {
 				continue
 			}
+			res.Meta.Root = src.Root
 			it := byID[c.ID]
 			switch {
 			case it != nil && it.dir != "":

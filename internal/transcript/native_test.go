@@ -57,8 +57,8 @@ func TestNativeOneRootForTwoSpellings(t *testing.T) {
 		t.Fatalf("source %+v", src)
 	}
 	for _, m := range msgs {
-		if m.Role == session.RoleTool && m.Meta.Dir != "/testbed" {
-			t.Fatalf("%s ran in %q", m.ToolCallID, m.Meta.Dir)
+		if m.Role == session.RoleTool && (m.Meta.Dir != "/testbed" || m.Meta.Root != "/testbed") {
+			t.Fatalf("%s ran in %q (root %q)", m.ToolCallID, m.Meta.Dir, m.Meta.Root)
 		}
 	}
 	if msgs[0].Meta.Imported == nil || msgs[0].Meta.Imported.Root != "/testbed" {
