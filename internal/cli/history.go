@@ -190,6 +190,16 @@ func newImportCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 			if src.Format != transcript.FormatOpenAI || src.Root != "" {
 				fmt.Fprintf(env.Stderr, "gencode: import: %s read as a %s session (root %s)\n", args[0], src.Format, orNone(src.Root))
 			}
+			if n := len(src.NotRun); n > 0 {
+				fmt.Fprintf(env.Stderr, "gencode: import: %d call(s) never ran (denied, canceled or without a result): no command run, no change:\n", n)
+				for i, c := range src.NotRun {
+					if i == maxRepairsListed {
+						fmt.Fprintf(env.Stderr, "  ... and %d more\n", n-i)
+						break
+					}
+					fmt.Fprintf(env.Stderr, "  %s\n", termtext.OneLine(c, 120))
+				}
+			}
 			fmt.Fprintln(env.Stdout, sess.ID)
 			return nil
 		},

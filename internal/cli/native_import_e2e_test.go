@@ -120,6 +120,7 @@ func TestImportFormatFlag(t *testing.T) {
 	res := sb.run("import", "--format", "codex", file)
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stderr, "read as a codex session (root /work/api)")
+	require.Contains(t, res.stderr, "1 call(s) never ran (denied, canceled or without a result): no command run, no change:\n  shell rm -f app.py\n")
 
 	res = sb.run("import", "--format", "cursor", file)
 	require.NotEqual(t, 0, res.code)

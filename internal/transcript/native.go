@@ -54,6 +54,9 @@ type Source struct {
 	// the common root of the absolute paths the session used.
 	Root  string
 	Model string
+	// NotRun are the calls that never ran (denied, canceled, not run, no
+	// result), as "TOOL SUMMARY": they count as no command and no change.
+	NotRun []string
 }
 
 // nativeItem is one message of a native format, in OpenAI's shape, with
@@ -178,6 +181,14 @@ func finishSource(msgs []session.Message, items []nativeItem, src *Source) {
 				continue
 			}
 			res.Meta.Root = src.Root
+			if res.Meta.NotRun {
+				d := tools.Describe(tools.Call{Name: c.Name, Arguments: c.Arguments})
+				what := d.Command
+				if what == "" {
+					what = d.Summary
+				}
+				src.NotRun = append(src.NotRun, strings.TrimSpace(c.Name+" "+what))
+			}
 			it := byID[c.ID]
 			switch {
 			case it != nil && it.dir != "":
