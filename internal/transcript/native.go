@@ -247,11 +247,16 @@ var homeDirs = []string{"/", "/home", "/root", "/Users", "/mnt"}
 // session's calls named (files, cd targets, reported directories), outside
 // system directories; "" when they share none.
 func inferRoot(msgs []session.Message, items []nativeItem) string {
-	var dirs []string
+	var dirs, rels []string
+	evidence := false // a directory the session was in, not only files
 	addPath := func(p string, isDir bool) {
+		if p != "" && !path.IsAbs(p) && !strings.HasPrefix(p, "~") {
+			rels = append(rels, path.Clean(p))
+		}
 		if !path.IsAbs(p) {
 			return
 		}
+		evidence = evidence || isDir
 		p = path.Clean(p)
 		if !isDir {
 			p = path.Dir(p)
@@ -295,6 +300,21 @@ func inferRoot(msgs []session.Message, items []nativeItem) string {
 	for _, d := range dirs[1:] {
 		for root != "/" && d != root && !strings.HasPrefix(d, root+"/") {
 			root = path.Dir(root)
+		}
+	}
+	if !evidence {
+		// Only files: their common directory may be a subdirectory of the
+		// one the agent worked in. A relative path that starts with the
+		// root's own name (src/a.go, root .../src) says the root is its
+		// parent.
+		for moved := true; moved && root != "/"; {
+			moved = false
+			for _, r := range rels {
+				if first, _, _ := strings.Cut(r, "/"); first == path.Base(root) && strings.Contains(r, "/") {
+					root, moved = path.Dir(root), true
+					break
+				}
+			}
 		}
 	}
 	if slices.Contains(homeDirs, root) || path.Dir(root) == "/home" || path.Dir(root) == "/Users" {

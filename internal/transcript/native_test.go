@@ -116,3 +116,21 @@ func TestNativeKeepsTimesAndModel(t *testing.T) {
 		t.Fatalf("imported %+v", im)
 	}
 }
+
+// TestRootFromFilesOnly: with no directory in the session, the common
+// directory of its absolute files goes up when a relative path starts
+// with its name (the agent worked in the parent).
+func TestRootFromFilesOnly(t *testing.T) {
+	msgs := []session.Message{{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{
+		{ID: "1", Name: "Read", Arguments: `{"file_path":"/srv/proj/src/a.go"}`},
+		{ID: "2", Name: "Read", Arguments: `{"file_path":"/srv/proj/src/b.go"}`},
+		{ID: "3", Name: "Bash", Arguments: `{"command":"rm src/old.go"}`},
+	}}}
+	if got := inferRoot(msgs, nil); got != "/srv/proj" {
+		t.Fatalf("root %q, want /srv/proj", got)
+	}
+	msgs[0].ToolCalls = msgs[0].ToolCalls[:2]
+	if got := inferRoot(msgs, nil); got != "/srv/proj/src" {
+		t.Fatalf("root %q, want /srv/proj/src", got)
+	}
+}
