@@ -443,7 +443,7 @@ func (n *nativeParse) openHands(data []byte, name string) error {
 		switch {
 		case e.Action != "":
 			switch e.Action {
-			case "message", "finish", "think":
+			case "message", "finish", "think", "reject":
 				text := e.Message
 				if s, ok := args["content"].(string); ok && s != "" && e.Action == "message" {
 					text = s
@@ -460,8 +460,11 @@ func (n *nativeParse) openHands(data []byte, name string) error {
 				if s, ok := args["content"].(string); ok {
 					n.add(line, e.Timestamp, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s})
 				}
-			case "run", "run_ipython", "write", "edit", "read", "browse", "delegate":
+			case "run", "run_ipython", "write", "edit", "read", "browse", "browse_interactive", "delegate", "call_tool_mcp", "mcp":
 				name := e.Action
+				if n, ok := args["name"].(string); ok && n != "" && (e.Action == "call_tool_mcp" || e.Action == "mcp") {
+					name = n // the MCP tool's own name
+				}
 				if e.ToolCallMetadata != nil && e.ToolCallMetadata.FunctionName != "" {
 					name = e.ToolCallMetadata.FunctionName
 				} else if e.Action == "run" {
