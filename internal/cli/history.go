@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -152,42 +153,66 @@ func newExportCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 }
 
 func newImportCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
-	return &cobra.Command{
-		Use:   "import FILE.jsonl",
-		Short: "Import OpenAI-format messages (one JSON object a line) as a new session; prints its id",
-		Long: "Import OpenAI-format messages (one JSON object a line) as a new session and print its id.\n" +
-			"A file that breaks the chat message rules is repaired, and each change is listed on stderr:\n" +
-			"system and developer messages become quoted context, results are paired to their calls,\n" +
-			"calls without a result get one saying so, arguments become JSON objects, empty messages go.",
+	var format string
+	cmd := &cobra.Command{
+		Use:   "import FILE",
+		Short: "Import a session of gencode or another agent as a new session; prints its id",
+		Long: "Import a session file as a new session and print its id. The format is recognised by content:\n" +
+			"OpenAI-format messages (JSONL), a Claude Code session (JSONL), a Codex CLI rollout (JSONL),\n" +
+			"a SWE-agent (.traj) or mini-swe-agent (.traj.json) trajectory, an OpenHands event stream;\n" +
+			"--format NAME forces one. A file that breaks the chat message rules is repaired, and each\n" +
+			"change is listed on stderr.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := os.Open(args[0])
+			if err != nil {
+				return fmt.Errorf("import: %w", err)
+			}
+			defer f.Close()
+			// The file is read before the data directory is opened: input
+			// that is refused creates nothing.
+			msgs, changes, src, err := transcript.ReadFormat(f, args[0], format)
+			if err != nil {
+				return err
+			}
 			a, err := newApp(ctx, env, cmd, g)
 			if err != nil {
 				return err
 			}
 			defer a.Close()
 			counter := a.tokens.Counter(a.cfg.Model)
-			// The vocabulary loads while the file is read and repaired.
-			go func() { _ = counter.Err() }()
-			f, err := os.Open(args[0])
-			if err != nil {
-				return fmt.Errorf("import: %w", err)
-			}
-			defer f.Close()
-			msgs, changes, err := transcript.Read(f, args[0])
-			if err != nil {
-				return err
-			}
 			sess, err := transcript.Import(ctx, a.store, msgs, transcript.ImportOptions{Cwd: a.cwd, Model: a.cfg.Model,
 				Count: func(m session.Message) int { return agent.MessageTokens(counter, m) }, Title: agent.Title})
 			if err != nil {
 				return err
 			}
 			reportRepairs(env.Stderr, args[0], changes)
+			if src.Format != transcript.FormatOpenAI || src.Root != "" {
+				fmt.Fprintf(env.Stderr, "gencode: import: %s read as a %s session (root %s)\n", args[0], src.Format, orNone(src.Root))
+			}
+			if n := len(src.NotRun); n > 0 {
+				fmt.Fprintf(env.Stderr, "gencode: import: %d call(s) never ran (denied, canceled or without a result): no command run, no change:\n", n)
+				for i, c := range src.NotRun {
+					if i == maxRepairsListed {
+						fmt.Fprintf(env.Stderr, "  ... and %d more\n", n-i)
+						break
+					}
+					fmt.Fprintf(env.Stderr, "  %s\n", termtext.OneLine(c, 120))
+				}
+			}
 			fmt.Fprintln(env.Stdout, sess.ID)
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&format, "format", "", "the file's format, when not recognised: `NAME` is one of "+strings.Join(transcript.Formats, ", "))
+	return cmd
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
 
 // maxRepairsListed is how many repairs import lists before "and N more".

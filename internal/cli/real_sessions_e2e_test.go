@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -46,6 +47,13 @@ func TestRealSessionsImportSummarizeReport(t *testing.T) {
 			res := sb.run("import", file)
 			require.Equal(t, 0, res.code, res.stderr)
 			id := strings.TrimSpace(res.stdout)
+			// Files are listed relative to the session's root, which
+			// import infers from the absolute paths (issue 28).
+			if m := regexp.MustCompile(`\(root ([^)]+)\)`).FindStringSubmatch(res.stderr); m != nil && m[1] != "unknown" {
+				for i, f := range files {
+					files[i] = strings.TrimPrefix(f, m[1]+"/")
+				}
+			}
 
 			res = sb.run("summarize", "--session", id)
 			require.Equal(t, 0, res.code, res.stderr)

@@ -167,6 +167,20 @@ func History(ctx context.Context, st Store, search SearchFunc, id string, o Hist
 		return historyExpand(ctx, st, sess, sums, o.Expand)
 	}
 	rep := &Report{Title: fmt.Sprintf("Session history · %s · %d messages total", sess.ID, sess.MessageCount)}
+	// An imported session says where it came from (its first message
+	// records it).
+	if first, err := st.Messages(ctx, sess.ID, 1, 1); err == nil && len(first) > 0 && first[0].Meta.Imported != nil {
+		im := first[0].Meta.Imported
+		root := im.Root
+		if root == "" {
+			root = "unknown"
+		}
+		sec := Section{Title: "Imported from: " + im.Format + " · root " + root}
+		if im.Model != "" {
+			sec.Lines = append(sec.Lines, "Model: "+im.Model)
+		}
+		rep.Sections = append(rep.Sections, sec)
+	}
 	var through int64
 	for i, s := range sums {
 		through = max(through, s.ToSeq)

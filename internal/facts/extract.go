@@ -77,6 +77,9 @@ type extractor struct {
 	early     map[string]session.Message
 	decisions []string
 	decided   map[string]bool
+	// root is an imported session's root (its first message says it): the
+	// files are listed relative to it, each under one spelling.
+	root string
 }
 
 func newExtractor(preserveSystem bool) *extractor {
@@ -105,6 +108,9 @@ func (e *extractor) add(m session.Message) {
 		return
 	}
 	e.flush()
+	if im := m.Meta.Imported; im != nil {
+		e.root, e.ft.root = im.Root, im.Root
+	}
 	switch m.Role {
 	case session.RoleUser:
 		text := strings.TrimSpace(m.Text())
@@ -182,9 +188,23 @@ func (e *extractor) flush() {
 			cmd = res.Meta.Command
 		}
 		failed := ok && (res.Meta.Failed || res.Meta.Denied || res.Meta.ExitCode != nil && *res.Meta.ExitCode != 0)
-		denied := ok && res.Meta.Denied
-		e.ft.call(d, paths, cmd, res, ok)
-		if kind == tools.CallCommand && cmd != "" && !denied {
+		denied := ok && (res.Meta.Denied || res.Meta.NotRun)
+		if ok && res.Meta.Root != "" && e.root == "" {
+			e.root, e.ft.root = res.Meta.Root, res.Meta.Root
+		}
+		if ok && res.Meta.Dir != "" {
+			// An imported call: the directory it ran in resolves its
+			// relative paths, so each file has one spelling.
+			e.ft.dir = res.Meta.Dir
+			paths = slices.Clone(paths)
+			for i, p := range paths {
+				paths[i] = e.ft.resolve(p)
+			}
+		}
+		if !(ok && res.Meta.NotRun) {
+			e.ft.call(d, paths, cmd, res, ok)
+		}
+		if kind == tools.CallCommand && cmd != "" && !denied && !(ok && res.Meta.Dir != "" && shellfx.AgentCommand(cmd)) {
 			e.cmds.add(Clip(cmd, maxCommandChars))
 			e.sum.CommandRuns++
 		}
@@ -219,6 +239,9 @@ func (e *extractor) finish() session.Summary {
 		args, _ := json.Marshal(map[string]string{"file_path": m.Meta.FilePath, "command": m.Meta.Command})
 		d := tools.Describe(tools.Call{Name: name, Arguments: string(args)})
 		kind, paths, cmd := d.Kind, d.Paths, d.Command
+		if m.Meta.NotRun {
+			continue
+		}
 		e.ft.call(d, paths, cmd, m, true)
 		if kind == tools.CallCommand && cmd != "" && !m.Meta.Denied {
 			e.cmds.add(Clip(cmd, maxCommandChars))
@@ -235,6 +258,11 @@ func (e *extractor) finish() session.Summary {
 	sum.FilesDeleted = ft.ledger.Deleted()
 	sum.FilesReverted = ft.ledger.Reverted()
 	sum.FilesRead = ft.ledger.Read()
+	if e.root != "" {
+		sum.FilesModified, sum.FilesCreated = underRoot(sum.FilesModified, e.root), underRoot(sum.FilesCreated, e.root)
+		sum.FilesDeleted, sum.FilesReverted = underRoot(sum.FilesDeleted, e.root), underRoot(sum.FilesReverted, e.root)
+		sum.FilesRead = underRoot(sum.FilesRead, e.root)
+	}
 	sum.Commands = recent(e.cmds.items, maxCommands)
 	for _, name := range e.order {
 		u := e.usage[name]
@@ -276,6 +304,9 @@ type fileTracker struct {
 	// open is the file the agent's editor has open (SWE-agent's open,
 	// create, edit), for the edits that name no file.
 	open string
+	// root is an imported session's root: a diff's paths (git diff, a
+	// submission) are relative to it, not to the shell's directory.
+	root string
 }
 
 func newFileTracker() *fileTracker {
@@ -519,6 +550,23 @@ func (t *fileTracker) run(op shellfx.Op) {
 	}
 }
 
+// underRoot spells every path of list relative to root (those under it),
+// each once.
+func underRoot(list []string, root string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range list {
+		if r, ok := strings.CutPrefix(p, strings.TrimSuffix(root, "/")+"/"); ok && path.IsAbs(p) {
+			p = r
+		}
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 func joinDir(dir, p string) string {
 	if dir == "" || path.IsAbs(p) || strings.HasPrefix(p, "~") {
 		return path.Clean(p)
@@ -539,12 +587,16 @@ func (t *fileTracker) diffs(text string) {
 	for _, p := range t.ledger.Deleted() {
 		known[p] = true
 	}
+	resolve := t.resolve
+	if t.root != "" {
+		resolve = func(p string) string { return joinDir(t.root, p) }
+	}
 	for _, f := range shellfx.DiffFiles(text) {
-		p := t.resolve(f.Path)
-		if known[p] || f.Kind == shellfx.Rename && known[t.resolve(f.To)] {
+		p := resolve(f.Path)
+		if known[p] || f.Kind == shellfx.Rename && known[resolve(f.To)] {
 			continue
 		}
-		t.ledger.Apply(shellfx.Op{Kind: f.Kind, Path: p, To: t.resolve(f.To)})
+		t.ledger.Apply(shellfx.Op{Kind: f.Kind, Path: p, To: resolve(f.To)})
 	}
 }
 

@@ -122,6 +122,32 @@ type Meta struct {
 	// permission dialog showed it), for the transcript. Never sent to the
 	// model.
 	Diff string `json:"diff,omitempty"`
+	// Dir, on a tool result of an imported session, is the directory its
+	// call ran in: recorded by the format, or carried from call to call
+	// where the agent's shell persists. The facts read relative paths
+	// against it.
+	Dir string `json:"dir,omitempty"`
+	// Root, on a tool result of an imported session, is the session's root
+	// (as Imported says on its first message): a summary of a range without
+	// the first message lists its files relative to it too.
+	Root string `json:"root,omitempty"`
+	// NotRun, on a tool result of an imported session, says the call never
+	// ran: it has no result, or its result says it was denied, canceled or
+	// not run. It counts as no command run and no change.
+	NotRun bool `json:"not_run,omitempty"`
+	// Imported, on the first message of an imported session, says where it
+	// came from.
+	Imported *Imported `json:"imported,omitempty"`
+}
+
+// Imported is where an imported session came from: the format it was
+// written in and its root, the directory its paths are relative to (the
+// working directory the format recorded, else the common root of the
+// absolute paths it used).
+type Imported struct {
+	Format string `json:"format"`
+	Root   string `json:"root,omitempty"`
+	Model  string `json:"model,omitempty"`
 }
 
 // FileChanges is what one shell command did to files. Observed changes

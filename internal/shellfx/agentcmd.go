@@ -67,3 +67,20 @@ func (w *walker) agentTool(name string, rest []arg) bool {
 	}
 	return true
 }
+
+// agentWords are the commands of SWE-agent's interface (its tool bundles):
+// the agent's editor and search, not programs its shell runs.
+var agentWords = map[string]bool{
+	"create": true, "edit": true, "insert": true, "append": true, "open": true, "goto": true, "scroll_up": true,
+	"scroll_down": true, "search_dir": true, "search_file": true, "find_file": true, "submit": true,
+	"str_replace_editor": true, "filemap": true, "view_image": true,
+}
+
+// AgentCommand says whether command is one of SWE-agent's interface
+// commands (create, edit, open, find_file, submit ...) rather than a
+// program the shell runs: its effects are read, but it is no shell command
+// run.
+func AgentCommand(command string) bool {
+	first := strings.Fields(strings.TrimSpace(command))
+	return len(first) > 0 && agentWords[first[0]]
+}

@@ -19,6 +19,9 @@ type Ledger struct {
 	order []string
 	reads []string
 	read  map[string]bool
+	// made are the directories the session made (mkdir): nothing under
+	// them existed before it.
+	made map[string]bool
 }
 
 type existence uint8
@@ -39,7 +42,7 @@ type fileState struct {
 
 // NewLedger returns an empty Ledger.
 func NewLedger() *Ledger {
-	return &Ledger{files: map[string]*fileState{}, read: map[string]bool{}}
+	return &Ledger{files: map[string]*fileState{}, read: map[string]bool{}, made: map[string]bool{}}
 }
 
 func (l *Ledger) file(p string) *fileState {
@@ -89,6 +92,9 @@ func (l *Ledger) Apply(op Op) {
 		}
 	case Write, Create:
 		f := l.file(p)
+		if f.before == unknown && l.inMade(p) {
+			f.before = absent
+		}
 		if f.before == unknown {
 			f.before = absent
 			if op.Kind == Write && f.now == present {
@@ -98,6 +104,9 @@ func (l *Ledger) Apply(op Op) {
 		f.now, f.changed = present, true
 	case Modify:
 		f := l.file(p)
+		if f.before == unknown && l.inMade(p) {
+			f.before = absent
+		}
 		if f.before == unknown {
 			f.before = present
 		}
@@ -111,9 +120,27 @@ func (l *Ledger) Apply(op Op) {
 			f.before = absent
 		}
 		f.now, f.changed = present, true
+	case Mkdir:
+		if len(l.under(p)) == 0 && !l.inMade(p) {
+			l.made[path.Clean(p)] = true
+		}
 	case Delete:
-		l.delete(p)
-		for _, k := range l.under(p) {
+		inside := l.under(p)
+		if l.inMade(p) {
+			// A directory the session made, or something inside one:
+			// nothing of it existed before, so removing it is no change.
+			for _, k := range inside {
+				if f := l.files[k]; f.before == unknown {
+					f.before = absent
+				}
+				l.delete(k)
+			}
+			return
+		}
+		if l.files[p] != nil || len(inside) == 0 {
+			l.delete(p)
+		}
+		for _, k := range inside {
 			if k != p {
 				l.delete(k)
 			}
@@ -150,6 +177,18 @@ func (l *Ledger) Apply(op Op) {
 		if len(known) == 0 {
 			f := l.file(p)
 			f.before, f.now, f.reverted = present, present, true
+		}
+	}
+}
+
+// inMade says whether p is, or is inside, a directory the session made.
+func (l *Ledger) inMade(p string) bool {
+	for d := path.Clean(p); ; d = path.Dir(d) {
+		if l.made[d] {
+			return true
+		}
+		if d == "." || d == "/" || !strings.Contains(d, "/") {
+			return false
 		}
 	}
 }

@@ -46,10 +46,13 @@ const (
 	// is an inline script (python -c, a heredoc to python), else Path names
 	// the script file.
 	Run
+	// Mkdir: the directory is made by the session; what it holds was not
+	// there before.
+	Mkdir
 )
 
 var kindNames = [...]string{Read: "read", Write: "write", Modify: "modify", Create: "create", Touch: "touch",
-	Delete: "delete", Rename: "rename", Revert: "revert", Run: "run"}
+	Delete: "delete", Rename: "rename", Revert: "revert", Run: "run", Mkdir: "mkdir"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && kindNames[k] != "" {
@@ -454,6 +457,24 @@ func (w *walker) call(c *syntax.CallExpr, stdin string, hasStdin bool, outs []Op
 	case "truncate", "shred":
 		for _, a := range operands(rest, map[string]bool{"-s": true, "-n": true}) {
 			w.add(Op{Kind: Modify, Path: w.resolve(a)})
+		}
+	case "mkdir":
+		parents := false
+		for _, a := range rest {
+			if a.lit && strings.HasPrefix(a.s, "-") && !strings.HasPrefix(a.s, "--") && strings.Contains(a.s, "p") || a.lit && a.s == "--parents" {
+				parents = true
+			}
+		}
+		for _, a := range operands(rest, map[string]bool{"-m": true}) {
+			// mkdir -p a/b makes the relative parents it names too (those
+			// the ledger knows nothing under); an absolute path's parents
+			// are taken to be there.
+			if parents && !path.IsAbs(a) {
+				for d := path.Dir(path.Clean(a)); d != "." && d != "/"; d = path.Dir(d) {
+					w.add(Op{Kind: Mkdir, Path: w.resolve(d)})
+				}
+			}
+			w.add(Op{Kind: Mkdir, Path: w.resolve(a)})
 		}
 	case "rm", "unlink":
 		for _, a := range operands(rest, nil) {

@@ -214,7 +214,7 @@ func recoverArgs(arguments string) map[string]any {
 func StringArg(args map[string]any, key string) string {
 	v, ok := args[key].(string)
 	if !ok {
-		return ""
+		return argv(args[key])
 	}
 	return strings.TrimSpace(v)
 }
@@ -237,4 +237,30 @@ func SortArgKeys(keys []string) {
 		}
 		return keys[i] < keys[j]
 	})
+}
+
+// argv reads a command given as its words (Codex's shell: ["bash", "-lc",
+// "SCRIPT"]): the script of a shell's -c, else the words joined.
+func argv(v any) string {
+	list, ok := v.([]any)
+	if !ok || len(list) == 0 {
+		return ""
+	}
+	words := make([]string, 0, len(list))
+	for _, w := range list {
+		s, ok := w.(string)
+		if !ok {
+			return ""
+		}
+		words = append(words, s)
+	}
+	if len(words) == 3 && (words[1] == "-lc" || words[1] == "-c") && slices.Contains([]string{"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh"}, words[0]) {
+		return strings.TrimSpace(words[2])
+	}
+	for i, w := range words {
+		if w == "" || strings.ContainsAny(w, " \t\n'\"$`;&|<>()*?") {
+			words[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(words, " ")
 }

@@ -14,6 +14,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sashabaranov/go-openai"
 
@@ -87,6 +88,7 @@ func Read(r io.Reader, name string) ([]session.Message, []Change, error) {
 // calls opens a block that collects its results until the next assistant
 // message (or the end) closes it.
 type reader struct {
+	now     time.Time // the time of the message being added (native formats)
 	out     []session.Message
 	changes []Change
 	ids     map[string]bool // tool call ids given so far
@@ -123,6 +125,13 @@ func (p *reader) add(line int, m openai.ChatCompletionMessage) error {
 	switch m.Role {
 	case openai.ChatMessageRoleUser, openai.ChatMessageRoleSystem, openai.ChatMessageRoleDeveloper,
 		openai.ChatMessageRoleAssistant, openai.ChatMessageRoleTool, openai.ChatMessageRoleFunction:
+	case quotedSummary, quotedSidechain, quotedContext: // native formats' context
+		if strings.TrimSpace(m.Content) != "" {
+			q := quoted(m.Role, "", m.Content)
+			q.Time = p.now
+			p.other(line, q)
+		}
+		return nil
 	case "":
 		return errors.New("a message without a role")
 	default:
@@ -134,14 +143,16 @@ func (p *reader) add(line int, m openai.ChatCompletionMessage) error {
 	}
 	switch m.Role {
 	case openai.ChatMessageRoleUser:
-		p.other(line, session.Message{Role: session.RoleUser, Content: text, Name: m.Name})
+		p.other(line, session.Message{Role: session.RoleUser, Content: text, Name: m.Name, Time: p.now})
 	case openai.ChatMessageRoleSystem, openai.ChatMessageRoleDeveloper:
 		if strings.TrimSpace(text) == "" {
 			p.change(line, "empty %s message left out", m.Role)
 			return nil
 		}
 		p.change(line, "%s message kept as quoted context in a user message: instructions from a file get no %s authority", m.Role, m.Role)
-		p.other(line, quoted(m.Role, "", text))
+		q := quoted(m.Role, "", text)
+		q.Time = p.now
+		p.other(line, q)
 	case openai.ChatMessageRoleAssistant:
 		p.close()
 		p.assistant(line, m, text)
@@ -198,10 +209,10 @@ func (p *reader) assistant(line int, m openai.ChatCompletionMessage, text string
 			p.change(line, "assistant message with neither text nor tool calls left out")
 			return
 		}
-		p.out = append(p.out, session.Message{Role: session.RoleAssistant, Content: text, Name: m.Name})
+		p.out = append(p.out, session.Message{Role: session.RoleAssistant, Content: text, Name: m.Name, Time: p.now})
 		return
 	}
-	msg := session.Message{Role: session.RoleAssistant, Content: text, Name: m.Name}
+	msg := session.Message{Role: session.RoleAssistant, Content: text, Name: m.Name, Time: p.now}
 	b := &block{line: line}
 	for k, c := range calls {
 		id := c.ID
@@ -262,7 +273,7 @@ func objectArgs(args string) (string, string) {
 
 // result pairs a tool result with the open block's call of the same id.
 func (p *reader) result(line int, m openai.ChatCompletionMessage, text string) {
-	msg := session.Message{Role: session.RoleTool, Content: text, ToolCallID: m.ToolCallID, Name: m.Name}
+	msg := session.Message{Role: session.RoleTool, Content: text, ToolCallID: m.ToolCallID, Name: m.Name, Time: p.now}
 	if b := p.block; b != nil {
 		k := b.find(m)
 		if k >= 0 {
@@ -338,8 +349,8 @@ func (p *reader) close() {
 		if s == nil {
 			p.change(b.line, "tool call %q (%q) has no result: added one saying so", c.ID, c.Name)
 			meta := metaFromCall(c.Name, c.Arguments)
-			meta.Failed = true
-			p.out = append(p.out, session.Message{Role: session.RoleTool, Content: noResult, ToolCallID: c.ID, Name: c.Name, Meta: meta})
+			meta.Failed, meta.NotRun = true, true
+			p.out = append(p.out, session.Message{Role: session.RoleTool, Content: noResult, ToolCallID: c.ID, Name: c.Name, Meta: meta, Time: b.call.Time})
 			continue
 		}
 		if s.arrived < last {
@@ -379,6 +390,15 @@ func quoted(role, callID, text string) session.Message {
 	b.WriteString(Quote(text))
 	return session.Message{Role: session.RoleUser, Content: b.String(), Meta: session.Meta{Quoted: role}}
 }
+
+// Roles a native format's context is quoted as (Meta.Quoted): a Claude
+// Code summary record, a subagent's prompt (sidechain) or Claude Code's own
+// note, the environment and instructions Codex sends as user messages.
+const (
+	quotedSummary   = "summary"
+	quotedSidechain = "sidechain"
+	quotedContext   = "context"
+)
 
 // Quote prefixes every line of text with "> ".
 func Quote(text string) string {
