@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -138,9 +139,17 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 			return nil
 		}
 		m.switching = true
-		sw, name := m.o.SwitchModel, r.Model
+		sw, name, ctx := m.o.SwitchModel, r.Model, m.o.Context
 		return func() tea.Msg {
 			ag, sum, err := sw(name)
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			if err == nil && ag != nil {
+				// The switch says the window the server gives the new
+				// model, not the table's (the probe bounds itself).
+				ag.AwaitServerWindow(ctx)
+			}
 			return modelSwitchedMsg{model: name, agent: ag, summarizer: sum, err: err}
 		}
 	case commands.ActionSummarize:

@@ -36,6 +36,9 @@ type fakeAgent struct {
 	fixed   int  // what MeasureContext adds to the view's stored counts
 	learned bool // the window is one the server named
 	notes   []note
+	// probed, when set, is the window the server answers the probe with:
+	// AwaitServerWindow applies it, as the agent's probe does.
+	probed int
 }
 
 func (f *fakeAgent) StartMessage(ctx context.Context, _ string, m agent.UserMessage) <-chan agent.Event {
@@ -102,7 +105,13 @@ func (f *fakeAgent) MeasureContext(ctx context.Context, st view.TallyStore, id s
 func (f *fakeAgent) Policy() *view.Policy { return nil }
 
 // AwaitServerWindow returns at once: the fake asks no server.
-func (f *fakeAgent) AwaitServerWindow(context.Context) {}
+func (f *fakeAgent) AwaitServerWindow(context.Context) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.probed > 0 {
+		f.window, f.learned = f.probed, true
+	}
+}
 
 // Note records the note.
 func (f *fakeAgent) Note(_ context.Context, sessionID string, m agent.UserMessage) error {

@@ -53,6 +53,24 @@ func TestModelSwitchSaysSwitchedOnceDone(t *testing.T) {
 	require.Contains(t, h.view(), "qwen2.5-coder", "the model in use stays")
 }
 
+// TestModelSwitchSaysTheServersWindow: the switch says the window the
+// server gives the new model (the agent's probe), not the model table's
+// (128,000 on an Ollama that loaded it at 4,096).
+func TestModelSwitchSaysTheServersWindow(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	id := seed(t, st, "s", session.Message{Role: session.RoleUser, Content: "q"})
+	h := newHarness(t, 100, 24, withStore(st), withSession(id), realCommands(st), func(o *harnessSetup) {
+		o.SwitchModel = func(name string) (agentRunner, Summarizer, error) {
+			return &fakeAgent{model: name, window: 128000, probed: 4096}, nil, nil
+		}
+	})
+	h.typ("/model llama3.2")
+	h.key("enter")
+	h.until("the switch", func(v string) bool { return strings.Contains(v, "Switched to llama3.2") })
+	require.Contains(t, h.view(), "Switched to llama3.2 (context window 4,096 tokens).")
+}
+
 // TestCommandsGetTheStateTheyWereTypedFor: each command is given the
 // session and model shown when it was typed, with the agent's view policy.
 func TestCommandsGetTheStateTheyWereTypedFor(t *testing.T) {
