@@ -124,6 +124,25 @@ type OllamaPS struct {
 	} `json:"models"`
 }
 
+// OllamaTags is Ollama's GET /api/tags: the models the server has.
+type OllamaTags struct {
+	Models []struct {
+		Name  string `json:"name"`
+		Model string `json:"model"`
+	} `json:"models"`
+}
+
+// Names are the models' names.
+func (t OllamaTags) Names() []string {
+	var out []string
+	for _, m := range t.Models {
+		if m.Name != "" {
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}
+
 // OllamaShow is Ollama's POST /api/show: model_info holds
 // "<architecture>.context_length", the trained length.
 type OllamaShow struct {

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -48,6 +49,10 @@ type Result struct {
 	// Pending says the model is not loaded yet (Ollama, LM Studio), so the
 	// window it will get is not known: ask again after its first answer.
 	Pending bool
+	// Models are the models the server has (Ollama's /api/tags), for the
+	// raise hint to name a larger-window model made before instead of
+	// offering to make it again; nil: not asked.
+	Models []string
 }
 
 // String is "4,096 (Ollama, loaded)", or "unknown".
@@ -70,6 +75,14 @@ func (r Result) RaiseHint(model, command string) string {
 	}
 	want := RaiseTo(r.Tokens, r.Trained)
 	derived := DerivedName(model, want)
+	if slices.Contains(r.Models, derived) {
+		use := "use it: gencode --model " + derived
+		if command != "" {
+			use = "switch to it with /model " + derived
+		}
+		return fmt.Sprintf("Ollama runs %s with a %s-token window; the model supports %s, and the server has %s, "+
+			"made with a %s-token window: %s.", model, thousands(r.Tokens), thousands(r.Trained), derived, thousands(want), use)
+	}
 	s := fmt.Sprintf("Ollama runs %s with a %s-token window; the model supports %s. "+
 		"To raise it, restart the server with OLLAMA_CONTEXT_LENGTH=%d ollama serve, "+
 		"or create a model with a larger window: a Modelfile with the lines \"FROM %s\" and \"PARAMETER num_ctx %d\", "+
@@ -248,9 +261,12 @@ func (q *probe) ollama() Result {
 		wg        sync.WaitGroup
 		ps        OllamaPS
 		show      OllamaShow
+		tags      OllamaTags
 		okPS, okS bool
+		okT       bool
 	)
-	wg.Add(2)
+	wg.Add(3)
+	go func() { defer wg.Done(); okT = q.do(http.MethodGet, q.root()+"/api/tags", nil, &tags) }()
 	go func() { defer wg.Done(); okPS = q.do(http.MethodGet, q.root()+"/api/ps", nil, &ps) }()
 	go func() {
 		defer wg.Done()
@@ -263,7 +279,11 @@ func (q *probe) ollama() Result {
 	if !okS {
 		show = OllamaShow{}
 	}
-	return FromOllama(ps, show, q.model)
+	r := FromOllama(ps, show, q.model)
+	if okT {
+		r.Models = tags.Names()
+	}
+	return r
 }
 
 // thousands is n with comma separators.

@@ -148,9 +148,9 @@ func TestProbeEmulatedServers(t *testing.T) {
 		want  window.Result
 	}{
 		{"Ollama loaded", "qwen2.5-coder:7b", openaitest.Emulation{Flavor: openaitest.Ollama, Window: 4096, Trained: 32768, Preloaded: true},
-			window.Result{Tokens: 4096, Source: "Ollama, loaded", Server: "Ollama", Trained: 32768}},
+			window.Result{Tokens: 4096, Source: "Ollama, loaded", Server: "Ollama", Trained: 32768, Models: []string{"qwen2.5-coder:7b"}}},
 		{"Ollama not loaded yet", "qwen2.5-coder:7b", openaitest.Emulation{Flavor: openaitest.Ollama, Window: 8192, Trained: 32768},
-			window.Result{Tokens: 4096, Source: "Ollama, default", Server: "Ollama", Trained: 32768, Pending: true}},
+			window.Result{Tokens: 4096, Source: "Ollama, default", Server: "Ollama", Trained: 32768, Pending: true, Models: []string{"qwen2.5-coder:7b"}}},
 		{"llama.cpp", "qwen2.5-coder-7b", openaitest.Emulation{Flavor: openaitest.LlamaCpp, Window: 4096, Trained: 32768},
 			window.Result{Tokens: 4096, Source: "llama.cpp", Server: "llama.cpp", Trained: 32768}},
 		{"vLLM", "Qwen/Qwen2.5-Coder-7B-Instruct", openaitest.Emulation{Flavor: openaitest.VLLM, Window: 4096},
@@ -186,7 +186,7 @@ func TestProbeOllamaAgainAfterLoad(t *testing.T) {
 	_, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "x"}).Complete(ctx, llm.Request{Model: "qwen2.5-coder:7b",
 		Messages: llmUser("hello")})
 	require.NoError(t, err)
-	want := window.Result{Tokens: 8192, Source: "Ollama, loaded", Server: "Ollama", Trained: 32768}
+	want := window.Result{Tokens: 8192, Source: "Ollama, loaded", Server: "Ollama", Trained: 32768, Models: []string{"qwen2.5-coder:7b"}}
 	require.Equal(t, want, p.Probe(ctx, srv.URL(), "qwen2.5-coder:7b", ""))
 	srv.Close()
 	require.Equal(t, want, p.Probe(ctx, srv.URL(), "qwen2.5-coder:7b", ""), "kept for the run")
@@ -221,6 +221,12 @@ func TestResultWords(t *testing.T) {
 	require.Contains(t, tui, "OLLAMA_CONTEXT_LENGTH=32768 ollama serve")
 	require.Contains(t, tui, "ollama create qwen2.5-coder:7b-32k -f Modelfile")
 	require.Contains(t, tui, "or type /ollama-window 32768 and gencode creates qwen2.5-coder:7b-32k on the server and switches to it")
+	made := r
+	made.Models = []string{"qwen2.5-coder:7b", "qwen2.5-coder:7b-32k"}
+	again := made.RaiseHint("qwen2.5-coder:7b", "/ollama-window")
+	require.Contains(t, again, "the server has qwen2.5-coder:7b-32k, made with a 32,768-token window: switch to it with /model qwen2.5-coder:7b-32k.")
+	require.NotContains(t, again, "creates", "a model made before is not offered again")
+	require.Contains(t, made.RaiseHint("qwen2.5-coder:7b", ""), "use it: gencode --model qwen2.5-coder:7b-32k")
 	require.Empty(t, window.Result{Tokens: 16384, Server: "Ollama", Trained: 32768}.RaiseHint("m", ""), "not far below")
 	require.Empty(t, window.Result{Tokens: 4096, Server: "vLLM", Trained: 32768}.RaiseHint("m", ""), "Ollama only")
 }
