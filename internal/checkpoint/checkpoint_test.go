@@ -1,0 +1,112 @@
+package checkpoint
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, dir, rel, content string, mode os.FileMode) {
+	t.Helper()
+	p := filepath.Join(dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v: %s", args, err, out)
+	}
+	return string(out)
+}
+
+func TestTakeRestoreLeavesUserRepoAlone(t *testing.T) {
+	ctx := context.Background()
+	proj, data := t.TempDir(), t.TempDir()
+	write(t, proj, "keep.txt", "keep\n", 0o644)
+	write(t, proj, "run.sh", "echo hi\n", 0o644)
+	write(t, proj, ".gitignore", "ignored.log\n", 0o644)
+	write(t, proj, "ignored.log", "noise\n", 0o644)
+	gitOut(t, proj, "init", "-q")
+	gitOut(t, proj, "add", ".")
+	gitOut(t, proj, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
+	write(t, proj, "staged.txt", "s\n", 0o644)
+	gitOut(t, proj, "add", "staged.txt")
+	statusBefore := gitOut(t, proj, "status", "--porcelain")
+	indexBefore := gitOut(t, proj, "ls-files", "-s")
+
+	s := New(data, proj, Options{MaxFileBytes: 100})
+	before, err := s.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, proj, "a.txt", "new\n", 0o644)
+	write(t, proj, "b/c.txt", "deep\n", 0o644)
+	write(t, proj, "big.bin", strings.Repeat("x", 200), 0o644)
+	write(t, proj, "ignored.log", "changed\n", 0o644)
+	os.Remove(filepath.Join(proj, "keep.txt"))
+	os.Chmod(filepath.Join(proj, "run.sh"), 0o755)
+
+	cur, err := s.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cur.Skipped) != 1 || cur.Skipped[0] != "big.bin" {
+		t.Fatalf("Skipped = %v, want [big.bin]", cur.Skipped)
+	}
+	loaded, err := s.Load(ctx, cur.ID)
+	if err != nil || loaded.Tree != cur.Tree || len(loaded.Skipped) != 1 {
+		t.Fatalf("Load = %+v, %v; want %+v", loaded, err, cur)
+	}
+	done, err := s.Restore(ctx, cur, before, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done) != 4 {
+		t.Errorf("Restore changed %v, want a.txt, b/c.txt, keep.txt, run.sh", done)
+	}
+	for _, gone := range []string{"a.txt", "b"} {
+		if _, err := os.Stat(filepath.Join(proj, gone)); !os.IsNotExist(err) {
+			t.Errorf("%s still there", gone)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(proj, "keep.txt")); string(b) != "keep\n" {
+		t.Errorf("keep.txt = %q", b)
+	}
+	if fi, _ := os.Stat(filepath.Join(proj, "run.sh")); fi.Mode().Perm() != 0o644 {
+		t.Errorf("run.sh mode %v, want 0644", fi.Mode().Perm())
+	}
+	if b, _ := os.ReadFile(filepath.Join(proj, "ignored.log")); string(b) != "changed\n" {
+		t.Errorf("ignored file touched: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(proj, "big.bin")); err != nil {
+		t.Errorf("big.bin (not restorable) was removed: %v", err)
+	}
+	os.Remove(filepath.Join(proj, "big.bin"))
+	if got := gitOut(t, proj, "status", "--porcelain"); got != statusBefore {
+		t.Errorf("git status = %q, want %q", got, statusBefore)
+	}
+	if idx := gitOut(t, proj, "ls-files", "-s"); idx != indexBefore {
+		t.Error("the user's index changed")
+	}
+	if err := s.Prune(ctx, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Load(ctx, before.ID); err == nil {
+		t.Error("a pruned checkpoint still loads")
+	}
+}
