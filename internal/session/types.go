@@ -122,6 +122,19 @@ type Meta struct {
 	// permission dialog showed it), for the transcript. Never sent to the
 	// model.
 	Diff string `json:"diff,omitempty"`
+	// Checkpoint names the kept states of the working directory before
+	// and after a call that may change files (Write, Edit, Bash, an
+	// observed MCP tool): what a rewind restores. Never sent to the model.
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+}
+
+// Checkpoint is a pair of kept states of the working directory (IDs in
+// the project's checkpoint store) around one tool call; Err says why none
+// could be kept.
+type Checkpoint struct {
+	Before string `json:"before,omitempty"`
+	After  string `json:"after,omitempty"`
+	Err    string `json:"err,omitempty"`
 }
 
 // FileChanges is what one shell command did to files. Observed changes
