@@ -403,3 +403,25 @@ func (s *Store) Prune(ctx context.Context, maxAge time.Duration, maxBytes int64)
 	}
 	return nil
 }
+
+// Checkpoint takes a snapshot and returns its ID (tools.Checkpointer).
+func (s *Store) Checkpoint(ctx context.Context) (string, error) {
+	snap, err := s.Take(ctx)
+	return snap.ID, err
+}
+
+// PruneDaily is Prune at most once a day per project: a stamp file in the
+// shadow directory records the last run.
+func (s *Store) PruneDaily(ctx context.Context, maxAge time.Duration, maxBytes int64) error {
+	stamp := filepath.Join(s.gitDir, "gencode-pruned")
+	if fi, err := os.Stat(stamp); err == nil && time.Since(fi.ModTime()) < 24*time.Hour {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(s.gitDir, "HEAD")); err != nil {
+		return nil
+	}
+	if err := s.Prune(ctx, maxAge, maxBytes); err != nil {
+		return err
+	}
+	return os.WriteFile(stamp, nil, 0o600)
+}

@@ -28,6 +28,7 @@ CREATE INDEX IF NOT EXISTS rewinds_by_session ON rewinds(session_id, created_at)
 const (
 	RewindTurn    = "turn"    // back to before a user turn: code, conversation or both
 	RewindSummary = "summary" // a compaction undone: the summary leaves the view
+	RewindUndo    = "undo"    // a rewind taken back
 )
 
 // ErrUndone means a rewind was already undone.
@@ -57,6 +58,13 @@ type Rewind struct {
 	CodeBefore string   `json:"code_before,omitempty"`
 	CodeTarget string   `json:"code_target,omitempty"`
 	Changes    []string `json:"changes,omitempty"`
+	// CodeAfter is the kept state of the working directory once the
+	// restore was done: the files as gencode last left them.
+	CodeAfter string `json:"code_after,omitempty"`
+	// Undoes is the rewind an undo (Kind RewindUndo) took back.
+	Undoes string `json:"undoes,omitempty"`
+	// LogSeq is the log's last seq when the rewind was made.
+	LogSeq int64 `json:"log_seq"`
 	// Text is the rewound turn's request, to type again.
 	Text     string    `json:"text,omitempty"`
 	At       time.Time `json:"at"`
@@ -94,6 +102,7 @@ func (s *Store) RecordRewind(ctx context.Context, r Rewind) (Rewind, error) {
 		}
 		return Rewind{}, s.errorf("rewind session %s: %w", r.SessionID, err)
 	}
+	r.LogSeq = last
 	var ids []string
 	switch {
 	case r.Kind == RewindSummary:
@@ -250,6 +259,9 @@ type Turn struct {
 	Text    string
 	Time    time.Time
 	Rewound bool // out of the view (a conversation rewind)
+	// LastCheckpointSeq is the seq of the turn's last message with a
+	// checkpoint (0: none).
+	LastCheckpointSeq int64
 	// Checkpoints are the kept states around the turn's change-capable
 	// calls, in order.
 	Checkpoints []Checkpoint
@@ -279,6 +291,7 @@ func (s *Store) Turns(ctx context.Context, sessionID string) ([]Turn, error) {
 		t.LastSeq = m.Seq
 		if cp := m.Meta.Checkpoint; cp != nil {
 			t.Checkpoints = append(t.Checkpoints, *cp)
+			t.LastCheckpointSeq = m.Seq
 		}
 	}
 	return out, nil
