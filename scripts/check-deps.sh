@@ -8,7 +8,7 @@ set -euo pipefail
 mod=$(go list -m)
 declare -A may=(
   [cmd/gencode]="cli sandbox"
-  [internal/cli]="agent commands config hooks instructions llm logfile mcp models permstore pricing recall sandbox session summarize termtext tokens tools transcript tui tui/report tui/theme window"
+  [internal/cli]="agent checkpoint commands config hooks instructions llm logfile mcp models permstore pricing recall rewind sandbox session summarize termtext tokens tools transcript tui tui/report tui/theme window"
   [internal/tui]="agent commands session summarize termtext tools tui/chat tui/dialog tui/input tui/keys tui/markdown tui/paste tui/picker tui/status tui/theme"
   [internal/tui/picker]="termtext tui/keys tui/theme"
   [internal/tui/chat]="agent commands session summarize termtext tools tui/keys tui/markdown tui/paste tui/report tui/theme tui/vlist"
@@ -44,6 +44,8 @@ declare -A may=(
   [internal/models]=""
   [internal/window]=""
   [internal/fschange]=""
+  [internal/checkpoint]=""
+  [internal/rewind]="checkpoint session"
   [internal/shellfx]=""
   [internal/sandbox]=""
   [internal/termtext]=""

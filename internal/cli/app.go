@@ -433,6 +433,9 @@ func (a *app) newAgent(client *llm.Client, asker tools.Asker, allow []string, yo
 		Private: a.privateDirs(),
 		Sandbox: a.sandbox,
 	}
+	if cp := a.checkpoints(context.Background()); cp != nil { // rewind.go
+		topts.Checkpoints = cp
+	}
 	if a.mcp != nil {
 		topts.Extension = a.mcp
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
+	"github.com/gencode/gencode/internal/rewind"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
@@ -92,7 +93,7 @@ func newHistoryCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command 
 // messages written in a second, so memory stays bounded however long the
 // session is.
 func (a *app) historyJSON(ctx context.Context, sess session.Session) error {
-	facts, err := summarize.FactsOf(a.store.Each(ctx, sess.ID, 1, 0))
+	facts, err := summarize.FactsOf(rewind.FactsLog(ctx, a.store, sess.ID))
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ func subcommands(ctx context.Context, env Env, g *globalFlags) []*cobra.Command 
 	return []*cobra.Command{
 		newSessionsCmd(ctx, env, g), newHistoryCmd(ctx, env, g), newSummarizeCmd(ctx, env, g),
 		newExportCmd(ctx, env, g), newImportCmd(ctx, env, g), hooksCmd(ctx, env, g), newMCPCmd(ctx, env, g),
+		newRewindCmd(ctx, env, g),
 	}
 }
 

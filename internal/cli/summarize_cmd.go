@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gencode/gencode/internal/commands"
+	"github.com/gencode/gencode/internal/rewind"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
@@ -67,7 +68,7 @@ func newSummarizeCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Comman
 			if err != nil && !nothing {
 				return fmt.Errorf("summarize session %s: %w", sess.ID, err)
 			}
-			all, err := summarize.FactsOf(a.store.Each(ctx, sess.ID, 1, 0))
+			all, err := summarize.FactsOf(rewind.FactsLog(ctx, a.store, sess.ID))
 			if err != nil {
 				return err
 			}
