@@ -116,6 +116,13 @@ type rewindTurnJSON struct {
 	Rewound  bool      `json:"rewound,omitempty"`
 }
 
+// rewindViewJSON is what the view holds now: what a request is built from.
+type rewindViewJSON struct {
+	Summaries int `json:"summaries"`
+	Messages  int `json:"messages"`
+	Tokens    int `json:"tokens"`
+}
+
 type rewindSummaryJSON struct {
 	ID      string `json:"id"`
 	FromSeq int64  `json:"from_seq"`
@@ -139,6 +146,7 @@ func (a *app) rewindList(ctx context.Context, o rewindOptions) error {
 			Turns     []rewindTurnJSON    `json:"turns"`
 			Summaries []rewindSummaryJSON `json:"summaries"`
 			Rewinds   []session.Rewind    `json:"rewinds"`
+			View      rewindViewJSON      `json:"view"`
 		}{Session: rw.SessionID, Turns: []rewindTurnJSON{}, Summaries: []rewindSummaryJSON{}, Rewinds: l.Rewinds}
 		for _, t := range l.Turns {
 			out.Turns = append(out.Turns, rewindTurnJSON{t.N, t.Seq, t.Text, t.Time, t.Created, t.Modified, t.Deleted, t.Rewound})
@@ -146,6 +154,11 @@ func (a *app) rewindList(ctx context.Context, o rewindOptions) error {
 		for _, s := range l.Summaries {
 			out.Summaries = append(out.Summaries, rewindSummaryJSON{s.ID, s.FromSeq, s.ToSeq, s.TokensAfter, s.SupersededBy == ""})
 		}
+		v, err := a.store.LoadView(ctx, rw.SessionID)
+		if err != nil {
+			return err
+		}
+		out.View = rewindViewJSON{len(v.Summaries), len(v.Messages), viewTokens(v)}
 		if out.Rewinds == nil {
 			out.Rewinds = []session.Rewind{}
 		}

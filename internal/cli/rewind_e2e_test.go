@@ -242,3 +242,58 @@ func TestRewindConflict(t *testing.T) {
 	require.Equal(t, tree0, treeHash(t, sb.work))
 	require.Contains(t, res.stdout, "Rewound to before turn 1 (code).")
 }
+
+// TestRewindCompactionUndoneAndRedone: a compaction taken back puts the
+// view back as it was before it (messages and tokens); undoing that puts
+// the summary back, and the view matches what the compaction left.
+func TestRewindCompactionUndoneAndRedone(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.NewServer(t, openaitest.WithResponder(summarize))
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	sb.env["GENCODE_SUMMARY_MODEL"] = summaryModel
+	sb.seedSession(12, 3)
+	type view struct{ Summaries, Messages, Tokens int }
+	listing := func() (v view, sums []struct {
+		ID     string
+		Active bool
+	}) {
+		res := sb.run("rewind", "--list", "--json")
+		require.Equal(t, 0, res.code, res.stderr)
+		var out struct {
+			View      view
+			Summaries []struct {
+				ID     string
+				Active bool
+			}
+		}
+		require.NoError(t, json.Unmarshal([]byte(res.stdout), &out), res.stdout)
+		return out.View, out.Summaries
+	}
+	before, sums := listing()
+	require.Empty(t, sums)
+	require.Equal(t, 48, before.Messages)
+
+	res := sb.run("summarize")
+	require.Equal(t, 0, res.code, res.stderr)
+	compacted, sums := listing()
+	require.Len(t, sums, 1)
+	require.Equal(t, 1, compacted.Summaries)
+	require.Less(t, compacted.Tokens, before.Tokens)
+
+	res = sb.run("rewind", "--summary", sums[0].ID)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, fmt.Sprintf("the view holds 0 summaries and 48 messages (%d tokens) now", before.Tokens))
+	undone, sums := listing()
+	require.Equal(t, before, undone)
+	require.False(t, sums[0].Active)
+
+	res = sb.run("rewind", "--undo")
+	require.Equal(t, 0, res.code, res.stderr)
+	redone, sums := listing()
+	require.Equal(t, compacted, redone)
+	require.True(t, sums[0].Active)
+	res = sb.run("rewind", "--list")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "summary "+sums[0].ID+" taken back  [undone]")
+}
