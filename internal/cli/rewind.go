@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gencode/gencode/internal/checkpoint"
+	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/rewind"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/termtext"
@@ -96,6 +97,11 @@ conflict: listed with its diff, and only overwritten with --force.
 	return cmd
 }
 
+// rewinderOf is /rewind's rewinder of a session.
+func (a *app) rewinderOf(ctx context.Context, id string) (rewind.Rewinder, error) {
+	return a.rewinder(ctx, id)
+}
+
 func (a *app) rewinder(ctx context.Context, id string) (rewind.Rewinder, error) {
 	sess, err := a.sessionFor(ctx, id)
 	if err != nil {
@@ -166,62 +172,8 @@ func (a *app) rewindList(ctx context.Context, o rewindOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	fmt.Fprint(a.env.textOut(), FormatListing(l))
+	a.printReport(commands.RewindReport(l))
 	return nil
-}
-
-// FormatListing is the text of `rewind --list` (and of /rewind's card).
-func FormatListing(l rewind.Listing) string {
-	var b strings.Builder
-	b.WriteString("Turns (newest first):\n")
-	if len(l.Turns) == 0 {
-		b.WriteString("  (none)\n")
-	}
-	for _, t := range l.Turns {
-		mark := ""
-		if t.Rewound {
-			mark = "  [rewound]"
-		}
-		fmt.Fprintf(&b, "  %3d  %s  +%d ~%d -%d  %s%s\n", t.N, t.Time.Local().Format("2006-01-02 15:04"),
-			t.Created, t.Modified, t.Deleted, termtext.FirstLine(termtext.Sanitize(t.Text), 60), mark)
-	}
-	if len(l.Summaries) > 0 {
-		b.WriteString("Summaries (gencode rewind --summary ID takes one back):\n")
-		for _, s := range l.Summaries {
-			state := "active"
-			if s.SupersededBy != "" {
-				state = "taken back"
-			}
-			fmt.Fprintf(&b, "  %s  messages %d-%d  %d tokens  %s\n", s.ID, s.FromSeq, s.ToSeq, s.TokensAfter, state)
-		}
-	}
-	if len(l.Rewinds) > 0 {
-		b.WriteString("Rewinds (gencode rewind --undo [ID] takes one back):\n")
-		for _, r := range l.Rewinds {
-			fmt.Fprintf(&b, "  %s  %s  %s\n", r.ID, r.At.Local().Format("2006-01-02 15:04"), describeRewind(r))
-		}
-	}
-	return b.String()
-}
-
-func describeRewind(r session.Rewind) string {
-	var what string
-	switch r.Kind {
-	case session.RewindSummary:
-		what = "summary " + r.SummaryID + " taken back"
-	case session.RewindUndo:
-		what = "undo of " + r.Undoes
-	default:
-		m := rewind.Mode{Code: r.Code, Conversation: r.FromSeq > 0}
-		what = fmt.Sprintf("to before turn %d (%s)", r.Turn, m)
-	}
-	if r.Code {
-		what += fmt.Sprintf(", %d files", len(r.Changes))
-	}
-	if !r.Active() && r.Kind != session.RewindUndo {
-		what += "  [undone]"
-	}
-	return what
 }
 
 func (a *app) rewindRun(ctx context.Context, o rewindOptions) error {

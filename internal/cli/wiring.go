@@ -324,6 +324,7 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 		TakesReasoningEffort: takesEffort,
 		Sandbox:              a.sandbox.Lines(),
 		MCP:                  mcpCmds,
+		Rewinder:             a.rewinderOf, // rewind.go
 	})
 	soft := 0.0
 	if a.cfg.Summarize.Enabled && !o.noSummary {
