@@ -41,16 +41,30 @@ var ErrNoGit = errors.New("git is not installed")
 type Options struct {
 	// MaxFileBytes: files larger are not kept (0: DefaultMaxFileBytes).
 	MaxFileBytes int64
+	// MaxTime bounds one snapshot (0: DefaultMaxTime). Past it the project
+	// is too large to keep: the Store says so (ErrTooLarge) from then on,
+	// rather than hold every tool call.
+	MaxTime time.Duration
 }
+
+// DefaultMaxTime bounds one snapshot: the first of a session hashes every
+// file, the later ones only what changed.
+const DefaultMaxTime = 20 * time.Second
+
+// ErrTooLarge means a snapshot took longer than Options.MaxTime: no more
+// are taken for this project in this process.
+var ErrTooLarge = errors.New("the project is too large to keep checkpoints of")
 
 // Store is the shadow repository of one project.
 type Store struct {
 	gitDir  string
 	workDir string
 	maxFile int64
+	maxTime time.Duration
 
 	mu       sync.Mutex
 	initDone bool
+	tooLarge bool
 }
 
 // Dir is where the checkpoints of workDir live under dataDir.
@@ -65,7 +79,10 @@ func New(dataDir, workDir string, opts Options) *Store {
 	if opts.MaxFileBytes <= 0 {
 		opts.MaxFileBytes = DefaultMaxFileBytes
 	}
-	return &Store{gitDir: Dir(dataDir, workDir), workDir: workDir, maxFile: opts.MaxFileBytes}
+	if opts.MaxTime <= 0 {
+		opts.MaxTime = DefaultMaxTime
+	}
+	return &Store{gitDir: Dir(dataDir, workDir), workDir: workDir, maxFile: opts.MaxFileBytes, maxTime: opts.MaxTime}
 }
 
 // GitDir is the shadow git directory.
@@ -137,9 +154,24 @@ type Snapshot struct {
 func (s *Store) Take(ctx context.Context) (Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.tooLarge {
+		return Snapshot{}, fmt.Errorf("checkpoint %s: %w", s.workDir, ErrTooLarge)
+	}
 	if err := s.init(ctx); err != nil {
 		return Snapshot{}, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, s.maxTime)
+	defer cancel()
+	snap, err := s.take(ctx)
+	if err != nil && ctx.Err() == context.DeadlineExceeded {
+		s.tooLarge = true
+		_ = os.Remove(filepath.Join(s.gitDir, "index.lock")) // the killed git's
+		return Snapshot{}, fmt.Errorf("checkpoint %s: took over %s: %w", s.workDir, s.maxTime, ErrTooLarge)
+	}
+	return snap, err
+}
+
+func (s *Store) take(ctx context.Context) (Snapshot, error) {
 	// Files new or changed since the last snapshot: the only ones whose
 	// size needs a look.
 	out, err := s.gitRetry(ctx, nil, "ls-files", "-z", "--others", "--modified", "--exclude-standard")

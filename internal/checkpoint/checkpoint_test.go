@@ -2,11 +2,13 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func write(t *testing.T, dir, rel, content string, mode os.FileMode) {
@@ -108,5 +110,20 @@ func TestTakeRestoreLeavesUserRepoAlone(t *testing.T) {
 	}
 	if _, err := s.Load(ctx, before.ID); err == nil {
 		t.Error("a pruned checkpoint still loads")
+	}
+}
+
+func TestTakeTooSlowIsTooLarge(t *testing.T) {
+	ctx := context.Background()
+	proj := t.TempDir()
+	for i := range 200 {
+		write(t, proj, filepath.Join("d", strings.Repeat("x", i%7+1)+string(rune('a'+i%26))+".txt"), strings.Repeat("y", i), 0o644)
+	}
+	s := New(t.TempDir(), proj, Options{MaxTime: time.Nanosecond})
+	if _, err := s.Take(ctx); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Take = %v, want ErrTooLarge", err)
+	}
+	if _, err := s.Take(ctx); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("second Take = %v, want ErrTooLarge (sticky)", err)
 	}
 }
