@@ -79,6 +79,18 @@ func (s *Set) checkpointBefore(ctx context.Context) *Checkpoint {
 	return &Checkpoint{Before: id}
 }
 
+// checkpointAfterChanges is checkpointAfter for a call whose changes were
+// observed: when it changed nothing, the state after is the one before
+// and no snapshot is taken (most shell commands only read).
+func (s *Set) checkpointAfterChanges(ctx context.Context, cp *Checkpoint, ch *FileChanges) *Checkpoint {
+	if cp != nil && cp.Err == "" && ch != nil && ch.Observed &&
+		len(ch.Created)+len(ch.Modified)+len(ch.Deleted)+len(ch.Reverted) == 0 {
+		cp.After = cp.Before
+		return cp
+	}
+	return s.checkpointAfter(ctx, cp)
+}
+
 // checkpointAfter completes cp once the call is over.
 func (s *Set) checkpointAfter(ctx context.Context, cp *Checkpoint) *Checkpoint {
 	if cp == nil || cp.Err != "" {

@@ -25,6 +25,7 @@ func TestCheckpointsAroundChangeCapableCalls(t *testing.T) {
 		{"write", ToolWrite, `{"file_path":"a.txt","content":"x\n"}`, &Checkpoint{Before: "cp1", After: "cp2"}},
 		{"edit", ToolEdit, `{"file_path":"a.txt","old_string":"x","new_string":"y"}`, &Checkpoint{Before: "cp3", After: "cp4"}},
 		{"bash", ToolBash, `{"command":"rm a.txt"}`, &Checkpoint{Before: "cp5", After: "cp6"}},
+		{"a read-only command keeps one", ToolBash, `{"command":"ls"}`, &Checkpoint{Before: "cp7", After: "cp7"}},
 		{"read keeps none", ToolLS, `{}`, nil},
 	}
 	for _, tt := range tests {
