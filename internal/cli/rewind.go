@@ -238,6 +238,13 @@ func viewTokens(v session.View) int {
 }
 
 func printRewindResult(out, errOut io.Writer, res rewind.Result) {
+	if len(res.Unkept) > 0 {
+		fmt.Fprintf(errOut, "gencode: these calls changed files without a checkpoint; nothing was changed (--conversation rewinds the conversation alone):\n")
+		for _, u := range res.Unkept {
+			fmt.Fprintf(errOut, "  %s\n", termtext.Sanitize(u))
+		}
+		return
+	}
 	if len(res.Conflicts) > 0 {
 		fmt.Fprintf(errOut, "gencode: %d file(s) changed outside gencode since it last wrote them; not overwritten (--force overwrites):\n", len(res.Conflicts))
 		for _, c := range res.Conflicts {

@@ -297,3 +297,34 @@ func TestRewindCompactionUndoneAndRedone(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "summary "+sums[0].ID+" taken back  [undone]")
 }
+
+// TestRewindSaysWhatItCannotRestore: a turn run with [rewind] off kept
+// no checkpoint: rewinding its files refuses before changing anything and
+// names the call; the conversation alone can still be rewound.
+func TestRewindSaysWhatItCannotRestore(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.NewServer(t)
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	cfg := filepath.Join(sb.env["XDG_CONFIG_HOME"], "gencode", "config.toml")
+	require.NoError(t, os.MkdirAll(filepath.Dir(cfg), 0o755))
+	require.NoError(t, os.WriteFile(cfg, []byte("[rewind]\nenabled = false\n"), 0o644))
+	srv.Enqueue(
+		openaitest.Calls(openaitest.ToolCall{ID: "b", Name: "Bash", Arguments: args(t, map[string]any{"command": "echo x > x.txt"})}),
+		openaitest.Text("Done."),
+	)
+	res := sb.run("-p", "make x", "--allow", "Bash")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.NoError(t, os.Remove(cfg))
+
+	res = sb.run("rewind", "--to", "1")
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stderr, "changed files without a checkpoint")
+	require.Contains(t, res.stderr, "turn 1, Bash (message 3): no checkpoint was kept")
+	require.FileExists(t, filepath.Join(sb.work, "x.txt"))
+
+	res = sb.run("rewind", "--to", "1", "--conversation")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "Rewound to before turn 1 (conversation).")
+	require.FileExists(t, filepath.Join(sb.work, "x.txt"))
+}

@@ -111,6 +111,15 @@ func changesText(res rewind.Result) string {
 
 // conflictResult shows the files a rewind would not overwrite.
 func conflictResult(res rewind.Result, err error) (Result, error) {
+	if errors.Is(err, rewind.ErrNotKept) {
+		rep := &Report{Title: "Rewind: files changed without a checkpoint", Footer: "nothing was changed; /rewind N conversation rewinds the conversation alone"}
+		sec := Section{}
+		for _, u := range res.Unkept {
+			sec.Lines = append(sec.Lines, termtext.Sanitize(u))
+		}
+		rep.Sections = append(rep.Sections, sec)
+		return Result{Report: rep}, nil
+	}
 	if !errors.Is(err, rewind.ErrConflict) {
 		return Result{}, err
 	}

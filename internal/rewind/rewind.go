@@ -23,6 +23,9 @@ var (
 	// ErrConflict: files changed outside gencode since it last left them
 	// would be overwritten; nothing was changed (see Result.Conflicts).
 	ErrConflict = errors.New("files changed outside gencode since; not overwritten without --force")
+	// ErrNotKept: calls since the turn changed files without a
+	// checkpoint; the files cannot be put back (Result.Unkept says which).
+	ErrNotKept = errors.New("files changed since that turn without a checkpoint: they cannot be restored")
 	// ErrNoTurn: the session has no such turn.
 	ErrNoTurn = errors.New("no such turn")
 )
@@ -135,6 +138,9 @@ type Result struct {
 	// Unrestorable are files the rewind leaves as they are: too large to
 	// keep, or their checkpoint pruned.
 	Unrestorable []string
+	// Unkept are the calls since the turn that changed files without a
+	// checkpoint, and why (the code part refuses: ErrNotKept).
+	Unkept []string
 	// Note says why the code part did nothing, if it did not.
 	Note string
 }
@@ -152,6 +158,14 @@ func (r Rewinder) ToTurn(ctx context.Context, n int, mode Mode, force bool) (Res
 	rec := session.Rewind{SessionID: r.SessionID, Kind: session.RewindTurn, Turn: n, Text: t.Text}
 	var res Result
 	if mode.Code {
+		for _, later := range turns[n-1:] {
+			for _, u := range later.Unkept {
+				res.Unkept = append(res.Unkept, fmt.Sprintf("turn %d, %s", later.N, u))
+			}
+		}
+		if len(res.Unkept) > 0 {
+			return res, fmt.Errorf("rewind to turn %d: %w", n, ErrNotKept)
+		}
 		target := ""
 		for _, later := range turns[n-1:] {
 			for _, cp := range later.Checkpoints {

@@ -262,6 +262,10 @@ type Turn struct {
 	// LastCheckpointSeq is the seq of the turn's last message with a
 	// checkpoint (0: none).
 	LastCheckpointSeq int64
+	// Unkept lists the turn's calls that may have changed files but kept
+	// no checkpoint, each with why ("Bash (seq 12): ..."): a rewind
+	// cannot restore what they did.
+	Unkept []string
 	// Checkpoints are the kept states around the turn's change-capable
 	// calls, in order.
 	Checkpoints []Checkpoint
@@ -289,12 +293,39 @@ func (s *Store) Turns(ctx context.Context, sessionID string) ([]Turn, error) {
 		}
 		t := &out[len(out)-1]
 		t.LastSeq = m.Seq
-		if cp := m.Meta.Checkpoint; cp != nil {
+		if cp := m.Meta.Checkpoint; cp != nil && cp.Err == "" {
 			t.Checkpoints = append(t.Checkpoints, *cp)
 			t.LastCheckpointSeq = m.Seq
+		} else if why := unkept(m); why != "" {
+			t.Unkept = append(t.Unkept, fmt.Sprintf("%s (message %d): %s", m.Name, m.Seq, why))
 		}
 	}
 	return out, nil
+}
+
+// unkept says why a tool result that may have changed files kept no
+// checkpoint ("" when it kept one, or could not have changed anything).
+func unkept(m Message) string {
+	if m.Role != RoleTool || m.Meta.Denied {
+		return ""
+	}
+	ran := false
+	switch m.Name {
+	case "Write", "Edit":
+		ran = !m.Meta.Failed
+	case "Bash":
+		ran = m.Meta.ExitCode != nil
+	default:
+		ran = m.Meta.Changes != nil
+	}
+	switch {
+	case !ran:
+		return ""
+	case m.Meta.Checkpoint == nil:
+		return "no checkpoint was kept (checkpoints off, or made before they existed)"
+	default:
+		return m.Meta.Checkpoint.Err
+	}
 }
 
 // dropRewound removes from msgs what the session's active rewinds hide.
