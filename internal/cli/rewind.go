@@ -120,6 +120,9 @@ type rewindTurnJSON struct {
 	Modified int       `json:"modified"`
 	Deleted  int       `json:"deleted"`
 	Rewound  bool      `json:"rewound,omitempty"`
+	// Unkept are calls of the turn that changed files without a
+	// checkpoint: a code rewind to it or before refuses.
+	Unkept []string `json:"unkept,omitempty"`
 }
 
 // rewindViewJSON is what the view holds now: what a request is built from.
@@ -155,7 +158,7 @@ func (a *app) rewindList(ctx context.Context, o rewindOptions) error {
 			View      rewindViewJSON      `json:"view"`
 		}{Session: rw.SessionID, Turns: []rewindTurnJSON{}, Summaries: []rewindSummaryJSON{}, Rewinds: l.Rewinds}
 		for _, t := range l.Turns {
-			out.Turns = append(out.Turns, rewindTurnJSON{t.N, t.Seq, t.Text, t.Time, t.Created, t.Modified, t.Deleted, t.Rewound})
+			out.Turns = append(out.Turns, rewindTurnJSON{t.N, t.Seq, t.Text, t.Time, t.Created, t.Modified, t.Deleted, t.Rewound, t.Unkept})
 		}
 		for _, s := range l.Summaries {
 			out.Summaries = append(out.Summaries, rewindSummaryJSON{s.ID, s.FromSeq, s.ToSeq, s.TokensAfter, s.SupersededBy == ""})

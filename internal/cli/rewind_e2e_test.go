@@ -241,6 +241,23 @@ func TestRewindConflict(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Equal(t, tree0, treeHash(t, sb.work))
 	require.Contains(t, res.stdout, "Rewound to before turn 1 (code).")
+
+	// A code-only rewind keeps the conversation: the facts count what it
+	// restored where it happened, so n.txt, created then removed, is in
+	// no list.
+	res = sb.run("summarize", "--json")
+	require.Equal(t, 0, res.code, res.stderr)
+	var out struct {
+		Facts struct {
+			Modified []string `json:"files_modified"`
+			Created  []string `json:"files_created"`
+			Deleted  []string `json:"files_deleted"`
+		} `json:"session_facts"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out), res.stdout)
+	require.Empty(t, out.Facts.Created)
+	require.Empty(t, out.Facts.Deleted)
+	require.NotContains(t, out.Facts.Modified, "n.txt")
 }
 
 // TestRewindCompactionUndoneAndRedone: a compaction taken back puts the
@@ -317,6 +334,9 @@ func TestRewindSaysWhatItCannotRestore(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	require.NoError(t, os.Remove(cfg))
 
+	res = sb.run("rewind", "--list")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "make x  [files not kept]")
 	res = sb.run("rewind", "--to", "1")
 	require.Equal(t, 1, res.code, res.stdout)
 	require.Contains(t, res.stderr, "changed files without a checkpoint")

@@ -143,6 +143,9 @@ func RewindReport(l rewind.Listing) *Report {
 		if t.Rewound {
 			mark = "  [rewound]"
 		}
+		if len(t.Unkept) > 0 {
+			mark += "  [files not kept]"
+		}
 		turns.Lines = append(turns.Lines, fmt.Sprintf("%3d  %s  +%d ~%d -%d  %s%s", t.N, t.Time.Local().Format("01-02 15:04"),
 			t.Created, t.Modified, t.Deleted, termtext.FirstLine(termtext.Sanitize(t.Text), 60), mark))
 	}
