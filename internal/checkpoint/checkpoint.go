@@ -45,6 +45,10 @@ type Options struct {
 	// is too large to keep: the Store says so (ErrTooLarge) from then on,
 	// rather than hold every tool call.
 	MaxTime time.Duration
+	// Exclude are directories never kept (absolute): gencode's own data,
+	// config and state directories when they lie inside the project, the
+	// checkpoints themselves among them.
+	Exclude []string
 }
 
 // DefaultMaxTime bounds one snapshot: the first of a session hashes every
@@ -61,6 +65,7 @@ type Store struct {
 	workDir string
 	maxFile int64
 	maxTime time.Duration
+	exclude []string
 
 	mu       sync.Mutex
 	initDone bool
@@ -82,7 +87,13 @@ func New(dataDir, workDir string, opts Options) *Store {
 	if opts.MaxTime <= 0 {
 		opts.MaxTime = DefaultMaxTime
 	}
-	return &Store{gitDir: Dir(dataDir, workDir), workDir: workDir, maxFile: opts.MaxFileBytes, maxTime: opts.MaxTime}
+	s := &Store{gitDir: Dir(dataDir, workDir), workDir: workDir, maxFile: opts.MaxFileBytes, maxTime: opts.MaxTime}
+	for _, d := range append([]string{dataDir}, opts.Exclude...) {
+		if rel, err := filepath.Rel(workDir, d); err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
+			s.exclude = append(s.exclude, "/"+filepath.ToSlash(rel)+"/")
+		}
+	}
+	return s
 }
 
 // GitDir is the shadow git directory.
@@ -136,6 +147,12 @@ func (s *Store) init(ctx context.Context) error {
 			return fmt.Errorf("checkpoints: %w", err)
 		}
 		_ = os.WriteFile(filepath.Join(s.gitDir, "description"), []byte("gencode checkpoints of "+s.workDir+"\n"), 0o600)
+	}
+	if err := os.MkdirAll(filepath.Join(s.gitDir, "info"), 0o700); err != nil {
+		return fmt.Errorf("checkpoints: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(s.gitDir, "info", "exclude"), []byte(strings.Join(s.exclude, "\n")+"\n"), 0o600); err != nil {
+		return fmt.Errorf("checkpoints: %w", err)
 	}
 	s.initDone = true
 	return nil

@@ -127,3 +127,26 @@ func TestTakeTooSlowIsTooLarge(t *testing.T) {
 		t.Fatalf("second Take = %v, want ErrTooLarge (sticky)", err)
 	}
 }
+
+// TestDataDirInsideProjectIsNotKept: gencode's data directory inside the
+// project (a dotfiles repository as the working directory) is never kept,
+// the checkpoints themselves included.
+func TestDataDirInsideProjectIsNotKept(t *testing.T) {
+	ctx := context.Background()
+	proj := t.TempDir()
+	data := filepath.Join(proj, ".local", "share", "gencode")
+	write(t, proj, ".local/share/gencode/gencode.db", "db", 0o600)
+	write(t, proj, "a.txt", "a", 0o644)
+	s := New(data, proj, Options{})
+	snap, err := s.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.git(ctx, nil, "ls-tree", "-r", "--name-only", snap.Tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(out)); got != "a.txt" {
+		t.Fatalf("kept %q, want only a.txt", got)
+	}
+}

@@ -32,7 +32,7 @@ func (a *app) checkpointsOf(ctx context.Context, dir string) *checkpoint.Store {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	cs := checkpoint.New(a.cfg.DataDir, filepath.Clean(dir), checkpoint.Options{MaxFileBytes: a.cfg.Rewind.MaxFileBytes})
+	cs := checkpoint.New(a.cfg.DataDir, filepath.Clean(dir), checkpoint.Options{MaxFileBytes: a.cfg.Rewind.MaxFileBytes, Exclude: a.privateDirs()})
 	if err := cs.PruneDaily(ctx, a.cfg.Rewind.MaxAge.Duration, a.cfg.Rewind.MaxStoreBytes); err != nil {
 		a.log.Warn("prune checkpoints", "err", err)
 	}
