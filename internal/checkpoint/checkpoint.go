@@ -345,6 +345,32 @@ func (s *Store) Restore(ctx context.Context, cur, target Snapshot, only map[stri
 		}
 		done = append(done, c)
 	}
+	// A directory where a file comes back must hold only files the
+	// rewind removes: what else is in it (ignored, too large) is not the
+	// rewind's to remove. Checked before anything changes.
+	gone := map[string]bool{}
+	for _, p := range del {
+		gone[p] = true
+	}
+	for _, p := range put {
+		abs := filepath.Join(s.workDir, filepath.FromSlash(p))
+		if fi, err := os.Lstat(abs); err != nil || !fi.IsDir() {
+			continue
+		}
+		err := filepath.WalkDir(abs, func(q string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(s.workDir, q)
+			if !gone[filepath.ToSlash(rel)] {
+				return fmt.Errorf("%s", filepath.ToSlash(rel))
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("rewind: %s comes back as a file, but the directory there holds %v, never kept (ignored or too large): move it away first", p, err)
+		}
+	}
 	for _, p := range del {
 		abs := filepath.Join(s.workDir, filepath.FromSlash(p))
 		if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -356,7 +382,9 @@ func (s *Store) Restore(ctx context.Context, cur, target Snapshot, only map[stri
 		for _, p := range put { // a directory in the way of a file
 			abs := filepath.Join(s.workDir, filepath.FromSlash(p))
 			if fi, err := os.Lstat(abs); err == nil && fi.IsDir() {
-				if err := os.RemoveAll(abs); err != nil {
+				// Its kept files went with the deletions; what is left
+				// (ignored or too large) is not the rewind's to remove.
+				if err := os.RemoveAll(abs); err != nil { // only emptied directories left, checked above
 					return nil, fmt.Errorf("rewind: %s: %w", p, err)
 				}
 			}

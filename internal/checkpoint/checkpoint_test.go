@@ -150,3 +150,44 @@ func TestDataDirInsideProjectIsNotKept(t *testing.T) {
 		t.Fatalf("kept %q, want only a.txt", got)
 	}
 }
+
+// TestRestoreFileOverDirectory: a file comes back where a directory was
+// made; a directory that holds an ignored file is refused before any
+// change.
+func TestRestoreFileOverDirectory(t *testing.T) {
+	ctx := context.Background()
+	proj := t.TempDir()
+	write(t, proj, ".gitignore", "*.log\n", 0o644)
+	write(t, proj, "b", "file\n", 0o644)
+	write(t, proj, "other.txt", "1\n", 0o644)
+	s := New(t.TempDir(), proj, Options{})
+	before, err := s.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(proj, "b"))
+	write(t, proj, "b/c.txt", "c\n", 0o644)
+	write(t, proj, "b/x.log", "ignored\n", 0o644)
+	write(t, proj, "other.txt", "2\n", 0o644)
+	cur, err := s.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Restore(ctx, cur, before, nil); err == nil || !strings.Contains(err.Error(), "b/x.log") {
+		t.Fatalf("Restore = %v, want a refusal naming b/x.log", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(proj, "other.txt")); string(b) != "2\n" {
+		t.Fatal("a refused restore changed other.txt")
+	}
+	os.Remove(filepath.Join(proj, "b", "x.log"))
+	cur, err = s.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Restore(ctx, cur, before, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(proj, "b")); err != nil || string(b) != "file\n" {
+		t.Fatalf("b = %q, %v", b, err)
+	}
+}
