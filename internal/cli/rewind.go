@@ -184,6 +184,12 @@ func (a *app) rewindRun(ctx context.Context, o rewindOptions) error {
 	if err != nil {
 		return err
 	}
+	// One writer per session: a TUI showing it rewinds with /rewind.
+	lease, err := a.store.Lease(ctx, rw.SessionID, session.LeaseWait)
+	if err != nil {
+		return err
+	}
+	defer lease.Release()
 	out := a.env.textOut()
 	var res rewind.Result
 	switch {
