@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"iter"
 	"slices"
-	"time"
 
 	"github.com/gencode/gencode/internal/checkpoint"
 	"github.com/gencode/gencode/internal/session"
@@ -370,12 +369,6 @@ func orLatest(id string) string {
 		return "(latest)"
 	}
 	return id
-}
-
-// Prune drops checkpoints older than maxAge, then the oldest while the
-// store holds more than maxBytes.
-func Prune(ctx context.Context, files *checkpoint.Store, maxAge time.Duration, maxBytes int64) error {
-	return files.Prune(ctx, maxAge, maxBytes)
 }
 
 // FactsLog is the session's log as the facts read it (summarize --json,
