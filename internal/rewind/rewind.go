@@ -408,6 +408,12 @@ func FactsLog(ctx context.Context, st *session.Store, sessionID string) iter.Seq
 		}
 		flush := func(upTo int64) bool {
 			for len(pending) > 0 && pending[0].LogSeq < upTo {
+				if hides(pending[0].LogSeq) {
+					// Made within turns a conversation rewind took
+					// out since: they and it are gone together.
+					pending = pending[1:]
+					continue
+				}
 				for _, m := range rewindMessages(pending[0]) {
 					if !yield(m, nil) {
 						return false
