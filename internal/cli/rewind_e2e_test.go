@@ -348,3 +348,37 @@ func TestRewindSaysWhatItCannotRestore(t *testing.T) {
 	require.Contains(t, res.stdout, "Rewound to before turn 1 (conversation).")
 	require.FileExists(t, filepath.Join(sb.work, "x.txt"))
 }
+
+// TestRewindInTmux: in the TUI, /rewind shows the card of turns with the
+// files each changed; "/rewind 1" puts the files back, says what it did
+// and shows the request to send again; "/rewind undo" brings them back.
+func TestRewindInTmux(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	srv := openaitest.NewServer(t)
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	srv.Enqueue(
+		openaitest.Calls(openaitest.ToolCall{ID: "b", Name: "Bash", Arguments: args(t, map[string]any{"command": "mkdir -p b && echo c > b/c.txt"})}),
+		openaitest.Text("Made b/c.txt."),
+	)
+	res := sb.run("-p", "make the b dir", "--allow", "Bash")
+	require.Equal(t, 0, res.code, res.stderr)
+
+	p := startTUI(t, sb, "-c")
+	p.waitText("Made b/c.txt.")
+	p.typeLine("/rewind")
+	p.waitText("+1 ~0 -0  make the b dir")
+	p.typeLine("/rewind 1")
+	p.waitText("Rewound to before turn 1 (both).")
+	p.waitText("removed b/c.txt")
+	require.NoDirExists(t, filepath.Join(sb.work, "b"))
+	p.typeLine("/rewind undo")
+	p.waitText("undone.")
+	require.FileExists(t, filepath.Join(sb.work, "b", "c.txt"))
+	p.keys("C-c")
+	p.keys("C-c")
+	if code := p.exitCode(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+}

@@ -16,8 +16,9 @@ import (
 // turns, summaries and rewinds; "/rewind N [code|conversation|both]
 // [--force]" takes the session back to before turn N; "/rewind summary
 // ID" takes a compaction back; "/rewind undo [ID]" takes a rewind back.
-// When the view changed, the result asks the front end to load the
-// session again (ActionResumeSession with the same ID).
+// The agent loads the view from the store at each turn, so the next
+// request already leaves the rewound turns out; no action is needed. (The
+// TUI's chat still shows them until it marks rewound messages: later work.)
 func rewindCommand() *Command {
 	return &Command{Name: "rewind", Usage: "[N [code|conversation|both] [--force] | summary ID | undo [ID]]",
 		Summary: "take the session back to before turn N: files, conversation or both", run: runRewind, helpHidden: true}
@@ -42,7 +43,7 @@ func runRewind(ctx context.Context, r *Registry, st State, in Invocation) (Resul
 		}
 		return Result{Report: RewindReport(l)}, nil
 	}
-	reload := Result{Action: ActionResumeSession, SessionID: st.SessionID}
+	var reload Result
 	switch strings.ToLower(in.Args[0]) {
 	case "summary":
 		if len(in.Args) != 2 {
@@ -97,8 +98,12 @@ func runRewind(ctx context.Context, r *Registry, st State, in Invocation) (Resul
 // changesText lists what a rewind did to the files.
 func changesText(res rewind.Result) string {
 	var b strings.Builder
+	if len(res.Rewind.Changes) > 0 {
+		b.WriteString("\n")
+	}
 	for _, l := range res.Rewind.Changes {
-		b.WriteString("\n  " + termtext.Sanitize(l))
+		verb := map[byte]string{'+': "brought back", '-': "removed", '~': "restored"}[l[0]]
+		b.WriteString("\n- " + verb + " " + termtext.Sanitize(l[2:]))
 	}
 	if res.Note != "" {
 		b.WriteString("\n" + res.Note)

@@ -14,8 +14,8 @@ import (
 )
 
 // TestRewindCommand: /rewind lists the turn with the file it created;
-// "/rewind 1" removes the file and asks the front end to reload the
-// session; "/rewind undo" brings it back.
+// "/rewind 1" removes the file and takes the turn out of the view the
+// next request is built from; "/rewind undo" brings both back.
 func TestRewindCommand(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -50,9 +50,8 @@ func TestRewindCommand(t *testing.T) {
 
 	res, err = r.Run(ctx, state, "/rewind 1")
 	require.NoError(t, err)
-	require.Equal(t, ActionResumeSession, res.Action)
-	require.Equal(t, sess.ID, res.SessionID)
-	require.Contains(t, res.Text, "Rewound to before turn 1 (both).\n  - a.txt")
+	require.Equal(t, ActionNone, res.Action)
+	require.Contains(t, res.Text, "Rewound to before turn 1 (both).\n\n- removed a.txt")
 	require.Contains(t, res.Text, "make a.txt")
 	require.NoFileExists(t, filepath.Join(proj, "a.txt"))
 	v, err := st.LoadView(ctx, sess.ID)
@@ -61,7 +60,7 @@ func TestRewindCommand(t *testing.T) {
 
 	res, err = r.Run(ctx, state, "/rewind undo")
 	require.NoError(t, err)
-	require.Equal(t, ActionResumeSession, res.Action)
+	require.Contains(t, res.Text, "undone")
 	require.FileExists(t, filepath.Join(proj, "a.txt"))
 	v, err = st.LoadView(ctx, sess.ID)
 	require.NoError(t, err)
