@@ -734,7 +734,7 @@ func toolMessage(c session.ToolCall, r tools.Result) session.Message {
 		Meta: session.Meta{
 			Tool: c.Name, FilePath: r.Meta.FilePath, Command: r.Meta.Command, Pattern: r.Meta.Pattern,
 			Failed: r.IsError, Denied: r.Denied, DeniedUnless: r.Lift.String(), ExitCode: r.ExitCode, Capped: r.Full != "",
-			Changes: fileChanges(r.Meta.Changes), Diff: r.Meta.Diff,
+			Changes: fileChanges(r.Meta.Changes), Diff: r.Meta.Diff, Checkpoint: checkpoint(r.Meta.Checkpoint),
 		},
 	}
 }
@@ -746,6 +746,14 @@ func fileChanges(c *tools.FileChanges) *session.FileChanges {
 	}
 	return &session.FileChanges{Observed: c.Observed, Reason: c.Reason,
 		Created: c.Created, Modified: c.Modified, Deleted: c.Deleted, Reverted: c.Reverted}
+}
+
+// checkpoint records the kept states around a call, as the tool saw them.
+func checkpoint(c *tools.Checkpoint) *session.Checkpoint {
+	if c == nil {
+		return nil
+	}
+	return &session.Checkpoint{Before: c.Before, After: c.After, Err: c.Err}
 }
 
 // Title makes a session title from the first request.

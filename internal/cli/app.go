@@ -438,6 +438,9 @@ func (a *app) newAgent(model string, client *llm.Client, asker tools.Asker, allo
 		Private: a.privateDirs(),
 		Sandbox: a.sandbox,
 	}
+	if cp := a.checkpoints(context.Background()); cp != nil { // rewind.go
+		topts.Checkpoints = cp
+	}
 	if a.mcp != nil {
 		topts.Extension = a.mcp
 	}

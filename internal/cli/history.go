@@ -14,6 +14,7 @@ import (
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/facts"
+	"github.com/gencode/gencode/internal/rewind"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/transcript"
@@ -93,7 +94,7 @@ func newHistoryCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command 
 // messages written in a second, so memory stays bounded however long the
 // session is.
 func (a *app) historyJSON(ctx context.Context, sess session.Session) error {
-	facts, err := facts.OfSeq(a.store.Each(ctx, sess.ID, 1, 0))
+	facts, err := facts.OfSeq(rewind.FactsLog(ctx, a.store, sess.ID))
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/facts"
+	"github.com/gencode/gencode/internal/rewind"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/transcript"
@@ -376,7 +377,7 @@ func (a *app) sessionFacts(ctx context.Context, sessionID string) (transcript.Fa
 	if err != nil {
 		return transcript.Facts{}, err
 	}
-	all, err := facts.OfSeq(a.store.Each(ctx, sessionID, 1, 0))
+	all, err := facts.OfSeq(rewind.FactsLog(ctx, a.store, sessionID))
 	if err != nil {
 		return transcript.Facts{}, err
 	}

@@ -18,6 +18,7 @@ func subcommands(ctx context.Context, env Env, g *globalFlags) []*cobra.Command 
 	return []*cobra.Command{
 		newSessionsCmd(ctx, env, g), newHistoryCmd(ctx, env, g), newSummarizeCmd(ctx, env, g),
 		newExportCmd(ctx, env, g), newImportCmd(ctx, env, g), hooksCmd(ctx, env, g), newMCPCmd(ctx, env, g),
+		newRewindCmd(ctx, env, g),
 	}
 }
 
@@ -76,6 +77,12 @@ func newSessionsCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command
 // written.
 func withReadApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, f func(a *app) error) error {
 	return withAppOpts(ctx, env, cmd, g, f, session.ForReading())
+}
+
+// withApp runs f with the wiring of one subcommand run that writes to
+// the store (gencode rewind).
+func withApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, f func(a *app) error) error {
+	return withAppOpts(ctx, env, cmd, g, f)
 }
 
 // withAppOpts runs f with the wiring of one subcommand run and closes it.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/facts"
+	"github.com/gencode/gencode/internal/rewind"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
@@ -68,7 +69,7 @@ func newSummarizeCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Comman
 			if err != nil && !nothing {
 				return fmt.Errorf("summarize session %s: %w", sess.ID, err)
 			}
-			all, err := facts.OfSeq(a.store.Each(ctx, sess.ID, 1, 0))
+			all, err := facts.OfSeq(rewind.FactsLog(ctx, a.store, sess.ID))
 			if err != nil {
 				return err
 			}

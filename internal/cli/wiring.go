@@ -473,6 +473,7 @@ func (a *app) commandRegistry(w *tuiWiring) (*commands.Registry, []string) {
 
 		TakesReasoningEffort: models.TakesReasoningEffort,
 		Sandbox:              a.sandbox.Lines(),
+		Rewinder:             a.rewinderOf, // rewind.go
 		MCP:                  w.mcpCmds,
 	}), cmdProbs
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gencode/gencode/internal/config"
 	"github.com/gencode/gencode/internal/pricing"
+	"github.com/gencode/gencode/internal/rewind"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/view"
@@ -94,6 +95,9 @@ type Deps struct {
 	// MCP are the user's MCP servers, for /mcp and the prompt commands
 	// (nil: none configured).
 	MCP MCPServers
+	// Rewinder gives /rewind its session's rewinder (nil: /rewind is not
+	// available).
+	Rewinder func(ctx context.Context, sessionID string) (rewind.Rewinder, error)
 }
 
 // State is what one command acts on: the front end's session and model
@@ -118,6 +122,10 @@ type Command struct {
 	Summary    string
 	ValueFlags map[string]bool
 	run        func(ctx context.Context, r *Registry, st State, in Invocation) (Result, error)
+
+	// helpHidden keeps a command out of /help's list (still run and
+	// completed): /rewind until the TUI's picker and Esc Esc come.
+	helpHidden bool
 }
 
 // Registry holds the slash commands. It does not change once made, so it
@@ -161,6 +169,7 @@ func New(deps Deps) *Registry {
 			return Result{Action: ActionExit}, nil
 		}},
 	}
+	r.cmds = append(r.cmds, rewindCommand()) // rewind.go
 	r.user = append([]UserCommand(nil), deps.UserCommands...)
 	r.markHidden()
 	return r
@@ -258,6 +267,9 @@ func runHelp(_ context.Context, r *Registry, _ State, _ Invocation) (Result, err
 	rep := &Report{Title: "Commands"}
 	sec := Section{}
 	for _, c := range r.cmds {
+		if c.helpHidden {
+			continue
+		}
 		use := "/" + c.Name
 		if c.Usage != "" {
 			use += " " + c.Usage

@@ -233,8 +233,13 @@ func History(ctx context.Context, st Store, search SearchFunc, id string, o Hist
 	if skipped > 0 {
 		sec.Lines = append(sec.Lines, fmt.Sprintf("… %d earlier unsummarized messages (--full shows all)", skipped))
 	}
+	rewound := rewoundOf(ctx, st, sess.ID)
 	for _, m := range recent {
-		sec.Lines = append(sec.Lines, Brief(m, 160))
+		line := Brief(m, 160)
+		if rewound(m.Seq) {
+			line += "  [rewound]"
+		}
+		sec.Lines = append(sec.Lines, line)
 	}
 	rep.Sections = append(rep.Sections, sec)
 	if len(sums) == 0 {

@@ -123,7 +123,7 @@ func TestRegistryUserCommands(t *testing.T) {
 	require.ErrorContains(t, err, "did you mean /review?")
 
 	require.Equal(t, []string{"/frontend:component"}, r.Complete("/fro"))
-	require.Equal(t, []string{"/resume", "/review"}, r.Complete("/re"))
+	require.Equal(t, []string{"/resume", "/review", "/rewind"}, r.Complete("/re"))
 
 	help, err := r.Run(ctx, commands.State{}, "/help")
 	require.NoError(t, err)

@@ -46,6 +46,7 @@ type Config struct {
 	Tools     ToolsConfig     `toml:"tools"`
 	Summarize SummarizeConfig `toml:"summarize"`
 	Sandbox   SandboxConfig   `toml:"sandbox"`
+	Rewind    RewindConfig    `toml:"rewind"`
 	// Pricing adds models to the built-in price table, or overrides it,
 	// keyed by model name ([pricing."gpt-4o"]).
 	Pricing map[string]Price `toml:"pricing"`
@@ -129,6 +130,21 @@ type HookConfig struct {
 	Timeout int    `toml:"timeout"`
 }
 
+// RewindConfig bounds the checkpoints a rewind restores files from (kept
+// in a shadow git directory under DataDir/checkpoints, one per project).
+type RewindConfig struct {
+	// Enabled keeps checkpoints around every tool call that may change
+	// files.
+	Enabled bool `toml:"enabled"`
+	// MaxFileBytes: larger files are not kept (listed as not restorable).
+	MaxFileBytes int64 `toml:"max_file_bytes"`
+	// MaxAge: older checkpoints are pruned.
+	MaxAge Duration `toml:"max_age"`
+	// MaxStoreBytes: past it, the oldest checkpoints are pruned (0: no
+	// bound but age).
+	MaxStoreBytes int64 `toml:"max_store_bytes"`
+}
+
 // ToolsConfig holds the agent tools' settings.
 type ToolsConfig struct {
 	// OutputCapTokens caps what one tool result sends to the model.
@@ -204,6 +220,7 @@ func Default() Config {
 		MaxAnswerBytes:       8 << 20,
 		Theme:                ThemeAuto,
 		Tools:                ToolsConfig{OutputCapTokens: 8000, MaxCallsPerMessage: 25, MCPDeferRatio: 0.1},
+		Rewind:               RewindConfig{Enabled: true, MaxFileBytes: 10 << 20, MaxAge: Duration{14 * 24 * time.Hour}, MaxStoreBytes: 2 << 30},
 		Summarize: SummarizeConfig{
 			Enabled:              true,
 			SoftRatio:            0.6,
@@ -599,6 +616,12 @@ func (c *Config) Validate() error {
 		return bad("tools.output_cap_tokens", "must be at least 256")
 	case c.Tools.MaxCallsPerMessage < 1:
 		return bad("tools.max_calls_per_message", "must be at least 1")
+	case c.Rewind.MaxFileBytes < 1:
+		return bad("rewind.max_file_bytes", "must be at least 1")
+	case c.Rewind.MaxAge.Duration < time.Hour:
+		return bad("rewind.max_age", "must be at least 1h")
+	case c.Rewind.MaxStoreBytes < 0:
+		return bad("rewind.max_store_bytes", "must be 0 (no bound) or positive")
 	case c.Tools.MCPDeferRatio <= 0 || c.Tools.MCPDeferRatio > 1:
 		return bad("tools.mcp_defer_ratio", "must be above 0 and at most 1 (1: defer only past the whole window)")
 	case s.SoftRatio <= 0 || s.SoftRatio >= 1:

@@ -73,6 +73,8 @@ func TestLoadErrorsNameFileLineAndKey(t *testing.T) {
 		{"out of range", "[summarize]\nsoft_ratio = 0.95\nhard_ratio = 0.9\n", ":2: summarize.soft_ratio: must be below hard_ratio (0.90)"},
 		{"bad url", "base_url = \"localhost:8080\"\n", ":1: base_url: must start with http:// or https://"},
 		{"no tool calls", "[tools]\nmax_calls_per_message = 0\n", ":2: tools.max_calls_per_message: must be at least 1"},
+		{"rewind age", "[rewind]\nmax_age = \"5m\"\n", ":2: rewind.max_age: must be at least 1h"},
+		{"rewind file size", "[rewind]\nmax_file_bytes = 0\n", ":2: rewind.max_file_bytes: must be at least 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

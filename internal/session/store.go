@@ -248,6 +248,7 @@ var migrations = []string{
 	usageSchema,    // usage.go: what each model request used
 	tallySchema,    // tally.go: what the context meter sums
 	noOutputSchema, // tally.go: results with no output
+	rewindSchema,   // rewind.go: rewinds of the view
 }
 
 func (s *Store) migrate(ctx context.Context) error {
@@ -769,6 +770,9 @@ func (s *Store) LoadView(ctx context.Context, sessionID string) (View, error) {
 	v := View{Session: sess, Summaries: sums}
 	msgs, err := s.Messages(ctx, sess.ID, v.SummarizedThrough()+1, 0)
 	if err != nil {
+		return View{}, err
+	}
+	if msgs, err = s.dropRewound(ctx, sess.ID, msgs); err != nil { // rewind.go
 		return View{}, err
 	}
 	v.Messages = msgs

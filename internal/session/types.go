@@ -138,6 +138,10 @@ type Meta struct {
 	// Imported, on the first message of an imported session, says where it
 	// came from.
 	Imported *Imported `json:"imported,omitempty"`
+	// Checkpoint names the kept states of the working directory before
+	// and after a call that may change files (Write, Edit, Bash, an
+	// observed MCP tool): what a rewind restores. Never sent to the model.
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 }
 
 // Imported is where an imported session came from: the format it was
@@ -148,6 +152,15 @@ type Imported struct {
 	Format string `json:"format"`
 	Root   string `json:"root,omitempty"`
 	Model  string `json:"model,omitempty"`
+}
+
+// Checkpoint is a pair of kept states of the working directory (IDs in
+// the project's checkpoint store) around one tool call; Err says why none
+// could be kept.
+type Checkpoint struct {
+	Before string `json:"before,omitempty"`
+	After  string `json:"after,omitempty"`
+	Err    string `json:"err,omitempty"`
 }
 
 // FileChanges is what one shell command did to files. Observed changes

@@ -74,9 +74,11 @@ func runBash(ctx context.Context, s *Set, raw json.RawMessage, progress func(Pro
 		lim = *auto
 	}
 
+	cp := s.checkpointBefore(ctx)
 	snap, obsErr := s.observeBefore(ctx)
 	res := s.execBash(ctx, a.Command, timeout, lim, progress)
 	meta.Changes = observeAfter(ctx, snap, obsErr)
+	meta.Checkpoint = s.checkpointAfterChanges(ctx, cp, meta.Changes)
 	text := res.out.String() // final: counts what it drops
 	o := output{meta: meta, elidedLines: res.out.droppedLines, elidedBytes: res.out.droppedBytes}
 	if res.err != nil {

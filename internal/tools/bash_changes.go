@@ -51,3 +51,56 @@ func observeAfter(ctx context.Context, snap *fschange.Snapshot, err error) *File
 	}
 	return &FileChanges{Reason: reason}
 }
+
+// Checkpointer keeps a restorable state of WorkDir (a rewind's way back):
+// Checkpoint returns an ID for the state of the files now.
+type Checkpointer interface {
+	Checkpoint(ctx context.Context) (string, error)
+}
+
+// Checkpoint is the state of WorkDir kept before and after a call that may
+// change files (Write, Edit, Bash, an observed MCP tool), by the Set's
+// Checkpointer. Err says why one could not be kept.
+type Checkpoint struct {
+	Before, After string
+	Err           string
+}
+
+// checkpointBefore keeps WorkDir's state before a change-capable call;
+// nil when the Set has no Checkpointer.
+func (s *Set) checkpointBefore(ctx context.Context) *Checkpoint {
+	if s.checkpoints == nil {
+		return nil
+	}
+	id, err := s.checkpoints.Checkpoint(context.WithoutCancel(ctx))
+	if err != nil {
+		return &Checkpoint{Err: err.Error()}
+	}
+	return &Checkpoint{Before: id}
+}
+
+// checkpointAfterChanges is checkpointAfter for a call whose changes were
+// observed: when it changed nothing, the state after is the one before
+// and no snapshot is taken (most shell commands only read).
+func (s *Set) checkpointAfterChanges(ctx context.Context, cp *Checkpoint, ch *FileChanges) *Checkpoint {
+	if cp != nil && cp.Err == "" && ch != nil && ch.Observed &&
+		len(ch.Created)+len(ch.Modified)+len(ch.Deleted)+len(ch.Reverted) == 0 {
+		cp.After = cp.Before
+		return cp
+	}
+	return s.checkpointAfter(ctx, cp)
+}
+
+// checkpointAfter completes cp once the call is over.
+func (s *Set) checkpointAfter(ctx context.Context, cp *Checkpoint) *Checkpoint {
+	if cp == nil || cp.Err != "" {
+		return cp
+	}
+	id, err := s.checkpoints.Checkpoint(context.WithoutCancel(ctx))
+	if err != nil {
+		cp.Err = err.Error()
+		return cp
+	}
+	cp.After = id
+	return cp
+}

@@ -86,7 +86,10 @@ func runEdit(ctx context.Context, s *Set, raw json.RawMessage) output {
 	if now, fi, err := readRegular(rp.root, rp.name); err != nil || !fi.Mode().IsRegular() || string(now) != content {
 		return fail("%s changed while waiting for approval; Read it again and redo the edit", t.display)
 	}
-	if err := writeAtomic(rp.root, rp.name, []byte(updated)); err != nil {
+	cp := s.checkpointBefore(ctx)
+	err = writeAtomic(rp.root, rp.name, []byte(updated))
+	meta.Checkpoint = s.checkpointAfter(ctx, cp)
+	if err != nil {
 		return fail("Edit %s: %v", t.display, err)
 	}
 	meta.Diff = req.Diff

@@ -120,9 +120,11 @@ func (s *Set) runExt(ctx context.Context, d ExtDefinition, args string) output {
 		r := s.ext.Call(ctx, d.Name, json.RawMessage(args))
 		return output{text: r.Text, isError: r.IsError, meta: meta}
 	}
+	cp := s.checkpointBefore(ctx)
 	snap, serr := s.observeBefore(ctx)
 	r := s.ext.Call(ctx, d.Name, json.RawMessage(args))
 	meta.Changes = observeAfter(ctx, snap, serr)
+	meta.Checkpoint = s.checkpointAfterChanges(ctx, cp, meta.Changes)
 	return output{text: r.Text, isError: r.IsError, meta: meta}
 }
 

@@ -96,6 +96,9 @@ type Meta struct {
 	// Diff is the change a Write or Edit made, as the approval dialog
 	// shows it (a unified diff, capped): for the transcript, not the model.
 	Diff string
+	// Checkpoint is WorkDir's kept state around a call that may change
+	// files (nil: none kept).
+	Checkpoint *Checkpoint
 }
 
 // Options configure a Set.
@@ -156,6 +159,10 @@ type Options struct {
 	// Extension adds the user's MCP servers' tools (nil: none); see
 	// Extension and LateDefinitions.
 	Extension Extension
+
+	// Checkpoints, when set, keeps WorkDir's state before and after each
+	// call that may change files, for a rewind (Meta.Checkpoint).
+	Checkpoints Checkpointer
 }
 
 // Set is the tool registry of one session. It is safe for concurrent use.
@@ -173,6 +180,8 @@ type Set struct {
 	privDirs  []string // Options.Private: absolute, clean, symlinks resolved
 	sandbox   *sandbox.Sandbox
 	ext       Extension
+
+	checkpoints Checkpointer // Options.Checkpoints
 
 	mu      sync.Mutex
 	extDefs map[string]ExtDefinition // extension tools called so far, by name
@@ -207,6 +216,7 @@ func New(opts Options) *Set {
 	// Held for the Set's life (the finalizer closes it): the directory
 	// stays the one resolved here even if its name is later taken over.
 	s.root, _ = os.OpenRoot(s.workDir)
+	s.checkpoints = opts.Checkpoints
 	for name, m := range opts.Permissions {
 		s.perms[name] = m
 	}

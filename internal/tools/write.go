@@ -58,7 +58,10 @@ func runWrite(ctx context.Context, s *Set, raw json.RawMessage) output {
 	if d := s.authorize(ctx, req); d != nil {
 		return d.output(meta)
 	}
-	if err := writeAtomic(rp.root, rp.name, []byte(content)); err != nil {
+	cp := s.checkpointBefore(ctx)
+	err = writeAtomic(rp.root, rp.name, []byte(content))
+	meta.Checkpoint = s.checkpointAfter(ctx, cp)
+	if err != nil {
 		o := failf("Write %s: %v", t.display, err)
 		return o.withMeta(meta)
 	}

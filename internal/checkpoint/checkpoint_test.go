@@ -1,0 +1,193 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func write(t *testing.T, dir, rel, content string, mode os.FileMode) {
+	t.Helper()
+	p := filepath.Join(dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v: %s", args, err, out)
+	}
+	return string(out)
+}
+
+func TestTakeRestoreLeavesUserRepoAlone(t *testing.T) {
+	ctx := context.Background()
+	proj, data := t.TempDir(), t.TempDir()
+	write(t, proj, "keep.txt", "keep\n", 0o644)
+	write(t, proj, "run.sh", "echo hi\n", 0o644)
+	write(t, proj, ".gitignore", "ignored.log\n", 0o644)
+	write(t, proj, "ignored.log", "noise\n", 0o644)
+	gitOut(t, proj, "init", "-q")
+	gitOut(t, proj, "add", ".")
+	gitOut(t, proj, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
+	write(t, proj, "staged.txt", "s\n", 0o644)
+	gitOut(t, proj, "add", "staged.txt")
+	statusBefore := gitOut(t, proj, "status", "--porcelain")
+	indexBefore := gitOut(t, proj, "ls-files", "-s")
+
+	s := New(data, proj, Options{MaxFileBytes: 100})
+	before, err := s.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, proj, "a.txt", "new\n", 0o644)
+	write(t, proj, "b/c.txt", "deep\n", 0o644)
+	write(t, proj, "big.bin", strings.Repeat("x", 200), 0o644)
+	write(t, proj, "ignored.log", "changed\n", 0o644)
+	os.Remove(filepath.Join(proj, "keep.txt"))
+	os.Chmod(filepath.Join(proj, "run.sh"), 0o755)
+
+	cur, err := s.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cur.Skipped) != 1 || cur.Skipped[0] != "big.bin" {
+		t.Fatalf("Skipped = %v, want [big.bin]", cur.Skipped)
+	}
+	loaded, err := s.Load(ctx, cur.ID)
+	if err != nil || loaded.Tree != cur.Tree || len(loaded.Skipped) != 1 {
+		t.Fatalf("Load = %+v, %v; want %+v", loaded, err, cur)
+	}
+	done, err := s.Restore(ctx, cur, before, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done) != 4 {
+		t.Errorf("Restore changed %v, want a.txt, b/c.txt, keep.txt, run.sh", done)
+	}
+	for _, gone := range []string{"a.txt", "b"} {
+		if _, err := os.Stat(filepath.Join(proj, gone)); !os.IsNotExist(err) {
+			t.Errorf("%s still there", gone)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(proj, "keep.txt")); string(b) != "keep\n" {
+		t.Errorf("keep.txt = %q", b)
+	}
+	if fi, _ := os.Stat(filepath.Join(proj, "run.sh")); fi.Mode().Perm() != 0o644 {
+		t.Errorf("run.sh mode %v, want 0644", fi.Mode().Perm())
+	}
+	if b, _ := os.ReadFile(filepath.Join(proj, "ignored.log")); string(b) != "changed\n" {
+		t.Errorf("ignored file touched: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(proj, "big.bin")); err != nil {
+		t.Errorf("big.bin (not restorable) was removed: %v", err)
+	}
+	os.Remove(filepath.Join(proj, "big.bin"))
+	if got := gitOut(t, proj, "status", "--porcelain"); got != statusBefore {
+		t.Errorf("git status = %q, want %q", got, statusBefore)
+	}
+	if idx := gitOut(t, proj, "ls-files", "-s"); idx != indexBefore {
+		t.Error("the user's index changed")
+	}
+	if err := s.Prune(ctx, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Load(ctx, before.ID); err == nil {
+		t.Error("a pruned checkpoint still loads")
+	}
+}
+
+func TestTakeTooSlowIsTooLarge(t *testing.T) {
+	ctx := context.Background()
+	proj := t.TempDir()
+	for i := range 200 {
+		write(t, proj, filepath.Join("d", strings.Repeat("x", i%7+1)+string(rune('a'+i%26))+".txt"), strings.Repeat("y", i), 0o644)
+	}
+	s := New(t.TempDir(), proj, Options{MaxTime: time.Nanosecond})
+	if _, err := s.Take(ctx); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Take = %v, want ErrTooLarge", err)
+	}
+	if _, err := s.Take(ctx); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("second Take = %v, want ErrTooLarge (sticky)", err)
+	}
+}
+
+// TestDataDirInsideProjectIsNotKept: gencode's data directory inside the
+// project (a dotfiles repository as the working directory) is never kept,
+// the checkpoints themselves included.
+func TestDataDirInsideProjectIsNotKept(t *testing.T) {
+	ctx := context.Background()
+	proj := t.TempDir()
+	data := filepath.Join(proj, ".local", "share", "gencode")
+	write(t, proj, ".local/share/gencode/gencode.db", "db", 0o600)
+	write(t, proj, "a.txt", "a", 0o644)
+	s := New(data, proj, Options{})
+	snap, err := s.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.git(ctx, nil, "ls-tree", "-r", "--name-only", snap.Tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(out)); got != "a.txt" {
+		t.Fatalf("kept %q, want only a.txt", got)
+	}
+}
+
+// TestRestoreFileOverDirectory: a file comes back where a directory was
+// made; a directory that holds an ignored file is refused before any
+// change.
+func TestRestoreFileOverDirectory(t *testing.T) {
+	ctx := context.Background()
+	proj := t.TempDir()
+	write(t, proj, ".gitignore", "*.log\n", 0o644)
+	write(t, proj, "b", "file\n", 0o644)
+	write(t, proj, "other.txt", "1\n", 0o644)
+	s := New(t.TempDir(), proj, Options{})
+	before, err := s.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(proj, "b"))
+	write(t, proj, "b/c.txt", "c\n", 0o644)
+	write(t, proj, "b/x.log", "ignored\n", 0o644)
+	write(t, proj, "other.txt", "2\n", 0o644)
+	cur, err := s.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Restore(ctx, cur, before, nil); err == nil || !strings.Contains(err.Error(), "b/x.log") {
+		t.Fatalf("Restore = %v, want a refusal naming b/x.log", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(proj, "other.txt")); string(b) != "2\n" {
+		t.Fatal("a refused restore changed other.txt")
+	}
+	os.Remove(filepath.Join(proj, "b", "x.log"))
+	cur, err = s.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Restore(ctx, cur, before, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(proj, "b")); err != nil || string(b) != "file\n" {
+		t.Fatalf("b = %q, %v", b, err)
+	}
+}

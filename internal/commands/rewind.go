@@ -1,0 +1,200 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gencode/gencode/internal/rewind"
+	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/termtext"
+)
+
+// rewindCommand is /rewind: without arguments a card of the session's
+// turns, summaries and rewinds; "/rewind N [code|conversation|both]
+// [--force]" takes the session back to before turn N; "/rewind summary
+// ID" takes a compaction back; "/rewind undo [ID]" takes a rewind back.
+// The agent loads the view from the store at each turn, so the next
+// request already leaves the rewound turns out; no action is needed. (The
+// TUI's chat still shows them until it marks rewound messages: later work.)
+func rewindCommand() *Command {
+	return &Command{Name: "rewind", Usage: "[N [code|conversation|both] [--force] | summary ID | undo [ID]]",
+		Summary: "take the session back to before turn N: files, conversation or both", run: runRewind, helpHidden: true}
+}
+
+func runRewind(ctx context.Context, r *Registry, st State, in Invocation) (Result, error) {
+	if st.SessionID == "" {
+		return Result{Text: "Nothing to rewind: no session yet."}, nil
+	}
+	if r.deps.Rewinder == nil {
+		return Result{Text: "Rewinding is not available here."}, nil
+	}
+	rw, err := r.deps.Rewinder(ctx, st.SessionID)
+	if err != nil {
+		return Result{}, err
+	}
+	force := in.Flag("force")
+	if len(in.Args) == 0 {
+		l, err := rw.List(ctx)
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{Report: RewindReport(l)}, nil
+	}
+	var reload Result
+	switch strings.ToLower(in.Args[0]) {
+	case "summary":
+		if len(in.Args) != 2 {
+			return Result{}, errors.New("usage: /rewind summary ID (/rewind lists the summaries)")
+		}
+		res, err := rw.UndoSummary(ctx, in.Args[1])
+		if err != nil {
+			return Result{}, err
+		}
+		reload.Text = fmt.Sprintf("Summary %s taken back: its original messages are in the view again. `/rewind undo` puts it back.", res.Rewind.SummaryID)
+		return reload, nil
+	case "undo":
+		id := ""
+		if len(in.Args) > 1 {
+			id = in.Args[1]
+		}
+		res, err := rw.Undo(ctx, id, force)
+		if err != nil {
+			return conflictResult(res, err)
+		}
+		reload.Text = fmt.Sprintf("Rewind %s undone.%s", res.Rewind.Undoes, changesText(res))
+		return reload, nil
+	}
+	n, err := strconv.Atoi(in.Args[0])
+	if err != nil || n < 1 {
+		return Result{}, fmt.Errorf("/rewind %s: want a turn number, summary ID or undo (/rewind lists them)", termtext.Label(in.Args[0]))
+	}
+	mode := rewind.Both
+	if len(in.Args) > 1 {
+		switch strings.ToLower(in.Args[1]) {
+		case "code":
+			mode = rewind.Mode{Code: true}
+		case "conversation":
+			mode = rewind.Mode{Conversation: true}
+		case "both":
+		default:
+			return Result{}, fmt.Errorf("/rewind %d %s: want code, conversation or both", n, termtext.Label(in.Args[1]))
+		}
+	}
+	res, err := rw.ToTurn(ctx, n, mode, force)
+	if err != nil {
+		return conflictResult(res, err)
+	}
+	text := fmt.Sprintf("Rewound to before turn %d (%s).%s", n, mode, changesText(res))
+	if !mode.Conversation {
+		return Result{Text: text}, nil
+	}
+	reload.Text = text + "\n\nThe turn's request was:\n\n" + termtext.Sanitize(res.Rewind.Text)
+	return reload, nil
+}
+
+// changesText lists what a rewind did to the files.
+func changesText(res rewind.Result) string {
+	var b strings.Builder
+	if len(res.Rewind.Changes) > 0 {
+		b.WriteString("\n")
+	}
+	for _, l := range res.Rewind.Changes {
+		verb := map[byte]string{'+': "brought back", '-': "removed", '~': "restored"}[l[0]]
+		b.WriteString("\n- " + verb + " " + termtext.Sanitize(l[2:]))
+	}
+	if res.Note != "" {
+		b.WriteString("\n" + res.Note)
+	}
+	if len(res.Unrestorable) > 0 {
+		b.WriteString("\nNot restorable (too large), left as they are: " + termtext.Sanitize(strings.Join(res.Unrestorable, ", ")))
+	}
+	return b.String()
+}
+
+// conflictResult shows the files a rewind would not overwrite.
+func conflictResult(res rewind.Result, err error) (Result, error) {
+	if errors.Is(err, rewind.ErrNotKept) {
+		rep := &Report{Title: "Rewind: files changed without a checkpoint", Footer: "nothing was changed; /rewind N conversation rewinds the conversation alone"}
+		sec := Section{}
+		for _, u := range res.Unkept {
+			sec.Lines = append(sec.Lines, termtext.Sanitize(u))
+		}
+		rep.Sections = append(rep.Sections, sec)
+		return Result{Report: rep}, nil
+	}
+	if !errors.Is(err, rewind.ErrConflict) {
+		return Result{}, err
+	}
+	rep := &Report{Title: "Rewind: files changed outside gencode", Footer: "nothing was changed; add --force to overwrite them"}
+	for _, c := range res.Conflicts {
+		sec := Section{Title: termtext.Sanitize(c.Path)}
+		for _, l := range strings.Split(strings.TrimRight(termtext.Sanitize(c.Diff), "\n"), "\n") {
+			sec.Lines = append(sec.Lines, l)
+		}
+		rep.Sections = append(rep.Sections, sec)
+	}
+	return Result{Report: rep}, nil
+}
+
+// RewindReport is the card of what a session offers to rewind.
+func RewindReport(l rewind.Listing) *Report {
+	rep := &Report{Title: "Rewind", Footer: "/rewind N [code|conversation|both] · /rewind summary ID · /rewind undo"}
+	turns := Section{Title: "Turns (newest first)"}
+	for _, t := range l.Turns {
+		mark := ""
+		if t.Rewound {
+			mark = "  [rewound]"
+		}
+		if len(t.Unkept) > 0 {
+			mark += "  [files not kept]"
+		}
+		turns.Lines = append(turns.Lines, fmt.Sprintf("%3d  %s  +%d ~%d -%d  %s%s", t.N, t.Time.Local().Format("01-02 15:04"),
+			t.Created, t.Modified, t.Deleted, termtext.FirstLine(termtext.Sanitize(t.Text), 60), mark))
+	}
+	if len(turns.Lines) == 0 {
+		turns.Lines = []string{"(none)"}
+	}
+	rep.Sections = append(rep.Sections, turns)
+	if len(l.Summaries) > 0 {
+		sec := Section{Title: "Summaries"}
+		for _, s := range l.Summaries {
+			state := "active"
+			if s.SupersededBy != "" {
+				state = "taken back"
+			}
+			sec.Lines = append(sec.Lines, fmt.Sprintf("%s  messages %d-%d  %d tokens  %s", s.ID, s.FromSeq, s.ToSeq, s.TokensAfter, state))
+		}
+		rep.Sections = append(rep.Sections, sec)
+	}
+	if len(l.Rewinds) > 0 {
+		sec := Section{Title: "Rewinds"}
+		for _, x := range l.Rewinds {
+			sec.Lines = append(sec.Lines, x.ID+"  "+x.At.Local().Format("01-02 15:04")+"  "+DescribeRewind(x))
+		}
+		rep.Sections = append(rep.Sections, sec)
+	}
+	return rep
+}
+
+// DescribeRewind says in a line what a rewind did.
+func DescribeRewind(r session.Rewind) string {
+	var what string
+	switch r.Kind {
+	case session.RewindSummary:
+		what = "summary " + r.SummaryID + " taken back"
+	case session.RewindUndo:
+		what = "undo of " + r.Undoes
+	default:
+		what = fmt.Sprintf("to before turn %d (%s)", r.Turn, rewind.Mode{Code: r.Code, Conversation: r.FromSeq > 0})
+	}
+	if r.Code {
+		what += fmt.Sprintf(", %d files", len(r.Changes))
+	}
+	if !r.Active() && r.Kind != session.RewindUndo {
+		what += "  [undone]"
+	}
+	return what
+}

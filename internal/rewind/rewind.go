@@ -1,0 +1,467 @@
+// Package rewind takes a session back to before one of its user turns:
+// the files (from the checkpoints kept around every change-capable tool
+// call), the conversation (the view; the log keeps every message), or
+// both; it also takes a compaction back, and undoes a rewind. It joins the
+// session store's log and rewinds with the project's checkpoint store; the
+// front ends (the rewind subcommand, /rewind) only present its results.
+package rewind
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+
+	"github.com/gencode/gencode/internal/checkpoint"
+	"github.com/gencode/gencode/internal/session"
+)
+
+// Sentinel errors; check them with errors.Is.
+var (
+	// ErrConflict: files changed outside gencode since it last left them
+	// would be overwritten; nothing was changed (see Result.Conflicts).
+	ErrConflict = errors.New("files changed outside gencode since; not overwritten without --force")
+	// ErrNotKept: calls since the turn changed files without a
+	// checkpoint; the files cannot be put back (Result.Unkept says which).
+	ErrNotKept = errors.New("files changed since that turn without a checkpoint: they cannot be restored")
+	// ErrNoTurn: the session has no such turn.
+	ErrNoTurn = errors.New("no such turn")
+)
+
+// Rewinder rewinds one session of one project.
+type Rewinder struct {
+	Store     *session.Store
+	Files     *checkpoint.Store // nil: no checkpoints (conversation only)
+	SessionID string
+}
+
+// Mode says what a rewind restores.
+type Mode struct{ Code, Conversation bool }
+
+// Both is the default mode.
+var Both = Mode{Code: true, Conversation: true}
+
+// String names the mode as the CLI spells it.
+func (m Mode) String() string {
+	switch {
+	case m.Code && m.Conversation:
+		return "both"
+	case m.Code:
+		return "code"
+	default:
+		return "conversation"
+	}
+}
+
+// Turn is one user turn as a listing shows it.
+type Turn struct {
+	session.Turn
+	// Created, Modified, Deleted count the files the turn changed, by any
+	// tool (net over the turn).
+	Created, Modified, Deleted int
+}
+
+// Listing is what a session offers to rewind.
+type Listing struct {
+	Turns     []Turn            // newest first
+	Summaries []session.Summary // active and rewound ones, newest first
+	Rewinds   []session.Rewind  // newest first
+}
+
+// List lists the session's turns, summaries and rewinds.
+func (r Rewinder) List(ctx context.Context) (Listing, error) {
+	turns, err := r.Store.Turns(ctx, r.SessionID)
+	if err != nil {
+		return Listing{}, err
+	}
+	var l Listing
+	for _, t := range slices.Backward(turns) {
+		lt := Turn{Turn: t}
+		if r.Files != nil && len(t.Checkpoints) > 0 {
+			first, last := t.Checkpoints[0].Before, t.Checkpoints[len(t.Checkpoints)-1].After
+			if first != "" && last != "" {
+				a, errA := r.Files.Load(ctx, first)
+				b, errB := r.Files.Load(ctx, last)
+				if errA == nil && errB == nil {
+					cs, _ := r.Files.Diff(ctx, a, b)
+					for _, c := range cs {
+						switch c.Op {
+						case "create":
+							lt.Created++
+						case "delete":
+							lt.Deleted++
+						default:
+							lt.Modified++
+						}
+					}
+				}
+			}
+		}
+		l.Turns = append(l.Turns, lt)
+	}
+	sums, err := r.Store.Summaries(ctx, r.SessionID, true)
+	if err != nil {
+		return Listing{}, err
+	}
+	for _, s := range slices.Backward(sums) {
+		if s.SupersededBy == "" || len(s.SupersededBy) > 7 && s.SupersededBy[:7] == "rewind:" {
+			l.Summaries = append(l.Summaries, s)
+		}
+	}
+	rws, err := r.Store.Rewinds(ctx, r.SessionID)
+	if err != nil {
+		return Listing{}, err
+	}
+	l.Rewinds = slices.Collect(func(yield func(session.Rewind) bool) {
+		for _, x := range slices.Backward(rws) {
+			if !yield(x) {
+				return
+			}
+		}
+	})
+	return l, nil
+}
+
+// Conflict is a file changed outside gencode that a rewind would overwrite.
+type Conflict struct {
+	Path string
+	Diff string // what changed outside gencode (unified diff)
+}
+
+// Result is what a rewind did, or would have done.
+type Result struct {
+	Rewind    session.Rewind
+	Changes   []checkpoint.Change
+	Conflicts []Conflict
+	// Unrestorable are files the rewind leaves as they are: too large to
+	// keep, or their checkpoint pruned.
+	Unrestorable []string
+	// Unkept are the calls since the turn that changed files without a
+	// checkpoint, and why (the code part refuses: ErrNotKept).
+	Unkept []string
+	// Note says why the code part did nothing, if it did not.
+	Note string
+}
+
+// ToTurn takes the session back to before turn n.
+func (r Rewinder) ToTurn(ctx context.Context, n int, mode Mode, force bool) (Result, error) {
+	turns, err := r.Store.Turns(ctx, r.SessionID)
+	if err != nil {
+		return Result{}, err
+	}
+	if n < 1 || n > len(turns) {
+		return Result{}, fmt.Errorf("rewind to turn %d: the session has %d: %w", n, len(turns), ErrNoTurn)
+	}
+	t := turns[n-1]
+	rec := session.Rewind{SessionID: r.SessionID, Kind: session.RewindTurn, Turn: n, Text: t.Text}
+	var res Result
+	if mode.Code {
+		for _, later := range turns[n-1:] {
+			for _, u := range later.Unkept {
+				res.Unkept = append(res.Unkept, fmt.Sprintf("turn %d, %s", later.N, u))
+			}
+		}
+		if len(res.Unkept) > 0 {
+			return res, fmt.Errorf("rewind to turn %d: %w", n, ErrNotKept)
+		}
+		target := ""
+		for _, later := range turns[n-1:] {
+			for _, cp := range later.Checkpoints {
+				if cp.Before != "" && target == "" {
+					target = cp.Before
+				}
+			}
+		}
+		if target == "" {
+			res.Note = "no file was changed by gencode since that turn: the files are left as they are"
+		} else {
+			ch, err := r.restore(ctx, target, turns, force, &res)
+			if err != nil {
+				return res, err
+			}
+			rec.Code, rec.CodeBefore, rec.CodeTarget, rec.CodeAfter, rec.Changes = true, ch.before, target, ch.after, ch.lines
+		}
+	}
+	if mode.Conversation {
+		rec.FromSeq = t.Seq
+	}
+	if !rec.Code && rec.FromSeq == 0 {
+		res.Rewind = rec
+		return res, nil
+	}
+	if res.Rewind, err = r.Store.RecordRewind(ctx, rec); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+type restored struct {
+	before, after string
+	lines         []string
+}
+
+// known is the state gencode last left the files in: the last checkpoint
+// after a call, or the last code rewind or undo made since.
+func (r Rewinder) known(ctx context.Context, turns []session.Turn) (string, error) {
+	var id string
+	var seq int64
+	for _, t := range turns {
+		for _, cp := range t.Checkpoints {
+			if cp.After != "" {
+				id, seq = cp.After, t.LastCheckpointSeq
+			}
+		}
+	}
+	rws, err := r.Store.Rewinds(ctx, r.SessionID)
+	if err != nil {
+		return "", err
+	}
+	for _, x := range rws {
+		if x.CodeAfter != "" && x.LogSeq >= seq {
+			id, seq = x.CodeAfter, x.LogSeq
+		}
+	}
+	return id, nil
+}
+
+// restore puts the files back as checkpoint target keeps them, after a
+// check for files changed outside gencode.
+func (r Rewinder) restore(ctx context.Context, target string, turns []session.Turn, force bool, res *Result) (restored, error) {
+	if r.Files == nil {
+		return restored{}, errors.New("rewind: no checkpoint store")
+	}
+	to, err := r.Files.Load(ctx, target)
+	if err != nil {
+		return restored{}, fmt.Errorf("rewind: the files before that turn: %w", err)
+	}
+	cur, err := r.Files.Take(ctx)
+	if err != nil {
+		return restored{}, err
+	}
+	res.Unrestorable = append(res.Unrestorable, to.Skipped...)
+	res.Unrestorable = append(res.Unrestorable, cur.Skipped...)
+	cs, err := r.Files.Diff(ctx, cur, to)
+	if err != nil {
+		return restored{}, err
+	}
+	if k, err := r.known(ctx, turns); err != nil {
+		return restored{}, err
+	} else if k != "" {
+		last, err := r.Files.Load(ctx, k)
+		if err == nil {
+			outside, err := r.Files.Diff(ctx, last, cur)
+			if err != nil {
+				return restored{}, err
+			}
+			touched := map[string]bool{}
+			for _, c := range cs {
+				touched[c.Path] = true
+			}
+			for _, o := range outside {
+				if touched[o.Path] {
+					res.Conflicts = append(res.Conflicts, Conflict{Path: o.Path, Diff: r.Files.FileDiff(ctx, last, cur, o.Path)})
+				}
+			}
+		}
+	}
+	if len(res.Conflicts) > 0 && !force {
+		res.Changes = cs
+		return restored{}, ErrConflict
+	}
+	done, err := r.Files.Restore(ctx, cur, to, nil)
+	res.Changes = done
+	if err != nil {
+		return restored{}, err
+	}
+	after, err := r.Files.Take(ctx)
+	if err != nil {
+		return restored{}, err
+	}
+	return restored{before: cur.ID, after: after.ID, lines: changeLines(done)}, nil
+}
+
+func changeLines(cs []checkpoint.Change) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		mark := "~ "
+		switch c.Op {
+		case "create":
+			mark = "+ "
+		case "delete":
+			mark = "- "
+		}
+		out[i] = mark + c.Path
+	}
+	return out
+}
+
+// UndoSummary takes a compaction back: the summary leaves the view and the
+// messages it replaced are back in it.
+func (r Rewinder) UndoSummary(ctx context.Context, summaryID string) (Result, error) {
+	sums, err := r.Store.Summaries(ctx, r.SessionID, false)
+	if err != nil {
+		return Result{}, err
+	}
+	id := ""
+	for _, s := range sums {
+		if s.ID == summaryID || len(summaryID) >= 4 && len(s.ID) >= len(summaryID) && s.ID[:len(summaryID)] == summaryID {
+			if id != "" {
+				return Result{}, fmt.Errorf("summary %s: %w", summaryID, session.ErrAmbiguous)
+			}
+			id = s.ID
+		}
+	}
+	if id == "" {
+		return Result{}, fmt.Errorf("summary %s: not an active summary of the session: %w", summaryID, session.ErrNotFound)
+	}
+	rec, err := r.Store.RecordRewind(ctx, session.Rewind{SessionID: r.SessionID, Kind: session.RewindSummary, SummaryID: id})
+	return Result{Rewind: rec}, err
+}
+
+// Undo takes back rewind id (the latest active one when id is ""): the
+// files it restored go back to the state just before it, the messages it
+// hid and the summaries it took out come back. The undo is recorded.
+func (r Rewinder) Undo(ctx context.Context, id string, force bool) (Result, error) {
+	rws, err := r.Store.Rewinds(ctx, r.SessionID)
+	if err != nil {
+		return Result{}, err
+	}
+	var x *session.Rewind
+	for i := len(rws) - 1; i >= 0; i-- {
+		c := rws[i]
+		if c.Kind == session.RewindUndo {
+			continue
+		}
+		if id == "" && c.Active() || id != "" && (c.ID == id || len(id) >= 4 && len(c.ID) > len(id) && c.ID[:len(id)] == id) {
+			x = &rws[i]
+			break
+		}
+	}
+	if x == nil {
+		return Result{}, fmt.Errorf("undo rewind %s: %w", orLatest(id), session.ErrNotFound)
+	}
+	if !x.Active() {
+		return Result{}, fmt.Errorf("undo rewind %s: %w", x.ID, session.ErrUndone)
+	}
+	rec := session.Rewind{SessionID: r.SessionID, Kind: session.RewindUndo, Undoes: x.ID}
+	var res Result
+	if x.Code {
+		turns, err := r.Store.Turns(ctx, r.SessionID)
+		if err != nil {
+			return Result{}, err
+		}
+		ch, err := r.restore(ctx, x.CodeBefore, turns, force, &res)
+		if err != nil {
+			return res, err
+		}
+		rec.Code, rec.CodeBefore, rec.CodeTarget, rec.CodeAfter, rec.Changes = true, ch.before, x.CodeBefore, ch.after, ch.lines
+	}
+	if _, _, err := r.Store.UndoRewind(ctx, r.SessionID, x.ID); err != nil {
+		return res, err
+	}
+	res.Rewind, err = r.Store.RecordRewind(ctx, rec)
+	return res, err
+}
+
+func orLatest(id string) string {
+	if id == "" {
+		return "(latest)"
+	}
+	return id
+}
+
+// FactsLog is the session's log as the facts read it (summarize --json,
+// history --json): without the messages a conversation rewind took out of
+// the view, and with what a rewind that restored the files alone did to
+// them, as an observed tool call ("Rewind") where it happened. A file a
+// turn created and a rewind removed is then in no list.
+func FactsLog(ctx context.Context, st *session.Store, sessionID string) iter.Seq2[session.Message, error] {
+	return func(yield func(session.Message, error) bool) {
+		rws, err := st.Rewinds(ctx, sessionID)
+		if err != nil {
+			yield(session.Message{}, err)
+			return
+		}
+		byID := map[string]session.Rewind{}
+		var pending []session.Rewind
+		for _, r := range rws {
+			byID[r.ID] = r
+		}
+		for _, r := range rws {
+			codeOnly := r.Kind == session.RewindTurn && r.FromSeq == 0
+			if r.Kind == session.RewindUndo {
+				u := byID[r.Undoes]
+				codeOnly = u.Kind == session.RewindTurn && u.FromSeq == 0
+			}
+			if r.Code && codeOnly && len(r.Changes) > 0 {
+				pending = append(pending, r)
+			}
+		}
+		hides := func(seq int64) bool {
+			for _, r := range rws {
+				if r.Hides(seq) {
+					return true
+				}
+			}
+			return false
+		}
+		flush := func(upTo int64) bool {
+			for len(pending) > 0 && pending[0].LogSeq < upTo {
+				if hides(pending[0].LogSeq) {
+					// Made within turns a conversation rewind took
+					// out since: they and it are gone together.
+					pending = pending[1:]
+					continue
+				}
+				for _, m := range rewindMessages(pending[0]) {
+					if !yield(m, nil) {
+						return false
+					}
+				}
+				pending = pending[1:]
+			}
+			return true
+		}
+		for m, err := range st.Each(ctx, sessionID, 1, 0) {
+			if err != nil {
+				yield(m, err)
+				return
+			}
+			if !flush(m.Seq) {
+				return
+			}
+			if hides(m.Seq) {
+				continue
+			}
+			if !yield(m, nil) {
+				return
+			}
+		}
+		flush(1 << 62)
+	}
+}
+
+// rewindMessages are a code rewind as an observed tool call.
+func rewindMessages(r session.Rewind) []session.Message {
+	ch := &session.FileChanges{Observed: true}
+	for _, l := range r.Changes {
+		if len(l) < 3 {
+			continue
+		}
+		switch p := l[2:]; l[0] {
+		case '+':
+			ch.Created = append(ch.Created, p)
+		case '-':
+			ch.Deleted = append(ch.Deleted, p)
+		default:
+			ch.Modified = append(ch.Modified, p)
+		}
+	}
+	id := "rewind-" + r.ID
+	return []session.Message{
+		{Seq: r.LogSeq, Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: id, Name: "Rewind", Arguments: "{}"}}, Time: r.At},
+		{Seq: r.LogSeq, Role: session.RoleTool, ToolCallID: id, Name: "Rewind", Content: "files restored", Time: r.At,
+			Meta: session.Meta{Tool: "Rewind", Changes: ch}},
+	}
+}

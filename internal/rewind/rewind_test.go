@@ -1,0 +1,139 @@
+package rewind
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/checkpoint"
+	"github.com/gencode/gencode/internal/session"
+)
+
+// fixture is a session whose turns write files with checkpoints around
+// each write, as the tools keep them.
+type fixture struct {
+	t     *testing.T
+	ctx   context.Context
+	proj  string
+	st    *session.Store
+	files *checkpoint.Store
+	sess  session.Session
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	st, err := session.Open(ctx, t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	proj := t.TempDir()
+	sess, err := st.CreateSession(ctx, proj, "m")
+	require.NoError(t, err)
+	return &fixture{t: t, ctx: ctx, proj: proj, st: st, files: checkpoint.New(t.TempDir(), proj, checkpoint.Options{}), sess: sess}
+}
+
+// turn is a user request whose one Write puts content in name.
+func (f *fixture) turn(text, name, content string) {
+	f.t.Helper()
+	before, err := f.files.Checkpoint(f.ctx)
+	require.NoError(f.t, err)
+	require.NoError(f.t, os.WriteFile(filepath.Join(f.proj, name), []byte(content), 0o644))
+	after, err := f.files.Checkpoint(f.ctx)
+	require.NoError(f.t, err)
+	_, err = f.st.Append(f.ctx, f.sess.ID,
+		session.Message{Role: session.RoleUser, Content: text, Tokens: 1},
+		session.Message{Role: session.RoleAssistant, Tokens: 1, ToolCalls: []session.ToolCall{{ID: name, Name: "Write", Arguments: `{"file_path":"` + name + `","content":"x"}`}}},
+		session.Message{Role: session.RoleTool, ToolCallID: name, Name: "Write", Content: "Wrote " + name, Tokens: 1,
+			Meta: session.Meta{Tool: "Write", FilePath: name, Checkpoint: &session.Checkpoint{Before: before, After: after}}},
+		session.Message{Role: session.RoleAssistant, Content: "ok", Tokens: 1})
+	require.NoError(f.t, err)
+}
+
+func (f *fixture) read(name string) string {
+	b, err := os.ReadFile(filepath.Join(f.proj, name))
+	if errors.Is(err, os.ErrNotExist) {
+		return "(none)"
+	}
+	require.NoError(f.t, err)
+	return string(b)
+}
+
+func TestCodeRewindUndoAndConflicts(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.turn("one", "a.txt", "a1")
+	f.turn("two", "b.txt", "b1")
+	f.turn("three", "a.txt", "a2")
+	rw := Rewinder{Store: f.st, Files: f.files, SessionID: f.sess.ID}
+
+	res, err := rw.ToTurn(f.ctx, 2, Mode{Code: true}, false)
+	require.NoError(t, err)
+	require.Equal(t, []string{"~ a.txt", "- b.txt"}, res.Rewind.Changes)
+	require.Equal(t, "a1", f.read("a.txt"))
+	require.Equal(t, "(none)", f.read("b.txt"))
+
+	// A second rewind right after: no conflict with the first one's work.
+	_, err = rw.ToTurn(f.ctx, 1, Mode{Code: true}, false)
+	require.NoError(t, err)
+	require.Equal(t, "(none)", f.read("a.txt"))
+
+	// Undo the latest: a.txt as the first rewind left it.
+	_, err = rw.Undo(f.ctx, "", false)
+	require.NoError(t, err)
+	require.Equal(t, "a1", f.read("a.txt"))
+
+	// A hand edit since: the next rewind refuses, names it, changes nothing.
+	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "a.txt"), []byte("by hand"), 0o644))
+	res, err = rw.ToTurn(f.ctx, 1, Mode{Code: true}, false)
+	require.ErrorIs(t, err, ErrConflict)
+	require.Len(t, res.Conflicts, 1)
+	require.Equal(t, "a.txt", res.Conflicts[0].Path)
+	require.Contains(t, res.Conflicts[0].Diff, "+by hand")
+	require.Equal(t, "by hand", f.read("a.txt"))
+	_, err = rw.ToTurn(f.ctx, 1, Mode{Code: true}, true)
+	require.NoError(t, err)
+	require.Equal(t, "(none)", f.read("a.txt"))
+
+	_, err = rw.ToTurn(f.ctx, 9, Both, false)
+	require.ErrorIs(t, err, ErrNoTurn)
+}
+
+// TestFactsLogFollowsRewinds: hidden turns leave the facts' log; a
+// code-only rewind enters it as an observed call where it happened.
+func TestFactsLogFollowsRewinds(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.turn("one", "a.txt", "a1")
+	f.turn("two", "b.txt", "b1")
+	rw := Rewinder{Store: f.st, Files: f.files, SessionID: f.sess.ID}
+	_, err := rw.ToTurn(f.ctx, 2, Mode{Code: true}, false)
+	require.NoError(t, err)
+	var tools []string
+	var rewound *session.FileChanges
+	for m, err := range FactsLog(f.ctx, f.st, f.sess.ID) {
+		require.NoError(t, err)
+		if m.Role == session.RoleTool {
+			tools = append(tools, m.Name)
+			if m.Name == "Rewind" {
+				rewound = m.Meta.Changes
+			}
+		}
+	}
+	require.Equal(t, []string{"Write", "Write", "Rewind"}, tools)
+	require.Equal(t, []string{"b.txt"}, rewound.Deleted)
+
+	_, err = rw.ToTurn(f.ctx, 2, Mode{Conversation: true}, false)
+	require.NoError(t, err)
+	tools = nil
+	for m, err := range FactsLog(f.ctx, f.st, f.sess.ID) {
+		require.NoError(t, err)
+		if m.Role == session.RoleTool {
+			tools = append(tools, m.Name)
+		}
+	}
+	require.Equal(t, []string{"Write"}, tools, "turn 2 hidden, and the code rewind made after it: b.txt is in no list")
+}
