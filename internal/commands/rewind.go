@@ -130,11 +130,8 @@ func conflictResult(res rewind.Result, err error) (Result, error) {
 	}
 	rep := &Report{Title: "Rewind: files changed outside gencode", Footer: "nothing was changed; add --force to overwrite them"}
 	for _, c := range res.Conflicts {
-		sec := Section{Title: termtext.Sanitize(c.Path)}
-		for _, l := range strings.Split(strings.TrimRight(termtext.Sanitize(c.Diff), "\n"), "\n") {
-			sec.Lines = append(sec.Lines, l)
-		}
-		rep.Sections = append(rep.Sections, sec)
+		rep.Sections = append(rep.Sections, Section{Title: termtext.Sanitize(c.Path),
+			Lines: strings.Split(strings.TrimRight(termtext.Sanitize(c.Diff), "\n"), "\n")})
 	}
 	return Result{Report: rep}, nil
 }
