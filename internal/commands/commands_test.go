@@ -180,7 +180,7 @@ func seedHistory(t *testing.T, f *fixture) {
 	_, err = f.store.ApplySummary(ctx, session.Summary{SessionID: f.sess.ID, FromSeq: 1, ToSeq: 30,
 		Content: "## Goal\nMake the tests pass\n## Current state\nb.go's test still fails\n## Key decisions\n- use table tests", Goal: "Make the tests pass",
 		UserConstraints: []string{"never touch vendor/"},
-		KeyDecisions: []string{"use table tests"}, FilesModified: []string{"a.go", "b.go"}, Commands: []string{"go test ./..."},
+		KeyDecisions:    []string{"use table tests"}, FilesModified: []string{"a.go", "b.go"}, Commands: []string{"go test ./..."},
 		Model: "gpt-4o-mini", TokenCount: 80, TokensBefore: 3300, TokensAfter: 80, GeneratedAt: time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC)}, nil, false)
 	require.NoError(t, err)
 }
