@@ -426,8 +426,9 @@ func TestConfigShowsFileAndLine(t *testing.T) {
 			lines[fs[0]] = fs[1:]
 		}
 	}
-	require.Equal(t, []string{"0.5", file + ":2"}, lines["summarize.soft_ratio"], "/config:\n%s", r.Report.Plain())
-	require.Equal(t, []string{"m", file + ":1"}, lines["model"])
+	require.Equal(t, []string{"0.5", "file:2"}, lines["summarize.soft_ratio"], "/config:\n%s", r.Report.Plain())
+	require.Equal(t, []string{"m", "file:1"}, lines["model"])
+	require.Contains(t, r.Report.Plain(), "file: "+file, "the footer names the file")
 	require.Equal(t, []string{"0.9", "default"}, lines["summarize.hard_ratio"])
 }
 

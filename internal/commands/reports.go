@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
@@ -360,6 +361,32 @@ func keyArg(c session.ToolCall) string {
 }
 
 // Plain renders a report as plain text (for pipes and NO_COLOR).
+// PadRows lays rows out in columns, each as wide as its widest cell and
+// two spaces apart: a table as plain text (no width to fit).
+func PadRows(rows [][]string) []string {
+	var widths []int
+	for _, row := range rows {
+		for i, c := range row {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	out := make([]string, 0, len(rows))
+	for _, row := range rows {
+		var b strings.Builder
+		for i, c := range row {
+			b.WriteString(c)
+			if i < len(row)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2))
+			}
+		}
+		out = append(out, strings.TrimRight(b.String(), " "))
+	}
+	return out
+}
+
 func (r *Report) Plain() string {
 	var b strings.Builder
 	if r.Title != "" {
@@ -375,6 +402,9 @@ func (r *Report) Plain() string {
 			indent = "  "
 		}
 		for _, l := range s.Lines {
+			b.WriteString(indent + l + "\n")
+		}
+		for _, l := range PadRows(s.Rows) {
 			b.WriteString(indent + l + "\n")
 		}
 		if s.More > 0 {
