@@ -179,8 +179,8 @@ func seedHistory(t *testing.T, f *fixture) {
 	require.NoError(t, err)
 	_, err = f.store.ApplySummary(ctx, session.Summary{SessionID: f.sess.ID, FromSeq: 1, ToSeq: 30,
 		Content: "## Goal\nMake the tests pass\n## Current state\nb.go's test still fails\n## Key decisions\n- use table tests", Goal: "Make the tests pass",
-		UserConstraints: []string{"never touch vendor/"},
-		KeyDecisions:    []string{"use table tests"}, FilesModified: []string{"a.go", "b.go"}, Commands: []string{"go test ./..."},
+		UserConstraints: []string{"never touch vendor/"}, Focus: "the failing test",
+		KeyDecisions: []string{"use table tests"}, FilesModified: []string{"a.go", "b.go"}, Commands: []string{"go test ./..."},
 		Model: "gpt-4o-mini", TokenCount: 80, TokensBefore: 3300, TokensAfter: 80, GeneratedAt: time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC)}, nil, false)
 	require.NoError(t, err)
 }
@@ -207,7 +207,7 @@ func TestHistoryReports(t *testing.T) {
 	// files and decisions.
 	for _, want := range []string{"### Current state", "b.go's test still fails", "- use table tests",
 		"User constraints and facts (verbatim): never touch vendor/", "Files modified: a.go; b.go", "Commands run: go test ./...",
-		"3300 → 80 tokens, by gpt-4o-mini"} {
+		"Focus: the failing test", "3300 → 80 tokens, by gpt-4o-mini"} {
 		require.Contains(t, full, want)
 	}
 	require.Equal(t, 1, strings.Count(full, "Make the tests pass"), "the goal once:\n%s", full)
