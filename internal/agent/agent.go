@@ -671,14 +671,7 @@ func (t *turn) progress(callID string) func(tools.Progress) bool {
 	if t.events == nil {
 		return nil
 	}
-	return func(p tools.Progress) bool {
-		select {
-		case t.events <- Event{Kind: EventToolProgress, Progress: &ToolProgress{CallID: callID, Tail: p.Tail, Bytes: p.Bytes}}:
-			return true
-		default:
-			return false
-		}
-	}
+	return ProgressEvents(t.events, callID)
 }
 
 func (t *turn) interruptRest(calls []session.ToolCall) error {

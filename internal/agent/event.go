@@ -2,6 +2,7 @@ package agent
 
 import (
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/tools"
 )
 
 // EventKind says what an Event reports.
@@ -87,4 +88,20 @@ type ToolProgress struct {
 	CallID string
 	Tail   string
 	Bytes  int64
+}
+
+// ProgressEvents is the tools.Call.Progress that reports a running call
+// as EventToolProgress events on events, for the call callID: the model's
+// calls in a turn, and the user's "!command" in the TUI, reach the front
+// end this one way. It never blocks: a report the channel has no room for
+// is dropped (false) and a newer one follows.
+func ProgressEvents(events chan<- Event, callID string) func(tools.Progress) bool {
+	return func(p tools.Progress) bool {
+		select {
+		case events <- Event{Kind: EventToolProgress, Progress: &ToolProgress{CallID: callID, Tail: p.Tail, Bytes: p.Bytes}}:
+			return true
+		default:
+			return false
+		}
+	}
 }

@@ -72,3 +72,22 @@ func TestMentionsInTmux(t *testing.T) {
 	require.Equal(t, "<shell-output>\n$ echo kept-for-later\nkept-for-later\n[exit code 0]\n</shell-output>\n\nand that one?",
 		lastUser(t, srv.Requests()[2]))
 }
+
+// TestShellStreamsInTmux: a "!command"'s output shows while it runs, as a
+// model's Bash call's does: its first line is on screen before it prints
+// the second, and its whole output replaces the live lines when it ends.
+func TestShellStreamsInTmux(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	sb := newSandbox(t)
+	sb.useServer(openaitest.NewServer(t))
+	p := startTUI(t, sb)
+	p.waitText("Message gencode")
+	p.typeLine(`!echo first-line; while [ ! -e go ]; do sleep 0.1; done; printf 'sec%s\n' ond-line`)
+	s := p.waitText("⎿ first-line")
+	require.NotContains(t, s, "second-line", "the command waits for the file")
+	require.NoError(t, os.WriteFile(filepath.Join(sb.work, "go"), nil, 0o644))
+	s = p.waitText("[exit code 0]")
+	require.Regexp(t, `first-line\s+second-line\s`, s)
+	require.NotContains(t, s, "⎿ first-line", "the output replaced the live lines")
+}

@@ -79,7 +79,7 @@ func TestThirtyTurnsThenSummarize(t *testing.T) {
 	res := sb.run("history", "--full")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Regexp(t, `\[Summary 1\] Messages 1-\d+ · `, res.stdout)
-	require.Contains(t, res.stdout, "Files: notes/n01.md")
+	require.Contains(t, res.stdout, "Files modified: notes/n01.md")
 
 	res = sb.run("history", "--json")
 	require.Equal(t, 0, res.code, res.stderr)

@@ -178,7 +178,8 @@ func seedHistory(t *testing.T, f *fixture) {
 	_, err := f.store.Append(ctx, f.sess.ID, msgs...)
 	require.NoError(t, err)
 	_, err = f.store.ApplySummary(ctx, session.Summary{SessionID: f.sess.ID, FromSeq: 1, ToSeq: 30,
-		Content: "## Goal\nMake the tests pass\n## Key decisions\n- use table tests", Goal: "Make the tests pass",
+		Content: "## Goal\nMake the tests pass\n## Current state\nb.go's test still fails\n## Key decisions\n- use table tests", Goal: "Make the tests pass",
+		UserConstraints: []string{"never touch vendor/"}, Focus: "the failing test",
 		KeyDecisions: []string{"use table tests"}, FilesModified: []string{"a.go", "b.go"}, Commands: []string{"go test ./..."},
 		Model: "gpt-4o-mini", TokenCount: 80, TokensBefore: 3300, TokensAfter: 80, GeneratedAt: time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC)}, nil, false)
 	require.NoError(t, err)
@@ -202,8 +203,14 @@ func TestHistoryReports(t *testing.T) {
 	r, err = f.run(ctx, "/history --full")
 	require.NoError(t, err)
 	full := r.Report.Plain()
-	require.Contains(t, full, "Decision: use table tests")
-	require.Contains(t, full, "Files: a.go, b.go")
+	// The summary's whole text as the model reads it, not only its goal,
+	// files and decisions.
+	for _, want := range []string{"### Current state", "b.go's test still fails", "- use table tests",
+		"User constraints and facts (verbatim): never touch vendor/", "Files modified: a.go; b.go", "Commands run: go test ./...",
+		"Focus: the failing test", "3300 → 80 tokens, by gpt-4o-mini"} {
+		require.Contains(t, full, want)
+	}
+	require.Equal(t, 1, strings.Count(full, "Make the tests pass"), "the goal once:\n%s", full)
 	require.Contains(t, full, "[Recent] Messages 31-45")
 	require.Contains(t, full, "#31 user: request 10")
 	require.Contains(t, full, "#32 assistant: → Bash go test ./...")
@@ -419,8 +426,9 @@ func TestConfigShowsFileAndLine(t *testing.T) {
 			lines[fs[0]] = fs[1:]
 		}
 	}
-	require.Equal(t, []string{"0.5", file + ":2"}, lines["summarize.soft_ratio"], "/config:\n%s", r.Report.Plain())
-	require.Equal(t, []string{"m", file + ":1"}, lines["model"])
+	require.Equal(t, []string{"0.5", "file:2"}, lines["summarize.soft_ratio"], "/config:\n%s", r.Report.Plain())
+	require.Equal(t, []string{"m", "file:1"}, lines["model"])
+	require.Contains(t, r.Report.Plain(), "file: "+file, "the footer names the file")
 	require.Equal(t, []string{"0.9", "default"}, lines["summarize.hard_ratio"])
 }
 

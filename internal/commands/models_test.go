@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -43,11 +44,13 @@ max_tokens = 512
 		not   []string
 	}{
 		{"keys and notes", "qwen3:8b", []string{
-			"models.qwen3:8b.context_window     32768                  " + file + ":5",
-			"models.qwen3:8b.reasoning_effort   high                   " + file + ":6",
-			"models.qwen3:8b.extra.options      {\"num_ctx\":32768}      " + file + ":7",
-			"models.qwen3:8b.extra.top_k        20                     " + file + ":7",
-			"models.o4-mini.max_tokens          4000                   " + file + ":10",
+			// The footer names the file; a row says its line.
+			"models.qwen3:8b.context_window 32768 file:5",
+			"models.qwen3:8b.reasoning_effort high file:6",
+			"models.qwen3:8b.extra.options {\"num_ctx\":32768} file:7",
+			"models.qwen3:8b.extra.top_k 20 file:7",
+			"models.o4-mini.max_tokens 4000 file:10",
+			"file: " + file,
 			`qwen3:8b (in use): context window 32,768 tokens (the server's, when smaller, wins); reasoning_effort "high" is not sent: qwen3:8b is not known to take it (extra.reasoning_effort sends it as written); extra fields sent as written: options, top_k`,
 			`o4-mini (summarizer): answers up to 4,000 tokens; reasoning_effort "low" is sent`,
 			`Llama3.2 (applies after /model Llama3.2): answers up to 512 tokens`,
@@ -63,7 +66,8 @@ max_tokens = 512
 			reg := New(Deps{Store: f.store, Config: cfg, Window: func(string) int { return 8192 }, TakesReasoningEffort: takes})
 			r, err := reg.Run(context.Background(), State{SessionID: f.sess.ID, Model: tt.model}, "/config")
 			require.NoError(t, err)
-			out := r.Report.Plain()
+			// Columns padded to the widest cell: compared with one space.
+			out := regexp.MustCompile(`  +`).ReplaceAllString(r.Report.Plain(), " ")
 			for _, w := range tt.want {
 				require.Contains(t, out, w, "/config:\n%s", out)
 			}

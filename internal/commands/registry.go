@@ -474,14 +474,20 @@ func runConfig(_ context.Context, r *Registry, st State, _ Invocation) (Result, 
 	rep := &Report{Title: "Configuration"}
 	sec := Section{}
 	if v := r.deps.Version; v != "" {
-		sec.Lines = append(sec.Lines, fmt.Sprintf("%-34s %-22s %s", "version", v, "build"))
+		sec.Rows = append(sec.Rows, []string{"version", v, "build"})
 	}
+	file := r.deps.Config.File
 	for _, s := range r.deps.Config.Settings() {
 		v := s.Value
 		if v == "" {
 			v = `""`
 		}
-		sec.Lines = append(sec.Lines, fmt.Sprintf("%-34s %-22s %s", s.Key, v, s.Source))
+		src := s.Source
+		if line, ok := strings.CutPrefix(src, file+":"); ok && file != "" {
+			// The footer names the file: the source says its line.
+			src = "file:" + line
+		}
+		sec.Rows = append(sec.Rows, []string{s.Key, v, src})
 	}
 	rep.Sections = []Section{sec}
 	if ms, ok := modelsSection(r, st); ok {

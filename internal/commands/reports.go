@@ -9,12 +9,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tools"
 	"github.com/gencode/gencode/internal/transcript"
+	"github.com/gencode/gencode/internal/view"
 )
 
 // maxListed is how many items a report section lists before "+N more".
@@ -185,16 +187,23 @@ func History(ctx context.Context, st Store, search SearchFunc, id string, o Hist
 	for i, s := range sums {
 		through = max(through, s.ToSeq)
 		sec := Section{Title: fmt.Sprintf("[Summary %d] Messages %d-%d · %s", i+1, s.FromSeq, s.ToSeq, s.GeneratedAt.Format("2006-01-02 15:04"))}
-		sec.Lines = append(sec.Lines, termtext.OneLine(transcript.Gist(s), 300))
-		if o.Full {
-			if len(s.FilesModified) > 0 {
-				sec.Lines = append(sec.Lines, "Files: "+listShort(s.FilesModified, 6))
+		gist := termtext.OneLine(transcript.Gist(s), 300)
+		if !o.Full {
+			sec.Lines = append(sec.Lines, gist)
+		} else {
+			// The summary's whole text as the model reads it (narrative:
+			// current state, decisions ...; then the facts: constraints,
+			// files, commands), after its gist when the text lacks it.
+			text := strings.TrimRight(termtext.Display(view.RenderSummary(s)), "\n")
+			if !strings.Contains(text, gist) {
+				sec.Lines = append(sec.Lines, gist)
 			}
-			for _, d := range s.KeyDecisions {
-				sec.Lines = append(sec.Lines, "Decision: "+termtext.OneLine(d, 200))
-			}
-			if len(s.Commands) > 0 {
-				sec.Lines = append(sec.Lines, fmt.Sprintf("Commands: %d (%s)", len(s.Commands), listShort(s.Commands, 3)))
+			sec.Lines = append(sec.Lines, strings.Split(text, "\n")...)
+			if s.Focus != "" {
+				// A refocus: its tokens are the request's with the summary
+				// it replaced, then with it (the same when only the text
+				// changed).
+				sec.Lines = append(sec.Lines, "Focus: "+termtext.OneLine(s.Focus, 200))
 			}
 			how := "by " + s.Model
 			if s.Fallback {
@@ -371,6 +380,32 @@ func keyArg(c session.ToolCall) string {
 }
 
 // Plain renders a report as plain text (for pipes and NO_COLOR).
+// PadRows lays rows out in columns, each as wide as its widest cell and
+// two spaces apart: a table as plain text (no width to fit).
+func PadRows(rows [][]string) []string {
+	var widths []int
+	for _, row := range rows {
+		for i, c := range row {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	out := make([]string, 0, len(rows))
+	for _, row := range rows {
+		var b strings.Builder
+		for i, c := range row {
+			b.WriteString(c)
+			if i < len(row)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2))
+			}
+		}
+		out = append(out, strings.TrimRight(b.String(), " "))
+	}
+	return out
+}
+
 func (r *Report) Plain() string {
 	var b strings.Builder
 	if r.Title != "" {
@@ -386,6 +421,9 @@ func (r *Report) Plain() string {
 			indent = "  "
 		}
 		for _, l := range s.Lines {
+			b.WriteString(indent + l + "\n")
+		}
+		for _, l := range PadRows(s.Rows) {
 			b.WriteString(indent + l + "\n")
 		}
 		if s.More > 0 {

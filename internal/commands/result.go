@@ -69,6 +69,12 @@ type Report struct {
 type Section struct {
 	Title string
 	Lines []string
+	// Rows, after Lines, is a table: each row's cells, drawn in aligned
+	// columns. A front end too narrow for a row wraps its last-but-one
+	// cell (a setting's value) within its column and keeps the last (its
+	// source) in its own; narrower still, it puts each row's first cells
+	// on a line and the rest indented below, never a column broken apart.
+	Rows [][]string
 	// More counts lines left out of Lines ("+N more").
 	More int
 }

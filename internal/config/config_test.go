@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -525,4 +526,54 @@ func TestMCPServers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestREADMEDocumentsEverySetting: every key /config lists (Settings) is
+// in the README's Configuration section, written as in a config file
+// ("key = "), under its table ([tools], [summarize] ...); the keys of the
+// named tables (models, pricing, mcp) by their last part.
+func TestREADMEDocumentsEverySetting(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	readme := string(raw)
+	start := strings.Index(readme, "\n## Configuration")
+	require.Positive(t, start)
+	end := strings.Index(readme[start+1:], "\n## ")
+	require.Positive(t, end)
+	doc := readme[start : start+1+end]
+
+	c := Default()
+	c.Pricing = map[string]Price{"m": {}}
+	c.Models = map[string]ModelConfig{"m": {ContextWindow: 1, MaxTokens: 1, ReasoningEffort: "low"}}
+	c.MCP = map[string]MCPServer{"s": {Command: "x", URL: "u"}}
+	for _, s := range c.Settings() {
+		key := s.Key
+		table := ""
+		if i := strings.LastIndexByte(key, '.'); i >= 0 {
+			table, key = key[:i], key[i+1:]
+		}
+		switch p, _, _ := strings.Cut(table, "."); p {
+		case "models", "pricing", "mcp":
+			table = ""
+		}
+		require.Regexp(t, `(?m)^`+regexp.QuoteMeta(key)+` *=`, tableText(doc, table), "README's Configuration section documents %s", s.Key)
+	}
+}
+
+// tableText is the part of a README's TOML examples under [table]: all of
+// it for "" (the top-level keys and the named tables' keys).
+func tableText(doc, table string) string {
+	if table == "" {
+		return doc
+	}
+	i := strings.Index(doc, "\n["+table+"]")
+	if i < 0 {
+		return ""
+	}
+	rest := doc[i+1:]
+	if j := strings.Index(rest, "\n["); j >= 0 {
+		rest = rest[:j]
+	}
+	return rest
 }

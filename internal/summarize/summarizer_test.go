@@ -706,11 +706,24 @@ func summarizeFocusRightAfterASummary(t *testing.T, cached bool) {
 	_, err = s.SummarizeNow(context.Background(), l.id, "")
 	require.ErrorIs(t, err, ErrNothingToSummarize, "no focus, nothing new: nothing to do")
 
+	// The refocused narrative is longer than the first.
+	llm.mu.Lock()
+	llm.answer = func(req Request) (Completion, error) {
+		return Completion{Text: echoSummary(req) + "## Focus\n- how the test runs, step by step, in more words than before\n"}, nil
+	}
+	llm.mu.Unlock()
+	beforeView := policy.Tokens(l.view())
 	rep, err := s.SummarizeNow(context.Background(), l.id, "the test runs")
 	require.NoError(t, err)
 	require.Equal(t, Finished, rep.Phase)
 	sum := rep.Summary
 	require.NotNil(t, sum)
+	// Its figures are the view's, measured before and after it replaced
+	// the old summary (not the old summary's, not one number twice).
+	afterView := policy.Tokens(l.view())
+	require.Equal(t, beforeView, sum.TokensBefore, "tokens before")
+	require.Equal(t, afterView, sum.TokensAfter, "tokens after")
+	require.Greater(t, sum.TokensAfter, sum.TokensBefore, "a longer summary")
 	require.Equal(t, "the test runs", sum.Focus)
 	require.Equal(t, first.Summary.FromSeq, sum.FromSeq)
 	require.Equal(t, first.Summary.ToSeq, sum.ToSeq)
@@ -732,6 +745,9 @@ func summarizeFocusRightAfterASummary(t *testing.T, cached bool) {
 	for _, x := range all {
 		if x.ID == first.Summary.ID {
 			require.Equal(t, sum.ID, x.SupersededBy)
+		}
+		if x.ID == sum.ID {
+			require.Equal(t, [2]int{beforeView, afterView}, [2]int{x.TokensBefore, x.TokensAfter}, "the stored figures")
 		}
 	}
 }

@@ -120,9 +120,18 @@ type shellMsg struct {
 	res     tools.Result
 }
 
+// shellEventsMsg carries the progress events of a "!command", read from
+// ch, as eventsMsg carries a turn's.
+type shellEventsMsg struct {
+	eventsMsg
+	ch <-chan agent.Event
+}
+
 // shell runs a "!command" with the Bash tool, in a Cmd: in the project,
 // with its environment, timeout and output cap, without asking (the user
-// typed it). Esc stops it when no turn runs.
+// typed it). Esc stops it when no turn runs. Its output is shown while it
+// runs as a model's Bash call's is: the tool reports progress as
+// EventToolProgress events (agent.ProgressEvents), which the chat draws.
 func (m *Model) shell(s input.SubmitMsg) tea.Cmd {
 	command := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s.Text), "!"))
 	m.chat.AddUser(s.Display)
@@ -134,11 +143,39 @@ func (m *Model) shell(s input.SubmitMsg) tea.Cmd {
 	if m.turn == nil {
 		spin = m.status.SetBusy(true, "running "+termtext.FirstLine(command, 40))
 	}
-	return tea.Batch(spin, func() tea.Msg {
+	callID := shellCallID(id)
+	progress := make(chan agent.Event, 1)
+	run := func() tea.Msg {
 		defer cancel()
+		// The tool reports nothing after it returns: closing ends the wait.
+		defer close(progress)
 		args, _ := json.Marshal(map[string]string{"command": command})
-		return shellMsg{id: id, command: command, res: ts.RunByUser(ctx, tools.Call{Name: tools.ToolBash, Arguments: string(args)})}
-	})
+		return shellMsg{id: id, command: command, res: ts.RunByUser(ctx, tools.Call{
+			ID: callID, Name: tools.ToolBash, Arguments: string(args), Progress: agent.ProgressEvents(progress, callID)})}
+	}
+	return tea.Batch(spin, m.chat.StartShell(callID, command), run, waitShell(id, progress))
+}
+
+// shellCallID names the "!command" id's live view in the chat.
+func shellCallID(id int) string { return fmt.Sprintf("shell-%d", id) }
+
+// waitShell waits for the "!command" id's next progress events.
+func waitShell(id int, ch <-chan agent.Event) tea.Cmd {
+	wait := waitEvents(id, ch)
+	return func() tea.Msg { return shellEventsMsg{eventsMsg: wait().(eventsMsg), ch: ch} }
+}
+
+// shellEvents shows a "!command"'s progress and waits for more until the
+// command ends.
+func (m *Model) shellEvents(msg shellEventsMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, ev := range msg.events {
+		cmds = append(cmds, m.chat.HandleEvent(ev))
+	}
+	if msg.closed {
+		return tea.Batch(cmds...)
+	}
+	return tea.Batch(append(cmds, waitShell(msg.turn, msg.ch))...)
 }
 
 // shellDone shows a command's output and keeps it for the next message
@@ -151,7 +188,7 @@ func (m *Model) shellDone(msg shellMsg) tea.Cmd {
 		}
 	}
 	out := "$ " + msg.command + "\n" + msg.res.Content
-	m.chat.AddNote(chat.Fence(out))
+	m.chat.EndShell(shellCallID(msg.id), chat.Fence(out))
 	if msg.res.Denied {
 		return nil
 	}

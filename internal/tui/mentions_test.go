@@ -196,3 +196,44 @@ func TestShellOutputSentIsNotKeptAgain(t *testing.T) {
 	require.Zero(t, n)
 	require.Empty(t, h.agent.notes)
 }
+
+// steppedShell is a userTools whose Bash prints "1", reports it as the
+// Bash tool does, then waits for the test before it prints the rest.
+type steppedShell struct {
+	dir     string
+	release chan struct{}
+}
+
+func (s steppedShell) WorkDir() string { return s.dir }
+
+func (s steppedShell) RunByUser(ctx context.Context, c tools.Call) tools.Result {
+	if c.Progress != nil {
+		c.Progress(tools.Progress{})
+		c.Progress(tools.Progress{Tail: "1\n", Bytes: 2})
+	}
+	select {
+	case <-s.release:
+	case <-ctx.Done():
+	}
+	return tools.Result{Content: "1\n2\n3\n[exit code 0]"}
+}
+
+// A "!command"'s output shows while it runs, as a model's Bash call's
+// does: "1" before the command ends, then its whole output in its place.
+func TestShellCommandStreamsItsOutput(t *testing.T) {
+	t.Parallel()
+	sh := steppedShell{dir: t.TempDir(), release: make(chan struct{})}
+	h := newHarness(t, 80, 20, func(o *harnessSetup) { o.Tools = sh })
+	h.typ("!for i in 1 2 3; do echo $i; sleep 1; done")
+	h.key("enter")
+	h.until("the first line while it runs", func(v string) bool { return strings.Contains(v, "⎿ 1") })
+	v := h.view()
+	require.Contains(t, v, "Bash(for i in 1 2 3; do echo $i; sleep 1; done)")
+	require.NotContains(t, v, "[exit code 0]")
+	close(sh.release)
+	h.until("the output", func(v string) bool { return strings.Contains(v, "[exit code 0]") })
+	v = h.view()
+	require.Contains(t, v, "3")
+	require.NotContains(t, v, "⎿ 1", "the output replaced the live view")
+	require.Equal(t, 1, strings.Count(v, "$ for i in 1 2 3"), "one block:\n%s", v)
+}

@@ -400,6 +400,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.attached(msg)
 	case shellMsg:
 		return m.shellDone(msg)
+	case shellEventsMsg:
+		return m.shellEvents(msg)
 	case eventsMsg:
 		return m.events(msg)
 	case askMsg:

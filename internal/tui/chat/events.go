@@ -109,10 +109,37 @@ func (m *Model) tick() tea.Cmd {
 // stopRunning forgets the running calls: the turn is over (their results
 // came, or never will).
 func (m *Model) stopRunning() {
-	if len(m.running) > 0 {
-		clear(m.running)
-		m.dirty = true
+	for id, it := range m.running {
+		if !it.shell {
+			delete(m.running, id)
+			m.dirty = true
+		}
 	}
+}
+
+// StartShell shows the user's "!command" running, as a Bash call of the
+// model's is shown: a spinner, the time, and the last lines of its output
+// as its EventToolProgress events for callID arrive (HandleEvent).
+func (m *Model) StartShell(callID, command string) tea.Cmd {
+	it := m.push(&item{kind: KindTool, tool: "Bash", arg: termtext.Label(command), callID: callID,
+		state: toolRunning, started: m.now(), shell: true})
+	m.running[callID] = it
+	m.list.ScrollBottom()
+	return m.tick()
+}
+
+// EndShell replaces the live view of the "!command" callID with its
+// output, text (markdown).
+func (m *Model) EndShell(callID, text string) {
+	it, ok := m.running[callID]
+	if !ok || !it.shell {
+		m.AddNote(text)
+		return
+	}
+	delete(m.running, callID)
+	it.kind, it.text, it.state, it.live = KindNote, termtext.Display(text), toolDone, ""
+	it.version++
+	m.dirty = true
 }
 
 // AddCompaction notes a finished or failed compaction in the chat.

@@ -90,6 +90,9 @@ type item struct {
 	started    time.Time
 	progressed bool
 	live       string
+	// shell: the user's "!command", run by the TUI, not a turn: a turn's
+	// end does not stop its live view, its own end does (EndShell).
+	shell bool
 
 	report *commands.Report
 }

@@ -56,7 +56,9 @@ func historyReport(t *testing.T) commands.Report {
 	_, err = st.Append(ctx, sess.ID, msgs...)
 	require.NoError(t, err)
 	_, err = st.ApplySummary(ctx, session.Summary{SessionID: sess.ID, FromSeq: 1, ToSeq: 24, Goal: "Make the auth tests pass",
-		KeyDecisions: []string{"use table tests"}, FilesModified: []string{"internal/auth/jwt.go"}, Commands: []string{"go test ./..."},
+		Content:         "## Goal\nMake the auth tests pass\n## Current state\n- the refresh token test fails on expiry\n## Key decisions\n- use table tests",
+		UserConstraints: []string{"never commit to main"},
+		KeyDecisions:    []string{"use table tests"}, FilesModified: []string{"internal/auth/jwt.go"}, Commands: []string{"go test ./..."},
 		Model: "gpt-4o-mini", TokensBefore: 496, TokensAfter: 80, GeneratedAt: time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC)}, nil, false)
 	require.NoError(t, err)
 	rep, err := commands.History(ctx, st, nil, sess.ID, commands.HistoryOptions{Full: true})

@@ -52,6 +52,12 @@ func Render(rep commands.Report, width int, st theme.Report) []string {
 		for _, l := range s.Lines {
 			body = append(body, line{indent + termtext.Label(l), st.Text, i})
 		}
+		if len(s.Rows) > 0 {
+			// Laid out for the box's width here: the rows fit it.
+			for _, r := range table(s.Rows, len(indent), max(width-4, minInner)) {
+				body = append(body, line{r, st.Text, -1})
+			}
+		}
 		if s.More > 0 {
 			body = append(body, line{fmt.Sprintf("%s+%d more", indent, s.More), st.Dim, -1})
 		}
@@ -126,6 +132,94 @@ func Render(rep commands.Report, width int, st theme.Report) []string {
 		out = append(out, side+" "+r.style.Render(t)+pad+" "+rside)
 	}
 	out = append(out, st.Border.Render(b.BottomLeft+strings.Repeat(b.Bottom, inner+2)+b.BottomRight))
+	return out
+}
+
+// minValue is the narrowest a table's wrapped column is kept beside its
+// neighbours; narrower, the rows are stacked.
+const minValue = 16
+
+// table lays out a section's rows (commands.Section.Rows) within width
+// cells, each line indented by indent. Each column is as wide as its widest
+// cell, two spaces apart. When a row does not fit, its last-but-one cell
+// (a value) wraps within its column and the last (its source) keeps its
+// own column on the row's first line. When even that leaves the wrapped
+// column less than minValue cells, each row is stacked: its first cells on
+// a line, then the last two below, indented, the last on a line of its own
+// when they do not fit together. A column is never broken across another.
+func table(rows [][]string, indent, width int) []string {
+	var widths []int
+	for _, row := range rows {
+		for i, c := range row {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], ansi.StringWidth(termtext.Label(c)))
+		}
+	}
+	const gap = 2
+	n := len(widths)
+	if n < 3 {
+		// Nothing to keep beside the value: pad and wrap as a line.
+		var out []string
+		for _, l := range commands.PadRows(rows) {
+			out = append(out, Wrap(strings.Repeat(" ", indent)+termtext.Label(l), width, hang)...)
+		}
+		return out
+	}
+	wrapCol := n - 2
+	fixed := indent
+	for i, w := range widths {
+		if i != wrapCol {
+			fixed += w + gap
+		}
+	}
+	fixed -= gap // no gap after the last column
+	valueW := min(widths[wrapCol], width-fixed-gap)
+	pad := func(s string, w int) string { return s + strings.Repeat(" ", max(w-ansi.StringWidth(s), 0)) }
+	lead := strings.Repeat(" ", indent)
+	var out []string
+	if valueW >= min(minValue, widths[wrapCol]) {
+		valueAt := indent
+		for i := range wrapCol {
+			valueAt += widths[i] + gap
+		}
+		for _, row := range rows {
+			cells := make([]string, n)
+			for i := range row {
+				cells[i] = termtext.Label(row[i])
+			}
+			head := lead
+			for i := range wrapCol {
+				head += pad(cells[i], widths[i]+gap)
+			}
+			parts := wrap(cells[wrapCol], valueW, 0)
+			first := head + pad(parts[0], valueW+gap) + strings.Join(cells[wrapCol+1:], strings.Repeat(" ", gap))
+			out = append(out, strings.TrimRight(first, " "))
+			for _, p := range parts[1:] {
+				out = append(out, strings.Repeat(" ", valueAt)+p)
+			}
+		}
+		return out
+	}
+	for _, row := range rows {
+		cells := make([]string, n)
+		for i := range row {
+			cells[i] = termtext.Label(row[i])
+		}
+		out = append(out, Wrap(lead+strings.Join(cells[:wrapCol], "  "), width, hang)...)
+		sub := indent + hang
+		rest := strings.Join(cells[wrapCol:], strings.Repeat(" ", gap))
+		if sub+ansi.StringWidth(rest) <= width {
+			out = append(out, strings.Repeat(" ", sub)+rest)
+			continue
+		}
+		for _, c := range cells[wrapCol:] {
+			if c != "" {
+				out = append(out, Wrap(strings.Repeat(" ", sub)+c, width, hang)...)
+			}
+		}
+	}
 	return out
 }
 

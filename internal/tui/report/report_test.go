@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/tui/report"
@@ -73,5 +74,65 @@ func TestAligned(t *testing.T) {
 				t.Error("an OSC sequence reached the box")
 			}
 		})
+	}
+}
+
+// TestTableKeepsColumns: a table's rows (/config: key, value, source) stay
+// in columns at any width. When a value is too long, it wraps within its
+// column and every source starts at the same cell; too narrow for that,
+// each row is stacked (the key, then value and source indented), no cell
+// broken across another's column.
+func TestTableKeepsColumns(t *testing.T) {
+	t.Parallel()
+	rows := [][]string{
+		{"model", "gpt-4o-mini", "file:1"},
+		{"base_url", "http://127.0.0.1:11434/v1/a/long/path/to/the/server", "env OPENAI_BASE_URL"},
+		{"summarize.mask_tool_outputs_after", "10", "default"},
+	}
+	rep := commands.Report{Title: "Configuration", Sections: []commands.Section{{Rows: rows}}}
+	st := styles(colorprofile.NoTTY)
+	// inner is a body line's text without the borders ("" for a border).
+	inner := func(l string) string {
+		c, ok := strings.CutPrefix(l, "│ ")
+		if !ok {
+			return ""
+		}
+		return strings.TrimRight(strings.TrimSuffix(c, "│"), " ")
+	}
+
+	lines := report.Render(rep, 80, st)
+	at := -1
+	for _, row := range rows {
+		found := false
+		for _, l := range lines {
+			l = inner(l)
+			if !strings.HasPrefix(l, row[0]+" ") {
+				continue
+			}
+			found = true
+			i := strings.Index(l, row[2])
+			require.Positive(t, i, "%q keeps its source on its first line:\n%s", row[0], strings.Join(lines, "\n"))
+			if at < 0 {
+				at = ansi.StringWidth(l[:i])
+			}
+			require.Equal(t, at, ansi.StringWidth(l[:i]), "the source column of %q:\n%s", row[0], strings.Join(lines, "\n"))
+		}
+		require.True(t, found, "a line starts with %q:\n%s", row[0], strings.Join(lines, "\n"))
+	}
+	for _, l := range lines {
+		require.LessOrEqual(t, ansi.StringWidth(inner(l)), at+len("env OPENAI_BASE_URL"))
+		if c := inner(l); strings.HasPrefix(c, " ") && strings.TrimSpace(c) != "" {
+			require.Less(t, ansi.StringWidth(c), at, "a value's continuation stays left of the sources: %q", c)
+		}
+	}
+
+	lines = report.Render(rep, 40, st)
+	text := strings.Join(lines, "\n")
+	for _, row := range rows {
+		require.Contains(t, text, "│ "+row[0]+" ", "the key on a line of its own:\n%s", text)
+		require.Contains(t, text, row[2], "the source whole:\n%s", text)
+	}
+	for _, l := range lines {
+		require.LessOrEqual(t, ansi.StringWidth(l), 40)
 	}
 }
