@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"regexp"
 	"strconv"
@@ -96,6 +97,13 @@ func TestMCPContextTotalIsTheNextRequest(t *testing.T) {
 	reqs := srv.Requests()
 	last := reqs[len(reqs)-1]
 	require.Greater(t, len(last.Tools), fixed, "the request carries the MCP tools")
+	all, err := json.Marshal(last.Tools)
+	require.NoError(t, err)
+	own, err := json.Marshal(last.Tools[:fixed])
+	require.NoError(t, err)
+	added := counter.Count(string(all)) - counter.Count(string(own))
+	t.Logf("MCP adds %d tokens to the request; /mcp, /context and mcp list say %d", added, st.ExposedTokens)
+	require.InDelta(t, added, st.ExposedTokens, 3, "the MCP figure is what MCP adds to the request")
 	var usage *agent.Usage
 	for _, e := range evs {
 		if e.Kind == agent.EventUsage {
