@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -104,9 +105,10 @@ type Options struct {
 	// LateTools, when set, are tools offered after the fixed ones, asked
 	// for at each request: the user's MCP servers, which start in the
 	// background. The list may only grow at its end (the request prefix a
-	// provider caches stays byte-stable). Their schemas are not in
-	// FixedCost: when they would take more than a small share of the
-	// window, package mcp defers them behind one small tool.
+	// provider caches stays byte-stable). Their schemas are in FixedCost
+	// as of the last Tools (every request, /context, the status bar): when
+	// they would take more than a small share of the window, package mcp
+	// defers them behind one small tool.
 	LateTools func() []tools.Definition
 	// Logger receives failed turns, errors no caller sees (a title not
 	// stored) and, at debug level, each request and tool call; never
@@ -125,6 +127,9 @@ type Agent struct {
 	opts      Options
 	toolDefs  []openai.Tool
 	policy    *view.Policy
+	// tmu guards sentTools, the last tool list measured (Tools), as sent.
+	tmu       sync.Mutex
+	sentTools string
 	// win is the server's word on its window (SetWindowProbe); nil: not asked.
 	win *serverWindow
 	// started dates the system prompt of a session not created yet.
@@ -176,28 +181,53 @@ func (a *Agent) Model() string { return a.opts.Model }
 func (a *Agent) Window() int { return a.policy.Window() }
 
 // FixedCost is what the system prompt and tool schemas take of every request.
-func (a *Agent) FixedCost() int { return a.policy.Fixed() }
+func (a *Agent) FixedCost() int {
+	a.Tools()
+	return a.policy.Fixed()
+}
 
 // Tools are the tool schemas the agent's next request carries: the fixed
 // ones, then the late ones (Options.LateTools). A summary request that
 // continues the conversation sends the same ones, so that the provider's
-// cache of the conversation serves it.
+// cache of the conversation serves it. When the list differs from the
+// last one, the view policy's overhead (its fixed cost) is recounted for
+// it, so that /context, the status bar and the cut measure the request
+// that is sent.
 func (a *Agent) Tools() []openai.Tool {
-	if a.opts.LateTools == nil {
-		return a.toolDefs
+	out := a.toolDefs
+	if a.opts.LateTools != nil {
+		if late := a.opts.LateTools(); len(late) > 0 {
+			out = make([]openai.Tool, 0, len(a.toolDefs)+len(late))
+			out = append(out, a.toolDefs...)
+			for _, d := range late {
+				out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+					Name: d.Name, Description: d.Description, Parameters: d.Parameters,
+				}})
+			}
+		}
 	}
-	late := a.opts.LateTools()
-	if len(late) == 0 {
-		return a.toolDefs
-	}
-	out := make([]openai.Tool, 0, len(a.toolDefs)+len(late))
-	out = append(out, a.toolDefs...)
-	for _, d := range late {
-		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name: d.Name, Description: d.Description, Parameters: d.Parameters,
-		}})
-	}
+	a.remeasure(out)
 	return out
+}
+
+// remeasure sets the policy's overhead for a request carrying list,
+// counting it once per distinct list (the late tools only grow, a few
+// times a session).
+func (a *Agent) remeasure(list []openai.Tool) {
+	if a.opts.LateTools == nil {
+		return // the fixed tools: counted by New
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		return
+	}
+	a.tmu.Lock()
+	defer a.tmu.Unlock()
+	if string(b) == a.sentTools {
+		return
+	}
+	a.sentTools = string(b)
+	a.policy.SetOverhead(a.overheadOf(list, b))
 }
 
 // SystemPrompt is the system message every request of session s starts
@@ -222,17 +252,24 @@ func (a *Agent) sessionPrompt(s session.Session) string {
 	return DefaultSystemPrompt(a.opts.WorkDir, started)
 }
 
-// overhead is what a request costs besides its messages: the reply
-// priming and the tool schemas.
-func (a *Agent) overhead() int {
+// overheadOf is what a request carrying list (marshaled: b) costs
+// besides its messages: the reply priming and the tool schemas.
+func (a *Agent) overheadOf(list []openai.Tool, b []byte) int {
 	n := tokens.ReplyPriming
-	if len(a.toolDefs) > 0 {
+	if len(list) > 0 {
 		// The schemas as they go on the wire; providers count about this.
-		if b, err := json.Marshal(a.toolDefs); err == nil {
-			n += a.counter.Count(string(b))
-		}
+		n += a.counter.Count(string(b))
 	}
 	return n
+}
+
+// overhead is overheadOf the fixed tools.
+func (a *Agent) overhead() int {
+	b, err := json.Marshal(a.toolDefs)
+	if err != nil {
+		return tokens.ReplyPriming
+	}
+	return a.overheadOf(a.toolDefs, b)
 }
 
 // Start runs one user turn in a goroutine that ends with the turn (or when
@@ -533,12 +570,13 @@ func (a *Agent) checkSize(ctx context.Context, text string) error {
 
 // request streams one completion of the current view.
 func (t *turn) request() (llm.Response, error) {
+	toolList := t.a.Tools() // first: the size counts these schemas
 	msgs, size := t.a.build(t.view)
 	est := size.Tokens
 	t.emit(Event{Kind: EventContext, Context: &size})
 	start := time.Now()
 	resp, err := t.a.llm.Stream(t.ctx, llm.Request{
-		Model: t.a.opts.Model, Messages: msgs, Tools: t.a.Tools(), MaxTokens: t.a.opts.MaxTokens,
+		Model: t.a.opts.Model, Messages: msgs, Tools: toolList, MaxTokens: t.a.opts.MaxTokens,
 		ReasoningEffort: t.a.opts.ReasoningEffort, Extra: t.a.opts.Extra,
 		// The user sees the wait: "rate limited, retrying in 3 s (2/5)".
 		OnRetry: func(r llm.Retry) { t.emit(Event{Kind: EventRetry, Text: r.String()}) },

@@ -45,10 +45,16 @@ func sizeOf(r view.Prompt) Size {
 
 // ContextTokens is the size of the request a view makes, as the view
 // policy counts it (what /context and the status bar show).
-func (a *Agent) ContextTokens(v session.View) int { return a.policy.Tokens(v) }
+func (a *Agent) ContextTokens(v session.View) int {
+	a.Tools() // the tool list the next request carries sets the fixed cost
+	return a.policy.Tokens(v)
+}
 
 // ContextSize is ContextTokens with the window it must fit.
-func (a *Agent) ContextSize(v session.View) Size { return sizeOf(a.policy.Build(v)) }
+func (a *Agent) ContextSize(v session.View) Size {
+	a.Tools()
+	return sizeOf(a.policy.Build(v))
+}
 
 // MeasureContext is ContextSize of session id's view (0 for a new
 // session: the fixed part) without loading the view: the store adds up
@@ -60,6 +66,7 @@ func (a *Agent) MeasureContext(ctx context.Context, st view.TallyStore, id strin
 	if id == "" {
 		return a.ContextSize(session.View{}), nil
 	}
+	a.Tools()
 	r, err := a.policy.Measure(ctx, st, id)
 	if err != nil {
 		return Size{}, err
@@ -67,8 +74,12 @@ func (a *Agent) MeasureContext(ctx context.Context, st view.TallyStore, id strin
 	return sizeOf(r), nil
 }
 
-// Policy is the view policy the agent builds its requests with.
-func (a *Agent) Policy() *view.Policy { return a.policy }
+// Policy is the view policy the agent builds its requests with, its fixed
+// cost set for the tool list the next request carries (see Tools).
+func (a *Agent) Policy() *view.Policy {
+	a.Tools()
+	return a.policy
+}
 
 // ToOpenAI converts a message of a request (see view.Policy.Build)
 // to the wire format.

@@ -95,10 +95,12 @@ type Manager struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu       sync.Mutex
-	exposed  []exposedTool   // in the order the model got them; only grows
-	isExp    map[string]bool // names in exposed
-	deferred bool            // sticky: MCP tools are reached through SearchMcpTools
+	mu      sync.Mutex
+	exposed []exposedTool   // in the order the model got them; only grows
+	isExp   map[string]bool // names in exposed
+	// counted is ExposedTokens of the first countedN exposed tools.
+	counted, countedN int
+	deferred          bool // sticky: MCP tools are reached through SearchMcpTools
 }
 
 // server is one configured server and its live connection.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -279,23 +280,28 @@ func TestSmallSetNotDeferred(t *testing.T) {
 }
 
 // TestStartNeverWaits: a server that takes its time to start holds
-// neither Start nor the tool list; its tools are reached through
-// SearchMcpTools, which waits for it.
+// neither Start nor the tool list. SearchMcpTools is not offered (the
+// tools are not deferred): the server's tools are appended once it is
+// ready; a call to the search tool still waits for it.
 func TestStartNeverWaits(t *testing.T) {
 	p := &inProcess{block: make(chan struct{})}
-	m := mcp.New(mcp.Options{Servers: []mcp.ServerConfig{{Name: "t", Command: "x"}}, Connect: p.connect})
+	m := mcp.New(mcp.Options{Servers: []mcp.ServerConfig{{Name: "t", Command: "x"}}, Connect: p.connect, Window: 128000})
 	began := time.Now()
 	m.Start(context.Background())
 	defer m.Close()
 	defs := m.Definitions()
 	require.Less(t, time.Since(began), 500*time.Millisecond)
-	require.Len(t, defs, 1)
-	require.Equal(t, mcp.ToolSearch, defs[0].Name)
+	require.Empty(t, defs, "nothing is deferred: no search tool")
 	require.Equal(t, "starting", m.Status().Servers[0].State)
 	close(p.block)
 	got, isErr := call(t, m, context.Background(), mcp.ToolSearch, `{"query":"echo"}`)
 	require.False(t, isErr, got)
 	require.Contains(t, got, "mcp__t__echo")
+	defs = m.Definitions()
+	require.NotEmpty(t, defs)
+	for _, d := range defs {
+		require.NotEqual(t, mcp.ToolSearch, d.Name, "not deferred: the search tool never appears")
+	}
 }
 
 func TestProjectServerNeedsApproval(t *testing.T) {
@@ -390,4 +396,32 @@ func TestToolListChanged(t *testing.T) {
 	after := m.Definitions()
 	require.Equal(t, before, after[:len(before)], "the tools before stay as they were")
 	require.Equal(t, "mcp__t__grown", after[len(after)-1].Name)
+}
+
+// TestOneMCPFigure: the TUI, whose first request came while the server
+// was starting, and `gencode mcp list`, which waits for it first, report
+// the same tokens per request (they once said 622 and 495: the TUI had
+// SearchMcpTools in its list for good), and /mcp's text says that figure.
+func TestOneMCPFigure(t *testing.T) {
+	count := tokens.New("gpt-4o").Count
+	tui := &inProcess{block: make(chan struct{})}
+	m := mcp.New(mcp.Options{Servers: []mcp.ServerConfig{{Name: "t", Command: "x"}}, Connect: tui.connect, Window: 128000, Count: count})
+	m.Start(context.Background())
+	defer m.Close()
+	require.Empty(t, m.Definitions(), "the first request, the server still starting")
+	close(tui.block)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	m.WaitStarted(ctx)
+
+	list := start(t, &inProcess{}, mcp.ServerConfig{}, mcp.Options{Window: 128000, Count: count})
+	got, want := m.Status(), list.Status()
+	require.False(t, got.Deferred)
+	require.Equal(t, want.ExposedTokens, got.ExposedTokens)
+	require.Equal(t, want.Servers[0].SchemaTokens, got.Servers[0].SchemaTokens)
+	require.Greater(t, got.ExposedTokens, got.Servers[0].SchemaTokens, "the resource tools come with the server's")
+	require.Contains(t, got.Text(), fmt.Sprintf("MCP schemas: %d tokens per request (with the resource tools; deferred above", got.ExposedTokens))
+	for _, d := range m.Definitions() {
+		require.NotEqual(t, mcp.ToolSearch, d.Name)
+	}
 }

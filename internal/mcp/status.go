@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,7 +33,9 @@ type Report struct {
 	Deferred bool `json:"deferred"`
 	// Budget is the tokens MCP schemas may take before they are deferred.
 	Budget int `json:"budget"`
-	// ExposedTokens is what the MCP tools the model has cost per request.
+	// ExposedTokens is what the MCP tools the model has cost per request:
+	// the one figure of /mcp, /context's MCP section and `gencode mcp
+	// list` (the servers' SchemaTokens are their tools' alone, sent or not).
 	ExposedTokens int `json:"exposed_tokens"`
 }
 
@@ -105,7 +108,11 @@ func (r Report) Text() string {
 	if r.Deferred {
 		fmt.Fprintf(&b, "Tools deferred: the model searches them with %s (%d tokens per request now; budget %d).\n", ToolSearch, r.ExposedTokens, r.Budget)
 	} else {
-		fmt.Fprintf(&b, "MCP schemas: %d tokens per request (deferred above %d).\n", r.ExposedTokens, r.Budget)
+		with := ""
+		if slices.ContainsFunc(r.Servers, func(s ServerStatus) bool { return s.Resources && s.State == StateReady.String() }) {
+			with = "with the resource tools; "
+		}
+		fmt.Fprintf(&b, "MCP schemas: %d tokens per request (%sdeferred above %d).\n", r.ExposedTokens, with, r.Budget)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -98,10 +98,26 @@ func normalizeSchema(s any) json.RawMessage {
 	return b
 }
 
+// wireTool is a tool as a chat request sends it, its fields in the
+// order the agent sends them.
+type wireTool struct {
+	Type     string       `json:"type"`
+	Function wireFunction `json:"function"`
+}
+
+type wireFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+func toWire(d tools.Definition) wireTool {
+	return wireTool{"function", wireFunction{d.Name, d.Description, d.Parameters}}
+}
+
 // defTokens is what d costs in a request, as sent.
 func (m *Manager) defTokens(d tools.Definition) int {
-	b, _ := json.Marshal(map[string]any{"type": "function", "function": map[string]any{
-		"name": d.Name, "description": d.Description, "parameters": d.Parameters}})
+	b, _ := json.Marshal(toWire(d)) // plain values: marshals
 	return m.opts.Count(string(b))
 }
 
@@ -118,27 +134,24 @@ func (m *Manager) budget() int {
 }
 
 // readyTools are the tools of the ready servers, in config order.
-func (m *Manager) readyTools() (all []toolEntry, starting, resources bool) {
+func (m *Manager) readyTools() (all []toolEntry, resources bool) {
 	for _, s := range m.servers {
 		s.mu.Lock()
-		switch s.state {
-		case StateReady:
+		if s.state == StateReady {
 			all = append(all, s.tools...)
 			resources = resources || s.resources
-		case StateStarting:
-			starting = true
 		}
 		s.mu.Unlock()
 	}
-	return all, starting, resources
+	return all, resources
 }
 
 // Definitions are the MCP tools the model has now (tools.Extension): the
 // tools of the ready servers while their schemas fit the budget; once they
-// do not, SearchMcpTools and the tools it loaded (SearchMcpTools also
-// comes first when a server is still starting at the first request). The list only grows at its end.
+// do not, SearchMcpTools and the tools it loaded. The list only grows at
+// its end.
 func (m *Manager) Definitions() []tools.ExtDefinition {
-	all, starting, resources := m.readyTools()
+	all, resources := m.readyTools()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.servers) == 0 {
@@ -156,10 +169,10 @@ func (m *Manager) Definitions() []tools.ExtDefinition {
 	if !m.deferred && total > m.budget() {
 		m.deferred = true
 	}
-	// A server still starting at the first request is reached through
-	// SearchMcpTools (which waits for it); the tools of servers that fit
-	// the budget are appended as they become ready.
-	if m.deferred || (starting && len(m.exposed) == 0) {
+	// SearchMcpTools only while deferred (sticky, so it appears once):
+	// a server still starting is not waited for, its tools are appended
+	// when it is ready, if they fit the budget.
+	if m.deferred {
 		m.expose(m.searchDef())
 	}
 	if !m.deferred {
@@ -195,15 +208,25 @@ func (m *Manager) Deferred() bool {
 	return m.deferred
 }
 
-// ExposedTokens is what the MCP tools the model has cost per request.
+// ExposedTokens is what the MCP tools the model has add to a request:
+// their list counted as it goes on the wire, as the agent counts the
+// request's tools (recounted when the list grows). /mcp, /context and
+// `gencode mcp list` show it.
 func (m *Manager) ExposedTokens() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	n := 0
-	for _, e := range m.exposed {
-		n += e.tokens
+	if len(m.exposed) == 0 {
+		return 0
 	}
-	return n
+	if m.countedN != len(m.exposed) {
+		list := make([]wireTool, len(m.exposed))
+		for i, e := range m.exposed {
+			list[i] = toWire(e.def.Definition)
+		}
+		b, _ := json.Marshal(list) // plain values: marshals
+		m.countedN, m.counted = len(m.exposed), m.opts.Count(string(b))
+	}
+	return m.counted
 }
 
 const searchDescription = "Find tools of the user's MCP servers (named mcp__SERVER__TOOL) by keywords in their names and descriptions, and load them. " +
@@ -466,7 +489,7 @@ func (m *Manager) search(ctx context.Context, raw json.RawMessage) tools.ExtResu
 		_, _ = s.awaitReady(wctx) // not ready: left out, and said below
 	}
 	cancel()
-	all, _, _ := m.readyTools()
+	all, _ := m.readyTools()
 	var b strings.Builder
 	if len(a.Load) > 0 {
 		var loaded, unknown []string

@@ -70,9 +70,9 @@ func (p *Policy) Measure(ctx context.Context, st TallyStore, id string) (Prompt,
 	// counted again then, so the figure is the same.
 	_ = st.SetMaskTokens(ctx, sid, counted)
 	sys := p.SystemPrompt(t.View.Session)
-	r.Fixed = p.cfg.Overhead + p.headTokens(p.head(sys, nil, ""))
+	r.Fixed = p.overhead() + p.headTokens(p.head(sys, nil, ""))
 	r.Instructions = p.InstructionTokens()
-	r.Summaries = p.cfg.Overhead + p.headTokens(p.head(sys, t.View.Summaries, t.First)) - r.Fixed
+	r.Summaries = p.overhead() + p.headTokens(p.head(sys, t.View.Summaries, t.First)) - r.Fixed
 	r.Tokens = r.Fixed + r.Summaries + msgs
 	return r, nil
 }

@@ -3,6 +3,7 @@ package view
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/tokens"
@@ -28,7 +29,7 @@ type Config struct {
 	// (AGENTS.md); they end the system prompt. Counted in the fixed cost.
 	Instructions string
 	// Overhead is what a request costs besides its messages: the tool
-	// schemas and the reply priming.
+	// schemas and the reply priming. SetOverhead changes it.
 	Overhead int
 	// AnswerReserve is what the server counts of the window for the
 	// answer: the model's configured max_tokens (vLLM refuses a request
@@ -59,6 +60,8 @@ type Config struct {
 // so all of them agree. A Policy is safe for concurrent use.
 type Policy struct {
 	cfg Config
+	// over is the overhead: Config.Overhead until SetOverhead.
+	over atomic.Int64
 
 	// wmu guards the windows the server told.
 	wmu sync.Mutex
@@ -108,8 +111,18 @@ func NewPolicy(cfg Config) *Policy {
 	if cfg.Window <= 0 {
 		cfg.Window = DefaultWindow
 	}
-	return &Policy{cfg: cfg, heads: map[string]int{}, texts: map[textKey]int{}}
+	p := &Policy{cfg: cfg, heads: map[string]int{}, texts: map[textKey]int{}}
+	p.over.Store(int64(cfg.Overhead))
+	return p
 }
+
+// SetOverhead replaces Config.Overhead: what a request costs besides its
+// messages changes when its tool list does (an MCP server became ready, a
+// deferred tool was loaded). The agent, which builds the tool list, sets it.
+func (p *Policy) SetOverhead(n int) { p.over.Store(int64(n)) }
+
+// overhead is what a request costs besides its messages (SetOverhead).
+func (p *Policy) overhead() int { return int(p.over.Load()) }
 
 // roughCount is a message's size without a tokenizer: the one formula
 // over a token per four bytes.
@@ -216,7 +229,7 @@ func (p *Policy) Tell(window int, source string) bool {
 // system prompt (the instructions included), the tool schemas and the
 // reply priming.
 func (p *Policy) Fixed() int {
-	return p.cfg.Overhead + p.headTokens(p.head(p.SystemPrompt(session.Session{}), nil, ""))
+	return p.overhead() + p.headTokens(p.head(p.SystemPrompt(session.Session{}), nil, ""))
 }
 
 // InstructionTokens is what the instructions add to every request.
@@ -224,7 +237,7 @@ func (p *Policy) InstructionTokens() int {
 	if p.cfg.Instructions == "" {
 		return 0
 	}
-	return p.Fixed() - p.cfg.Overhead - p.headTokens(p.head(p.basePrompt(session.Session{}), nil, ""))
+	return p.Fixed() - p.overhead() - p.headTokens(p.head(p.basePrompt(session.Session{}), nil, ""))
 }
 
 // basePrompt is a session's system prompt without the instructions.
@@ -350,9 +363,9 @@ func (p *Policy) Build(v session.View) Prompt {
 	}
 	sys := p.SystemPrompt(v.Session)
 	head := p.head(sys, v.Summaries, next)
-	r.Fixed = p.cfg.Overhead + p.headTokens(p.head(sys, nil, ""))
+	r.Fixed = p.overhead() + p.headTokens(p.head(sys, nil, ""))
 	r.Instructions = p.InstructionTokens()
-	r.Summaries = p.cfg.Overhead + p.headTokens(head) - r.Fixed
+	r.Summaries = p.overhead() + p.headTokens(head) - r.Fixed
 	r.Messages = append(head, msgs...)
 	r.Tokens = r.Fixed + r.Summaries + r.User + r.Assistant + r.ToolOutputs + r.Masked
 	return r
