@@ -98,7 +98,10 @@ func TestWriteRaceWithSymlinkSwap(t *testing.T) {
 
 	const writes = 1000
 	ok := 0
-	for i := range writes {
+	// At least 1000 writes, and on until the swapper (starved on a loaded
+	// machine) has swapped the directory often enough to have raced them.
+	start := time.Now()
+	for i := 0; i < writes || sw.swaps.Load() <= 100 && time.Since(start) < time.Minute; i++ {
 		p := fmt.Sprintf("d/f%d.txt", i)
 		if i%2 == 1 {
 			p = fmt.Sprintf("d/n%d/f.txt", i) // parent directories created too
@@ -128,7 +131,10 @@ func TestReadRaceWithSymlinkSwap(t *testing.T) {
 	work, _ := raceTree(t)
 	s := New(Options{WorkDir: work}) // Read is allowed inside only
 	sw := startSwapper(t, filepath.Join(work, "d"), filepath.Join(work, "l"))
-	for i := range 1000 {
+	// At least 1000 reads, and on until the swapper (starved on a loaded
+	// machine) has swapped the directory often enough to have raced them.
+	start := time.Now()
+	for i := 0; i < 1000 || sw.swaps.Load() <= 100 && time.Since(start) < time.Minute; i++ {
 		r := run(t, s, ToolRead, map[string]any{"file_path": "d/secret.txt"})
 		require.NotContains(t, r.Content, "TOP-SECRET", "read %d leaked the outside file", i)
 		r = run(t, s, ToolGrep, map[string]any{"pattern": "TOP", "path": "d"})
