@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -209,7 +210,11 @@ func (s steppedShell) WorkDir() string { return s.dir }
 func (s steppedShell) RunByUser(ctx context.Context, c tools.Call) tools.Result {
 	if c.Progress != nil {
 		c.Progress(tools.Progress{})
-		c.Progress(tools.Progress{Tail: "1\n", Bytes: 2})
+		// A report the channel has no room for is refused (false); the
+		// Bash tool's reporter sends it again, and so does this fake.
+		for !c.Progress(tools.Progress{Tail: "1\n", Bytes: 2}) && ctx.Err() == nil {
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
 	select {
 	case <-s.release:
