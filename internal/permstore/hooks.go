@@ -1,15 +1,9 @@
 package permstore
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
-
-	"github.com/pelletier/go-toml/v2"
 )
 
 // HooksFileName is the file, beside the project's rules, that lists the
@@ -30,18 +24,9 @@ func (s *Store) hooksPath() string { return filepath.Join(filepath.Dir(s.path), 
 
 // approvedHooks reads the approved ids; a missing file is none.
 func (s *Store) approvedHooks() ([]string, error) {
-	data, err := os.ReadFile(s.hooksPath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read the project's approved hooks: %w", err)
-	}
 	var f hooksFile
-	dec := toml.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("read the project's approved hooks %s: %w", s.hooksPath(), err)
+	if _, err := readTOML(s.hooksPath(), &f); err != nil {
+		return nil, fmt.Errorf("the project's approved hooks: %w", err)
 	}
 	return f.Approved, nil
 }
@@ -69,23 +54,7 @@ func (s *Store) ApproveHooks(ids ...string) error {
 			have = append(have, id)
 		}
 	}
-	body, err := toml.Marshal(hooksFile{Project: s.project, Approved: have})
-	if err != nil {
-		return fmt.Errorf("approve hooks: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(s.path), ".hooks-*.toml") // 0600
-	if err != nil {
-		return fmt.Errorf("approve hooks: %w", err)
-	}
-	defer func() { _ = os.Remove(tmp.Name()) }() // after the rename: nothing left to remove
-	if _, err := tmp.WriteString(hooksHeader + "\n" + string(body)); err != nil {
-		_ = tmp.Close() // the write's error is the one to report
-		return fmt.Errorf("approve hooks: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("approve hooks: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), s.hooksPath()); err != nil {
+	if err := writeTOML(s.hooksPath(), hooksHeader, hooksFile{Project: s.project, Approved: have}); err != nil {
 		return fmt.Errorf("approve hooks: %w", err)
 	}
 	return nil

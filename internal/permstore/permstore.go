@@ -398,33 +398,12 @@ func (s *Store) makeDir() error {
 // read: a new file renamed over the old, so a reader never sees half of
 // it. It runs under lock, which made the directory.
 func (s *Store) write(entries []entry) error {
-	dir := filepath.Dir(s.path)
 	f := file{Project: s.project, Rules: make([]fileRule, len(entries))}
 	for i, e := range entries {
 		f.Rules[i] = e.raw
 	}
-	body, err := toml.Marshal(f)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", s.path, err)
-	}
-	tmp, err := os.CreateTemp(dir, ".permissions-*.toml") // 0600
-	if err != nil {
-		return fmt.Errorf("write %s: %w", s.path, err)
-	}
-	defer func() { _ = os.Remove(tmp.Name()) }() // after the rename: nothing left to remove
-	if _, err := tmp.WriteString(header + "\n" + string(body)); err != nil {
-		_ = tmp.Close() // the write's error is the one to report
-		return fmt.Errorf("write %s: %w", s.path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		_ = tmp.Close() // the write's error is the one to report
-		return fmt.Errorf("write %s: %w", s.path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", s.path, err)
-	}
-	if err := os.Rename(tmp.Name(), s.path); err != nil {
-		return fmt.Errorf("write %s: %w", s.path, err)
+	if err := writeTOML(s.path, header, f); err != nil {
+		return err
 	}
 	s.seen = nil // read again next time
 	return nil

@@ -1,15 +1,9 @@
 package permstore
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
-
-	"github.com/pelletier/go-toml/v2"
 )
 
 // ServersFileName holds the project's approved MCP servers, beside its
@@ -39,18 +33,9 @@ func (s *Store) serversPath() string { return filepath.Join(filepath.Dir(s.path)
 // ApprovedServers lists the project's approved MCP servers; a missing
 // file is none.
 func (s *Store) ApprovedServers() ([]ApprovedServer, error) {
-	data, err := os.ReadFile(s.serversPath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read the project's approved mcp servers: %w", err)
-	}
 	var f serversFile
-	dec := toml.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("parse %s: %w", s.serversPath(), err)
+	if _, err := readTOML(s.serversPath(), &f); err != nil {
+		return nil, fmt.Errorf("the project's approved mcp servers: %w", err)
 	}
 	return f.Servers, nil
 }
@@ -99,24 +84,5 @@ func (s *Store) changeServers(change func([]ApprovedServer) ([]ApprovedServer, e
 	if list, err = change(list); err != nil {
 		return err
 	}
-	body, err := toml.Marshal(serversFile{Project: s.project, Servers: list})
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", s.serversPath(), err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(s.path), ".mcp-servers-*.toml") // 0600
-	if err != nil {
-		return fmt.Errorf("write %s: %w", s.serversPath(), err)
-	}
-	defer func() { _ = os.Remove(tmp.Name()) }() // after the rename: nothing left to remove
-	if _, err := tmp.WriteString(serversHeader + "\n" + string(body)); err != nil {
-		_ = tmp.Close() // the write's error is the one to report
-		return fmt.Errorf("write %s: %w", s.serversPath(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", s.serversPath(), err)
-	}
-	if err := os.Rename(tmp.Name(), s.serversPath()); err != nil {
-		return fmt.Errorf("write %s: %w", s.serversPath(), err)
-	}
-	return nil
+	return writeTOML(s.serversPath(), serversHeader, serversFile{Project: s.project, Servers: list})
 }
