@@ -65,6 +65,9 @@ type sessionStore interface {
 	Messages(ctx context.Context, sessionID string, from, to int64) ([]session.Message, error)
 	Summaries(ctx context.Context, sessionID string, all bool) ([]session.Summary, error)
 	LoadView(ctx context.Context, sessionID string) (session.View, error)
+	// Rewound says which messages a conversation rewind took out of the
+	// view: the chat leaves them out as the model's view does.
+	Rewound(ctx context.Context, sessionID string) (func(seq int64) bool, error)
 	// Tally and SetMaskTokens are what the status bar's context figure
 	// is added up from (view.Policy.Measure).
 	Tally(ctx context.Context, sessionID string, r session.TallyRule) (session.Tally, error)
@@ -259,6 +262,9 @@ type root struct {
 	// picker of /model and /resume) when it is shown, never lost.
 	holding bool
 	held    []tea.KeyPressMsg
+	// afterLoad are notes shown once the history being reloaded is
+	// (what a rewind did: a note before the reload would be cleared).
+	afterLoad []string
 }
 
 // turn is the running agent turn.

@@ -1,0 +1,107 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/agent"
+	"github.com/gencode/gencode/internal/checkpoint"
+	"github.com/gencode/gencode/internal/commands"
+	"github.com/gencode/gencode/internal/config"
+	"github.com/gencode/gencode/internal/rewind"
+	"github.com/gencode/gencode/internal/session"
+)
+
+// rewindSession is a session whose one turn created a.txt with Write in
+// a project kept by a checkpoint store, and the registry that rewinds it.
+func rewindSession(t *testing.T) (st *session.Store, id, proj string, opt harnessOpt) {
+	t.Helper()
+	ctx := context.Background()
+	st = newStore(t)
+	proj = t.TempDir()
+	files := checkpoint.New(t.TempDir(), proj, checkpoint.Options{})
+	before, err := files.Checkpoint(ctx)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(proj, "a.txt"), []byte("a\n"), 0o644))
+	after, err := files.Checkpoint(ctx)
+	require.NoError(t, err)
+	id = seed(t, st, "make a",
+		session.Message{Role: session.RoleUser, Content: "make a.txt please", Tokens: 3},
+		session.Message{Role: session.RoleAssistant, Tokens: 5, ToolCalls: []session.ToolCall{{ID: "w", Name: "Write", Arguments: `{}`}}},
+		session.Message{Role: session.RoleTool, ToolCallID: "w", Name: "Write", Content: "Created a.txt", Tokens: 3,
+			Meta: session.Meta{Tool: "Write", FilePath: "a.txt", Checkpoint: &session.Checkpoint{Before: before, After: after}}},
+		session.Message{Role: session.RoleAssistant, Content: "Made it.", Tokens: 2})
+	reg := commands.New(commands.Deps{Store: st, Config: config.Default(), Window: func(string) int { return 8192 }, Cwd: proj,
+		Rewinder: func(_ context.Context, sid string) (rewind.Rewinder, error) {
+			return rewind.Rewinder{Store: st, Files: files, SessionID: sid}, nil
+		}})
+	return st, id, proj, func(o *harnessSetup) { o.Commands = reg }
+}
+
+// TestRewindPickerRestoresAndReloads: /rewind opens a picker of the
+// turns (text, turn, +c ~m -d); Enter offers the three ways; the first
+// restores code and conversation: a.txt is gone, the view is reloaded
+// without the turn, the turn's text is back in the editor, and the chat
+// says what happened and that /rewind undo takes it back. The picker
+// then lists that rewind, undoable.
+func TestRewindPickerRestoresAndReloads(t *testing.T) {
+	t.Parallel()
+	st, id, proj, opt := rewindSession(t)
+	h := newHarness(t, 100, 30, withStore(st), withSession(id), opt)
+	h.until("the history", func(v string) bool { return strings.Contains(v, "Made it.") })
+
+	h.openPicker("/rewind", "Rewind to before a turn")
+	v := h.view()
+	require.Contains(t, v, "make a.txt please")
+	require.Contains(t, v, "turn 1")
+	require.Contains(t, v, "+1 ~0 -0")
+	h.key("enter")
+	h.untilModel("the modes", func(m Model) bool {
+		return m.mode == modePicker && strings.Contains(m.Screen(), "Restore code and conversation")
+	})
+	require.Contains(t, h.view(), "Restore conversation only")
+	h.key("enter")
+	h.until("the rewind's note", func(v string) bool { return strings.Contains(v, "Rewound to before turn 1 (both).") })
+	require.NoFileExists(t, filepath.Join(proj, "a.txt"))
+	v = h.view()
+	require.NotContains(t, v, "Made it.", "the view is reloaded without the rewound turn")
+	require.Contains(t, v, "/rewind undo")
+	require.Equal(t, "make a.txt please", h.m.input.Value())
+
+	h.m.input.Clear()
+	h.openPicker("/rewind", "Rewind to before a turn")
+	require.Contains(t, h.view(), "Undo rewind")
+	h.key("enter")
+	h.until("the undo", func(v string) bool { return strings.Contains(v, "undone.") })
+	require.FileExists(t, filepath.Join(proj, "a.txt"))
+	h.until("the turn back in the view", func(v string) bool { return strings.Contains(v, "Made it.") })
+}
+
+// TestRewindRefusedDuringATurn: /rewind, with or without a turn number,
+// restores nothing while a turn runs, and says to cancel it first.
+func TestRewindRefusedDuringATurn(t *testing.T) {
+	t.Parallel()
+	st, id, proj, opt := rewindSession(t)
+	h := newHarness(t, 100, 30, withStore(st), withSession(id), opt)
+	h.until("the history", func(v string) bool { return strings.Contains(v, "Made it.") })
+	h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) { <-ctx.Done() })
+	h.typ("go on")
+	h.key("enter")
+	h.untilModel("the turn", func(m Model) bool { return m.turn != nil })
+	for _, line := range []string{"/rewind 1", "/rewind"} {
+		h.typ(line)
+		h.key("enter")
+		h.until("the refusal", func(v string) bool {
+			return strings.Count(v, "a turn is running: press esc to cancel it first") == map[string]int{"/rewind 1": 1, "/rewind": 2}[line]
+		})
+	}
+	require.FileExists(t, filepath.Join(proj, "a.txt"))
+	require.NotEqual(t, modePicker, h.m.mode)
+	h.key("esc")
+	h.untilModel("the turn canceled", func(m Model) bool { return m.turn == nil })
+}
