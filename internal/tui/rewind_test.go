@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -104,4 +105,34 @@ func TestRewindRefusedDuringATurn(t *testing.T) {
 	require.NotEqual(t, modePicker, h.m.mode)
 	h.key("esc")
 	h.untilModel("the turn canceled", func(m Model) bool { return m.turn == nil })
+}
+
+// TestEscEscOpensRewindPicker: on an empty editor with nothing running,
+// Esc says a second opens the rewind picker; a second after the window
+// only arms again; two within it open the picker; Esc closes it.
+func TestEscEscOpensRewindPicker(t *testing.T) {
+	t.Parallel()
+	st, id, _, opt := rewindSession(t)
+	h := newHarness(t, 100, 30, withStore(st), withSession(id), opt)
+	h.until("the history", func(v string) bool { return strings.Contains(v, "Made it.") })
+
+	h.key("esc")
+	require.Contains(t, h.view(), "esc again to rewind")
+	h.pause(2 * time.Second)
+	h.key("esc")
+	require.NotEqual(t, modePicker, h.m.mode, "too late: the second Esc arms again")
+	h.pause(500 * time.Millisecond)
+	h.key("esc")
+	h.untilModel("the picker", func(m Model) bool {
+		return m.mode == modePicker && strings.Contains(m.Screen(), "Rewind to before a turn")
+	})
+	h.key("esc")
+	h.untilModel("the picker closed", func(m Model) bool { return m.mode == modeEditing })
+
+	// A draft: Esc does not arm.
+	h.typ("draft")
+	h.key("esc")
+	h.key("esc")
+	require.NotEqual(t, modePicker, h.m.mode)
+	require.Equal(t, "draft", h.m.input.Value())
 }

@@ -262,6 +262,9 @@ type root struct {
 	// picker of /model and /resume) when it is shown, never lost.
 	holding bool
 	held    []tea.KeyPressMsg
+	// escAt is when a first Esc on an empty, idle editor came (zero:
+	// none); a second within rewindWindow opens /rewind's picker.
+	escAt time.Time
 	// afterLoad are notes shown once the history being reloaded is
 	// (what a rewind did: a note before the reload would be cleared).
 	afterLoad []string
@@ -564,8 +567,10 @@ func (m *Model) draftKey(k tea.KeyPressMsg) tea.Cmd {
 			m.shellCancel()
 			return nil
 		}
-		m.cancelTurn()
-		return nil
+		if m.cancelTurn() || m.turn != nil {
+			return nil
+		}
+		return m.escIdle()
 	case key.Matches(k, e.Prev):
 		if len(m.queue) > 0 && m.input.Empty() {
 			m.editQueued()
@@ -610,6 +615,29 @@ func (m *Model) draftKey(k tea.KeyPressMsg) tea.Cmd {
 		m.status.SetNotice("")
 	}
 	return cmd
+}
+
+// rewindWindow is how long a first Esc on an empty, idle editor waits for
+// the second, which opens /rewind's picker.
+const rewindWindow = time.Second
+
+// escIdle is Esc with nothing to cancel: on an empty editor, a second Esc
+// within rewindWindow opens /rewind's picker (as Claude Code's Esc Esc).
+func (m *Model) escIdle() tea.Cmd {
+	now := m.o.Now()
+	if !m.input.Empty() || m.mode != modeEditing || m.o.Commands == nil || m.sessionID == "" {
+		m.escAt = time.Time{}
+		return nil
+	}
+	if !m.escAt.IsZero() && now.Sub(m.escAt) <= rewindWindow {
+		m.escAt = time.Time{}
+		m.status.SetNotice("")
+		return m.command("/rewind")
+	}
+	m.escAt = now
+	m.quitArm = false
+	m.status.SetNotice("esc again to rewind")
+	return m.expireNotice()
 }
 
 // cancelTurn stops the running turn, as Esc does; the partial answer is
