@@ -16,6 +16,7 @@ import (
 	"github.com/gencode/gencode/internal/config"
 	"github.com/gencode/gencode/internal/rewind"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/tools"
 )
 
 // rewindSession is a session whose one turn created a.txt with Write in
@@ -135,4 +136,40 @@ func TestEscEscOpensRewindPicker(t *testing.T) {
 	h.key("esc")
 	require.NotEqual(t, modePicker, h.m.mode)
 	require.Equal(t, "draft", h.m.input.Value())
+}
+
+// TestShellCommandKeepsItsCheckpoint: a "!command"'s checkpoint goes
+// with its output into the stored message, the next one sent or the one
+// kept on quitting, so a rewind sees its changes as gencode's own: two
+// commands join into the state before the first and after the second.
+func TestShellCommandKeepsItsCheckpoint(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	cps := checkpoint.New(t.TempDir(), dir, checkpoint.Options{})
+	ts := tools.New(tools.Options{WorkDir: dir, Env: []string{"PATH=" + os.Getenv("PATH")}, Checkpoints: cps})
+	h := newHarness(t, 80, 20, withTools(ts))
+	h.runShell("!echo x > f.txt")
+	h.runShell("!echo y > g.txt")
+	h.typ("look")
+	h.key("enter")
+	h.until("the turn", func(string) bool { return len(h.agent.Starts()) == 1 })
+	h.agent.mu.Lock()
+	cp := h.agent.metas[0].Checkpoint
+	h.agent.mu.Unlock()
+	require.NotNil(t, cp, "the message carrying the output carries the checkpoint")
+	require.Empty(t, cp.Err)
+	require.NotEmpty(t, cp.Before)
+	require.NotEqual(t, cp.Before, cp.After)
+
+	h.runShell("!rm f.txt")
+	h.key("ctrl+c")
+	h.key("ctrl+c")
+	_, n, err := h.m.KeepUnsent(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	kept := h.agent.notes[0].msg.Meta.Checkpoint
+	require.NotNil(t, kept, "the output kept on quitting carries it too")
+	require.Empty(t, kept.Err)
+	require.NotEmpty(t, kept.After)
 }

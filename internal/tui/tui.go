@@ -253,6 +253,7 @@ type root struct {
 	// shellOut holds the output of the "!commands" run since the last
 	// message sent, which takes it to the model.
 	shellOut    []string
+	shellCP     *session.Checkpoint // the files' states around them (joinCheckpoints)
 	shellSeq    int
 	shellCancel context.CancelFunc // the running "!command"'s, nil when none
 	quitSeq     int
@@ -695,7 +696,7 @@ func (m Model) KeepUnsent(ctx context.Context) (string, int, error) {
 		}
 		id = s.ID
 	}
-	msg := agent.UserMessage{Text: chat.ShellBlocks(m.shellOut), Meta: session.Meta{Shell: true}}
+	msg := agent.UserMessage{Text: chat.ShellBlocks(m.shellOut), Meta: session.Meta{Shell: true, Checkpoint: m.shellCP}}
 	if err := m.agent.Note(ctx, id, msg); err != nil {
 		return id, 0, fmt.Errorf("keep the shell output: %w", err)
 	}
