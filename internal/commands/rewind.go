@@ -60,6 +60,7 @@ func runRewind(ctx context.Context, r *Registry, st State, in Invocation) (Resul
 		}
 		reload.Text = fmt.Sprintf("Summary %s taken back: its original messages are in the view again. `/rewind undo` puts it back.", res.Rewind.SummaryID)
 		reload.Action = ActionRewound
+		reload.Text += viewCost(ctx, r, st.SessionID)
 		return reload, nil
 	case "undo":
 		id := ""
@@ -72,6 +73,7 @@ func runRewind(ctx context.Context, r *Registry, st State, in Invocation) (Resul
 		}
 		reload.Text = fmt.Sprintf("Rewind %s undone.%s", res.Rewind.Undoes, changesText(res))
 		reload.Action = ActionRewound
+		reload.Text += viewCost(ctx, r, st.SessionID)
 		return reload, nil
 	}
 	n, err := strconv.Atoi(in.Args[0])
@@ -100,7 +102,28 @@ func runRewind(ctx context.Context, r *Registry, st State, in Invocation) (Resul
 	}
 	reload.Text = text + "\n\nThe turn's request is back in the editor; `/rewind undo` takes the rewind back."
 	reload.Action, reload.Draft = ActionRewound, res.Rewind.Text
+	reload.Text += viewCost(ctx, r, st.SessionID)
 	return reload, nil
+}
+
+// viewCost says what the session's view holds after a rewind changed it
+// ("" when it cannot be read).
+func viewCost(ctx context.Context, r *Registry, id string) string {
+	if r.deps.Store == nil {
+		return ""
+	}
+	v, err := r.deps.Store.LoadView(ctx, id)
+	if err != nil {
+		return ""
+	}
+	n := 0
+	for _, s := range v.Summaries {
+		n += s.TokenCount
+	}
+	for _, m := range v.Messages {
+		n += m.Tokens
+	}
+	return fmt.Sprintf("\n\nThe view holds %d summaries and %d messages (%d tokens) now.", len(v.Summaries), len(v.Messages), n)
 }
 
 // changesText lists what a rewind did to the files.

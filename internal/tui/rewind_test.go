@@ -73,6 +73,7 @@ func TestRewindPickerRestoresAndReloads(t *testing.T) {
 	v = h.view()
 	require.NotContains(t, v, "Made it.", "the view is reloaded without the rewound turn")
 	require.Contains(t, v, "/rewind undo")
+	require.Contains(t, v, "The view holds 0 summaries and 0 messages (0 tokens) now.")
 	require.Equal(t, "make a.txt please", h.m.input.Value())
 
 	h.m.input.Clear()
