@@ -367,12 +367,19 @@ func TestRewindInTmux(t *testing.T) {
 
 	p := startTUI(t, sb, "-c")
 	p.waitText("Made b/c.txt.")
-	p.typeLine("/rewind")
+	p.typeLine("/rewind list")
 	p.waitText("+1 ~0 -0  make the b dir")
-	p.typeLine("/rewind 1")
+	// The picker: the turn, then the three ways; Enter takes the first.
+	p.typeLine("/rewind")
+	p.waitText("turn 1")
+	p.keys("Enter")
+	p.waitText("Restore conversation only")
+	p.keys("Enter")
 	p.waitText("Rewound to before turn 1 (both).")
 	p.waitText("removed b/c.txt")
+	p.waitText("takes the rewind back")
 	require.NoDirExists(t, filepath.Join(sb.work, "b"))
+	p.keys("C-c") // the turn's text is back in the editor: cleared
 	p.typeLine("/rewind undo")
 	p.waitText("undone.")
 	require.FileExists(t, filepath.Join(sb.work, "b", "c.txt"))

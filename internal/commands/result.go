@@ -16,10 +16,12 @@ const (
 	ActionSetModel      // /model NAME: Result.Model
 	ActionSummarize     // /summarize: run compaction now (Result.Focus), then show its report
 	ActionPrompt        // /init: send Result.Prompt to the model as a user message
+	ActionRun           // a picker's choice: run Result.Line as if typed
+	ActionRewound       // a conversation rewind: reload the view, Result.Draft back in the editor
 )
 
 func (a Action) String() string {
-	return [...]string{"none", "exit", "new-session", "resume-session", "set-model", "summarize", "prompt"}[a]
+	return [...]string{"none", "exit", "new-session", "resume-session", "set-model", "summarize", "prompt", "run", "rewound"}[a]
 }
 
 // Result is the outcome of one command.
@@ -35,6 +37,10 @@ type Result struct {
 	Focus     string
 	// Prompt is the user message ActionPrompt sends.
 	Prompt string
+	// Line is the command line ActionRun runs.
+	Line string
+	// Draft is the text ActionRewound puts back in the editor.
+	Draft string
 	// Pick, when set, is a list to choose from (/resume and /model
 	// without an argument); the front end does the chosen item's Result.
 	Pick *Pick

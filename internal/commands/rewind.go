@@ -12,16 +12,16 @@ import (
 	"github.com/gencode/gencode/internal/termtext"
 )
 
-// rewindCommand is /rewind: without arguments a card of the session's
-// turns, summaries and rewinds; "/rewind N [code|conversation|both]
+// rewindCommand is /rewind: without arguments a list to pick from of the
+// session's turns, summaries and rewinds ("/rewind list": the same as a
+// card); "/rewind N [code|conversation|both]
 // [--force]" takes the session back to before turn N; "/rewind summary
 // ID" takes a compaction back; "/rewind undo [ID]" takes a rewind back.
-// The agent loads the view from the store at each turn, so the next
-// request already leaves the rewound turns out; no action is needed. (The
-// TUI's chat still shows them until it marks rewound messages: later work.)
+// A conversation rewind asks the front end to reload the view
+// (ActionRewound) and put the turn's text back in the editor.
 func rewindCommand() *Command {
-	return &Command{Name: "rewind", Usage: "[N [code|conversation|both] [--force] | summary ID | undo [ID]]",
-		Summary: "take the session back to before turn N: files, conversation or both", run: runRewind, helpHidden: true}
+	return &Command{Name: "rewind", Usage: "[N [code|conversation|both] | summary ID | undo]",
+		Summary: "take the session back to before turn N: files, conversation or both", run: runRewind}
 }
 
 func runRewind(ctx context.Context, r *Registry, st State, in Invocation) (Result, error) {
@@ -36,10 +36,15 @@ func runRewind(ctx context.Context, r *Registry, st State, in Invocation) (Resul
 		return Result{}, err
 	}
 	force := in.Flag("force")
-	if len(in.Args) == 0 {
+	if len(in.Args) == 0 || strings.EqualFold(in.Args[0], "list") {
 		l, err := rw.List(ctx)
 		if err != nil {
 			return Result{}, err
+		}
+		if len(in.Args) == 0 {
+			if p := RewindPick(l); len(p.Items) > 0 {
+				return Result{Pick: p}, nil
+			}
 		}
 		return Result{Report: RewindReport(l)}, nil
 	}
@@ -54,6 +59,8 @@ func runRewind(ctx context.Context, r *Registry, st State, in Invocation) (Resul
 			return Result{}, err
 		}
 		reload.Text = fmt.Sprintf("Summary %s taken back: its original messages are in the view again. `/rewind undo` puts it back.", res.Rewind.SummaryID)
+		reload.Action = ActionRewound
+		reload.Text += viewCost(ctx, r, st.SessionID)
 		return reload, nil
 	case "undo":
 		id := ""
@@ -65,6 +72,8 @@ func runRewind(ctx context.Context, r *Registry, st State, in Invocation) (Resul
 			return conflictResult(res, err)
 		}
 		reload.Text = fmt.Sprintf("Rewind %s undone.%s", res.Rewind.Undoes, changesText(res))
+		reload.Action = ActionRewound
+		reload.Text += viewCost(ctx, r, st.SessionID)
 		return reload, nil
 	}
 	n, err := strconv.Atoi(in.Args[0])
@@ -91,8 +100,30 @@ func runRewind(ctx context.Context, r *Registry, st State, in Invocation) (Resul
 	if !mode.Conversation {
 		return Result{Text: text}, nil
 	}
-	reload.Text = text + "\n\nThe turn's request was:\n\n" + termtext.Sanitize(res.Rewind.Text)
+	reload.Text = text + "\n\nThe turn's request is back in the editor; `/rewind undo` takes the rewind back."
+	reload.Action, reload.Draft = ActionRewound, res.Rewind.Text
+	reload.Text += viewCost(ctx, r, st.SessionID)
 	return reload, nil
+}
+
+// viewCost says what the session's view holds after a rewind changed it
+// ("" when it cannot be read).
+func viewCost(ctx context.Context, r *Registry, id string) string {
+	if r.deps.Store == nil {
+		return ""
+	}
+	v, err := r.deps.Store.LoadView(ctx, id)
+	if err != nil {
+		return ""
+	}
+	n := 0
+	for _, s := range v.Summaries {
+		n += s.TokenCount
+	}
+	for _, m := range v.Messages {
+		n += m.Tokens
+	}
+	return fmt.Sprintf("\n\nThe view holds %d summaries and %d messages (%d tokens) now.", len(v.Summaries), len(v.Messages), n)
 }
 
 // changesText lists what a rewind did to the files.
@@ -134,6 +165,53 @@ func conflictResult(res rewind.Result, err error) (Result, error) {
 			Lines: strings.Split(strings.TrimRight(termtext.Sanitize(c.Diff), "\n"), "\n")})
 	}
 	return Result{Report: rep}, nil
+}
+
+// RewindPick is /rewind's list: the turns newest first, then the active
+// summaries (taken back: the compaction undone), then the rewinds that
+// can be undone. Choosing a turn offers the three ways to rewind it.
+func RewindPick(l rewind.Listing) *Pick {
+	p := &Pick{Title: "Rewind to before a turn"}
+	for _, t := range l.Turns {
+		if t.Rewound {
+			continue
+		}
+		detail := fmt.Sprintf("turn %d · %s · +%d ~%d -%d", t.N, t.Time.Local().Format("01-02 15:04"), t.Created, t.Modified, t.Deleted)
+		if len(t.Unkept) > 0 {
+			detail += " · files not kept"
+		}
+		title := termtext.OneLine(termtext.Sanitize(t.Text), 80)
+		p.Items = append(p.Items, Choice{Title: title, Detail: detail, Result: Result{Pick: modePick(t.N, title)}})
+	}
+	for _, s := range l.Summaries {
+		if s.SupersededBy != "" {
+			continue
+		}
+		p.Items = append(p.Items, Choice{Title: "Undo summary " + s.ID,
+			Detail: fmt.Sprintf("messages %d-%d · %d tokens", s.FromSeq, s.ToSeq, s.TokensAfter),
+			Result: Result{Action: ActionRun, Line: "/rewind summary " + s.ID}})
+	}
+	for _, x := range l.Rewinds {
+		if !x.Active() || x.Kind == session.RewindUndo {
+			continue
+		}
+		p.Items = append(p.Items, Choice{Title: "Undo rewind " + x.ID,
+			Detail: x.At.Local().Format("01-02 15:04") + " · " + DescribeRewind(x),
+			Result: Result{Action: ActionRun, Line: "/rewind undo " + x.ID}})
+	}
+	return p
+}
+
+// modePick offers the three ways to rewind turn n.
+func modePick(n int, title string) *Pick {
+	run := func(mode string) Result {
+		return Result{Action: ActionRun, Line: fmt.Sprintf("/rewind %d %s", n, mode)}
+	}
+	return &Pick{Title: fmt.Sprintf("Rewind to before turn %d: %s", n, title), Items: []Choice{
+		{Title: "Restore code and conversation", Result: run("both")},
+		{Title: "Restore code only", Detail: "the files as they were; the conversation stays", Result: run("code")},
+		{Title: "Restore conversation only", Detail: "the view as it was; the files stay", Result: run("conversation")},
+	}}
 }
 
 // RewindReport is the card of what a session offers to rewind.

@@ -44,15 +44,31 @@ func TestRewindCommand(t *testing.T) {
 		return rewind.Rewinder{Store: st, Files: files, SessionID: id}, nil
 	}})
 	state := State{SessionID: sess.ID}
-	res, err := r.Run(ctx, state, "/rewind")
+	res, err := r.Run(ctx, state, "/rewind list")
 	require.NoError(t, err)
 	require.Contains(t, res.Report.Plain(), "+1 ~0 -0  make a.txt")
+	res, err = r.Run(ctx, state, "/rewind")
+	require.NoError(t, err)
+	require.NotNil(t, res.Pick, "/rewind alone is a list to pick from")
+	require.Equal(t, "make a.txt", res.Pick.Items[0].Title)
+	require.Contains(t, res.Pick.Items[0].Detail, "turn 1")
+	require.Contains(t, res.Pick.Items[0].Detail, "+1 ~0 -0")
+	modes := res.Pick.Items[0].Result.Pick
+	require.NotNil(t, modes, "a turn offers the three ways")
+	var lines []string
+	for _, c := range modes.Items {
+		require.Equal(t, ActionRun, c.Result.Action)
+		lines = append(lines, c.Result.Line)
+	}
+	require.Equal(t, []string{"/rewind 1 both", "/rewind 1 code", "/rewind 1 conversation"}, lines)
 
 	res, err = r.Run(ctx, state, "/rewind 1")
 	require.NoError(t, err)
-	require.Equal(t, ActionNone, res.Action)
+	require.Equal(t, ActionRewound, res.Action, "the front end reloads the view")
+	require.Equal(t, "make a.txt", res.Draft, "the turn's text goes back in the editor")
 	require.Contains(t, res.Text, "Rewound to before turn 1 (both).\n\n- removed a.txt")
-	require.Contains(t, res.Text, "make a.txt")
+	require.Contains(t, res.Text, "/rewind undo")
+	require.Contains(t, res.Text, "The view holds 0 summaries and 0 messages (0 tokens) now.")
 	require.NoFileExists(t, filepath.Join(proj, "a.txt"))
 	v, err := st.LoadView(ctx, sess.ID)
 	require.NoError(t, err)
@@ -61,6 +77,7 @@ func TestRewindCommand(t *testing.T) {
 	res, err = r.Run(ctx, state, "/rewind undo")
 	require.NoError(t, err)
 	require.Contains(t, res.Text, "undone")
+	require.Contains(t, res.Text, "The view holds 0 summaries and 4 messages (13 tokens) now.")
 	require.FileExists(t, filepath.Join(proj, "a.txt"))
 	v, err = st.LoadView(ctx, sess.ID)
 	require.NoError(t, err)
@@ -70,5 +87,5 @@ func TestRewindCommand(t *testing.T) {
 	require.ErrorContains(t, err, "want code, conversation or both")
 	res, err = r.Run(ctx, state, "/help")
 	require.NoError(t, err)
-	require.NotContains(t, res.Report.Plain(), "/rewind", "kept out of /help until the TUI's picker")
+	require.Contains(t, res.Report.Plain(), "/rewind")
 }

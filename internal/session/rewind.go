@@ -285,7 +285,14 @@ func (s *Store) Turns(ctx context.Context, sessionID string) ([]Turn, error) {
 	var out []Turn
 	for _, m := range msgs {
 		if m.Role == RoleUser && !m.Meta.Shell && m.Meta.Quoted == "" {
-			out = append(out, Turn{N: len(out) + 1, Seq: m.Seq, LastSeq: m.Seq, Text: m.Content, Time: m.Time, Rewound: hidden(m.Seq)})
+			t := Turn{N: len(out) + 1, Seq: m.Seq, LastSeq: m.Seq, Text: m.Content, Time: m.Time, Rewound: hidden(m.Seq)}
+			// The "!commands" run before it, whose output it carries.
+			if cp := m.Meta.Checkpoint; cp != nil && cp.Err == "" {
+				t.Checkpoints, t.LastCheckpointSeq = []Checkpoint{*cp}, m.Seq
+			} else if cp != nil {
+				t.Unkept = append(t.Unkept, fmt.Sprintf("!command (message %d): %s", m.Seq, cp.Err))
+			}
+			out = append(out, t)
 			continue
 		}
 		if len(out) == 0 {

@@ -94,3 +94,28 @@ func TestRewindSummaryAndRedo(t *testing.T) {
 	require.Len(t, v.Summaries, 1)
 	require.Equal(t, []int64{5, 6}, seqs(v))
 }
+
+// TestTurnsKeepTheShellCheckpoints: the "!commands" run before a message
+// (their checkpoint on the message carrying their output) are part of its
+// turn; one that kept none makes the turn's files unkept, and the output
+// kept on quitting (a Shell message) joins the turn before it.
+func TestTurnsKeepTheShellCheckpoints(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, sess := openSession(t, t.TempDir())
+	defer st.Close()
+	_, err := st.Append(ctx, sess.ID,
+		session.Message{Role: session.RoleUser, Content: "one", Tokens: 1, Meta: session.Meta{Checkpoint: &session.Checkpoint{Before: "c1", After: "c2"}}},
+		session.Message{Role: session.RoleAssistant, Content: "ok", Tokens: 1},
+		session.Message{Role: session.RoleUser, Content: "out", Tokens: 1, Meta: session.Meta{Shell: true, Checkpoint: &session.Checkpoint{Before: "c2", After: "c3"}}},
+		session.Message{Role: session.RoleUser, Content: "two", Tokens: 1, Meta: session.Meta{Checkpoint: &session.Checkpoint{Err: "too large"}}},
+		session.Message{Role: session.RoleAssistant, Content: "ok", Tokens: 1})
+	require.NoError(t, err)
+	turns, err := st.Turns(ctx, sess.ID)
+	require.NoError(t, err)
+	require.Len(t, turns, 2)
+	require.Equal(t, []session.Checkpoint{{Before: "c1", After: "c2"}, {Before: "c2", After: "c3"}}, turns[0].Checkpoints)
+	require.Equal(t, int64(3), turns[0].LastCheckpointSeq)
+	require.Empty(t, turns[1].Checkpoints)
+	require.Equal(t, []string{"!command (message 4): too large"}, turns[1].Unkept)
+}

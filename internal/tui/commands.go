@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -77,6 +78,11 @@ func (m *Model) command(line string) tea.Cmd {
 		m.chat.AddError("slash commands are not available in this build", "")
 		return nil
 	}
+	if m.turn != nil && commandName(line) == "rewind" {
+		// A rewind restores files at once: never under a running turn.
+		m.chat.AddError("a turn is running: press esc to cancel it first", "")
+		return nil
+	}
 	// The command acts on the session and model shown now, whatever is
 	// shown by the time it runs.
 	run, ctx := m.o.Commands, m.o.Context
@@ -94,7 +100,7 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 		return nil
 	}
 	r := c.res
-	if r.Text != "" && r.Action != commands.ActionNewSession {
+	if r.Text != "" && r.Action != commands.ActionNewSession && r.Action != commands.ActionRewound {
 		m.chat.AddNote(r.Text)
 	}
 	if r.Report != nil {
@@ -154,6 +160,10 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 		}
 	case commands.ActionSummarize:
 		return m.summarize(r.Focus)
+	case commands.ActionRun:
+		return m.command(r.Line)
+	case commands.ActionRewound:
+		return m.rewound(r)
 	case commands.ActionPrompt:
 		if m.turn != nil {
 			m.chat.AddError("a turn is running: press esc to cancel it first", "")
@@ -162,6 +172,34 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 		return m.runTurn(agent.UserMessage{Text: r.Prompt}, c.line)
 	}
 	return nil
+}
+
+// commandName is a command line's name, lower case, without its slash.
+func commandName(line string) string {
+	f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "/"))
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.ToLower(f[0])
+}
+
+// rewound reloads the view after a rewind changed it (as /resume loads
+// a session), then says what the rewind did, under the reloaded history,
+// and puts the rewound turn's text back in the editor; the status bar's
+// figure is measured again.
+func (m *Model) rewound(r commands.Result) tea.Cmd {
+	if r.Draft != "" {
+		m.input.SetValue(r.Draft)
+	}
+	if m.sessionID == "" {
+		m.chat.AddNote(r.Text)
+		return nil
+	}
+	m.afterLoad = append(m.afterLoad, r.Text)
+	id := m.sessionID
+	m.chat.Reset()
+	m.status.ResetSummarizer()
+	return tea.Batch(m.loadHistory(id), m.loadContext(id))
 }
 
 // clearedNote is /clear's one line: a new session started, and how to get

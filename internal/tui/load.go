@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"maps"
 	"slices"
 
@@ -69,6 +70,9 @@ func (m *Model) loadHistory(id string) tea.Cmd {
 		if out.msgs, out.err = store.Tail(ctx, id, n); out.err != nil {
 			return out
 		}
+		if out.msgs, out.err = dropRewound(ctx, store, id, out.msgs); out.err != nil {
+			return out
+		}
 		out.sums, out.err = store.Summaries(ctx, id, false)
 		return out
 	}
@@ -97,6 +101,16 @@ func (m Model) measure(id string, seq int) tea.Cmd {
 	return tea.Batch(measure, m.loadSpend(id))
 }
 
+// dropRewound leaves out of msgs what a conversation rewind took out of
+// the session's view.
+func dropRewound(ctx context.Context, store sessionStore, id string, msgs []session.Message) ([]session.Message, error) {
+	hidden, err := store.Rewound(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(msgs, func(m session.Message) bool { return hidden(m.Seq) }), nil
+}
+
 func (m *Model) loadOlder(before int64) tea.Cmd {
 	store, id, ctx := m.o.Store, m.sessionID, m.o.Context
 	if id == "" || before <= 1 {
@@ -106,6 +120,9 @@ func (m *Model) loadOlder(before int64) tea.Cmd {
 	return func() tea.Msg {
 		from := max(before-olderPage, 1)
 		msgs, err := store.Messages(ctx, id, from, before-1)
+		if err == nil {
+			msgs, err = dropRewound(ctx, store, id, msgs)
+		}
 		return olderMsg{sessionID: id, msgs: msgs, hasOlder: from > 1, err: err}
 	}
 }
@@ -116,12 +133,20 @@ func (m *Model) history(h historyMsg) tea.Cmd {
 	}
 	if h.err != nil {
 		m.chat.AddError("could not load the session: "+m.o.ErrorText(h.err), "")
+		for _, n := range m.afterLoad {
+			m.chat.AddNote(n)
+		}
+		m.afterLoad = nil
 		return nil
 	}
 	m.title = h.sess.Title
 	m.status.SetSession(h.sess.ID, h.sess.Title)
 	hasOlder := len(h.msgs) > 0 && h.msgs[0].Seq > 1
 	m.chat.SetHistory(h.msgs, h.sums, hasOlder)
+	for _, n := range m.afterLoad {
+		m.chat.AddNote(n)
+	}
+	m.afterLoad = nil
 	return nil
 }
 
@@ -216,6 +241,7 @@ func releaseLease(l *session.Lease) tea.Cmd {
 // switchSession shows another session (/resume, /clear: id "").
 func (m *Model) switchSession(id string) tea.Cmd {
 	m.sessionID, m.title, m.titleGuess = id, "", false
+	m.afterLoad = nil
 	m.chat.Reset()
 	m.status.SetSession(id, "")
 	m.status.ResetSummarizer() // its last report was about the other session

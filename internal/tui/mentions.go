@@ -193,6 +193,7 @@ func (m *Model) shellDone(msg shellMsg) tea.Cmd {
 		return nil
 	}
 	m.shellOut = append(m.shellOut, out)
+	m.shellCP = joinCheckpoints(m.shellCP, msg.res.Meta.Checkpoint)
 	m.status.SetNotice("the output goes with your next message")
 	return m.expireNotice()
 }
@@ -204,6 +205,25 @@ func (m *Model) userMessage(s input.SubmitMsg) agent.UserMessage {
 	if len(m.shellOut) > 0 {
 		text += "\n\n" + chat.ShellBlocks(m.shellOut)
 	}
-	m.shellOut = nil
-	return agent.UserMessage{Text: text, Meta: session.Meta{Pastes: s.Spans}}
+	cp := m.shellCP
+	m.shellOut, m.shellCP = nil, nil
+	return agent.UserMessage{Text: text, Meta: session.Meta{Pastes: s.Spans, Checkpoint: cp}}
+}
+
+// joinCheckpoints adds a "!command"'s checkpoint to those of the commands
+// run before it since the last message: the state before the first and
+// after the last, which a rewind restores as a turn's own calls'. A
+// command that kept none (an error) leaves the whole span unkept.
+func joinCheckpoints(acc *session.Checkpoint, c *tools.Checkpoint) *session.Checkpoint {
+	switch {
+	case c == nil:
+		return acc
+	case acc == nil:
+		return &session.Checkpoint{Before: c.Before, After: c.After, Err: c.Err}
+	case acc.Err != "":
+		return acc
+	case c.Err != "":
+		return &session.Checkpoint{Before: acc.Before, After: acc.After, Err: c.Err}
+	}
+	return &session.Checkpoint{Before: acc.Before, After: c.After}
 }

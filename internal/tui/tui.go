@@ -65,6 +65,9 @@ type sessionStore interface {
 	Messages(ctx context.Context, sessionID string, from, to int64) ([]session.Message, error)
 	Summaries(ctx context.Context, sessionID string, all bool) ([]session.Summary, error)
 	LoadView(ctx context.Context, sessionID string) (session.View, error)
+	// Rewound says which messages a conversation rewind took out of the
+	// view: the chat leaves them out as the model's view does.
+	Rewound(ctx context.Context, sessionID string) (func(seq int64) bool, error)
 	// Tally and SetMaskTokens are what the status bar's context figure
 	// is added up from (view.Policy.Measure).
 	Tally(ctx context.Context, sessionID string, r session.TallyRule) (session.Tally, error)
@@ -250,6 +253,7 @@ type root struct {
 	// shellOut holds the output of the "!commands" run since the last
 	// message sent, which takes it to the model.
 	shellOut    []string
+	shellCP     *session.Checkpoint // the files' states around them (joinCheckpoints)
 	shellSeq    int
 	shellCancel context.CancelFunc // the running "!command"'s, nil when none
 	quitSeq     int
@@ -259,6 +263,12 @@ type root struct {
 	// picker of /model and /resume) when it is shown, never lost.
 	holding bool
 	held    []tea.KeyPressMsg
+	// escAt is when a first Esc on an empty, idle editor came (zero:
+	// none); a second within rewindWindow opens /rewind's picker.
+	escAt time.Time
+	// afterLoad are notes shown once the history being reloaded is
+	// (what a rewind did: a note before the reload would be cleared).
+	afterLoad []string
 }
 
 // turn is the running agent turn.
@@ -558,8 +568,10 @@ func (m *Model) draftKey(k tea.KeyPressMsg) tea.Cmd {
 			m.shellCancel()
 			return nil
 		}
-		m.cancelTurn()
-		return nil
+		if m.cancelTurn() || m.turn != nil {
+			return nil
+		}
+		return m.escIdle()
 	case key.Matches(k, e.Prev):
 		if len(m.queue) > 0 && m.input.Empty() {
 			m.editQueued()
@@ -604,6 +616,29 @@ func (m *Model) draftKey(k tea.KeyPressMsg) tea.Cmd {
 		m.status.SetNotice("")
 	}
 	return cmd
+}
+
+// rewindWindow is how long a first Esc on an empty, idle editor waits for
+// the second, which opens /rewind's picker.
+const rewindWindow = time.Second
+
+// escIdle is Esc with nothing to cancel: on an empty editor, a second Esc
+// within rewindWindow opens /rewind's picker (as Claude Code's Esc Esc).
+func (m *Model) escIdle() tea.Cmd {
+	now := m.o.Now()
+	if !m.input.Empty() || m.mode != modeEditing || m.o.Commands == nil || m.sessionID == "" {
+		m.escAt = time.Time{}
+		return nil
+	}
+	if !m.escAt.IsZero() && now.Sub(m.escAt) <= rewindWindow {
+		m.escAt = time.Time{}
+		m.status.SetNotice("")
+		return m.command("/rewind")
+	}
+	m.escAt = now
+	m.quitArm = false
+	m.status.SetNotice("esc again to rewind")
+	return m.expireNotice()
 }
 
 // cancelTurn stops the running turn, as Esc does; the partial answer is
@@ -661,7 +696,7 @@ func (m Model) KeepUnsent(ctx context.Context) (string, int, error) {
 		}
 		id = s.ID
 	}
-	msg := agent.UserMessage{Text: chat.ShellBlocks(m.shellOut), Meta: session.Meta{Shell: true}}
+	msg := agent.UserMessage{Text: chat.ShellBlocks(m.shellOut), Meta: session.Meta{Shell: true, Checkpoint: m.shellCP}}
 	if err := m.agent.Note(ctx, id, msg); err != nil {
 		return id, 0, fmt.Errorf("keep the shell output: %w", err)
 	}

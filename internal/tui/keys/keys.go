@@ -31,7 +31,7 @@ type Editor struct {
 	Prev         key.Binding // recall an earlier message (or edit the queued one)
 	Next         key.Binding
 	Complete     key.Binding
-	Cancel       key.Binding // cancel the turn (or take back the queued message)
+	Cancel       key.Binding // cancel the turn (or take back the queued message); twice when idle: /rewind
 	Interrupt    key.Binding // ctrl+c: cancel, clear, quit
 	Retry        key.Binding
 }
@@ -87,7 +87,7 @@ func Default() KeyMap {
 			Prev:         b("↑", "earlier message; on an empty editor, edit the last queued one", "up"),
 			Next:         b("↓", "later message (last line)", "down"),
 			Complete:     b("tab", "complete a /command or an @path", "tab"),
-			Cancel:       b("esc", "take back the last queued message, else cancel the turn or a !command (the draft stays)", "esc"),
+			Cancel:       b("esc", "take back the last queued message, else cancel the turn or a !command (the draft stays); twice on an empty editor: /rewind", "esc"),
 			Interrupt:    b("ctrl+c", "cancel the turn, else clear the draft; twice on an empty editor: quit", "ctrl+c"),
 			Retry:        b("ctrl+r", "send a failed message again", "ctrl+r"),
 		},
