@@ -608,6 +608,21 @@ func TestConfigShowsVersion(t *testing.T) {
 	require.Regexp(t, `^version\s+v1\.2\.3 \(commit 0123456789ab, go1\.26\.8\)\s+build$`, strings.TrimSpace(lines[2]), "/config:\n%s", r.Report.Plain())
 }
 
+// TestConfigShowsTheWindowInForce: with a window the server gave,
+// /config says it beside context_window's configured 0 (a newcomer read
+// "context_window 0 default" on an Ollama loaded at 4,096).
+func TestConfigShowsTheWindowInForce(t *testing.T) {
+	t.Parallel()
+	p := view.NewPolicy(view.Config{Window: 32768})
+	r, err := New(Deps{Config: config.Default()}).Run(context.Background(), State{View: p}, "/config")
+	require.NoError(t, err)
+	require.NotContains(t, r.Report.Plain(), "(in force)", "nothing to say while the configured window is the one used")
+	p.Tell(4096, "Ollama, loaded")
+	r, err = New(Deps{Config: config.Default()}).Run(context.Background(), State{View: p}, "/config")
+	require.NoError(t, err)
+	require.Regexp(t, `\(in force\) context window\s+4,096\s+Ollama, loaded`, r.Report.Plain())
+}
+
 // TestHelpListsMessageSyntaxAndAliases: /help says what "!command" and
 // "@path" do in a message, and names each command's aliases (/compact).
 func TestHelpListsMessageSyntaxAndAliases(t *testing.T) {

@@ -444,6 +444,24 @@ func (r *Registry) pickModel(ctx context.Context, st State) Result {
 	return res
 }
 
+// windowInForce is /config's row for the window the session's requests
+// are planned with when the server gave or showed it: context_window
+// above says what was configured (0: the table's), which is not what a
+// server's 4,096 makes it.
+func windowInForce(ctx context.Context, st State) ([]string, bool) {
+	if st.View == nil {
+		return nil, false
+	}
+	if st.AwaitWindow != nil {
+		st.AwaitWindow(ctx)
+	}
+	src := st.View.WindowSource()
+	if src == "" {
+		return nil, false
+	}
+	return []string{"(in force) context window", termtext.Thousands(st.View.Window()), src}, true
+}
+
 // Switched is what a front end says once it switched to model.
 func Switched(model string, window int) string {
 	return fmt.Sprintf("Switched to %s (context window %s tokens).", model, termtext.Thousands(window))
@@ -470,7 +488,7 @@ func runSessions(ctx context.Context, r *Registry, st State, _ Invocation) (Resu
 	return Result{Report: rep}, nil
 }
 
-func runConfig(_ context.Context, r *Registry, st State, _ Invocation) (Result, error) {
+func runConfig(ctx context.Context, r *Registry, st State, _ Invocation) (Result, error) {
 	rep := &Report{Title: "Configuration"}
 	sec := Section{}
 	if v := r.deps.Version; v != "" {
@@ -488,6 +506,9 @@ func runConfig(_ context.Context, r *Registry, st State, _ Invocation) (Result, 
 			src = "file:" + line
 		}
 		sec.Rows = append(sec.Rows, []string{s.Key, v, src})
+	}
+	if row, ok := windowInForce(ctx, st); ok {
+		sec.Rows = append(sec.Rows, row)
 	}
 	rep.Sections = []Section{sec}
 	if ms, ok := modelsSection(r, st); ok {

@@ -89,9 +89,9 @@ func (r Report) Text() string {
 	for _, s := range r.Servers {
 		fmt.Fprintf(&b, "%s  %s  %s (%s)", s.Name, s.State, s.Transport, s.Source)
 		if s.State == "ready" || s.Tools > 0 {
-			fmt.Fprintf(&b, "  %d tools, %d schema tokens", s.Tools, s.SchemaTokens)
+			fmt.Fprintf(&b, "  %s, %d schema tokens", plural(s.Tools, "tool"), s.SchemaTokens)
 			if s.Prompts > 0 {
-				fmt.Fprintf(&b, ", %d prompts", s.Prompts)
+				b.WriteString(", " + plural(s.Prompts, "prompt"))
 			}
 			if s.Resources {
 				b.WriteString(", resources")
@@ -205,3 +205,11 @@ func (m *Manager) GetPrompt(ctx context.Context, command, args string) (string, 
 
 // Configs are the servers the Manager was made with.
 func (m *Manager) Configs() []ServerConfig { return append([]ServerConfig(nil), m.opts.Servers...) }
+
+// plural is "1 tool", "2 tools".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
