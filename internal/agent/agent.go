@@ -127,9 +127,11 @@ type Agent struct {
 	opts      Options
 	toolDefs  []openai.Tool
 	policy    *view.Policy
-	// tmu guards sentTools, the last tool list measured (Tools), as sent.
+	// tmu guards measured, the length of the last tool list measured
+	// (Tools): the late tools are only ever appended (mcp keeps the schema
+	// a tool was first sent with), so the length names the list.
 	tmu       sync.Mutex
-	sentTools string
+	measured int
 	// win is the server's word on its window (SetWindowProbe); nil: not asked.
 	win *serverWindow
 	// started dates the system prompt of a session not created yet.
@@ -211,22 +213,23 @@ func (a *Agent) Tools() []openai.Tool {
 }
 
 // remeasure sets the policy's overhead for a request carrying list,
-// counting it once per distinct list (the late tools only grow, a few
-// times a session).
+// counting it once per distinct list: the late tools only grow, a few
+// times a session, so a list as long as the last one measured is that
+// one, and nothing is encoded or counted per request.
 func (a *Agent) remeasure(list []openai.Tool) {
 	if a.opts.LateTools == nil {
 		return // the fixed tools: counted by New
+	}
+	a.tmu.Lock()
+	defer a.tmu.Unlock()
+	if len(list) == a.measured {
+		return
 	}
 	b, err := json.Marshal(list)
 	if err != nil {
 		return
 	}
-	a.tmu.Lock()
-	defer a.tmu.Unlock()
-	if string(b) == a.sentTools {
-		return
-	}
-	a.sentTools = string(b)
+	a.measured = len(list)
 	a.policy.SetOverhead(a.overheadOf(list, b))
 }
 
