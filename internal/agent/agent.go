@@ -130,7 +130,7 @@ type Agent struct {
 	// tmu guards measured, the length of the last tool list measured
 	// (Tools): the late tools are only ever appended (mcp keeps the schema
 	// a tool was first sent with), so the length names the list.
-	tmu       sync.Mutex
+	tmu      sync.Mutex
 	measured int
 	// win is the server's word on its window (SetWindowProbe); nil: not asked.
 	win *serverWindow

@@ -281,10 +281,12 @@ func TestPrintModeErrors(t *testing.T) {
 	}
 }
 
-// deadAddr is a loopback address nothing listens on.
+// deadAddr is an address nothing listens on. It is on 127.0.0.2: a port
+// freed on 127.0.0.1 was taken by a fake server of a parallel test now and
+// then, and the "dead" endpoint answered.
 func deadAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen("tcp", "127.0.0.2:0")
 	require.NoError(t, err)
 	addr := l.Addr().String()
 	require.NoError(t, l.Close())
