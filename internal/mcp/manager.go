@@ -101,6 +101,11 @@ type Manager struct {
 	// counted is ExposedTokens of the first countedN exposed tools.
 	counted, countedN int
 	deferred          bool // sticky: MCP tools are reached through SearchMcpTools
+	// loaded are the tools whose schema the model was given in a message
+	// (SearchMcpTools' load): CallMcpTool runs them.
+	loaded map[string]bool
+	// schemas are the input schemas proxied calls were checked against.
+	schemas map[string]checkedSchema
 }
 
 // server is one configured server and its live connection.
@@ -146,7 +151,7 @@ func New(opts Options) *Manager {
 	if opts.MaxBackoff <= 0 {
 		opts.MaxBackoff = 30 * time.Second
 	}
-	m := &Manager{opts: opts, isExp: map[string]bool{}}
+	m := &Manager{opts: opts, isExp: map[string]bool{}, loaded: map[string]bool{}, schemas: map[string]checkedSchema{}}
 	m.client = sdk.NewClient(&sdk.Implementation{Name: "gencode", Version: "1"}, &sdk.ClientOptions{
 		Capabilities:           &sdk.ClientCapabilities{},
 		ToolListChangedHandler: m.toolsChanged,
