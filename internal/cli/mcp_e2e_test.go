@@ -86,6 +86,37 @@ func TestMCPThroughTheBinary(t *testing.T) {
 	}
 }
 
+// TestMCPProxiedThroughTheBinary: with the tools deferred, the model
+// loads one with SearchMcpTools and calls it through CallMcpTool; the
+// --allow rule of the real tool applies, and its result reaches the next
+// request, whose tool list is the one the model had before the load.
+func TestMCPProxiedThroughTheBinary(t *testing.T) {
+	t.Parallel()
+	bin := buildMCPServer(t)
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules())
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	sb.writeConfig(fmt.Sprintf("[tools]\nmcp_defer_ratio = 0.001\n[mcp.t]\ncommand = %q\n", bin))
+	srv.Enqueue(
+		openaitest.Calls(openaitest.ToolCall{ID: "s", Name: "SearchMcpTools", Arguments: `{"load":["mcp__t__echo"]}`}),
+		openaitest.Calls(openaitest.ToolCall{ID: "m", Name: "CallMcpTool", Arguments: `{"tool":"mcp__t__echo","arguments":{"text":"via proxy"}}`}),
+		openaitest.Calls(openaitest.ToolCall{ID: "bad", Name: "CallMcpTool", Arguments: `{"tool":"mcp__t__echo","arguments":{"txt":"typo"}}`}),
+		openaitest.Text("Proxied."),
+	)
+	res := sb.run("-p", "echo through the proxy", "--allow", "mcp__t__echo")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, "Proxied.\n", res.stdout)
+	results := toolResults(srv)
+	require.Contains(t, results["s"], "input schema: ")
+	require.Equal(t, "echo: via proxy", results["m"])
+	require.Contains(t, results["bad"], "do not match the input schema of mcp__t__echo")
+	reqs := srv.Requests()
+	last := toolNames(reqs[len(reqs)-1])
+	require.Contains(t, last, "CallMcpTool")
+	require.NotContains(t, last, "mcp__t__echo", "a loaded tool is not added to the list")
+	require.Equal(t, toolNames(reqs[1]), last, "the list is the same after the load")
+}
+
 // TestMCPFailuresEndInToolResults: a hanging call, a 5 MB result and a
 // crash mid-call each end in a clear tool result within the timeout, and
 // the turn goes on to its answer.
