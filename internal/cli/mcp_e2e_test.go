@@ -156,8 +156,10 @@ func TestMCPFailuresEndInToolResults(t *testing.T) {
 	require.Contains(t, results["hang"], "timed out after 2s")
 	require.Contains(t, results["crash"], "stopped during the call")
 	require.Equal(t, "echo: still here", results["after"], "the server was restarted")
-	require.Contains(t, res.stderr, "MCP server t failed", "the failure is reported once")
-	require.Equal(t, 1, strings.Count(res.stderr, "MCP server t failed"))
+	require.Contains(t, res.stderr, "gencode: MCP server t failed: server exited", "the failure is reported when it happens")
+	require.Equal(t, 1, strings.Count(res.stderr, "MCP server t failed"), "once")
+	require.Contains(t, res.stderr, "gencode: MCP server t is running again", "and so is the recovery")
+	require.Less(t, strings.Index(res.stderr, "MCP server t failed"), strings.Index(res.stderr, "MCP server t is running again"))
 }
 
 // TestMCPProjectServerNeedsApproval: print mode never starts a server of

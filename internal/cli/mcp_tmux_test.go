@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,4 +98,31 @@ func TestMCPProjectApprovalInTmux(t *testing.T) {
 	res = sb.run("mcp", "list")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "p  needs approval  stdio (.mcp.json)")
+}
+
+// TestMCPFailureShownLiveInTmux: a server that crashes mid-call is shown
+// in the chat when it happens, once, and so is its return; the turn goes
+// on to its answer.
+func TestMCPFailureShownLiveInTmux(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	bin := buildMCPServer(t)
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules())
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	sb.writeConfig(fmt.Sprintf("[mcp.t]\ncommand = %q\ntools = [\"crash\"]\n", bin))
+	srv.Enqueue(
+		openaitest.Calls(openaitest.ToolCall{ID: "c", Name: "mcp__t__crash", Arguments: `{}`}),
+		openaitest.Text("It crashed."),
+	)
+	p := startTUI(t, sb)
+	p.waitText("Message gencode")
+	p.typeLine("crash the server")
+	p.waitText("It crashed.")
+	s := p.waitText("MCP server t is running again")
+	require.Contains(t, s, "MCP server t failed: server exited")
+	require.Equal(t, 1, strings.Count(s, "MCP server t failed"), s)
+	p.keys("C-c")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
 }

@@ -53,6 +53,14 @@ type Event struct {
 	Err    string // StateFailed: why
 }
 
+// String is the event as one line for the user.
+func (e Event) String() string {
+	if e.State == StateFailed {
+		return fmt.Sprintf("MCP server %s failed: %s; gencode restarts it (see /mcp)", e.Server, oneLine(e.Err))
+	}
+	return fmt.Sprintf("MCP server %s is running again", e.Server)
+}
+
 // Options configure a Manager.
 type Options struct {
 	Servers []ServerConfig

@@ -29,13 +29,17 @@ type inProcess struct {
 	mu     sync.Mutex
 	starts int
 	block  chan struct{} // when set, a start waits for it
+	down   bool          // a start fails
 }
 
 func (p *inProcess) connect(ctx context.Context, _ mcp.ServerConfig) (sdk.Transport, error) {
 	p.mu.Lock()
 	p.starts++
-	block := p.block
+	block, down := p.block, p.down
 	p.mu.Unlock()
+	if down {
+		return nil, errors.New("exec: \"srv\": executable file not found in $PATH")
+	}
 	if block != nil {
 		select {
 		case <-block:
@@ -202,6 +206,40 @@ func TestCrashRestart(t *testing.T) {
 	defer mu.Unlock()
 	require.NotEmpty(t, events)
 	require.Equal(t, mcp.StateFailed, events[0].State, "the failure is told once: %+v", events)
+}
+
+// TestFailureToldOncePerEpisode: a server that keeps failing to restart
+// is told once, its recovery once, and a later failure once again: the
+// front ends show each as it happens, never once per retry.
+func TestFailureToldOncePerEpisode(t *testing.T) {
+	p := &inProcess{down: true}
+	var mu sync.Mutex
+	var events []string
+	m := mcp.New(mcp.Options{Servers: []mcp.ServerConfig{{Name: "t", Command: "x"}}, Connect: p.connect, Backoff: 10 * time.Millisecond,
+		MaxBackoff: 20 * time.Millisecond, Notify: func(e mcp.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			events = append(events, e.String())
+		}})
+	m.Start(context.Background())
+	defer m.Close()
+	told := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), events...)
+	}
+	require.Eventually(t, func() bool { return p.startCount() >= 5 }, 10*time.Second, 5*time.Millisecond, "it keeps restarting")
+	require.Equal(t, []string{`MCP server t failed: exec: "srv": executable file not found in $PATH; gencode restarts it (see /mcp)`}, told())
+	p.mu.Lock()
+	p.down = false
+	p.mu.Unlock()
+	require.Eventually(t, func() bool { return len(told()) == 2 }, 10*time.Second, 5*time.Millisecond)
+	require.Equal(t, "MCP server t is running again", told()[1])
+	got, isErr := call(t, m, context.Background(), "mcp__t__crash", `{}`)
+	require.True(t, isErr, got)
+	require.Eventually(t, func() bool { return len(told()) == 4 }, 10*time.Second, 5*time.Millisecond, "the next episode: %v", told())
+	require.Contains(t, told()[2], "MCP server t failed: server exited")
+	require.Equal(t, "MCP server t is running again", told()[3])
 }
 
 func TestResourcesAndPrompts(t *testing.T) {
