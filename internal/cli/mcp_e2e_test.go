@@ -88,7 +88,8 @@ func TestMCPThroughTheBinary(t *testing.T) {
 
 // TestMCPProxiedThroughTheBinary: with the tools deferred, the model
 // loads one with SearchMcpTools and calls it through CallMcpTool; the
-// --allow rule of the real tool applies, and its result reaches the next
+// --allow rule of the real tool applies, a PreToolUse hook matching the
+// real tool sees the call as that tool's, and the result reaches the next
 // request, whose tool list is the one the model had before the load.
 func TestMCPProxiedThroughTheBinary(t *testing.T) {
 	t.Parallel()
@@ -96,11 +97,16 @@ func TestMCPProxiedThroughTheBinary(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.WithMessageRules())
 	sb := newSandbox(t)
 	sb.useServer(srv)
-	sb.writeConfig(fmt.Sprintf("[tools]\nmcp_defer_ratio = 0.001\n[mcp.t]\ncommand = %q\n", bin))
+	guard := sb.writeScript("guard.sh", `in=$(cat)
+if grep -q '"tool_input":{"text":"forbidden"}' <<<"$in"; then echo "no forbidden echoes" >&2; exit 2; fi
+exit 0
+`)
+	sb.writeConfig(fmt.Sprintf("[tools]\nmcp_defer_ratio = 0.001\n[mcp.t]\ncommand = %q\n[[hooks.PreToolUse]]\nmatcher = \"mcp__t__echo\"\ncommand = %q\n", bin, guard))
 	srv.Enqueue(
 		openaitest.Calls(openaitest.ToolCall{ID: "s", Name: "SearchMcpTools", Arguments: `{"load":["mcp__t__echo"]}`}),
 		openaitest.Calls(openaitest.ToolCall{ID: "m", Name: "CallMcpTool", Arguments: `{"tool":"mcp__t__echo","arguments":{"text":"via proxy"}}`}),
 		openaitest.Calls(openaitest.ToolCall{ID: "bad", Name: "CallMcpTool", Arguments: `{"tool":"mcp__t__echo","arguments":{"txt":"typo"}}`}),
+		openaitest.Calls(openaitest.ToolCall{ID: "hook", Name: "CallMcpTool", Arguments: `{"tool":"mcp__t__echo","arguments":{"text":"forbidden"}}`}),
 		openaitest.Text("Proxied."),
 	)
 	res := sb.run("-p", "echo through the proxy", "--allow", "mcp__t__echo")
@@ -110,6 +116,7 @@ func TestMCPProxiedThroughTheBinary(t *testing.T) {
 	require.Contains(t, results["s"], "input schema: ")
 	require.Equal(t, "echo: via proxy", results["m"])
 	require.Contains(t, results["bad"], "do not match the input schema of mcp__t__echo")
+	require.Equal(t, "blocked by a PreToolUse hook: no forbidden echoes", results["hook"])
 	reqs := srv.Requests()
 	last := toolNames(reqs[len(reqs)-1])
 	require.Contains(t, last, "CallMcpTool")
