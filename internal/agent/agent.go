@@ -5,6 +5,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -766,7 +767,7 @@ func toolMessage(c session.ToolCall, r tools.Result) session.Message {
 	return session.Message{
 		Role: session.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: content, Full: r.Full,
 		Meta: session.Meta{
-			Tool: c.Name, FilePath: r.Meta.FilePath, Command: r.Meta.Command, Pattern: r.Meta.Pattern,
+			Tool: cmp.Or(r.Meta.Tool, c.Name), FilePath: r.Meta.FilePath, Command: r.Meta.Command, Pattern: r.Meta.Pattern,
 			Failed: r.IsError, Denied: r.Denied, DeniedUnless: r.Lift.String(), ExitCode: r.ExitCode, Capped: r.Full != "",
 			Changes: fileChanges(r.Meta.Changes), Diff: r.Meta.Diff, Checkpoint: checkpoint(r.Meta.Checkpoint),
 		},

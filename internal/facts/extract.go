@@ -208,7 +208,7 @@ func (e *extractor) flush() {
 			e.cmds.add(Clip(cmd, maxCommandChars))
 			e.sum.CommandRuns++
 		}
-		e.use(c.Name).add(describeUse(paths, cmd, res, ok), failed)
+		e.use(d.Name).add(describeUse(paths, cmd, res, ok), failed) // a CallMcpTool call counts as the tool it called
 	}
 	for _, h := range e.held {
 		e.ft.result(h)
@@ -230,7 +230,7 @@ func (e *extractor) finish() session.Summary {
 			continue
 		}
 		name := m.Name
-		if name == "" {
+		if name == "" || name == tools.ToolCallMcp && m.Meta.Tool != "" {
 			name = m.Meta.Tool
 		}
 		if name == "" {

@@ -235,11 +235,13 @@ func TestExtractObservedChanges(t *testing.T) {
 // TestExtractMCPChanges: an MCP tool's observed changes are the files it
 // touched, whatever its name or arguments suggest; the call counts in the
 // tool usage like any other.
+// A call through CallMcpTool counts as the tool it called.
 func TestExtractMCPChanges(t *testing.T) {
 	t.Parallel()
-	c := fxCall{name: "mcp__fs__write_file", args: `{"path":"guess.txt","content":"x"}`, result: "ok",
-		meta: session.Meta{Tool: "mcp__fs__write_file", Changes: &session.FileChanges{Observed: true, Created: []string{"real.txt"}}}}
-	sum := Extract(logOf(c, c), true)
+	meta := session.Meta{Tool: "mcp__fs__write_file", Changes: &session.FileChanges{Observed: true, Created: []string{"real.txt"}}}
+	direct := fxCall{name: "mcp__fs__write_file", args: `{"path":"guess.txt","content":"x"}`, result: "ok", meta: meta}
+	proxied := fxCall{name: "CallMcpTool", args: `{"tool":"mcp__fs__write_file","arguments":{"path":"guess.txt","content":"x"}}`, result: "ok", meta: meta}
+	sum := Extract(logOf(direct, proxied), true)
 	require.Equal(t, []string{"real.txt"}, sum.FilesCreated)
 	require.Equal(t, []string{"real.txt"}, sum.FilesModified)
 	require.Len(t, sum.ToolsUsed, 1)

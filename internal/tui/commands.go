@@ -33,6 +33,23 @@ type summarizedMsg struct {
 
 type compactionMsg struct{ rep summarize.Report }
 
+// noteMsg is a note from the background (Options.Notes).
+type noteMsg string
+
+// waitNote receives the next background note.
+func waitNote(ch <-chan string) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		n, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return noteMsg(n)
+	}
+}
+
 // waitCompaction receives the next background compaction report.
 func waitCompaction(ch <-chan summarize.Report) tea.Cmd {
 	if ch == nil {

@@ -101,6 +101,10 @@ type Options struct {
 	// may finish after the turn that started them (the summarizer's
 	// Notify hook should send to it without blocking); nil: none.
 	Compactions <-chan summarize.Report
+	// Notes carries one-line notes from work that runs beside the turns
+	// (an MCP server that failed, or came back after a failure), shown in
+	// the chat as they come; the sender must not block on it. nil: none.
+	Notes <-chan string
 	// SwitchModel returns an agent for another model (/model NAME); nil:
 	// switching is not available.
 	SwitchModel func(model string) (agentRunner, Summarizer, error)
@@ -340,7 +344,7 @@ func New(o Options) Model {
 // Init loads the session's history and starts listening for permission
 // requests.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.o.Asker.wait(), m.o.Asker.waitSaved(), waitCompaction(m.o.Compactions), m.loadPrompts(), m.measure(m.sessionID, m.ctxSeq)}
+	cmds := []tea.Cmd{m.o.Asker.wait(), m.o.Asker.waitSaved(), waitCompaction(m.o.Compactions), waitNote(m.o.Notes), m.loadPrompts(), m.measure(m.sessionID, m.ctxSeq)}
 	if m.o.AskBackground {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -479,6 +483,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.chat.AddInfo(n)
 		}
 		return nil
+	case noteMsg:
+		m.chat.AddInfo(string(msg))
+		return waitNote(m.o.Notes)
 	case quitExpiredMsg:
 		if msg.seq == m.quitSeq {
 			m.quitArm = false

@@ -515,3 +515,21 @@ func TestRetriesUpdateOneLine(t *testing.T) {
 	settle(t, &m, nil)
 	require.Equal(t, 2, strings.Count(m.View(), "↻"), "a later request's retries have their own line")
 }
+
+// TestProxiedCallShowsTheMCPTool: a CallMcpTool call is shown as the MCP
+// tool it called, with that tool's key argument, as a direct call is.
+func TestProxiedCallShowsTheMCPTool(t *testing.T) {
+	t.Parallel()
+	m, _ := newChat(100, 10)
+	m.SetHistory([]session.Message{
+		{Seq: 1, Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: "a", Name: "CallMcpTool",
+			Arguments: `{"tool":"mcp__github__create_issue","arguments":{"title":"Crash on start"}}`}}},
+		{Seq: 2, Role: session.RoleTool, ToolCallID: "a", Name: "CallMcpTool", Content: "issue #12 created",
+			Meta: session.Meta{Tool: "mcp__github__create_issue"}},
+	}, nil, false)
+	settle(t, &m, nil)
+	view := ansi.Strip(m.View())
+	require.Contains(t, view, "mcp__github__create_issue")
+	require.Contains(t, view, "Crash on start")
+	require.NotContains(t, view, "CallMcpTool")
+}

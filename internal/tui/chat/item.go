@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -145,7 +146,9 @@ func (b *builder) add(m session.Message) []*item {
 		}
 		for _, c := range m.ToolCalls {
 			it := b.newItem(KindTool)
-			it.seq, it.callID, it.tool, it.arg = m.Seq, c.ID, termtext.Label(c.Name), termtext.Label(tools.Describe(tools.Call{Name: c.Name, Arguments: c.Arguments}).Summary)
+			// A CallMcpTool call shows as the MCP tool it calls.
+			d := tools.Describe(tools.Call{Name: c.Name, Arguments: c.Arguments})
+			it.seq, it.callID, it.tool, it.arg = m.Seq, c.ID, termtext.Label(cmp.Or(d.Name, c.Name)), termtext.Label(d.Summary)
 			b.calls[c.ID] = it
 			out = append(out, it)
 		}
@@ -155,7 +158,11 @@ func (b *builder) add(m session.Message) []*item {
 		if !ok {
 			// The call is older than what is loaded.
 			it = b.newItem(KindTool)
-			it.seq, it.callID, it.tool = m.Seq, m.ToolCallID, termtext.Label(m.Name)
+			name := m.Name
+			if name == tools.ToolCallMcp && m.Meta.Tool != "" {
+				name = m.Meta.Tool // the MCP tool it called
+			}
+			it.seq, it.callID, it.tool = m.Seq, m.ToolCallID, termtext.Label(name)
 			it.arg = termtext.Label(firstNonEmpty(m.Meta.FilePath, m.Meta.Command, m.Meta.Pattern))
 			b.attach(it, m)
 			return []*item{it}
