@@ -247,7 +247,11 @@ var homeDirs = []string{"/", "/home", "/root", "/Users", "/mnt"}
 // session's calls named (files, cd targets, reported directories), outside
 // system directories; "" when they share none.
 func inferRoot(msgs []session.Message, items []nativeItem) string {
-	var dirs, rels []string
+	var dirs, files, rels []string
+	// parents are the directories above every absolute path named: a path
+	// named as a file that another path lies under (an editor's view of a
+	// directory) is a directory, not a file in its parent.
+	parents := map[string]bool{}
 	evidence := false // a directory the session was in, not only files
 	addPath := func(p string, isDir bool) {
 		if p != "" && !path.IsAbs(p) && !strings.HasPrefix(p, "~") {
@@ -258,15 +262,19 @@ func inferRoot(msgs []session.Message, items []nativeItem) string {
 		}
 		evidence = evidence || isDir
 		p = path.Clean(p)
-		if !isDir {
-			p = path.Dir(p)
-		}
 		for _, s := range systemDirs {
 			if p == s || strings.HasPrefix(p, s+"/") {
 				return
 			}
 		}
-		dirs = append(dirs, p)
+		for d := path.Dir(p); !parents[d] && d != "/"; d = path.Dir(d) {
+			parents[d] = true
+		}
+		if isDir {
+			dirs = append(dirs, p)
+		} else {
+			files = append(files, p)
+		}
 	}
 	for _, it := range items {
 		addPath(it.dir, true)
@@ -292,6 +300,12 @@ func inferRoot(msgs []session.Message, items []nativeItem) string {
 				}
 			}
 		}
+	}
+	for _, f := range files {
+		if !parents[f] {
+			f = path.Dir(f)
+		}
+		dirs = append(dirs, f)
 	}
 	if len(dirs) == 0 {
 		return ""

@@ -417,7 +417,16 @@ func (n *nativeParse) openHands(data []byte, name string) error {
 			} `json:"metadata"`
 		} `json:"extras"`
 		ToolCallMetadata *struct {
-			FunctionName string `json:"function_name"`
+			FunctionName  string `json:"function_name"`
+			ToolCallID    string `json:"tool_call_id"`
+			ModelResponse struct {
+				Model   string `json:"model"`
+				Choices []struct {
+					Message struct {
+						ToolCalls []openai.ToolCall `json:"tool_calls"`
+					} `json:"message"`
+				} `json:"choices"`
+			} `json:"model_response"`
 		} `json:"tool_call_metadata"`
 	}
 	var events []event
@@ -436,6 +445,7 @@ func (n *nativeParse) openHands(data []byte, name string) error {
 	}); err != nil {
 		return err
 	}
+	calls := map[string]bool{} // the ids of the actions read as calls
 	for k, e := range events {
 		line := k + 1
 		var args map[string]any
@@ -473,15 +483,34 @@ func (n *nativeParse) openHands(data []byte, name string) error {
 				thought, _ := args["thought"].(string)
 				delete(args, "thought")
 				id := "oh_" + e.ID.String()
+				calls[id] = true
+				callArgs := jsonArgs(args)
+				if m := e.ToolCallMetadata; m != nil {
+					if n.src.Model == "" {
+						n.src.Model = m.ModelResponse.Model
+					}
+					// The call as the model made it: an editor action's args
+					// do not say what it did (its "command": view, create,
+					// str_replace), the model's arguments do.
+					for _, c := range m.ModelResponse.Choices {
+						for _, tc := range c.Message.ToolCalls {
+							if tc.ID == m.ToolCallID && tc.Function.Name == name && json.Valid([]byte(tc.Function.Arguments)) {
+								callArgs = tc.Function.Arguments
+							}
+						}
+					}
+				}
 				n.add(line, e.Timestamp, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: thought,
-					ToolCalls: []openai.ToolCall{toolCall(id, name, jsonArgs(args))}})
+					ToolCalls: []openai.ToolCall{toolCall(id, name, callArgs)}})
 				if cs, _ := args["confirmation_state"].(string); cs == "rejected" {
 					r := n.add(line, e.Timestamp, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: id,
 						Content: "[not run: the user rejected this action]"})
 					r.notRun = true
 				}
 			}
-		case e.Observation != "" && e.Cause.String() != "":
+		case e.Observation != "" && calls["oh_"+e.Cause.String()]:
+			// An observation of a call; the others (null, agent state
+			// changes, the recall of a message) are no call's result.
 			id := "oh_" + e.Cause.String()
 			r := n.add(line, e.Timestamp, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: id, Content: e.Content})
 			r.notRun = e.Observation == "user_rejected"

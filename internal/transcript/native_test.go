@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -132,5 +133,74 @@ func TestRootFromFilesOnly(t *testing.T) {
 	msgs[0].ToolCalls = msgs[0].ToolCalls[:2]
 	if got := inferRoot(msgs, nil); got != "/srv/proj/src" {
 		t.Fatalf("root %q, want /srv/proj/src", got)
+	}
+}
+
+// TestRootOfAViewedDirectory: a path named as a file that other paths lie
+// under (an editor's view of /workspace) is a directory: the root is
+// /workspace, not "/" (no root at all).
+func TestRootOfAViewedDirectory(t *testing.T) {
+	msgs := []session.Message{{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{
+		{ID: "1", Name: "str_replace_editor", Arguments: `{"command":"view","path":"/workspace"}`},
+		{ID: "2", Name: "execute_bash", Arguments: `{"command":"mv /workspace/a.py /workspace/b.py"}`},
+	}}}
+	if got := inferRoot(msgs, nil); got != "/workspace" {
+		t.Fatalf("root %q, want /workspace", got)
+	}
+}
+
+// openHandsEdit is an OpenHands editor action as the oh_aci editor writes
+// it: its args hold no command; the model's call in tool_call_metadata does.
+func openHandsEdit(id int, callID, modelArgs string) string {
+	return fmt.Sprintf(`{"id":%d,"source":"agent","action":"edit","args":{"path":"/w/x","content":"","start":1,"end":-1,"impl_source":"oh_aci"},`+
+		`"tool_call_metadata":{"function_name":"str_replace_editor","tool_call_id":%q,"model_response":{"model":"m-1","choices":[{"message":{"tool_calls":[`+
+		`{"id":%q,"type":"function","function":{"name":"str_replace_editor","arguments":%q}}]}}]}}}`, id, callID, callID, modelArgs)
+}
+
+// TestNativeOpenHandsCallAsTheModelMadeIt: an OpenHands editor call keeps
+// the arguments the model gave (its command: view, create), and the model
+// is the one that answered.
+func TestNativeOpenHandsCallAsTheModelMadeIt(t *testing.T) {
+	in := "[" + strings.Join([]string{
+		`{"id":0,"source":"user","action":"message","args":{"content":"make x"}}`,
+		openHandsEdit(1, "t1", `{"command":"create","path":"/w/x","file_text":"hi"}`),
+		`{"id":2,"source":"agent","cause":1,"observation":"edit","content":"--- /w/x","extras":{"path":"/w/x","prev_exist":false}}`,
+	}, ",") + "]"
+	msgs, _, src, err := ReadFormat(strings.NewReader(in), "e.json", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Model != "m-1" {
+		t.Errorf("model %q, want m-1", src.Model)
+	}
+	var args string
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			args = c.Arguments
+		}
+	}
+	if !strings.Contains(args, `"command":"create"`) || !strings.Contains(args, `"file_text":"hi"`) {
+		t.Fatalf("call arguments %s, want the model's create", args)
+	}
+}
+
+// TestNativeOpenHandsObservationsOfNoCall: null observations and agent
+// state changes (caused by a message or a state change, not a call) are
+// no call's result: nothing is quoted as the result of a missing call.
+func TestNativeOpenHandsObservationsOfNoCall(t *testing.T) {
+	in := "[" + strings.Join([]string{
+		`{"id":0,"source":"environment","action":"change_agent_state","args":{"agent_state":"init"}}`,
+		`{"id":1,"cause":0,"observation":"null","content":""}`,
+		`{"id":2,"source":"user","action":"message","args":{"content":"hi"}}`,
+		`{"id":3,"cause":2,"observation":"null","content":""}`,
+		`{"id":4,"observation":"agent_state_changed","content":"","extras":{"agent_state":"running"}}`,
+		`{"id":5,"source":"agent","action":"message","args":{"content":"hello"}}`,
+	}, ",") + "]"
+	msgs, _, _, err := ReadFormat(strings.NewReader(in), "e.json", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 2 {
+		t.Fatalf("%d messages, want the user's and the agent's: %+v", len(msgs), msgs)
 	}
 }
