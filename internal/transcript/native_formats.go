@@ -354,7 +354,7 @@ func (n *nativeParse) mini(data []byte, name string) error {
 	}
 	n.src.Model = t.Info.Config.Model.ModelName
 	n.src.Cwd = t.Info.Config.Environment.Cwd
-	pending := ""
+	pending, submit := "", false
 	for k, m := range t.Messages {
 		text := textOf(m.Content)
 		ts := ""
@@ -376,10 +376,14 @@ func (n *nativeParse) mini(data []byte, name string) error {
 				continue
 			}
 			pending = fmt.Sprintf("mini_step_%d", k+1)
+			submit = strings.Contains(blocks[0][1], "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT") || strings.Contains(blocks[0][1], "MINI_SWE_AGENT_FINAL_OUTPUT")
 			n.add(k+1, "", openai.ChatCompletionMessage{Role: m.Role, Content: text,
 				ToolCalls: []openai.ToolCall{toolCall(pending, "bash", jsonArgs(map[string]string{"command": strings.TrimSpace(blocks[0][1])}))}})
 		case openai.ChatMessageRoleUser:
-			if pending != "" && (strings.Contains(text, "<returncode>") || strings.Contains(text, "<output>") || strings.Contains(text, "timed out")) {
+			// The result of the step's one action: its observation, its
+			// timeout, or, for the submission, what it printed (the diff,
+			// which mini-swe-agent records as the last message).
+			if pending != "" && (submit || strings.Contains(text, "<returncode>") || strings.Contains(text, "<output>") || strings.Contains(text, "timed out")) {
 				n.add(k+1, "", openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: pending, Content: text})
 				pending = ""
 				continue

@@ -204,3 +204,26 @@ func TestNativeOpenHandsObservationsOfNoCall(t *testing.T) {
 		t.Fatalf("%d messages, want the user's and the agent's: %+v", len(msgs), msgs)
 	}
 }
+
+// TestNativeMiniSubmissionRan: mini-swe-agent's submission command runs;
+// what it printed (the diff) is the last message, with no <returncode>:
+// it is the command's result, not a call that never ran.
+func TestNativeMiniSubmissionRan(t *testing.T) {
+	in := `{"info":{"exit_status":"Submitted","config":{"environment":{"cwd":"/testbed"}}},"trajectory_format":"mini-swe-agent-1","messages":[` +
+		`{"role":"user","content":"task"},` +
+		`{"role":"assistant","content":"` + "```bash\\nsed -i s/a/b/ x.py\\n```" + `"},` +
+		`{"role":"user","content":"<returncode>0</returncode>\\n<output>\\n</output>"},` +
+		`{"role":"assistant","content":"` + "```bash\\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached\\n```" + `"},` +
+		`{"role":"user","content":"diff --git a/x.py b/x.py\\n"}]}`
+	msgs, _, src, err := ReadFormat(strings.NewReader(in), "t.traj.json", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src.NotRun) != 0 {
+		t.Fatalf("not run: %q, want none", src.NotRun)
+	}
+	last := msgs[len(msgs)-1]
+	if last.Role != session.RoleTool || !strings.HasPrefix(last.Content, "diff --git") {
+		t.Fatalf("last message %s %q, want the submission's result", last.Role, last.Content)
+	}
+}
