@@ -215,13 +215,15 @@ func finishSource(msgs []session.Message, items []nativeItem, src *Source) {
 	}
 }
 
-// notRunRe finds the results that say their call never ran.
-var notRunRe = regexp.MustCompile(`(?i)^\s*(?:\[no result: the imported transcript|permission denied: the user|(?:error: )?permission to use [^\n]{0,300}has been denied|the user doesn't want to proceed with this tool use|the tool use was rejected|\[request interrupted by user for tool use\]|exec command rejected|command was not run|user rejected|action has been rejected|.{0,40}\bdenied by the user|.{0,40}\bcancel(?:l)?ed by the user)`)
+// notRunRe finds the results that say their call never ran. Claude Code
+// cancels the calls running beside one that failed ("Sibling tool call
+// errored"): they never ran either.
+var notRunRe = regexp.MustCompile(`(?i)^\s*(?:\[no result: the imported transcript|permission denied: the user|(?:error: )?permission to use [^\n]{0,300}has been denied|the user doesn't want to proceed with this tool use|the tool use was rejected|\[request interrupted by user for tool use\]|<tool_use_error>sibling tool call errored|exec command rejected|command was not run|user rejected|action has been rejected|.{0,40}\bdenied by the user|.{0,40}\bcancel(?:l)?ed by the user)`)
 
 // mayNotRun is a cheap test before notRunRe: the words every not-run
 // text holds one of.
 func mayNotRun(s string) bool {
-	for _, w := range []string{"enied", "eject", "ancel", "not run", "nterrupted", "no result", "proceed"} {
+	for _, w := range []string{"enied", "eject", "ancel", "not run", "nterrupted", "no result", "proceed", "ibling"} {
 		if strings.Contains(s, w) {
 			return true
 		}

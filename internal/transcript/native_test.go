@@ -227,3 +227,29 @@ func TestNativeMiniSubmissionRan(t *testing.T) {
 		t.Fatalf("last message %s %q, want the submission's result", last.Role, last.Content)
 	}
 }
+
+// TestNativeSiblingErroredNotRun: Claude Code cancels the calls beside one
+// that failed; such a call never ran: no command, no change.
+func TestNativeSiblingErroredNotRun(t *testing.T) {
+	in := strings.Join([]string{
+		claudeLine("user", `"look"`),
+		claudeLine("assistant", `[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/w/dir"}},{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"rm -rf build"}}]`),
+		`{"type":"user","cwd":"/w","uuid":"u2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"EISDIR: illegal operation on a directory, read"}]}}`,
+		`{"type":"user","cwd":"/w","uuid":"u3","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","is_error":true,"content":"<tool_use_error>Sibling tool call errored</tool_use_error>"}]}}`,
+	}, "\n")
+	msgs, _, src, err := ReadFormat(strings.NewReader(in), "s.jsonl", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if m.Role == session.RoleTool && m.ToolCallID == "t2" && !m.Meta.NotRun {
+			t.Fatalf("the sibling's result %q is not marked not run", m.Content)
+		}
+		if m.Role == session.RoleTool && m.ToolCallID == "t1" && m.Meta.NotRun {
+			t.Fatal("the call that failed ran: it is not a call that never ran")
+		}
+	}
+	if len(src.NotRun) != 1 || !strings.Contains(src.NotRun[0], "rm -rf build") {
+		t.Fatalf("not run %q, want the sibling Bash", src.NotRun)
+	}
+}
