@@ -21,6 +21,7 @@ type nativeTruth struct {
 	Created  []string `json:"created"`
 	Deleted  []string `json:"deleted"`
 	Commands int      `json:"commands"`
+	Source   string   `json:"source"`
 }
 
 // TestNativeImportFactsAreExact: each native fixture (Claude Code, Codex,
@@ -34,6 +35,21 @@ func TestNativeImportFactsAreExact(t *testing.T) {
 	files, err := filepath.Glob("testdata/native/*.truth.json")
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(files), 5)
+	// The acceptance: at least six public trajectories ("real:" sources,
+	// files nobody here wrote) from at least four agents' formats.
+	public, agents := 0, map[string]bool{}
+	for _, tf := range files {
+		var truth nativeTruth
+		b, err := os.ReadFile(tf)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(b, &truth), tf)
+		if strings.HasPrefix(truth.Source, "real:") {
+			public++
+			agents[truth.Format] = true
+		}
+	}
+	require.GreaterOrEqual(t, public, 6, "public trajectories")
+	require.GreaterOrEqual(t, len(agents), 4, "agents of the public trajectories")
 	for _, tf := range files {
 		base := strings.TrimSuffix(tf, ".truth.json")
 		t.Run(filepath.Base(base), func(t *testing.T) {
