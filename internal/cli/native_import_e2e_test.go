@@ -22,6 +22,9 @@ type nativeTruth struct {
 	Deleted  []string `json:"deleted"`
 	Commands int      `json:"commands"`
 	Source   string   `json:"source"`
+	// NotRun are the commands of calls that never ran (denied, canceled,
+	// without a result), listed apart in the facts.
+	NotRun []string `json:"not_run"`
 }
 
 // TestNativeImportFactsAreExact: each native fixture (Claude Code, Codex,
@@ -83,6 +86,7 @@ func TestNativeImportFactsAreExact(t *testing.T) {
 					Created     []string `json:"files_created"`
 					Deleted     []string `json:"files_deleted"`
 					CommandRuns int      `json:"command_runs"`
+					NotRun      []string `json:"commands_not_run"`
 				} `json:"session_facts"`
 			}
 			require.NoError(t, json.Unmarshal([]byte(res.stdout), &out), res.stdout)
@@ -91,6 +95,7 @@ func TestNativeImportFactsAreExact(t *testing.T) {
 			require.ElementsMatch(t, truth.Created, out.Facts.Created, "created")
 			require.ElementsMatch(t, truth.Deleted, out.Facts.Deleted, "deleted")
 			require.Equal(t, truth.Commands, out.Facts.CommandRuns, "commands run")
+			require.ElementsMatch(t, truth.NotRun, out.Facts.NotRun, "commands not run")
 
 			res = sb.run("history", "--full", "--session", id)
 			require.Equal(t, 0, res.code, res.stderr)
