@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,11 +43,38 @@ func (n *nativeParse) claude(data []byte, name string) error {
 	}
 	open := -1 // the index of the assistant message being joined
 	openID := ""
+	// A subagent's records (isSidechain) written between a Task call and
+	// its result are held after that result when it comes, so the call
+	// keeps its result (else it would read as a call that never ran).
+	waiting := map[string]bool{} // the main chain's calls without a result yet
+	held := -1                   // where the held sidechain items start
 	return eachLine(data, name, func(line int, b []byte) error {
 		var r record
 		if err := json.Unmarshal(b, &r); err != nil {
 			return fmt.Errorf("not a Claude Code record: %w", err)
 		}
+		mark := len(n.items)
+		defer func() {
+			switch {
+			case r.IsSidechain:
+				if held < 0 && len(waiting) > 0 && len(n.items) > mark {
+					held = mark
+				}
+			case held < 0 || len(n.items) == mark:
+			case n.items[mark].msg.Role != openai.ChatMessageRoleTool:
+				held = -1 // the main chain went on without the results
+			default:
+				// The main chain's results go before the held items.
+				res := slices.Clone(n.items[mark:])
+				copy(n.items[held+len(res):], n.items[held:mark])
+				copy(n.items[held:], res)
+				held += len(res)
+				open = -1
+			}
+			if len(waiting) == 0 {
+				held = -1
+			}
+		}()
 		if n.src.Cwd == "" && r.Cwd != "" {
 			n.src.Cwd = r.Cwd
 		}
@@ -70,6 +98,9 @@ func (n *nativeParse) claude(data []byte, name string) error {
 				n.src.Model = m
 			}
 			if open < 0 || r.Message.ID == "" || r.Message.ID != openID {
+				if !r.IsSidechain {
+					clear(waiting) // a new turn: calls still without a result never get one
+				}
 				n.add(line, r.Timestamp, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant})
 				open, openID = len(n.items)-1, r.Message.ID
 			}
@@ -79,6 +110,9 @@ func (n *nativeParse) claude(data []byte, name string) error {
 				case "text":
 					msg.Content += bl.Text
 				case "tool_use":
+					if !r.IsSidechain {
+						waiting[bl.ID] = true
+					}
 					args := string(bl.Input)
 					if args == "" || args == "null" {
 						args = "{}"
@@ -90,6 +124,9 @@ func (n *nativeParse) claude(data []byte, name string) error {
 			return nil
 		}
 		open = -1
+		if !r.IsSidechain && !slices.ContainsFunc(blocks, func(bl block) bool { return bl.Type == "tool_result" }) {
+			clear(waiting) // the user spoke: calls still without a result never get one
+		}
 		role := openai.ChatMessageRoleUser
 		if r.IsSidechain || r.IsMeta {
 			role = "sidechain" // a subagent's prompt, or Claude Code's own note: context
@@ -102,6 +139,9 @@ func (n *nativeParse) claude(data []byte, name string) error {
 			case "text":
 				n.add(line, r.Timestamp, openai.ChatCompletionMessage{Role: role, Content: bl.Text})
 			case "tool_result":
+				if !r.IsSidechain {
+					delete(waiting, bl.ToolUseID)
+				}
 				out := textOf(bl.Content)
 				it := n.add(line, r.Timestamp, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: bl.ToolUseID, Content: out})
 				it.notRun = bl.IsError && notRunRe.MatchString(head(out, 400))

@@ -253,3 +253,40 @@ func TestNativeSiblingErroredNotRun(t *testing.T) {
 		t.Fatalf("not run %q, want the sibling Bash", src.NotRun)
 	}
 }
+
+// TestNativeSidechainBeforeTaskResult: a subagent's records written
+// between a Task call and its result (isSidechain) do not cut the call
+// from its result: the Task ran, and its result is not quoted as the
+// result of a call the transcript does not contain.
+func TestNativeSidechainBeforeTaskResult(t *testing.T) {
+	side := func(typ, content string) string {
+		return strings.Replace(claudeLine(typ, content), `"type":`, `"isSidechain":true,"type":`, 1)
+	}
+	in := strings.Join([]string{
+		claudeLine("user", `"find the cache"`),
+		claudeLine("assistant", `[{"type":"tool_use","id":"task1","name":"Task","input":{"description":"Find cache code","prompt":"Find where tiles are cached"}}]`),
+		side("user", `"Find where tiles are cached"`),
+		strings.Replace(side("assistant", `[{"type":"tool_use","id":"g1","name":"Bash","input":{"command":"grep -rl cache src"}}]`), `"id":"m"`, `"id":"m2"`, 1),
+		side("user", `[{"type":"tool_result","tool_use_id":"g1","content":"src/cache.py"}]`),
+		claudeLine("user", `[{"type":"tool_result","tool_use_id":"task1","content":"The cache is in src/cache.py"}]`),
+	}, "\n")
+	msgs, _, src, err := ReadFormat(strings.NewReader(in), "s.jsonl", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src.NotRun) != 0 {
+		t.Fatalf("not run %q, want none: the Task has its result", src.NotRun)
+	}
+	results := 0
+	for _, m := range msgs {
+		if strings.Contains(m.Content, "does not contain") {
+			t.Fatalf("a result quoted as of no call: %q", m.Content)
+		}
+		if m.Role == session.RoleTool {
+			results++
+		}
+	}
+	if results != 2 {
+		t.Fatalf("%d results, want the Task's and the subagent's Bash's", results)
+	}
+}
