@@ -395,6 +395,7 @@ func (n *nativeParse) mini(data []byte, name string) error {
 	n.src.Model = t.Info.Config.Model.ModelName
 	n.src.Cwd = t.Info.Config.Environment.Cwd
 	pending, submit := "", false
+	var unanswered []string // mini-swe-agent 2: the last tool calls without a result
 	for k, m := range t.Messages {
 		text := textOf(m.Content)
 		ts := ""
@@ -404,7 +405,26 @@ func (n *nativeParse) mini(data []byte, name string) error {
 		if len(m.ToolCalls) > 0 || m.Role == openai.ChatMessageRoleTool {
 			// mini-swe-agent 2: the bash tool called the OpenAI way.
 			pending = ""
+			if len(m.ToolCalls) > 0 {
+				unanswered = unanswered[:0]
+				for _, c := range m.ToolCalls {
+					unanswered = append(unanswered, c.ID)
+				}
+			} else if i := slices.Index(unanswered, m.ToolCallID); i >= 0 {
+				unanswered = slices.Delete(unanswered, i, i+1)
+			}
 			n.add(k+1, ts, openai.ChatCompletionMessage{Role: m.Role, Content: text, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID})
+			continue
+		}
+		if m.Role == "exit" {
+			// mini-swe-agent 2's last message: why it stopped, and for a
+			// submission what the submit command printed: that call's result.
+			if len(unanswered) > 0 {
+				n.add(k+1, ts, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: unanswered[0], Content: text})
+				unanswered = unanswered[1:]
+			} else {
+				n.add(k+1, ts, openai.ChatCompletionMessage{Role: quotedContext, Content: text})
+			}
 			continue
 		}
 		switch m.Role {

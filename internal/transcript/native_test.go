@@ -290,3 +290,28 @@ func TestNativeSidechainBeforeTaskResult(t *testing.T) {
 		t.Fatalf("%d results, want the Task's and the subagent's Bash's", results)
 	}
 }
+
+// TestNativeMini2Exit: mini-swe-agent 2 ends a trajectory with an "exit"
+// message (the submission, or why it stopped): the file imports, and the
+// submit call it answers ran.
+func TestNativeMini2Exit(t *testing.T) {
+	in := `{"info":{"config":{"environment":{"cwd":"/testbed"}}},"trajectory_format":"mini-swe-agent-1.1","messages":[` +
+		`{"role":"user","content":"task"},` +
+		`{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{\"command\":\"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cat patch.txt\"}"}}]},` +
+		`{"role":"exit","content":"diff --git a/x.py b/x.py\n","extra":{"exit_status":"Submitted"}}]}`
+	msgs, _, src, err := ReadFormat(strings.NewReader(in), "t.traj.json", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src.NotRun) != 0 {
+		t.Fatalf("not run %q, want none", src.NotRun)
+	}
+	last := msgs[len(msgs)-1]
+	if last.Role != session.RoleTool || last.ToolCallID != "c1" || !strings.HasPrefix(last.Content, "diff --git") {
+		t.Fatalf("last message %s %s %q, want the submit call's result", last.Role, last.ToolCallID, last.Content)
+	}
+	in = strings.Replace(in, `{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{\"command\":\"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cat patch.txt\"}"}}]},`, "", 1)
+	if _, _, _, err := ReadFormat(strings.NewReader(in), "t.traj.json", ""); err != nil {
+		t.Fatalf("an exit with no call to answer: %v", err)
+	}
+}
