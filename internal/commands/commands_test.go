@@ -391,13 +391,15 @@ func TestSummaryReport(t *testing.T) {
 		FromSeq: 1, ToSeq: 55, MessagesBefore: 78, MessagesAfter: 23, TokensBefore: 31000, TokensAfter: 16000,
 		Topics: []string{"Authentication system design", "Database schema updates"}, FilesModified: files,
 		Commands: []string{"go test ./...", "make build"}, KeyDecisions: []string{"JWT with refresh tokens"},
-		Model: "gpt-4o-mini", Duration: 4200 * time.Millisecond,
+		CommandsNotRun: []string{"rm -f notes.txt"},
+		Model:          "gpt-4o-mini", Duration: 4200 * time.Millisecond,
 	}})
 	out := rep.Plain()
 	for _, want := range []string{
 		"Messages: 78 → 23 (70% reduction)", "Tokens: 31,000 → 16,000 (15,000 saved)",
 		"Key topics", "• Authentication system design", "Files modified (12)", "+4 more",
 		"Commands run (2)", "• make build", "Key decisions (1)", "took 4.2s · written by gpt-4o-mini",
+		"Commands not run: denied, canceled or without a result (1)", "• rm -f notes.txt",
 	} {
 		require.Contains(t, out, want)
 	}

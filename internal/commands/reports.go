@@ -48,6 +48,7 @@ func SummaryReportMax(rep summarize.Report, limit int) *Report {
 	r.Sections = appendList(r.Sections, fmt.Sprintf("Files created (%d)", len(s.FilesCreated)), s.FilesCreated, limit)
 	r.Sections = appendList(r.Sections, fmt.Sprintf("Files deleted (%d)", len(s.FilesDeleted)), s.FilesDeleted, limit)
 	r.Sections = appendList(r.Sections, commandsTitle(*s), s.Commands, limit)
+	r.Sections = appendList(r.Sections, fmt.Sprintf("Commands not run: denied, canceled or without a result (%d)", len(s.CommandsNotRun)), s.CommandsNotRun, limit)
 	r.Sections = appendList(r.Sections, fmt.Sprintf("Key decisions (%d)", len(s.KeyDecisions)), s.KeyDecisions, limit)
 	who := "written by " + s.Model
 	if s.Fallback || rep.Fallback {

@@ -61,6 +61,7 @@ type extractor struct {
 	preserveSystem bool
 	ft             *fileTracker
 	cmds           *orderedSet
+	notRun         *orderedSet // commands of calls that never ran
 	constraints    *orderedSet
 	usage          map[string]*toolStats
 	order          []string
@@ -83,7 +84,7 @@ type extractor struct {
 }
 
 func newExtractor(preserveSystem bool) *extractor {
-	return &extractor{preserveSystem: preserveSystem, ft: newFileTracker(), cmds: newOrderedSet(), constraints: newOrderedSet(),
+	return &extractor{preserveSystem: preserveSystem, ft: newFileTracker(), cmds: newOrderedSet(), notRun: newOrderedSet(), constraints: newOrderedSet(),
 		usage: map[string]*toolStats{}, answered: map[string]bool{}, results: map[string]session.Message{},
 		early: map[string]session.Message{}, decided: map[string]bool{}}
 }
@@ -203,6 +204,8 @@ func (e *extractor) flush() {
 		}
 		if !(ok && res.Meta.NotRun) {
 			e.ft.call(d, paths, cmd, res, ok)
+		} else if kind == tools.CallCommand && cmd != "" {
+			e.notRun.add(Clip(cmd, maxCommandChars))
 		}
 		if kind == tools.CallCommand && cmd != "" && !denied && !(ok && res.Meta.Dir != "" && shellfx.AgentCommand(cmd)) {
 			e.cmds.add(Clip(cmd, maxCommandChars))
@@ -240,6 +243,9 @@ func (e *extractor) finish() session.Summary {
 		d := tools.Describe(tools.Call{Name: name, Arguments: string(args)})
 		kind, paths, cmd := d.Kind, d.Paths, d.Command
 		if m.Meta.NotRun {
+			if kind == tools.CallCommand && cmd != "" {
+				e.notRun.add(Clip(cmd, maxCommandChars))
+			}
 			continue
 		}
 		e.ft.call(d, paths, cmd, m, true)
@@ -264,6 +270,7 @@ func (e *extractor) finish() session.Summary {
 		sum.FilesRead = underRoot(sum.FilesRead, e.root)
 	}
 	sum.Commands = recent(e.cmds.items, maxCommands)
+	sum.CommandsNotRun = recent(e.notRun.items, maxCommands)
 	for _, name := range e.order {
 		u := e.usage[name]
 		sum.ToolsUsed = append(sum.ToolsUsed, session.ToolUsage{Tool: name, Count: u.count, NotableUses: u.notable()})
@@ -813,7 +820,7 @@ func Union(sums []session.Summary) session.Summary {
 	counts := map[string]*session.ToolUsage{}
 	var order []string
 	files := shellfx.NewLedger()
-	read, cmds, constraints := newOrderedSet(), newOrderedSet(), newOrderedSet()
+	read, cmds, notRun, constraints := newOrderedSet(), newOrderedSet(), newOrderedSet(), newOrderedSet()
 	requests, notes, decisions, topics := newOrderedSet(), newOrderedSet(), newOrderedSet(), newOrderedSet()
 	for _, s := range sums {
 		// Replay each summary's net effect, oldest first: a file created in
@@ -837,6 +844,7 @@ func Union(sums []session.Summary) session.Summary {
 		}
 		read.add(s.FilesRead...)
 		cmds.add(s.Commands...)
+		notRun.add(s.CommandsNotRun...)
 		out.CommandRuns += s.CommandRuns
 		constraints.add(s.UserConstraints...)
 		requests.add(s.UserRequests...)
@@ -866,6 +874,7 @@ func Union(sums []session.Summary) session.Summary {
 		out.ToolsUsed = append(out.ToolsUsed, *counts[t])
 	}
 	out.FilesRead, out.Commands, out.UserConstraints = read.items, recent(cmds.items, maxCommands), constraints.items
+	out.CommandsNotRun = recent(notRun.items, maxCommands)
 	out.UserRequests, out.SystemNotes = recent(requests.items, maxUserRequests), notes.items
 	out.KeyDecisions, out.Topics = decisions.items, topics.items
 	out.FilesModified = files.Modified()

@@ -315,3 +315,27 @@ func stored(t *testing.T, path string) []session.Message {
 	require.NoError(t, err)
 	return msgs
 }
+
+// TestExtractCommandsNotRun: an imported call that never ran (denied,
+// canceled, without a result) is no command run and no change, and its
+// command is listed apart; a merge of summaries keeps the list.
+func TestExtractCommandsNotRun(t *testing.T) {
+	t.Parallel()
+	msgs := []session.Message{
+		msg(session.RoleUser, "clean up"),
+		{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{
+			{ID: "1", Name: "Bash", Arguments: `{"command":"rm -f notes.txt"}`},
+			{ID: "2", Name: "Bash", Arguments: `{"command":"rm -rf build"}`},
+		}},
+		{Role: session.RoleTool, ToolCallID: "1", Content: "permission denied: the user declined this Bash call",
+			Meta: session.Meta{NotRun: true, Root: "/w", Dir: "/w"}},
+		{Role: session.RoleTool, ToolCallID: "2", Content: "", Meta: session.Meta{Root: "/w", Dir: "/w"}},
+	}
+	s := Of(msgs)
+	require.Equal(t, 1, s.CommandRuns)
+	require.Equal(t, []string{"rm -rf build"}, s.Commands)
+	require.Equal(t, []string{"rm -f notes.txt"}, s.CommandsNotRun)
+	require.Equal(t, []string{"build"}, s.FilesDeleted)
+	u := Union([]session.Summary{s, {CommandsNotRun: []string{"git push"}}})
+	require.Equal(t, []string{"rm -f notes.txt", "git push"}, u.CommandsNotRun)
+}

@@ -252,6 +252,9 @@ type Summary struct {
 	Fallback        bool        `json:"fallback"` // deterministic only, no LLM narrative
 	FallbackReason  string      `json:"fallback_reason,omitempty"`
 	TokenCount      int         `json:"token_count"`
+	// CommandsNotRun are the shell commands of imported calls that never
+	// ran (denied, rejected, canceled, without a result): no run, no change.
+	CommandsNotRun []string `json:"commands_not_run,omitempty"`
 	// TokenKey names what TokenCount counted: the tokenizer's encoding and
 	// a hash of the rendered text. A request's view uses TokenCount instead
 	// of counting the summary again only while both still match ("": count).

@@ -50,6 +50,8 @@ type Facts struct {
 	FilesRead     []string `json:"files_read"`
 	CommandRuns   int      `json:"command_runs"`
 	Commands      []string `json:"commands"` // distinct
+	// CommandsNotRun: imported calls that never ran (no run, no change).
+	CommandsNotRun []string `json:"commands_not_run,omitempty"`
 }
 
 // FactsOf is the facts of f, as printed.
@@ -63,6 +65,7 @@ func FactsOf(f session.Summary) Facts {
 	return Facts{
 		FilesModified: nonNil(f.FilesModified), FilesCreated: nonNil(f.FilesCreated), FilesDeleted: nonNil(f.FilesDeleted),
 		FilesRead: nonNil(f.FilesRead), CommandRuns: f.CommandRuns, Commands: nonNil(f.Commands),
+		CommandsNotRun: f.CommandsNotRun,
 	}
 }
 

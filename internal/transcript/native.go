@@ -215,13 +215,15 @@ func finishSource(msgs []session.Message, items []nativeItem, src *Source) {
 	}
 }
 
-// notRunRe finds the results that say their call never ran.
-var notRunRe = regexp.MustCompile(`(?i)^\s*(?:\[no result: the imported transcript|permission denied: the user|(?:error: )?permission to use [^\n]{0,300}has been denied|the user doesn't want to proceed with this tool use|the tool use was rejected|\[request interrupted by user for tool use\]|exec command rejected|command was not run|user rejected|action has been rejected|.{0,40}\bdenied by the user|.{0,40}\bcancel(?:l)?ed by the user)`)
+// notRunRe finds the results that say their call never ran. Claude Code
+// cancels the calls running beside one that failed ("Sibling tool call
+// errored"): they never ran either.
+var notRunRe = regexp.MustCompile(`(?i)^\s*(?:\[no result: the imported transcript|permission denied: the user|(?:error: )?permission to use [^\n]{0,300}has been denied|the user doesn't want to proceed with this tool use|the tool use was rejected|\[request interrupted by user for tool use\]|<tool_use_error>sibling tool call errored|exec command rejected|command was not run|user rejected|action has been rejected|.{0,40}\bdenied by the user|.{0,40}\bcancel(?:l)?ed by the user)`)
 
 // mayNotRun is a cheap test before notRunRe: the words every not-run
 // text holds one of.
 func mayNotRun(s string) bool {
-	for _, w := range []string{"enied", "eject", "ancel", "not run", "nterrupted", "no result", "proceed"} {
+	for _, w := range []string{"enied", "eject", "ancel", "not run", "nterrupted", "no result", "proceed", "ibling"} {
 		if strings.Contains(s, w) {
 			return true
 		}
@@ -247,7 +249,11 @@ var homeDirs = []string{"/", "/home", "/root", "/Users", "/mnt"}
 // session's calls named (files, cd targets, reported directories), outside
 // system directories; "" when they share none.
 func inferRoot(msgs []session.Message, items []nativeItem) string {
-	var dirs, rels []string
+	var dirs, files, rels []string
+	// parents are the directories above every absolute path named: a path
+	// named as a file that another path lies under (an editor's view of a
+	// directory) is a directory, not a file in its parent.
+	parents := map[string]bool{}
 	evidence := false // a directory the session was in, not only files
 	addPath := func(p string, isDir bool) {
 		if p != "" && !path.IsAbs(p) && !strings.HasPrefix(p, "~") {
@@ -258,15 +264,19 @@ func inferRoot(msgs []session.Message, items []nativeItem) string {
 		}
 		evidence = evidence || isDir
 		p = path.Clean(p)
-		if !isDir {
-			p = path.Dir(p)
-		}
 		for _, s := range systemDirs {
 			if p == s || strings.HasPrefix(p, s+"/") {
 				return
 			}
 		}
-		dirs = append(dirs, p)
+		for d := path.Dir(p); !parents[d] && d != "/"; d = path.Dir(d) {
+			parents[d] = true
+		}
+		if isDir {
+			dirs = append(dirs, p)
+		} else {
+			files = append(files, p)
+		}
 	}
 	for _, it := range items {
 		addPath(it.dir, true)
@@ -292,6 +302,12 @@ func inferRoot(msgs []session.Message, items []nativeItem) string {
 				}
 			}
 		}
+	}
+	for _, f := range files {
+		if !parents[f] {
+			f = path.Dir(f)
+		}
+		dirs = append(dirs, f)
 	}
 	if len(dirs) == 0 {
 		return ""

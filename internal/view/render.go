@@ -213,6 +213,7 @@ func RenderSummary(s session.Summary) string {
 	list("Files deleted", s.FilesDeleted, share(8))
 	list("Files reverted to their committed state", s.FilesReverted, share(8))
 	list("Commands run", s.Commands, share(20))
+	list("Commands that never ran (denied, canceled or without a result)", s.CommandsNotRun, share(8))
 	list("Files read", s.FilesRead, share(8))
 	if len(s.ToolsUsed) > 0 {
 		parts := make([]string, 0, len(s.ToolsUsed))
