@@ -20,19 +20,22 @@ import (
 )
 
 // checkpoints is the checkpoint store of the working directory, pruned at
-// most once a day, or nil when [rewind] is off.
+// most once a day, or nil when [rewind] is off. It follows the tree, so
+// that a tool call's snapshot costs what the call changed.
 func (a *app) checkpoints(ctx context.Context) *checkpoint.Store {
-	return a.checkpointsOf(ctx, a.cwd)
+	return a.checkpointsOf(ctx, a.cwd, true)
 }
 
-func (a *app) checkpointsOf(ctx context.Context, dir string) *checkpoint.Store {
+// checkpointsOf is the checkpoint store of dir; follow is false for a
+// store used for one rewind (its snapshots look at the whole tree).
+func (a *app) checkpointsOf(ctx context.Context, dir string, follow bool) *checkpoint.Store {
 	if !a.cfg.Rewind.Enabled || a.cfg.DataDir == "" {
 		return nil
 	}
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	cs := checkpoint.New(a.cfg.DataDir, filepath.Clean(dir), checkpoint.Options{MaxFileBytes: a.cfg.Rewind.MaxFileBytes, Exclude: a.privateDirs()})
+	cs := checkpoint.New(a.cfg.DataDir, filepath.Clean(dir), checkpoint.Options{MaxFileBytes: a.cfg.Rewind.MaxFileBytes, Exclude: a.privateDirs(), NoFollow: !follow})
 	if err := cs.PruneDaily(ctx, a.cfg.Rewind.MaxAge.Duration, a.cfg.Rewind.MaxStoreBytes); err != nil {
 		a.log.Warn("prune checkpoints", "err", err)
 	}
@@ -107,7 +110,7 @@ func (a *app) rewinder(ctx context.Context, id string) (rewind.Rewinder, error) 
 	if err != nil {
 		return rewind.Rewinder{}, err
 	}
-	return rewind.Rewinder{Store: a.store, Files: a.checkpointsOf(ctx, sess.Cwd), SessionID: sess.ID}, nil
+	return rewind.Rewinder{Store: a.store, Files: a.checkpointsOf(ctx, sess.Cwd, false), SessionID: sess.ID}, nil
 }
 
 // rewindTurnJSON is one turn of `rewind --list --json`.
