@@ -42,7 +42,10 @@ func (s *Store) takeChanged(ctx context.Context, c fschange.Changes) (Snapshot, 
 	var hashPaths []string
 	for _, list := range [][]string{c.Created, c.Modified, c.Deleted, c.Reverted} {
 		for _, p := range list {
-			if path.Base(p) == ".gitignore" {
+			// A .gitignore changes what is kept beyond the paths
+			// named; a name hash-object's lines cannot carry as is is
+			// left to `add -A`.
+			if path.Base(p) == ".gitignore" || strings.ContainsAny(p, "\n\"") {
 				return Snapshot{}, false
 			}
 			if changed[p] {
