@@ -121,7 +121,7 @@ func (m Model) View() string {
 	room := m.height - len(lines) - 2
 	if room > 0 && m.sel < len(m.files) {
 		diff := strings.Split(m.files[m.sel].Diff, "\n")
-		lines = append(lines, m.st.Dim.Render("changed outside gencode in "+termtext.Label(m.files[m.sel].Path)+":"))
+		lines = append(lines, clip.Render(m.st.Dim.Render("changed outside gencode in "+termtext.Label(m.files[m.sel].Path)+":")))
 		if len(diff) > room-1 {
 			diff = append(diff[:max(room-2, 0)], "…")
 		}
