@@ -70,20 +70,24 @@ func BenchmarkBashCallCheckpoint(b *testing.B) {
 }
 
 // BenchmarkFirstCheckpoint is the first snapshot of a project: every file
-// hashed into the shadow directory.
+// hashed into the shadow directory; mode=followed also starts following
+// the tree (one walk, a watch per directory), which later snapshots
+// repay.
 func BenchmarkFirstCheckpoint(b *testing.B) {
 	for _, n := range []int{1000, 100000} {
-		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
-			ctx := context.Background()
-			dir := project(b, n)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				s := New(b.TempDir(), dir, Options{MaxTime: time.Hour})
-				if _, err := s.Take(ctx); err != nil {
-					b.Fatal(err)
+		ctx := context.Background()
+		dir := project(b, n)
+		for _, mode := range []string{"whole-tree", "followed"} {
+			b.Run(fmt.Sprintf("files=%d/mode=%s", n, mode), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					s := New(b.TempDir(), dir, Options{NoFollow: mode == "whole-tree", MaxTime: time.Hour})
+					if _, err := s.Take(ctx); err != nil {
+						b.Fatal(err)
+					}
+					s.Close()
 				}
-			}
-		})
+			})
+		}
 	}
 }
 
