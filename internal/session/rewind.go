@@ -335,6 +335,19 @@ func unkept(m Message) string {
 	}
 }
 
+// ViewMessages returns the log's messages with from <= seq <= to (to <= 0:
+// to the end) that the view may show: those a conversation rewind took
+// out are left out. A summary's originals are read with it, so that a
+// rewound message never reaches a summary (its range may span the
+// messages a rewind hid: it is chosen from the view).
+func (s *Store) ViewMessages(ctx context.Context, sessionID string, from, to int64) ([]Message, error) {
+	msgs, err := s.Messages(ctx, sessionID, from, to)
+	if err != nil {
+		return nil, err
+	}
+	return s.dropRewound(ctx, sessionID, msgs)
+}
+
 // dropRewound removes from msgs what the session's active rewinds hide.
 func (s *Store) dropRewound(ctx context.Context, sessionID string, msgs []Message) ([]Message, error) {
 	var n int

@@ -343,7 +343,7 @@ func (s *Summarizer) apply(ctx context.Context, st *sessState, c *compaction, su
 // refocusRange loads the originals behind a summary, to summarize them
 // again with a focus. Originals deleted by delete_originals cannot be.
 func (s *Summarizer) refocusRange(ctx context.Context, id string, sum session.Summary) ([]session.Message, error) {
-	msgs, err := s.store.Messages(ctx, id, sum.FromSeq, sum.ToSeq)
+	msgs, err := s.store.ViewMessages(ctx, id, sum.FromSeq, sum.ToSeq)
 	if err != nil {
 		return nil, fmt.Errorf("load messages %d-%d of session %s: %w", sum.FromSeq, sum.ToSeq, id, err)
 	}

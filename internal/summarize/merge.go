@@ -123,7 +123,7 @@ func (s *Summarizer) upgrade(ctx context.Context, st *sessState, id string, targ
 	if idx < 0 {
 		return fail(fmt.Errorf("summary of messages %d-%d was merged or replaced meanwhile: %w", target.FromSeq, target.ToSeq, session.ErrRangeTaken))
 	}
-	msgs, err := s.store.Messages(ctx, id, target.FromSeq, target.ToSeq)
+	msgs, err := s.store.ViewMessages(ctx, id, target.FromSeq, target.ToSeq)
 	if err != nil {
 		return fail(fmt.Errorf("load messages %d-%d: %w", target.FromSeq, target.ToSeq, err))
 	}

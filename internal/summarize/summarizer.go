@@ -67,7 +67,9 @@ type Counter interface {
 // logStore is the session store as the summarizer uses it.
 type logStore interface {
 	LoadView(ctx context.Context, sessionID string) (session.View, error)
-	Messages(ctx context.Context, sessionID string, from, to int64) ([]session.Message, error)
+	// ViewMessages are a range's messages as the view has them (without
+	// what a rewind took out): the originals a summary is written from.
+	ViewMessages(ctx context.Context, sessionID string, from, to int64) ([]session.Message, error)
 	ApplySummary(ctx context.Context, sum session.Summary, replaces []string, deleteOriginals bool) (session.Summary, error)
 }
 

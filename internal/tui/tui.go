@@ -23,6 +23,7 @@ import (
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tools"
 	"github.com/gencode/gencode/internal/tui/chat"
+	"github.com/gencode/gencode/internal/tui/conflicts"
 	"github.com/gencode/gencode/internal/tui/dialog"
 	"github.com/gencode/gencode/internal/tui/input"
 	"github.com/gencode/gencode/internal/tui/keys"
@@ -169,10 +170,11 @@ type Options struct {
 type modeState int
 
 const (
-	modeEditing  modeState = iota // the editor has the keys
-	modeDialog                    // a permission dialog is open (over a picker, if one is open)
-	modePicker                    // the /resume or /model list is open over the editor
-	modeQuitting                  // the program is ending: nothing is drawn
+	modeEditing   modeState = iota // the editor has the keys
+	modeDialog                     // a permission dialog is open (over a picker, if one is open)
+	modePicker                     // the /resume or /model list is open over the editor
+	modeConflicts                  // a rewind asks about files changed outside gencode since
+	modeQuitting                   // the program is ending: nothing is drawn
 )
 
 func (s modeState) String() string {
@@ -183,6 +185,8 @@ func (s modeState) String() string {
 		return "dialog"
 	case modePicker:
 		return "picker"
+	case modeConflicts:
+		return "conflicts"
 	case modeQuitting:
 		return "quitting"
 	}
@@ -195,6 +199,12 @@ type pickState struct {
 	list picker.Model
 	pick commands.Pick
 	line string
+}
+
+// conflictState is the open conflicts dialog and the rewind it asks for.
+type conflictState struct {
+	dlg conflicts.Model
+	ask commands.ConflictAsk
 }
 
 // Model is the root model. Its state lives behind one pointer, so the
@@ -223,6 +233,9 @@ type root struct {
 	// pk is the open picker (nil: none); it stays open under a dialog.
 	pk      *pickState
 	pickSeq int // the open picker's id; choices from older ones are dropped
+	// cf is the open conflicts dialog (nil: none; mode is modeConflicts).
+	cf    *conflictState
+	cfSeq int
 	// askedAt is when the dialog opened, lastKey when the last key came:
 	// the dialog takes keys only after a pause in both (answerGuard).
 	askedAt, lastKey time.Time
@@ -435,6 +448,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.closePicker()
 		}
 		return nil
+	case conflicts.AppliedMsg:
+		return m.conflictsApplied(msg)
+	case conflicts.CanceledMsg:
+		if m.cf != nil && msg.ID == m.cfSeq {
+			m.closeConflicts()
+			m.chat.AddNote("Rewind canceled: nothing was changed.")
+		}
+		return nil
 	case historyMsg:
 		return m.history(msg)
 	case promptsMsg:
@@ -536,6 +557,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		// The picker has every key but Ctrl+C while it is open.
 		var cmd tea.Cmd
 		m.pk.list, cmd = m.pk.list.Update(k)
+		return cmd
+	} else if m.mode == modeConflicts {
+		// So has the conflicts dialog.
+		var cmd tea.Cmd
+		m.cf.dlg, cmd = m.cf.dlg.Update(k)
 		return cmd
 	}
 	return tea.Batch(diverted, m.draftKey(k))
@@ -774,6 +800,9 @@ func (m *Model) layout() {
 		// Two thirds of the screen at most: the chat stays in view.
 		m.pk.list.SetSize(m.width, max(min(m.height*2/3, m.height-m.queueHeight()-2), 6))
 		bottom = m.pk.list.Height() + m.queueHeight()
+	} else if m.mode == modeConflicts {
+		m.cf.dlg.SetSize(m.width, max(min(m.height*2/3, m.height-m.queueHeight()-2), 6))
+		bottom = m.cf.dlg.Height() + m.queueHeight()
 	}
 	m.chat.SetSize(m.width, max(m.height-bottom-1, 1))
 }
@@ -815,6 +844,8 @@ func (m Model) Screen() string {
 		}
 	} else if m.mode == modePicker {
 		bottom = m.pk.list.View()
+	} else if m.mode == modeConflicts {
+		bottom = m.cf.dlg.View()
 	}
 	if q := m.queueView(); q != "" {
 		bottom = q + "\n" + bottom
