@@ -132,8 +132,8 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Enabled: true, Window: view.DefaultWindow, SoftRatio: 0.6, HardRatio: 0.9, TriggerThreshold: 50,
-		TargetCompression: 0.3, PreserveRecent: 6, PreserveSystem: true, MaskToolOutputsAfter: 10,
-		RedactSecrets: true, SummaryBudgetRatio: 0.15, CachedPrice: defaultCachedPrice,
+		TargetCompression: 0.3, PreserveRecent: 6, PreserveSystem: true, MaskToolOutputsAfter: 30,
+		RedactSecrets: true, SummaryBudgetRatio: 0.08, CachedPrice: defaultCachedPrice,
 		MaxAttempts: 3, AttemptTimeout: 2 * time.Minute, WaitLimit: 20 * time.Second, RetryBackoff: 500 * time.Millisecond,
 	}
 }
