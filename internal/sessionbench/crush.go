@@ -21,9 +21,9 @@ const (
 	crushUncachedShare = 0.7
 )
 
-// CrushReference is Crush's figures for a scenario played at its full
-// length (any Seed: a seed changes the words, not the sizes), and whether
-// there are any.
+// CrushReference is Crush's figures for a scenario played as defined: its
+// turns, message sizes and window (any Seed: a seed changes the words, not
+// the sizes), and whether there are any.
 //
 // Scenario B was measured with Crush itself on this fake in issue 11
 // (150 turns, 32k window): 2,780,473 prompt tokens, 114,782 uncached,
@@ -38,11 +38,15 @@ const (
 // (billed 0.72x Crush, uncached 0.93x): 1,398,830 / 0.72 and
 // 561,461 / 0.93. They are estimates, not a measurement.
 func CrushReference(sc Scenario) (Crush, bool) {
+	same := func(base Scenario) bool {
+		return sc.Name == base.Name && sc.Turns == base.Turns && sc.UserWords == base.UserWords &&
+			sc.AnswerWords == base.AnswerWords && sc.Window == base.Window
+	}
 	switch {
-	case sc.Name == "B" && sc.Turns == 150:
+	case same(ScenarioB()):
 		return Crush{Prompt: 2_780_473, Uncached: 114_782, Billed10: 381_351,
 			Source: "measured with Crush on this fake (issue 11)"}, true
-	case sc.Name == "long" && sc.Turns == 600:
+	case same(ScenarioLong()):
 		return Crush{Uncached: 603_721, Billed10: 1_942_819,
 			Source: "derived: gencode 596f79a's figures over issue 30's ratios 0.72x and 0.93x"}, true
 	}

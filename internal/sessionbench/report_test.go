@@ -125,6 +125,12 @@ func TestTargetsAgainstCrush(t *testing.T) {
 	r.Scenario.Seed = 2
 	require.False(t, find(r, "billed at a 10% cached price").OK, "a held-out seed keeps the sizes, and the reference")
 
+	r.Scenario.UserWords = 60
+	for _, tg := range r.Targets() {
+		require.NotContains(t, tg.Want, "Crush", "Crush's figures are for 40-word messages, not 60")
+	}
+	r.Scenario.UserWords = ScenarioLong().UserWords
+
 	r.Scenario.Turns = 40
 	for _, tg := range r.Targets() {
 		require.NotContains(t, tg.Want, "Crush", "40 turns are not the 600 Crush's figures are for")
