@@ -171,3 +171,25 @@ func TestCacheAwareTriggerFindsTheCheapestCycle(t *testing.T) {
 		require.Less(t, auto, other, "compacting every %d requests (the trigger: about every %d)", k, every)
 	}
 }
+
+// TestSummaryBlockBudget: every request re-reads the summary block, so it
+// takes 8% of a large window; a small window keeps the 15% it had (at most
+// 900 tokens), room for the user's stated facts.
+func TestSummaryBlockBudget(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		window, want int
+	}{
+		{window: 32_000, want: 2_560},
+		{window: 128_000, want: 10_240},
+		{window: 8_000, want: 900},
+		{window: 6_000, want: 900},
+		{window: 4_000, want: 600},
+	}
+	for _, tt := range tests {
+		s := newSummarizer(openStore(t), &fakeLLM{}, charCounter{}, testConfig(tt.window))
+		got := s.budgets(testFixedCost).block
+		s.Close()
+		require.Equal(t, tt.want, got, "budgets(window %d).block", tt.window)
+	}
+}
