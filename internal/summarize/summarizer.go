@@ -372,9 +372,8 @@ func (s *Summarizer) fixedCost() int { return s.view.Fixed() }
 // returns at once; past it (or past trigger_threshold messages, or when
 // carrying the oldest messages has cost more than compacting them: the
 // cache-aware trigger, price.go) it starts a background compaction and
-// returns at once; past the hard threshold it
-// compacts before returning (waiting first for a background compaction
-// already running). A summary applied in the background meanwhile is
+// returns at once; past the hard threshold it compacts before returning
+// (waiting first for a background compaction already running). A summary applied in the background meanwhile is
 // picked up here: the view is reloaded.
 func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int) (session.View, error) {
 	if !s.cfg.Enabled || v.Session.ID == "" || s.isClosed() {
