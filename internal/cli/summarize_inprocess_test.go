@@ -408,6 +408,9 @@ func overflowTurn(t *testing.T, srv *openaitest.Server, window, trigger int) {
 	before := len(srv.Requests())
 	h := newHarness(t, srv, store, sess, window, func(c *summarize.Config) {
 		c.SoftRatio, c.HardRatio, c.TriggerThreshold = 0.85, 0.95, trigger
+		if trigger == 0 {
+			c.CachedPrice = -1 // nor the cache-aware trigger: only the overflow compacts
+		}
 	})
 	mark := h.notified()
 	evs, _ := h.turn("Turn 25: does it fit?")
