@@ -24,6 +24,9 @@ const (
 
 func (m mode) automatic() bool { return m == modeBackground || m == modeHard }
 
+// smallWindowBlock is the most of the summary block's floor (see budgets).
+const smallWindowBlock = 900
+
 // budgets are the sizes a compaction aims at, in tokens (facts in chars).
 type budgets struct {
 	block      int // the whole summary block; past it summaries merge
@@ -41,7 +44,10 @@ func (s *Summarizer) budgets(fixed int) budgets {
 	w := s.window()
 	soft, _ := s.thresholds()
 	var b budgets
-	b.block = min(int(s.cfg.SummaryBudgetRatio*float64(w)), max(300, (soft-fixed)/2))
+	// Every request re-reads the block (0.08 of the window by default),
+	// but a small window keeps the room it had at 15% (at most 900
+	// tokens, a 6,000-token window's): enough for the user's stated facts.
+	b.block = min(max(int(s.cfg.SummaryBudgetRatio*float64(w)), min(w*15/100, smallWindowBlock)), max(300, (soft-fixed)/2))
 	b.perSummary = max(200, b.block/3)
 	b.narrative = min(b.perSummary*6/10, 1500)
 	b.factChars = min(max(b.perSummary*4/10*4, 400), 12000)

@@ -99,6 +99,11 @@ type Config struct {
 	RedactSecrets        bool
 	DeleteOriginals      bool
 	SummaryBudgetRatio   float64 // the summary block's share of the window; past it summaries merge
+	// CachedPrice is what the provider bills for a prompt token served
+	// from its prefix cache, as a share of the full input price (default
+	// 0.1); the cache-aware trigger prices compactions with it (price.go).
+	// Negative: no cache-aware trigger.
+	CachedPrice float64
 
 	// MaxAttempts bounds the summarizer calls that may fail in one
 	// compaction before the deterministic summary is used (default 3).
@@ -129,8 +134,8 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Enabled: true, Window: view.DefaultWindow, SoftRatio: 0.6, HardRatio: 0.9, TriggerThreshold: 50,
-		TargetCompression: 0.3, PreserveRecent: 6, PreserveSystem: true, MaskToolOutputsAfter: 10,
-		RedactSecrets: true, SummaryBudgetRatio: 0.15,
+		TargetCompression: 0.3, PreserveRecent: 6, PreserveSystem: true, MaskToolOutputsAfter: 30,
+		RedactSecrets: true, SummaryBudgetRatio: 0.08, CachedPrice: defaultCachedPrice,
 		MaxAttempts: 3, AttemptTimeout: 2 * time.Minute, WaitLimit: 20 * time.Second, RetryBackoff: 500 * time.Millisecond,
 	}
 }
@@ -154,6 +159,9 @@ func (c *Config) fill() {
 	}
 	if c.SummaryBudgetRatio <= 0 || c.SummaryBudgetRatio >= 1 {
 		c.SummaryBudgetRatio = d.SummaryBudgetRatio
+	}
+	if c.CachedPrice == 0 || c.CachedPrice >= 1 {
+		c.CachedPrice = d.CachedPrice
 	}
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = d.MaxAttempts
@@ -363,10 +371,11 @@ func (s *Summarizer) thresholds() (soft, hard int) {
 func (s *Summarizer) fixedCost() int { return s.view.Fixed() }
 
 // Prepare is called before every request. Below the soft threshold it
-// returns at once; past it (or past trigger_threshold messages) it starts
-// a background compaction and returns at once; past the hard threshold it
-// compacts before returning (waiting first for a background compaction
-// already running). A summary applied in the background meanwhile is
+// returns at once; past it (or past trigger_threshold messages, or when
+// carrying the oldest messages has cost more than compacting them: the
+// cache-aware trigger, price.go) it starts a background compaction and
+// returns at once; past the hard threshold it compacts before returning
+// (waiting first for a background compaction already running). A summary applied in the background meanwhile is
 // picked up here: the view is reloaded.
 func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int) (session.View, error) {
 	if !s.cfg.Enabled || v.Session.ID == "" || s.isClosed() {
@@ -392,6 +401,8 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int) (s
 	holdTokens, holdMsgs := st.held()
 	window := s.window()
 	pct := func(n int) int { return n * 100 / window }
+	var e econ
+	worth := func() bool { e = s.economics(v); return e.worth() }
 	switch {
 	case eff >= hard && eff >= holdTokens:
 		if job := st.running(); job != nil {
@@ -424,6 +435,10 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int) (s
 	case eff >= soft && eff >= holdTokens:
 		s.startBackground(st, id, fmt.Sprintf("context at %d%% of the %d-token window (soft threshold %d%%)",
 			pct(eff), window, pct(soft)))
+	case eff >= s.econFloor() && eff >= holdTokens && len(v.Messages) >= holdMsgs && worth():
+		s.startBackground(st, id, fmt.Sprintf("re-reading the oldest %d messages has cost about %.0f full-price tokens, "+
+			"compacting them costs about %.0f (cache-aware trigger, context at %d%% of the %d-token window)",
+			e.cut, e.carried, e.price, pct(eff), window))
 	case s.cfg.TriggerThreshold > 0 && len(v.Messages) > s.cfg.TriggerThreshold && len(v.Messages) >= holdMsgs &&
 		eff >= soft/2:
 		// The message count is the secondary trigger: many short

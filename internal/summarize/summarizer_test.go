@@ -774,6 +774,7 @@ func TestMessageTriggerIsSecondary(t *testing.T) {
 			seedTurns(l, 1, 14) // 56 messages: past trigger_threshold 50
 			llm := &fakeLLM{gate: make(chan struct{})}
 			cfg := testConfig(windowAt(l, tt.ratio))
+			cfg.CachedPrice = -1 // the message trigger alone; the cache-aware one is TestCacheAwareTrigger's
 			var got reports
 			cfg.Notify = got.add
 			s := newSummarizer(store, llm, charCounter{}, cfg)
