@@ -29,7 +29,10 @@ const (
 	// every turn, though the block shows only the latest that fit its
 	// share; CommandRuns still counts every run, and each is whole in the
 	// log.
-	maxCommands        = 200
+	maxCommands = 200
+	// maxKeptPending is how many kept sentences the extraction holds
+	// before it bounds them (CapKept keeps at most MaxKeptChars/10).
+	maxKeptPending     = 4096
 	maxRequestChars    = 6000 // the last user request, verbatim up to this
 	maxLineChars       = 200  // one user request line, one constraint
 	maxCommandChars    = 2000 // one command
@@ -62,8 +65,11 @@ type extractor struct {
 	ft             *fileTracker
 	cmds           *orderedSet
 	constraints    *orderedSet
-	usage          map[string]*toolStats
-	order          []string
+	// constraintsLeftOut counts the kept sentences CapKept left out as
+	// the range was read.
+	constraintsLeftOut int
+	usage              map[string]*toolStats
+	order              []string
 	// answered holds every call id seen; a result whose call never comes
 	// is read on its own at the end (orphans, in order).
 	answered map[string]bool
@@ -137,6 +143,14 @@ func (e *extractor) add(m session.Message) {
 			e.sum.UserRequests = recent(e.sum.UserRequests, maxUserRequests)
 		}
 		e.constraints.add(constraints(text)...)
+		if len(e.constraints.items) >= maxKeptPending {
+			// Bounded as it grows: what CapKept leaves out of a part of
+			// the range, it would leave out of the whole (the rest is
+			// newer), and the set still knows every sentence it saw.
+			var left int
+			e.constraints.items, left = CapKept(e.constraints.items)
+			e.constraintsLeftOut += left
+		}
 		e.ft.result(m) // SWE-agent's task names the shell's directory
 	case session.RoleSystem:
 		if e.preserveSystem && strings.TrimSpace(m.Content) != "" {
@@ -251,7 +265,9 @@ func (e *extractor) finish() session.Summary {
 	}
 	sum := e.sum
 	sum.UserRequests = recent(sum.UserRequests, maxUserRequests)
-	sum.UserConstraints = e.constraints.items
+	var left int
+	sum.UserConstraints, left = CapKept(e.constraints.items)
+	sum.UserConstraintsLeftOut = e.constraintsLeftOut + left
 	ft := e.ft
 	sum.FilesModified = ft.ledger.Modified()
 	sum.FilesCreated = ft.ledger.Created()
@@ -839,6 +855,7 @@ func Union(sums []session.Summary) session.Summary {
 		cmds.add(s.Commands...)
 		out.CommandRuns += s.CommandRuns
 		constraints.add(s.UserConstraints...)
+		out.UserConstraintsLeftOut += s.UserConstraintsLeftOut
 		requests.add(s.UserRequests...)
 		notes.add(s.SystemNotes...)
 		decisions.add(s.KeyDecisions...)
@@ -865,7 +882,10 @@ func Union(sums []session.Summary) session.Summary {
 	for _, t := range order {
 		out.ToolsUsed = append(out.ToolsUsed, *counts[t])
 	}
-	out.FilesRead, out.Commands, out.UserConstraints = read.items, recent(cmds.items, maxCommands), constraints.items
+	var left int
+	out.FilesRead, out.Commands = read.items, recent(cmds.items, maxCommands)
+	out.UserConstraints, left = CapKept(constraints.items)
+	out.UserConstraintsLeftOut += left
 	out.UserRequests, out.SystemNotes = recent(requests.items, maxUserRequests), notes.items
 	out.KeyDecisions, out.Topics = decisions.items, topics.items
 	out.FilesModified = files.Modified()

@@ -50,7 +50,7 @@ func (s *Summarizer) budgets(fixed int) budgets {
 	// and a 6,000-token window's block is 900 tokens); in a large window at
 	// most about 1,000 and 4,000 tokens.
 	b.keepChars = min(max(b.block, 400), 4000)
-	b.keepCharsFallback = min(max(b.block*2, 800), 16000)
+	b.keepCharsFallback = min(max(b.block*2, 800), facts.MaxKeptChars)
 	b.goal = soft - w/10
 	return b
 }
