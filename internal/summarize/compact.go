@@ -127,7 +127,7 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		rep.Err = fmt.Errorf("summarizer failed, deterministic summary used: %w", llmErr)
 	}
 	if cutShort {
-		rep.upgrade = &applied
+		rep.upgrade, rep.upgradeRange = &applied, c.rng
 	}
 	after := applied.TokensAfter
 	if silent {
