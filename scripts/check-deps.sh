@@ -99,8 +99,10 @@ done < <(go list -f '{{.ImportPath}} {{join .Imports " "}}' ./...)
 # The highlighter's lexers and styles are parsed on first use
 # (third_party/chroma); upstream's chroma lexers, styles or quick packages
 # (or glamour, which imports them) would parse all of them again at the
-# start of every process, --help and the sandbox helper included.
-eager=$(go list -deps ./cmd/gencode | grep -E '^(github.com/alecthomas/chroma/v2/(lexers|styles|quick)|charm.land/glamour/)' || true)
+# start of every process, --help and the sandbox helper included, and
+# bluemonday compile its CSS patterns (third_party/glamour strips HTML
+# without it).
+eager=$(go list -deps ./cmd/gencode | grep -E '^(github.com/alecthomas/chroma/v2/(lexers|styles|quick)|charm.land/glamour/|github.com/microcosm-cc/bluemonday)' || true)
 if [[ -n $eager ]]; then
   echo "cmd/gencode links" $eager "(parsed at every start): use third_party/glamour and third_party/chroma"
   fail=1
