@@ -26,17 +26,17 @@ func TestCapKept(t *testing.T) {
 	t.Parallel()
 	var items []string
 	items = append(items, "Remember: the deploy key is in vault 7.") // a memo, the oldest
-	for i := range 3000 {
+	for i := range 1000 {
 		items = append(items, fmt.Sprintf("The port of service %d is %d.", i, 7000+i))
 	}
 	items = append(items, "Never push to main.", "The staging port is 7407.") // a rule; the newest stated value
-	items = append(items, "the port of service 2998 is  9998")                // said before: merged
+	items = append(items, "the port of service 998 is  7998")                 // said before: merged
 	kept, left := CapKept(items)
 	has := func(s string) bool { return slices.Contains(kept, s) }
 	require.True(t, has(items[0]), "the memo is kept, though the oldest")
 	require.True(t, has("Never push to main."))
 	require.True(t, has("The staging port is 7407."), "the newest stated value is kept")
-	require.True(t, has("The port of service 2998 is 9998."))
+	require.True(t, has("The port of service 998 is 7998."))
 	require.False(t, has(items[1]), "the oldest stated value is left out")
 	require.False(t, has(items[len(items)-1]), "a sentence said before is merged")
 	require.Equal(t, len(items)-1, len(kept)+left, "every distinct sentence is kept or counted")
