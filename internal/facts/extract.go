@@ -733,20 +733,52 @@ const (
 	maxStatedChars = 240
 )
 
+// The words each pattern needs, lowercased: a sentence without any of
+// them cannot match it, and is not run through it (the patterns are most
+// of KeepRank's cost, which a view pays per kept sentence per request).
+var (
+	memoWords       = []string{"remember", "note that", "keep in mind", "forget", "for the record", "important"}
+	constraintWords = []string{"always", "never", "don't", "do not", "must", "make sure", "only use", "avoid"}
+	preferenceWords = []string{"without", "prefer", "keep"}
+	statedWords     = []string{"is", "are", "equals", "should be", "will be", "runs on", "lives ", "="}
+)
+
 // KeepRank is how important a kept sentence is; ok is false for one not
 // worth keeping.
 func KeepRank(s string) (rank int, ok bool) {
+	l := foldLower(s)
 	switch {
-	case memoRe.MatchString(s) || labelRe.MatchString(s):
+	case hasAny(l, memoWords) && memoRe.MatchString(s) || labelRe.MatchString(s):
 		return RankMemo, true
-	case constraintRe.MatchString(s):
+	case hasAny(l, constraintWords) && constraintRe.MatchString(s):
 		return RankConstraint, true
-	case preferenceRe.MatchString(s):
+	case hasAny(l, preferenceWords) && preferenceRe.MatchString(s):
 		return RankOther, true
-	case len(s) <= maxStatedChars && statedRe.MatchString(s) && valueRe.MatchString(s):
-		return RankOther, true
+	case len(s) <= maxStatedChars && strings.ContainsAny(s, "0123456789/`") && hasAny(l, statedWords) && statedRe.MatchString(s):
+		return RankOther, true // strings.ContainsAny is valueRe
 	}
 	return 0, false
+}
+
+// foldLower is s lowercased so that it holds, lowercased, every ASCII word
+// a (?i) pattern matches in s: strings.ToLower, and the long s (ſ), which
+// (?i) matches as s but ToLower keeps (the Kelvin sign, which it matches
+// as k, ToLower makes k).
+func foldLower(s string) string {
+	l := strings.ToLower(s)
+	if strings.Contains(l, "ſ") {
+		l = strings.ReplaceAll(l, "ſ", "s")
+	}
+	return l
+}
+
+func hasAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // constraints returns the sentences of a user message a summary keeps
