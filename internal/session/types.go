@@ -281,6 +281,12 @@ type Summary struct {
 	// RenderChars). Past it they are shortened, then the least important
 	// and oldest left out, what the user asked to remember last.
 	KeepChars int `json:"keep_chars,omitempty"`
+
+	// UserConstraintsLeftOut counts the sentences UserConstraints does not
+	// keep: the least important and oldest past the most any view shows
+	// (facts.CapKept). Each is in the log.
+	UserConstraintsLeftOut int `json:"user_constraints_left_out,omitempty"`
+
 	// Chunks is how many summarizer calls the range needed (map-reduce).
 	Chunks int `json:"chunks,omitempty"`
 }

@@ -56,7 +56,7 @@ func (s *Summarizer) budgets(fixed int) budgets {
 	// and a 6,000-token window's block is 900 tokens); in a large window at
 	// most about 1,000 and 4,000 tokens.
 	b.keepChars = min(max(b.block, 400), 4000)
-	b.keepCharsFallback = min(max(b.block*2, 800), 16000)
+	b.keepCharsFallback = min(max(b.block*2, 800), facts.MaxKeptChars)
 	b.goal = soft - w/10
 	return b
 }
@@ -133,7 +133,7 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		rep.Err = fmt.Errorf("summarizer failed, deterministic summary used: %w", llmErr)
 	}
 	if cutShort {
-		rep.upgrade = &applied
+		rep.upgrade, rep.upgradeRange = &applied, c.rng
 	}
 	after := applied.TokensAfter
 	if silent {

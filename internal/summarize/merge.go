@@ -97,10 +97,30 @@ func (s *Summarizer) mergeIfOver(ctx, lctx context.Context, st *sessState, id, f
 	return &applied, nil
 }
 
+// upgradeRange is the range an upgrade narrates: the messages the
+// compaction that applied target read (planned), already redacted when
+// redact_secrets is set and without the messages a rewind took back, as
+// its facts were extracted from them; else (a range that is not target's)
+// the range loaded as the view has it and redacted again.
+func (s *Summarizer) upgradeRange(ctx context.Context, id string, target session.Summary, planned []session.Message) ([]session.Message, error) {
+	if n := len(planned); n > 0 && planned[0].Seq == target.FromSeq && planned[n-1].Seq == target.ToSeq {
+		return planned, nil
+	}
+	msgs, err := s.store.ViewMessages(ctx, id, target.FromSeq, target.ToSeq)
+	if err != nil {
+		return nil, fmt.Errorf("load messages %d-%d: %w", target.FromSeq, target.ToSeq, err)
+	}
+	if s.cfg.RedactSecrets {
+		msgs = redactMessages(msgs)
+	}
+	return msgs, nil
+}
+
 // upgrade writes the narrative of a summary that was applied without one
 // because a turn could not wait, and puts it in place of that summary if it
-// is still active and the context still fits.
-func (s *Summarizer) upgrade(ctx context.Context, st *sessState, id string, target session.Summary) (Report, error) {
+// is still active and the context still fits. planned is the range as the
+// compaction read it (see upgradeRange).
+func (s *Summarizer) upgrade(ctx context.Context, st *sessState, id string, target session.Summary, planned []session.Message) (Report, error) {
 	st.run.Lock()
 	defer st.run.Unlock()
 	start := s.cfg.Now()
@@ -123,16 +143,13 @@ func (s *Summarizer) upgrade(ctx context.Context, st *sessState, id string, targ
 	if idx < 0 {
 		return fail(fmt.Errorf("summary of messages %d-%d was merged or replaced meanwhile: %w", target.FromSeq, target.ToSeq, session.ErrRangeTaken))
 	}
-	msgs, err := s.store.ViewMessages(ctx, id, target.FromSeq, target.ToSeq)
+	msgs, err := s.upgradeRange(ctx, id, target, planned)
 	if err != nil {
-		return fail(fmt.Errorf("load messages %d-%d: %w", target.FromSeq, target.ToSeq, err))
+		return fail(err)
 	}
 	rangeTokens := 0
 	for _, m := range msgs {
 		rangeTokens += m.Tokens
-	}
-	if s.cfg.RedactSecrets {
-		msgs = redactMessages(msgs)
 	}
 	b := s.budgets(s.fixedCost())
 	lctx, lcancel := context.WithCancel(ctx)

@@ -528,7 +528,7 @@ func (s *Summarizer) upgradeLater(st *sessState, id string, rep Report) {
 	s.startJob(st, id, Report{SessionID: id, Phase: Started, Background: true,
 		Reason: fmt.Sprintf("writing the narrative of messages %d-%d, summarized without one while a turn waited", target.FromSeq, target.ToSeq)},
 		func() Report {
-			r, _ := s.upgrade(s.ctx, st, id, *target)
+			r, _ := s.upgrade(s.ctx, st, id, *target, rep.upgradeRange)
 			return r
 		})
 }
