@@ -91,6 +91,9 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	if err != nil {
 		return fail(err)
 	}
+	if c.stop != nil {
+		defer c.stop()
+	}
 
 	// The summarizer's calls run under lctx: a turn waits for them at most
 	// WaitLimit, and a turn that needs the session compacted now cuts a
@@ -173,6 +176,12 @@ type compaction struct {
 	words int
 	// facts is the deterministic summary of the range.
 	facts session.Summary
+	// A long range (planLong) is not in memory: src reads it from the
+	// log for the narrative, stop ends that read, and total is how many
+	// messages the unsummarized log holds (view holds the kept ones).
+	src   *feed
+	stop  func()
+	total int
 }
 
 // refocus reports a /summarize FOCUS that summarizes the latest summary's
@@ -186,6 +195,20 @@ func (c *compaction) refocus() bool { return c.replaces != nil }
 // (ErrNothingToSummarize, ErrNoReduction) and holds off the next
 // automatic compaction.
 func (s *Summarizer) plan(ctx context.Context, st *sessState, id string, m mode, focus string) (*compaction, error) {
+	sess, err := s.store.Session(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", id, err)
+	}
+	sums, err := s.store.Summaries(ctx, sess.ID, false)
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", id, err)
+	}
+	if heads, err := s.longRange(ctx, sess, sums); err != nil || heads != nil {
+		if err != nil {
+			return nil, err
+		}
+		return s.planLong(ctx, st, m, focus, sess, sums, heads) // stream.go
+	}
 	v, err := s.store.LoadView(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("load session %s: %w", id, err)
@@ -322,6 +345,9 @@ func (s *Summarizer) write(ctx, lctx context.Context, st *sessState, c *compacti
 		after = s.tokensWith(c, sum)
 	}
 	sum.MessagesBefore, sum.MessagesAfter = len(c.view.Messages), len(c.tail)
+	if c.total > 0 {
+		sum.MessagesBefore = c.total
+	}
 	sum.TokensBefore, sum.TokensAfter = c.before, after
 	return sum, llmErr, cutShort, silent
 }

@@ -123,17 +123,18 @@ func (s *Summarizer) upgrade(ctx context.Context, st *sessState, id string, targ
 	if idx < 0 {
 		return fail(fmt.Errorf("summary of messages %d-%d was merged or replaced meanwhile: %w", target.FromSeq, target.ToSeq, session.ErrRangeTaken))
 	}
-	msgs, err := s.store.Messages(ctx, id, target.FromSeq, target.ToSeq)
+	// The range is read a chunk at a time (it may be a long log's first
+	// compaction); its stored counts size the narrative.
+	heads, err := s.store.Heads(ctx, id, target.FromSeq, target.ToSeq)
 	if err != nil {
 		return fail(fmt.Errorf("load messages %d-%d: %w", target.FromSeq, target.ToSeq, err))
 	}
 	rangeTokens := 0
-	for _, m := range msgs {
-		rangeTokens += m.Tokens
+	for _, h := range heads {
+		rangeTokens += h.Tokens
 	}
-	if s.cfg.RedactSecrets {
-		msgs = redactMessages(msgs)
-	}
+	src, stop := s.logFeed(ctx, id, target.FromSeq, target.ToSeq, rangeTokens)
+	defer stop()
 	b := s.budgets(s.fixedCost())
 	lctx, lcancel := context.WithCancel(ctx)
 	defer lcancel()
@@ -141,7 +142,7 @@ func (s *Summarizer) upgrade(ctx context.Context, st *sessState, id string, targ
 	defer st.setHurry(nil)
 	f := s.fitFor(st)
 	words := func() int { return s.words(rangeTokens, b, f.window()) }
-	nar, chunks, err := s.narrate(lctx, f, msgs, target.Focus, words, &attempts{left: s.cfg.MaxAttempts, session: id})
+	nar, chunks, err := s.narrate(lctx, f, src, target.Focus, words, &attempts{left: s.cfg.MaxAttempts, session: id})
 	if ctx.Err() == nil && !errors.Is(lctx.Err(), context.Canceled) {
 		s.noteLLM(st, err, st.effective(s.view.Tokens(v)))
 	}

@@ -1,0 +1,84 @@
+package summarize
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestLongLogIsCompactedBeforeTheViewIsLoaded: a session of 800 messages,
+// never summarized, ten windows long (an import, say). CatchUp, which a
+// turn calls before it loads the view, summarizes all but what fits the
+// window, in chunks read from the log in order (every request within the
+// summarizer's window, each chunk starting where the last ended), keeps a
+// fact stated in turn 3 and the files of the first and the last turn
+// summarized, and leaves a view that fits the window.
+func TestLongLogIsCompactedBeforeTheViewIsLoaded(t *testing.T) {
+	t.Parallel()
+	store := openStore(t)
+	l := newLog(t, store)
+	seedTurns(l, 1, 160) // 5 messages a turn
+	const window = 4000
+	llm := &fakeLLM{}
+	s := newSummarizer(store, llm, charCounter{}, testConfig(window))
+	defer s.Close()
+	before, err := store.Heads(context.Background(), l.id, 1, 0)
+	require.NoError(t, err)
+	total := 0
+	for _, h := range before {
+		total += h.Tokens
+	}
+	require.Greater(t, total, 5*window, "the log should be several windows long")
+
+	require.NoError(t, s.CatchUp(context.Background(), l.id))
+
+	sums, err := store.Summaries(context.Background(), l.id, true)
+	require.NoError(t, err)
+	require.Len(t, sums, 1, "one summary of the long range, no other compaction")
+	sum := sums[0]
+	require.Equal(t, int64(1), sum.FromSeq)
+	require.False(t, sum.Fallback, sum.FallbackReason)
+	require.Greater(t, sum.Chunks, 1, "the range is summarized in chunks")
+	require.Contains(t, sum.Content, "FACT-BLUEFALCON", "a fact of turn 3, through the chunks and their merge")
+	require.Contains(t, sum.FilesModified, "/w/pkg/f1.go")
+	last := int(sum.ToSeq-1)/5 + 1 // the turn of the range's last message
+	require.Contains(t, sum.FilesModified, fmt.Sprintf("/w/pkg/f%d.go", last-1))
+	require.Equal(t, 800, sum.MessagesBefore)
+
+	seqRe := regexp.MustCompile(`Summarize messages (\d+)-(\d+) of the session`)
+	next := int64(1)
+	for i, r := range llm.requests() {
+		require.LessOrEqual(t, requestSize(r), window, "request %d", i+1)
+		m := seqRe.FindStringSubmatch(r.Prompt)
+		if m == nil {
+			continue // a merge
+		}
+		from, _ := strconv.ParseInt(m[1], 10, 64)
+		to, _ := strconv.ParseInt(m[2], 10, 64)
+		require.Equal(t, next, from, "request %d: chunks follow each other", i+1)
+		next = to + 1
+	}
+	require.Equal(t, sum.ToSeq+1, next, "the chunks cover the range")
+	require.LessOrEqual(t, viewTokens(s, l.view()), window, "the view left fits the window")
+}
+
+// TestShortLogIsNotCaughtUp: CatchUp leaves a log that fits a couple of
+// windows to the turn's own thresholds.
+func TestShortLogIsNotCaughtUp(t *testing.T) {
+	t.Parallel()
+	store := openStore(t)
+	l := newLog(t, store)
+	seedTurns(l, 1, 160)
+	llm := &fakeLLM{}
+	s := newSummarizer(store, llm, charCounter{}, testConfig(128000))
+	defer s.Close()
+	require.NoError(t, s.CatchUp(context.Background(), l.id))
+	sums, err := store.Summaries(context.Background(), l.id, true)
+	require.NoError(t, err)
+	require.Empty(t, sums)
+	require.Empty(t, llm.requests())
+}
