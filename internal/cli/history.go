@@ -36,7 +36,7 @@ func (a *app) sessionFor(ctx context.Context, id string) (session.Session, error
 // with NO_COLOR.
 func (a *app) printReport(r *commands.Report) {
 	if a.env.IsTerminal == nil || !a.env.IsTerminal() {
-		fmt.Fprint(a.env.textOut(), r.Plain()) // sanitized unless --raw-output
+		_ = r.WritePlain(a.env.textOut()) // sanitized unless --raw-output
 		return
 	}
 	// On a terminal the report is drawn from sanitized text, in colour

@@ -1,10 +1,12 @@
 package commands
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -219,37 +221,49 @@ func History(ctx context.Context, st Store, search SearchFunc, id string, o Hist
 	}
 	// Without --full only the last n are read: the cost does not grow with
 	// the session. The log's seqs are dense, so the rest is counted from
-	// the session's last seq.
-	var recent []session.Message
-	if o.Full {
-		recent, err = st.Messages(ctx, sess.ID, through+1, 0)
-	} else {
-		recent, err = st.TailAfter(ctx, sess.ID, through, n)
-	}
-	if err != nil {
-		return nil, err
-	}
-	sec := Section{}
-	skipped := 0
-	if !o.Full && len(recent) > 0 {
-		skipped = int(max(0, recent[0].Seq-through-1))
-	}
-	if len(recent) > 0 {
-		sec.Title = fmt.Sprintf("[Recent] Messages %d-%d", recent[0].Seq, recent[len(recent)-1].Seq)
-	} else {
-		sec.Title = "[Recent] no messages after the summaries"
-	}
-	if skipped > 0 {
-		sec.Lines = append(sec.Lines, fmt.Sprintf("… %d earlier unsummarized messages (--full shows all)", skipped))
+	// the session's last seq. With --full the messages are read a page at
+	// a time and only their lines are kept.
+	recent := st.Each(ctx, sess.ID, through+1, 0)
+	if !o.Full {
+		tail, err := st.TailAfter(ctx, sess.ID, through, n)
+		if err != nil {
+			return nil, err
+		}
+		recent = func(yield func(session.Message, error) bool) {
+			for _, m := range tail {
+				if !yield(m, nil) {
+					return
+				}
+			}
+		}
 	}
 	rewound := rewoundOf(ctx, st, sess.ID)
-	for _, m := range recent {
+	var first, last int64
+	var lines []string
+	for m, err := range recent {
+		if err != nil {
+			return nil, err
+		}
+		if first == 0 {
+			first = m.Seq
+		}
+		last = m.Seq
 		line := Brief(m, 160)
 		if rewound(m.Seq) {
 			line += "  [rewound]"
 		}
-		sec.Lines = append(sec.Lines, line)
+		lines = append(lines, line)
 	}
+	sec := Section{}
+	if first > 0 {
+		sec.Title = fmt.Sprintf("[Recent] Messages %d-%d", first, last)
+	} else {
+		sec.Title = "[Recent] no messages after the summaries"
+	}
+	if skipped := first - through - 1; !o.Full && first > 0 && skipped > 0 {
+		sec.Lines = append(sec.Lines, fmt.Sprintf("… %d earlier unsummarized messages (--full shows all)", skipped))
+	}
+	sec.Lines = append(sec.Lines, lines...)
 	rep.Sections = append(rep.Sections, sec)
 	if len(sums) == 0 {
 		rep.Footer = "nothing summarized yet"
@@ -408,6 +422,14 @@ func PadRows(rows [][]string) []string {
 
 func (r *Report) Plain() string {
 	var b strings.Builder
+	_ = r.WritePlain(&b)
+	return b.String()
+}
+
+// WritePlain writes Plain's text to w a line at a time: a long report
+// (history --full of a long log) is never held twice.
+func (r *Report) WritePlain(w io.Writer) error {
+	b := bufio.NewWriterSize(w, 64<<10)
 	if r.Title != "" {
 		b.WriteString(r.Title + "\n")
 	}
@@ -421,17 +443,19 @@ func (r *Report) Plain() string {
 			indent = "  "
 		}
 		for _, l := range s.Lines {
-			b.WriteString(indent + l + "\n")
+			b.WriteString(indent)
+			b.WriteString(l)
+			b.WriteByte('\n')
 		}
 		for _, l := range PadRows(s.Rows) {
 			b.WriteString(indent + l + "\n")
 		}
 		if s.More > 0 {
-			fmt.Fprintf(&b, "  +%d more\n", s.More)
+			fmt.Fprintf(b, "  +%d more\n", s.More)
 		}
 	}
 	if r.Footer != "" {
 		b.WriteString("\n" + r.Footer + "\n")
 	}
-	return b.String()
+	return b.Flush()
 }
