@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -165,14 +164,10 @@ func newImportCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 			"change is listed on stderr.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := os.Open(args[0])
-			if err != nil {
-				return fmt.Errorf("import: %w", err)
-			}
-			defer f.Close()
 			// The file is read before the data directory is opened: input
-			// that is refused creates nothing.
-			msgs, changes, src, err := transcript.ReadFormat(f, args[0], format)
+			// that is refused creates nothing. A JSONL file is read a line
+			// at a time, here and again when it is stored.
+			file, err := transcript.OpenFile(args[0], args[0], format)
 			if err != nil {
 				return err
 			}
@@ -182,11 +177,12 @@ func newImportCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 			}
 			defer a.Close()
 			counter := a.tokens.Counter(a.cfg.Model)
-			sess, err := transcript.Import(ctx, a.store, msgs, transcript.ImportOptions{Cwd: a.cwd, Model: a.cfg.Model,
+			sess, err := file.Import(ctx, a.store, transcript.ImportOptions{Cwd: a.cwd, Model: a.cfg.Model,
 				Count: func(m session.Message) int { return agent.MessageTokens(counter, m) }, Title: agent.Title})
 			if err != nil {
 				return err
 			}
+			changes, src := file.Changes, file.Source
 			reportRepairs(env.Stderr, args[0], changes)
 			if src.Format != transcript.FormatOpenAI || src.Root != "" {
 				fmt.Fprintf(env.Stderr, "gencode: import: %s read as a %s session (root %s)\n", args[0], src.Format, orNone(src.Root))
