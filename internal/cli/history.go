@@ -89,20 +89,35 @@ func newHistoryCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command 
 }
 
 // historyJSON prints the whole log and its summaries as one JSON object,
-// a message at a time: the facts are read in a first pass over the log, the
-// messages written in a second, so memory stays bounded however long the
-// session is.
+// a message at a time, and the session's facts last: they are extracted
+// from the messages as they are written, so the log is read once and
+// memory stays bounded however long the session is.
 func (a *app) historyJSON(ctx context.Context, sess session.Session) error {
-	facts, err := facts.OfSeq(rewind.FactsLog(ctx, a.store, sess.ID))
-	if err != nil {
-		return err
-	}
 	sums, err := a.store.Summaries(ctx, sess.ID, true)
 	if err != nil {
 		return err
 	}
-	h := transcript.History{Session: sess, Facts: transcript.FactsOf(transcript.RelativeFacts(facts, sess.Cwd)), Summaries: sums}
-	return transcript.WriteHistoryJSON(a.env.jsonOut(), h, a.store.Each(ctx, sess.ID, 1, 0))
+	filter, err := rewind.NewFactsFilter(ctx, a.store, sess.ID)
+	if err != nil {
+		return err
+	}
+	ext := facts.NewExtractor(true) // facts.OfSeq's
+	read := func(m session.Message) bool { ext.Add(m); return true }
+	msgs := func(yield func(session.Message, error) bool) {
+		for m, err := range a.store.Each(ctx, sess.ID, 1, 0) {
+			if err == nil {
+				filter.Feed(m, read)
+			}
+			if !yield(m, err) {
+				return
+			}
+		}
+	}
+	h := transcript.History{Session: sess, Summaries: sums, Read: func() (transcript.Facts, error) {
+		filter.End(read)
+		return transcript.FactsOf(transcript.RelativeFacts(ext.Finish(), sess.Cwd)), nil
+	}}
+	return transcript.WriteHistoryJSON(a.env.jsonOut(), h, msgs)
 }
 
 func newExportCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {

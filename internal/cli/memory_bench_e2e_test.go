@@ -68,6 +68,10 @@ func BenchmarkMemory(b *testing.B) {
 			ru, _ := child(b, home, "history", "--full", "--session", id)
 			return ru
 		}},
+		{"history-json", func(b *testing.B, home, id, _ string) *syscall.Rusage {
+			ru, _ := child(b, home, "history", "--json", "--session", id)
+			return ru
+		}},
 		{"import", func(b *testing.B, home, _, export string) *syscall.Rusage {
 			ru, _ := child(b, home, "import", export)
 			return ru
