@@ -46,14 +46,15 @@ func BenchmarkMemory(b *testing.B) {
 		cmd.Env = []string{"HOME=" + home, "GENCODE_HOME=" + filepath.Join(home, "data"), "PATH=" + os.Getenv("PATH"),
 			"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_STATE_HOME=" + filepath.Join(home, ".state"),
 			"OPENAI_BASE_URL=" + srvURL, "OPENAI_API_KEY=sk-test", "GENCODE_SUMMARY_MODEL=" + summaryModel}
-		var out, errb bytes.Buffer
+		var out headWriter // the output's head: an id, not a whole history
+		var errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		if stdout != nil {
 			cmd.Stdout = stdout
 		}
 		floor = max(floor, lowerPeakRSS(b))
 		require.NoError(b, cmd.Run(), "gencode %v: %s", args, errb.String())
-		return cmd.ProcessState.SysUsage().(*syscall.Rusage), out.String()
+		return cmd.ProcessState.SysUsage().(*syscall.Rusage), out.b.String()
 	}
 	paths := []path{
 		{"first-turn", func(b *testing.B, home, id, _ string) *syscall.Rusage {
@@ -161,4 +162,14 @@ func lowerPeakRSS(b *testing.B) (rssMB float64) {
 	}
 	b.Fatal("no VmHWM in /proc/self/status")
 	return 0
+}
+
+// headWriter keeps the first 4 KB written to it.
+type headWriter struct{ b bytes.Buffer }
+
+func (w *headWriter) Write(p []byte) (int, error) {
+	if room := 4<<10 - w.b.Len(); room > 0 {
+		w.b.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
 }
