@@ -68,10 +68,16 @@ func newHistoryCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command 
 						fmt.Fprintf(a.stderr, "gencode: note: the data directory is read-only; %d recent messages are not in the search index and were not searched\n", n)
 					}
 				}
+				// Written to a pipe or a file, --full's messages are read as
+				// they are written (printReport's plain case).
+				plain := a.env.IsTerminal == nil || !a.env.IsTerminal()
 				rep, err := commands.History(ctx, a.store, a.searchFunc(), sess.ID, commands.HistoryOptions{
-					Full: o.full, Expand: o.expand, Search: o.search, Recent: o.recent})
+					Full: o.full, Stream: plain, Expand: o.expand, Search: o.search, Recent: o.recent})
 				if err != nil {
 					return err
+				}
+				if plain {
+					return rep.WritePlain(a.env.textOut()) // sanitized unless --raw-output
 				}
 				a.printReport(rep)
 				return nil

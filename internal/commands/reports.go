@@ -148,7 +148,10 @@ func percent(before, after int) string {
 
 // HistoryOptions select what /history shows.
 type HistoryOptions struct {
-	Full   bool
+	Full bool
+	// Stream: --full's messages are read as the report is written
+	// (Section.Stream), not kept; for a report written once to a writer.
+	Stream bool
 	Expand int    // 1-based summary number whose originals to show; 0: none
 	Search string // filter: messages matching this text
 	Recent int    // brief mode: how many recent messages (default 10)
@@ -223,6 +226,36 @@ func History(ctx context.Context, st Store, search SearchFunc, id string, o Hist
 	// the session. The log's seqs are dense, so the rest is counted from
 	// the session's last seq. With --full the messages are read a page at
 	// a time and only their lines are kept.
+	rewound := rewoundOf(ctx, st, sess.ID)
+	brief := func(m session.Message) string {
+		line := Brief(m, 160)
+		if rewound(m.Seq) {
+			line += "  [rewound]"
+		}
+		return line
+	}
+	if o.Full && o.Stream {
+		// The log's seqs are dense: the section's range is known without
+		// reading it.
+		sec := Section{Title: "[Recent] no messages after the summaries"}
+		if sess.LastSeq > through {
+			sec.Title = fmt.Sprintf("[Recent] Messages %d-%d", through+1, sess.LastSeq)
+		}
+		sec.Stream = func(yield func(string, error) bool) {
+			for m, err := range st.Each(ctx, sess.ID, through+1, 0) {
+				if err != nil {
+					yield("", err)
+					return
+				}
+				if !yield(brief(m), nil) {
+					return
+				}
+			}
+		}
+		rep.Sections = append(rep.Sections, sec)
+		rep.Footer = historyFooter(sums, through)
+		return rep, nil
+	}
 	recent := st.Each(ctx, sess.ID, through+1, 0)
 	if !o.Full {
 		tail, err := st.TailAfter(ctx, sess.ID, through, n)
@@ -237,7 +270,6 @@ func History(ctx context.Context, st Store, search SearchFunc, id string, o Hist
 			}
 		}
 	}
-	rewound := rewoundOf(ctx, st, sess.ID)
 	var first, last int64
 	var lines []string
 	for m, err := range recent {
@@ -248,11 +280,7 @@ func History(ctx context.Context, st Store, search SearchFunc, id string, o Hist
 			first = m.Seq
 		}
 		last = m.Seq
-		line := Brief(m, 160)
-		if rewound(m.Seq) {
-			line += "  [rewound]"
-		}
-		lines = append(lines, line)
+		lines = append(lines, brief(m))
 	}
 	sec := Section{}
 	if first > 0 {
@@ -265,16 +293,20 @@ func History(ctx context.Context, st Store, search SearchFunc, id string, o Hist
 	}
 	sec.Lines = append(sec.Lines, lines...)
 	rep.Sections = append(rep.Sections, sec)
-	if len(sums) == 0 {
-		rep.Footer = "nothing summarized yet"
-	} else {
-		noun := "summaries cover"
-		if len(sums) == 1 {
-			noun = "summary covers"
-		}
-		rep.Footer = fmt.Sprintf("%d %s messages 1-%d; every original is kept", len(sums), noun, through)
-	}
+	rep.Footer = historyFooter(sums, through)
 	return rep, nil
+}
+
+// historyFooter says what the summaries cover.
+func historyFooter(sums []session.Summary, through int64) string {
+	if len(sums) == 0 {
+		return "nothing summarized yet"
+	}
+	noun := "summaries cover"
+	if len(sums) == 1 {
+		noun = "summary covers"
+	}
+	return fmt.Sprintf("%d %s messages 1-%d; every original is kept", len(sums), noun, through)
 }
 
 func historyExpand(ctx context.Context, st Store, sess session.Session, sums []session.Summary, n int) (*Report, error) {
@@ -282,12 +314,13 @@ func historyExpand(ctx context.Context, st Store, sess session.Session, sums []s
 		return nil, fmt.Errorf("no summary %d: this session has %d", n, len(sums))
 	}
 	s := sums[n-1]
-	msgs, err := st.Messages(ctx, sess.ID, s.FromSeq, s.ToSeq)
-	if err != nil {
-		return nil, err
-	}
 	rep := &Report{Title: fmt.Sprintf("Summary %d · the original messages %d-%d", n, s.FromSeq, s.ToSeq)}
-	for _, m := range msgs {
+	// Read a page at a time (a long log's first summary covers all of it):
+	// only what is shown is kept.
+	for m, err := range st.Each(ctx, sess.ID, s.FromSeq, s.ToSeq) {
+		if err != nil {
+			return nil, err
+		}
 		sec := Section{Title: heading(m)}
 		text := m.Text()
 		if m.Meta.Deleted {
@@ -303,7 +336,7 @@ func historyExpand(ctx context.Context, st Store, sess session.Session, sums []s
 				sec.More = len(lines) - 20
 				break
 			}
-			sec.Lines = append(sec.Lines, l)
+			sec.Lines = append(sec.Lines, strings.Clone(l)) // not the whole text behind it
 		}
 		rep.Sections = append(rep.Sections, sec)
 	}
@@ -446,6 +479,16 @@ func (r *Report) WritePlain(w io.Writer) error {
 			b.WriteString(indent)
 			b.WriteString(l)
 			b.WriteByte('\n')
+		}
+		if s.Stream != nil {
+			for l, err := range s.Stream {
+				if err != nil {
+					return err
+				}
+				b.WriteString(indent)
+				b.WriteString(l)
+				b.WriteByte('\n')
+			}
 		}
 		for _, l := range PadRows(s.Rows) {
 			b.WriteString(indent + l + "\n")

@@ -4,6 +4,8 @@
 // piped. It knows nothing of Bubble Tea.
 package commands
 
+import "iter"
+
 // Action is what a command asks its front end to do besides showing output.
 type Action int
 
@@ -83,4 +85,8 @@ type Section struct {
 	Rows [][]string
 	// More counts lines left out of Lines ("+N more").
 	More int
+	// Stream, when set, gives lines after Lines as the report is written
+	// (WritePlain), read then and never kept: a report for a writer, not
+	// a screen (HistoryOptions.Stream). It ends at its first error.
+	Stream iter.Seq2[string, error]
 }
