@@ -113,6 +113,10 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	if err := ctx.Err(); err != nil {
 		return fail(fmt.Errorf("compaction of session %s stopped: %w", id, err))
 	}
+	if c.src != nil && c.src.err != nil {
+		// A long range not read to its end: its facts are not whole.
+		return fail(fmt.Errorf("load messages %d-%d of session %s: %w", c.facts.FromSeq, c.facts.ToSeq, id, c.src.err))
+	}
 	if sum.TokensAfter >= sum.TokensBefore && !c.refocus() {
 		if m.automatic() {
 			s.holdOff(st, c.eff, len(c.view.Messages))
@@ -325,6 +329,9 @@ func (s *Summarizer) write(ctx, lctx context.Context, st *sessState, c *compacti
 		default:
 			s.noteLLM(st, err, c.eff)
 		}
+	}
+	if c.src != nil {
+		sum = c.withLongFacts(sum) // stream.go
 	}
 	if llmErr != nil {
 		sum.Fallback = true

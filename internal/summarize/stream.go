@@ -38,6 +38,12 @@ type feed struct {
 	next func() ([]entry, error)
 	// left estimates, from stored counts, the tokens not read yet.
 	left int
+	// A feed of the log (logFeed) may extract the range's facts as it
+	// reads it: ext, when not nil; render false reads without rendering
+	// (drain); err is the read error that ended it.
+	ext    *facts.Extractor
+	render bool
+	err    error
 }
 
 func sliceFeed(entries []entry) *feed { return &feed{buf: entries} }
@@ -50,12 +56,11 @@ func (f *feed) fill(budget int) error {
 		have += e.tokens
 	}
 	for f.next != nil && have <= budget {
-		page, err := f.next()
+		page, err := f.read()
 		if err != nil {
 			return err
 		}
 		if len(page) == 0 {
-			f.next, f.left = nil, 0
 			break
 		}
 		for _, e := range page {
@@ -68,16 +73,45 @@ func (f *feed) fill(budget int) error {
 	return nil
 }
 
+// read reads the next page; at the end (or an error) the feed is done.
+func (f *feed) read() ([]entry, error) {
+	page, err := f.next()
+	if err != nil {
+		f.err = err
+	}
+	if err != nil || len(page) == 0 {
+		f.next, f.left = nil, 0
+	}
+	return page, err
+}
+
 // consume drops the first n entries, summarized (their texts are let go).
 func (f *feed) consume(n int) {
 	f.buf = append([]entry(nil), f.buf[n:]...)
 }
 
+// facts reads what narrate did not (the summarizer failed, or was not
+// asked) and returns the range's facts.
+func (f *feed) facts() session.Summary {
+	f.render = false
+	for f.next != nil {
+		if _, err := f.read(); err != nil {
+			break
+		}
+	}
+	return f.ext.Finish()
+}
+
 // logFeed is a feed of messages from..to of the session's log, redacted
-// when redact_secrets is on. stop ends the read.
-func (s *Summarizer) logFeed(ctx context.Context, id string, from, to int64, left int) (src *feed, stop func()) {
+// when redact_secrets is on; withFacts: it extracts their facts as it
+// reads them. stop ends the read.
+func (s *Summarizer) logFeed(ctx context.Context, id string, from, to int64, left int, withFacts bool) (src *feed, stop func()) {
 	next, stop := iter.Pull2(s.store.Each(ctx, id, from, to))
-	src = &feed{left: left}
+	src = &feed{left: left, render: true}
+	if withFacts {
+		ext := facts.NewExtractor(s.cfg.PreserveSystem)
+		src.ext = &ext
+	}
 	src.next = func() ([]entry, error) {
 		page := make([]session.Message, 0, feedPage)
 		for len(page) < feedPage {
@@ -90,12 +124,37 @@ func (s *Summarizer) logFeed(ctx context.Context, id string, from, to int64, lef
 			}
 			page = append(page, m)
 		}
+		if len(page) == 0 {
+			return nil, nil
+		}
 		if s.cfg.RedactSecrets {
+			// Before anything is extracted or cut, as plan does.
 			page = redactMessages(page)
+		}
+		for _, m := range page {
+			if src.ext != nil {
+				src.ext.Add(m)
+			}
+		}
+		if !src.render {
+			return []entry{{}}, nil // read, not shown
 		}
 		return transcriptEntries(page), nil
 	}
 	return src, stop
+}
+
+// withLongFacts is sum, written for a long range (c.src) before its facts
+// were all read, with them: the narrative's fields are kept.
+func (c *compaction) withLongFacts(sum session.Summary) session.Summary {
+	f := c.src.facts()
+	f.SessionID, f.FromSeq, f.ToSeq, f.Focus = sum.SessionID, sum.FromSeq, sum.ToSeq, sum.Focus
+	f.Content, f.Goal, f.CurrentState, f.Topics, f.NextSteps = sum.Content, sum.Goal, sum.CurrentState, sum.Topics, sum.NextSteps
+	f.Model, f.Chunks = sum.Model, sum.Chunks
+	if sum.KeyDecisions != nil { // the narrative's
+		f.KeyDecisions = sum.KeyDecisions
+	}
+	return f
 }
 
 // longRange reads the heads of the unsummarized part of a session's log
@@ -134,9 +193,8 @@ func (s *Summarizer) headCost(h session.Head) int {
 // planLong plans the compaction of a long unsummarized log (heads, from
 // longRange) without loading it: the range is every message but the last
 // ones that fit what plan leaves the kept messages, and it never starts
-// the kept part with a tool result. The facts are read in one pass over
-// the range, a page at a time; the narrative reads it again, chunk by
-// chunk (c.src).
+// the kept part with a tool result. The range is read once, a page at a
+// time, by the narrative (c.src), which extracts its facts as it goes.
 func (s *Summarizer) planLong(ctx context.Context, st *sessState, m mode, focus string, sess session.Session,
 	sums []session.Summary, heads []session.Head) (*compaction, error) {
 	id := sess.ID
@@ -177,31 +235,11 @@ func (s *Summarizer) planLong(ctx context.Context, st *sessState, m mode, focus 
 	c.before = s.view.Tokens(session.View{Session: sess, Summaries: sums}) + total
 	c.eff = st.effective(c.before)
 
-	ext := facts.NewExtractor(s.cfg.PreserveSystem)
-	page := make([]session.Message, 0, feedPage)
-	add := func() {
-		if s.cfg.RedactSecrets {
-			// Before anything is extracted: as plan does.
-			page = redactMessages(page)
-		}
-		for _, m := range page {
-			ext.Add(m)
-		}
-		page = page[:0]
-	}
-	for msg, err := range s.store.Each(ctx, id, from, to) {
-		if err != nil {
-			return nil, fmt.Errorf("load session %s: %w", id, err)
-		}
-		if page = append(page, msg); len(page) == feedPage {
-			add()
-		}
-	}
-	add()
-	c.facts = ext.Finish()
-	c.facts.SessionID, c.facts.FromSeq, c.facts.ToSeq, c.facts.Focus = id, from, to, focus
+	// The facts are extracted as the narrative reads the range (one
+	// pass; write completes them: withLongFacts).
+	c.facts = session.Summary{SessionID: id, FromSeq: from, ToSeq: to, Focus: focus}
 	c.words = s.words(c.rangeTokens, c.b, s.summaryWindow())
-	c.src, c.stop = s.logFeed(ctx, id, from, to, c.rangeTokens)
+	c.src, c.stop = s.logFeed(ctx, id, from, to, c.rangeTokens, true)
 	return c, nil
 }
 

@@ -2,9 +2,11 @@ package summarize
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -81,4 +83,29 @@ func TestShortLogIsNotCaughtUp(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, sums)
 	require.Empty(t, llm.requests())
+}
+
+// TestLongLogFallbackHasAllItsFacts: when the summarizer fails on a long
+// log, the deterministic summary applied still has the facts of the whole
+// range, read after the chunks the summarizer never took.
+func TestLongLogFallbackHasAllItsFacts(t *testing.T) {
+	t.Parallel()
+	store := openStore(t)
+	l := newLog(t, store)
+	seedTurns(l, 1, 160)
+	llm := &fakeLLM{answer: func(Request) (Completion, error) { return Completion{}, errors.New("model overloaded") }}
+	s := newSummarizer(store, llm, charCounter{}, testConfig(4000))
+	defer s.Close()
+
+	require.NoError(t, s.CatchUp(context.Background(), l.id))
+
+	sums, err := store.Summaries(context.Background(), l.id, false)
+	require.NoError(t, err)
+	require.Len(t, sums, 1)
+	sum := sums[0]
+	require.True(t, sum.Fallback)
+	require.Contains(t, sum.FilesModified, "/w/pkg/f1.go")
+	last := int(sum.ToSeq-1)/5 + 1
+	require.Contains(t, sum.FilesModified, fmt.Sprintf("/w/pkg/f%d.go", last-1))
+	require.Contains(t, strings.Join(sum.UserConstraints, "\n"), "FACT-BLUEFALCON", "the user's memo of turn 3, verbatim")
 }
