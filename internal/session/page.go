@@ -118,3 +118,14 @@ func (s *Store) Heads(ctx context.Context, sessionID string, from, to int64) ([]
 	}
 	return out, nil
 }
+
+// SummarizedThrough is the last seq an active summary of the session
+// covers (0: none), read without decoding the summaries.
+func (s *Store) SummarizedThrough(ctx context.Context, sessionID string) (int64, error) {
+	var through int64
+	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(to_seq), 0) FROM summaries
+		WHERE session_id = ? AND superseded_by IS NULL`, sessionID).Scan(&through); err != nil {
+		return 0, s.errorf("load summaries of session %s: %w", sessionID, err)
+	}
+	return through, nil
+}

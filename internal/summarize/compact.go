@@ -203,15 +203,15 @@ func (s *Summarizer) plan(ctx context.Context, st *sessState, id string, m mode,
 	if err != nil {
 		return nil, fmt.Errorf("load session %s: %w", id, err)
 	}
-	sums, err := s.store.Summaries(ctx, sess.ID, false)
+	through, err := s.store.SummarizedThrough(ctx, sess.ID)
 	if err != nil {
 		return nil, fmt.Errorf("load session %s: %w", id, err)
 	}
-	if heads, err := s.longRange(ctx, sess, sums); err != nil || heads != nil {
+	if heads, err := s.longRange(ctx, sess, through); err != nil || heads != nil {
 		if err != nil {
 			return nil, err
 		}
-		return s.planLong(ctx, st, m, focus, sess, sums, heads) // stream.go
+		return s.planLong(ctx, st, m, focus, sess, heads) // stream.go
 	}
 	v, err := s.store.LoadView(ctx, id)
 	if err != nil {

@@ -158,12 +158,8 @@ func (c *compaction) withLongFacts(sum session.Summary) session.Summary {
 }
 
 // longRange reads the heads of the unsummarized part of a session's log
-// when it is long (see longWindows); nil when it is not.
-func (s *Summarizer) longRange(ctx context.Context, sess session.Session, sums []session.Summary) ([]session.Head, error) {
-	var through int64
-	for _, x := range sums {
-		through = max(through, x.ToSeq)
-	}
+// (after through) when it is long (see longWindows); nil when it is not.
+func (s *Summarizer) longRange(ctx context.Context, sess session.Session, through int64) ([]session.Head, error) {
 	if sess.LastSeq-through < longMessages {
 		return nil, nil
 	}
@@ -196,8 +192,12 @@ func (s *Summarizer) headCost(h session.Head) int {
 // the kept part with a tool result. The range is read once, a page at a
 // time, by the narrative (c.src), which extracts its facts as it goes.
 func (s *Summarizer) planLong(ctx context.Context, st *sessState, m mode, focus string, sess session.Session,
-	sums []session.Summary, heads []session.Head) (*compaction, error) {
+	heads []session.Head) (*compaction, error) {
 	id := sess.ID
+	sums, err := s.store.Summaries(ctx, id, false)
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", id, err)
+	}
 	fixed := s.fixedCost()
 	c := &compaction{mode: m, id: id, focus: focus, b: s.budgets(fixed), kept: sums, total: len(heads)}
 	tailBudget := max(1, c.b.goal-fixed-min(c.b.block, view.BlockTokens(sums)+c.b.perSummary))
@@ -251,15 +251,17 @@ func (s *Summarizer) CatchUp(ctx context.Context, sessionID string) error {
 	if !s.cfg.Enabled || s.isClosed() {
 		return nil
 	}
+	// Two rows (the session, the summaries' end): a turn pays no more
+	// unless the log is long.
 	sess, err := s.store.Session(ctx, sessionID)
 	if err != nil {
 		return err
 	}
-	sums, err := s.store.Summaries(ctx, sess.ID, false)
+	through, err := s.store.SummarizedThrough(ctx, sess.ID)
 	if err != nil {
 		return err
 	}
-	heads, err := s.longRange(ctx, sess, sums)
+	heads, err := s.longRange(ctx, sess, through)
 	if err != nil || heads == nil {
 		return err
 	}
