@@ -133,7 +133,7 @@ func (s *Summarizer) upgrade(ctx context.Context, st *sessState, id string, targ
 	for _, h := range heads {
 		rangeTokens += h.Tokens
 	}
-	src, stop := s.logFeed(ctx, id, target.FromSeq, target.ToSeq, rangeTokens, false)
+	src, stop := s.logFeed(ctx, id, target.FromSeq, target.ToSeq, rangeTokens, false, nil)
 	defer stop()
 	b := s.budgets(s.fixedCost())
 	lctx, lcancel := context.WithCancel(ctx)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/gencode/gencode/internal/facts"
 	"github.com/gencode/gencode/internal/session"
@@ -102,10 +103,11 @@ func (f *feed) facts() session.Summary {
 	return f.ext.Finish()
 }
 
-// logFeed is a feed of messages from..to of the session's log, redacted
-// when redact_secrets is on; withFacts: it extracts their facts as it
-// reads them. stop ends the read.
-func (s *Summarizer) logFeed(ctx context.Context, id string, from, to int64, left int, withFacts bool) (src *feed, stop func()) {
+// logFeed is a feed of messages from..to of the session's log but those
+// skip says (nil: none), redacted when redact_secrets is on; withFacts: it
+// extracts their facts as it reads them. stop ends the read.
+func (s *Summarizer) logFeed(ctx context.Context, id string, from, to int64, left int, withFacts bool,
+	skip func(seq int64) bool) (src *feed, stop func()) {
 	next, stop := iter.Pull2(s.store.Each(ctx, id, from, to))
 	src = &feed{left: left, render: true}
 	if withFacts {
@@ -121,6 +123,9 @@ func (s *Summarizer) logFeed(ctx context.Context, id string, from, to int64, lef
 			}
 			if err != nil {
 				return nil, err
+			}
+			if skip != nil && skip(m.Seq) {
+				continue
 			}
 			page = append(page, m)
 		}
@@ -166,6 +171,16 @@ func (s *Summarizer) longRange(ctx context.Context, sess session.Session, throug
 	heads, err := s.store.Heads(ctx, sess.ID, through+1, 0)
 	if err != nil {
 		return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
+	}
+	// What a conversation rewind took out of the view is not in it, nor
+	// in a summary of it (LoadView's rule).
+	hidden, err := s.store.Rewound(ctx, sess.ID)
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
+	}
+	heads = slices.DeleteFunc(heads, func(h session.Head) bool { return hidden(h.Seq) })
+	if len(heads) < longMessages {
+		return nil, nil
 	}
 	total := 0
 	for _, h := range heads {
@@ -226,10 +241,15 @@ func (s *Summarizer) planLong(ctx context.Context, st *sessState, m mode, focus 
 		}
 	}
 	from, to := heads[0].Seq, heads[cut-1].Seq
+	hidden, err := s.store.Rewound(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", id, err)
+	}
 	tail, err := s.store.Messages(ctx, id, heads[cut].Seq, 0)
 	if err != nil {
 		return nil, fmt.Errorf("load session %s: %w", id, err)
 	}
+	tail = slices.DeleteFunc(tail, func(m session.Message) bool { return hidden(m.Seq) })
 	c.tail = tail
 	c.view = session.View{Session: sess, Summaries: sums, Messages: tail}
 	c.before = s.view.Tokens(session.View{Session: sess, Summaries: sums}) + total
@@ -239,7 +259,7 @@ func (s *Summarizer) planLong(ctx context.Context, st *sessState, m mode, focus 
 	// pass; write completes them: withLongFacts).
 	c.facts = session.Summary{SessionID: id, FromSeq: from, ToSeq: to, Focus: focus}
 	c.words = s.words(c.rangeTokens, c.b, s.summaryWindow())
-	c.src, c.stop = s.logFeed(ctx, id, from, to, c.rangeTokens, true)
+	c.src, c.stop = s.logFeed(ctx, id, from, to, c.rangeTokens, true, hidden)
 	return c, nil
 }
 

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/session"
 )
 
 // TestLongLogIsCompactedBeforeTheViewIsLoaded: a session of 800 messages,
@@ -108,4 +110,37 @@ func TestLongLogFallbackHasAllItsFacts(t *testing.T) {
 	last := int(sum.ToSeq-1)/5 + 1
 	require.Contains(t, sum.FilesModified, fmt.Sprintf("/w/pkg/f%d.go", last-1))
 	require.Contains(t, strings.Join(sum.UserConstraints, "\n"), "FACT-BLUEFALCON", "the user's memo of turn 3, verbatim")
+}
+
+// TestLongLogLeavesOutWhatARewindTookOut: turns 3-10 of a long log were
+// rewound (the conversation went back to before turn 3). The first
+// compaction of the log, planned from its heads, neither summarizes them
+// nor lists their files: what a rewind took out stays out, as in a view.
+func TestLongLogLeavesOutWhatARewindTookOut(t *testing.T) {
+	t.Parallel()
+	store := openStore(t)
+	l := newLog(t, store)
+	ctx := context.Background()
+	seedTurns(l, 1, 10) // turn 3 says FACT-BLUEFALCON
+	_, err := store.RecordRewind(ctx, session.Rewind{SessionID: l.id, Kind: session.RewindTurn, Turn: 3, FromSeq: 11})
+	require.NoError(t, err)
+	seedTurns(l, 11, 160)
+	llm := &fakeLLM{}
+	s := newSummarizer(store, llm, charCounter{}, testConfig(4000))
+	defer s.Close()
+
+	require.NoError(t, s.CatchUp(ctx, l.id))
+
+	sums, err := store.Summaries(ctx, l.id, false)
+	require.NoError(t, err)
+	require.Len(t, sums, 1)
+	sum := sums[0]
+	require.False(t, sum.Fallback, sum.FallbackReason)
+	require.Contains(t, sum.FilesModified, "/w/pkg/f1.go")
+	require.Contains(t, sum.FilesModified, "/w/pkg/f11.go")
+	require.NotContains(t, sum.FilesModified, "/w/pkg/f3.go")
+	require.NotContains(t, sum.Content, "FACT-BLUEFALCON")
+	for _, r := range llm.requests() {
+		require.NotContains(t, r.Prompt, "Turn 5: add feature 5", "a rewound turn sent to the summarizer")
+	}
 }

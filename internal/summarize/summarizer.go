@@ -70,6 +70,7 @@ type logStore interface {
 	Session(ctx context.Context, id string) (session.Session, error)
 	Summaries(ctx context.Context, sessionID string, all bool) ([]session.Summary, error)
 	SummarizedThrough(ctx context.Context, sessionID string) (int64, error)
+	Rewound(ctx context.Context, sessionID string) (func(seq int64) bool, error)
 	LoadView(ctx context.Context, sessionID string) (session.View, error)
 	Messages(ctx context.Context, sessionID string, from, to int64) ([]session.Message, error)
 	// Heads and Each read a long log without loading it (stream.go).
