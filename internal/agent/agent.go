@@ -506,6 +506,15 @@ func (t *turn) run(m UserMessage) (string, error) {
 		return "", err
 	}
 	defer lease.Release()
+	if t.a.compactor != nil {
+		if err := t.a.compactor.CatchUp(t.ctx, t.sessionID); err != nil {
+			if t.ctx.Err() != nil {
+				return "", ErrCanceled
+			}
+			// The turn goes on: the view is loaded whole, as before.
+			t.a.opts.Logger.Warn("compact a long unsummarized log", "session", t.sessionID, "err", err)
+		}
+	}
 	v, err := t.a.store.LoadView(t.logCtx(), t.sessionID)
 	if err != nil {
 		return "", fmt.Errorf("load session %s: %w", t.sessionID, err)

@@ -229,6 +229,27 @@ func TestHistoryReports(t *testing.T) {
 	require.ErrorContains(t, err, "no summary 2")
 }
 
+// TestHistoryFullStreamedIsTheSameText: `history --full` written to a
+// pipe reads the messages as it writes them (HistoryOptions.Stream); its
+// text is the report's that keeps them.
+func TestHistoryFullStreamedIsTheSameText(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	seedHistory(t, f)
+	ctx := context.Background()
+	sess, err := f.store.LatestSession(ctx, "/w")
+	require.NoError(t, err)
+	kept, err := History(ctx, f.store, nil, sess.ID, HistoryOptions{Full: true})
+	require.NoError(t, err)
+	streamed, err := History(ctx, f.store, nil, sess.ID, HistoryOptions{Full: true, Stream: true})
+	require.NoError(t, err)
+	require.NotNil(t, streamed.Sections[len(streamed.Sections)-1].Stream, "the messages are not kept")
+	var out strings.Builder
+	require.NoError(t, streamed.WritePlain(&out))
+	require.Contains(t, out.String(), "#45 ")
+	require.Equal(t, kept.Plain(), out.String())
+}
+
 // TestCommandsInFlightKeepTheirState: front ends run commands in the
 // background, so commands for different sessions and models run at once
 // on one registry. Each acts on the state it was given, never on another's.

@@ -4,7 +4,10 @@
 // piped. It knows nothing of Bubble Tea.
 package commands
 
-import "strings"
+import (
+	"iter"
+	"strings"
+)
 
 // Action is what a command asks its front end to do besides showing output.
 type Action int
@@ -128,4 +131,8 @@ type Section struct {
 	Rows [][]string
 	// More counts lines left out of Lines ("+N more").
 	More int
+	// Stream, when set, gives lines after Lines as the report is written
+	// (WritePlain), read then and never kept: a report for a writer, not
+	// a screen (HistoryOptions.Stream). It ends at its first error.
+	Stream iter.Seq2[string, error]
 }

@@ -628,6 +628,20 @@ func (t *fileTracker) diffs(text string) {
 // often they ran, tool usage, the user's requests), without an LLM.
 func Of(msgs []session.Message) session.Summary { return Extract(msgs, true) }
 
+// Extractor is Extract a message at a time, for a range read as it comes
+// (a log of any length in bounded memory): Add each message in log order,
+// then Finish.
+type Extractor struct{ e *extractor }
+
+// NewExtractor starts an Extractor; preserveSystem is Extract's.
+func NewExtractor(preserveSystem bool) Extractor { return Extractor{newExtractor(preserveSystem)} }
+
+// Add folds in the next message of the range.
+func (x Extractor) Add(m session.Message) { x.e.add(m) }
+
+// Finish returns the facts of the messages added.
+func (x Extractor) Finish() session.Summary { return x.e.finish() }
+
 // OfSeq is Of of the messages msgs yields, read as they come: a log of
 // any length is read in bounded memory. It stops at the first error.
 func OfSeq(msgs iter.Seq2[session.Message, error]) (session.Summary, error) {

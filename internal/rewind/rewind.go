@@ -414,69 +414,99 @@ func orLatest(id string) string {
 // turn created and a rewind removed is then in no list.
 func FactsLog(ctx context.Context, st *session.Store, sessionID string) iter.Seq2[session.Message, error] {
 	return func(yield func(session.Message, error) bool) {
-		rws, err := st.Rewinds(ctx, sessionID)
+		f, err := NewFactsFilter(ctx, st, sessionID)
 		if err != nil {
 			yield(session.Message{}, err)
 			return
 		}
-		byID := map[string]session.Rewind{}
-		var pending []session.Rewind
-		for _, r := range rws {
-			byID[r.ID] = r
-		}
-		for _, r := range rws {
-			codeOnly := r.Kind == session.RewindTurn && r.FromSeq == 0
-			if r.Kind == session.RewindUndo {
-				u := byID[r.Undoes]
-				codeOnly = u.Kind == session.RewindTurn && u.FromSeq == 0
-			}
-			if r.Code && codeOnly && len(r.Changes) > 0 {
-				pending = append(pending, r)
-			}
-		}
-		hides := func(seq int64) bool {
-			for _, r := range rws {
-				if r.Hides(seq) {
-					return true
-				}
-			}
-			return false
-		}
-		flush := func(upTo int64) bool {
-			for len(pending) > 0 && pending[0].LogSeq < upTo {
-				if hides(pending[0].LogSeq) {
-					// Made within turns a conversation rewind took
-					// out since: they and it are gone together.
-					pending = pending[1:]
-					continue
-				}
-				for _, m := range rewindMessages(pending[0]) {
-					if !yield(m, nil) {
-						return false
-					}
-				}
-				pending = pending[1:]
-			}
-			return true
-		}
+		out := func(m session.Message) bool { return yield(m, nil) }
 		for m, err := range st.Each(ctx, sessionID, 1, 0) {
 			if err != nil {
 				yield(m, err)
 				return
 			}
-			if !flush(m.Seq) {
-				return
-			}
-			if hides(m.Seq) {
-				continue
-			}
-			if !yield(m, nil) {
+			if !f.Feed(m, out) {
 				return
 			}
 		}
-		flush(1 << 62)
+		f.End(out)
 	}
 }
+
+// FactsFilter is FactsLog's rule for a log read elsewhere (history --json
+// reads it once, for its messages and its facts): Feed each message of the
+// log in order, then End; out receives the log as the facts read it.
+type FactsFilter struct {
+	rws     []session.Rewind
+	pending []session.Rewind // code rewinds not given out yet
+}
+
+// NewFactsFilter reads the session's rewinds.
+func NewFactsFilter(ctx context.Context, st *session.Store, sessionID string) (*FactsFilter, error) {
+	rws, err := st.Rewinds(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	f := &FactsFilter{rws: rws}
+	byID := map[string]session.Rewind{}
+	for _, r := range rws {
+		byID[r.ID] = r
+	}
+	for _, r := range rws {
+		codeOnly := r.Kind == session.RewindTurn && r.FromSeq == 0
+		if r.Kind == session.RewindUndo {
+			u := byID[r.Undoes]
+			codeOnly = u.Kind == session.RewindTurn && u.FromSeq == 0
+		}
+		if r.Code && codeOnly && len(r.Changes) > 0 {
+			f.pending = append(f.pending, r)
+		}
+	}
+	return f, nil
+}
+
+func (f *FactsFilter) hides(seq int64) bool {
+	for _, r := range f.rws {
+		if r.Hides(seq) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *FactsFilter) flush(upTo int64, out func(session.Message) bool) bool {
+	for len(f.pending) > 0 && f.pending[0].LogSeq < upTo {
+		if f.hides(f.pending[0].LogSeq) {
+			// Made within turns a conversation rewind took out since:
+			// they and it are gone together.
+			f.pending = f.pending[1:]
+			continue
+		}
+		for _, m := range rewindMessages(f.pending[0]) {
+			if !out(m) {
+				return false
+			}
+		}
+		f.pending = f.pending[1:]
+	}
+	return true
+}
+
+// Feed gives out what the facts read at m: the code rewinds made before
+// it, then m unless a conversation rewind took it out. It returns false
+// when out did.
+func (f *FactsFilter) Feed(m session.Message, out func(session.Message) bool) bool {
+	if !f.flush(m.Seq, out) {
+		return false
+	}
+	if f.hides(m.Seq) {
+		return true
+	}
+	return out(m)
+}
+
+// End gives out the code rewinds made after the last message.
+func (f *FactsFilter) End(out func(session.Message) bool) { f.flush(1<<62, out) }
 
 // rewindMessages are a code rewind as an observed tool call.
 func rewindMessages(r session.Rewind) []session.Message {

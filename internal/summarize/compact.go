@@ -97,6 +97,9 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	if err != nil {
 		return fail(err)
 	}
+	if c.stop != nil {
+		defer c.stop()
+	}
 
 	// The summarizer's calls run under lctx: a turn waits for them at most
 	// WaitLimit, and a turn that needs the session compacted now cuts a
@@ -115,6 +118,10 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	sum, llmErr, cutShort, silent := s.write(ctx, lctx, st, c)
 	if err := ctx.Err(); err != nil {
 		return fail(fmt.Errorf("compaction of session %s stopped: %w", id, err))
+	}
+	if c.src != nil && c.src.err != nil {
+		// A long range not read to its end: its facts are not whole.
+		return fail(fmt.Errorf("load messages %d-%d of session %s: %w", c.facts.FromSeq, c.facts.ToSeq, id, c.src.err))
 	}
 	if sum.TokensAfter >= sum.TokensBefore && !c.refocus() {
 		if m.automatic() {
@@ -179,6 +186,12 @@ type compaction struct {
 	words int
 	// facts is the deterministic summary of the range.
 	facts session.Summary
+	// A long range (planLong) is not in memory: src reads it from the
+	// log for the narrative, stop ends that read, and total is how many
+	// messages the unsummarized log holds (view holds the kept ones).
+	src   *feed
+	stop  func()
+	total int
 }
 
 // refocus reports a /summarize FOCUS that summarizes the latest summary's
@@ -192,6 +205,20 @@ func (c *compaction) refocus() bool { return c.replaces != nil }
 // (ErrNothingToSummarize, ErrNoReduction) and holds off the next
 // automatic compaction.
 func (s *Summarizer) plan(ctx context.Context, st *sessState, id string, m mode, focus string) (*compaction, error) {
+	sess, err := s.store.Session(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", id, err)
+	}
+	through, err := s.store.SummarizedThrough(ctx, sess.ID)
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", id, err)
+	}
+	if heads, err := s.longRange(ctx, sess, through); err != nil || heads != nil {
+		if err != nil {
+			return nil, err
+		}
+		return s.planLong(ctx, st, m, focus, sess, heads) // stream.go
+	}
 	v, err := s.store.LoadView(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("load session %s: %w", id, err)
@@ -309,6 +336,9 @@ func (s *Summarizer) write(ctx, lctx context.Context, st *sessState, c *compacti
 			s.noteLLM(st, err, c.eff)
 		}
 	}
+	if c.src != nil {
+		sum = c.withLongFacts(sum) // stream.go
+	}
 	if llmErr != nil {
 		sum.Fallback = true
 		sum.FallbackReason = facts.OneLine(facts.Clip(redactString(llmErr.Error(), s.cfg.RedactSecrets), 300))
@@ -328,6 +358,9 @@ func (s *Summarizer) write(ctx, lctx context.Context, st *sessState, c *compacti
 		after = s.tokensWith(c, sum)
 	}
 	sum.MessagesBefore, sum.MessagesAfter = len(c.view.Messages), len(c.tail)
+	if c.total > 0 {
+		sum.MessagesBefore = c.total
+	}
 	sum.TokensBefore, sum.TokensAfter = c.before, after
 	return sum, llmErr, cutShort, silent
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"sync"
 	"time"
@@ -66,10 +67,18 @@ type Counter interface {
 
 // logStore is the session store as the summarizer uses it.
 type logStore interface {
+	Session(ctx context.Context, id string) (session.Session, error)
+	Summaries(ctx context.Context, sessionID string, all bool) ([]session.Summary, error)
+	SummarizedThrough(ctx context.Context, sessionID string) (int64, error)
+	Rewound(ctx context.Context, sessionID string) (func(seq int64) bool, error)
 	LoadView(ctx context.Context, sessionID string) (session.View, error)
 	// ViewMessages are a range's messages as the view has them (without
 	// what a rewind took out): the originals a summary is written from.
 	ViewMessages(ctx context.Context, sessionID string, from, to int64) ([]session.Message, error)
+	Messages(ctx context.Context, sessionID string, from, to int64) ([]session.Message, error)
+	// Heads and Each read a long log without loading it (stream.go).
+	Heads(ctx context.Context, sessionID string, from, to int64) ([]session.Head, error)
+	Each(ctx context.Context, sessionID string, from, to int64) iter.Seq2[session.Message, error]
 	ApplySummary(ctx context.Context, sum session.Summary, replaces []string, deleteOriginals bool) (session.Summary, error)
 }
 
@@ -612,19 +621,21 @@ func (s *Summarizer) SummarizeNow(ctx context.Context, sessionID, focus string) 
 	if s.isClosed() {
 		return Report{SessionID: sessionID, Phase: Failed, Err: ErrClosed}, ErrClosed
 	}
-	v, err := s.store.LoadView(ctx, sessionID)
+	// The session row only: compact reads what it plans with (a long
+	// log is never loaded whole).
+	sess, err := s.store.Session(ctx, sessionID)
 	if err != nil {
 		return Report{SessionID: sessionID, Phase: Failed, Err: err}, err
 	}
-	st := s.state(v.Session.ID)
+	st := s.state(sess.ID)
 	if err := waitJob(ctx, st, s.cfg.WaitLimit); err != nil {
-		return Report{SessionID: v.Session.ID, Phase: Failed, Err: err}, err
+		return Report{SessionID: sess.ID, Phase: Failed, Err: err}, err
 	}
 	reason := "requested by the user"
 	if focus != "" {
 		reason += fmt.Sprintf(" (focus: %s)", focus)
 	}
-	return s.compact(ctx, st, v.Session.ID, modeManual, focus, reason)
+	return s.compact(ctx, st, sess.ID, modeManual, focus, reason)
 }
 
 func (s *Summarizer) addStats(req Request, c Completion, err error) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -14,7 +16,7 @@ import (
 )
 
 // rangeCountingStore is the real store, counting the ranges read with
-// Messages.
+// Messages, ViewMessages or Each.
 type rangeCountingStore struct {
 	*session.Store
 	mu    sync.Mutex
@@ -22,10 +24,24 @@ type rangeCountingStore struct {
 }
 
 func (s *rangeCountingStore) Messages(ctx context.Context, id string, from, to int64) ([]session.Message, error) {
+	s.count(from, to)
+	return s.Store.Messages(ctx, id, from, to)
+}
+
+func (s *rangeCountingStore) ViewMessages(ctx context.Context, id string, from, to int64) ([]session.Message, error) {
+	s.count(from, to)
+	return s.Store.ViewMessages(ctx, id, from, to)
+}
+
+func (s *rangeCountingStore) Each(ctx context.Context, id string, from, to int64) iter.Seq2[session.Message, error] {
+	s.count(from, to)
+	return s.Store.Each(ctx, id, from, to)
+}
+
+func (s *rangeCountingStore) count(from, to int64) {
 	s.mu.Lock()
 	s.reads[[2]int64{from, to}]++
 	s.mu.Unlock()
-	return s.Store.Messages(ctx, id, from, to)
 }
 
 func (s *rangeCountingStore) read(from, to int64) int {
@@ -94,9 +110,12 @@ func BenchmarkUpgradeRange(b *testing.B) {
 	}{{"reloaded", nil}, {"planned", planned}} {
 		b.Run(fmt.Sprintf("%s/messages=%d", tt.name, len(msgs)), func(b *testing.B) {
 			for b.Loop() {
-				got, err := s.upgradeRange(context.Background(), l.id, target, tt.planned)
+				src, tokens, stop, err := s.upgradeFeed(context.Background(), l.id, target, tt.planned)
 				require.NoError(b, err)
-				require.Len(b, got, len(msgs))
+				require.NoError(b, src.fill(math.MaxInt))
+				stop()
+				require.NotEmpty(b, src.buf)
+				require.Positive(b, tokens)
 			}
 		})
 	}
