@@ -249,6 +249,7 @@ var migrations = []string{
 	tallySchema,    // tally.go: what the context meter sums
 	noOutputSchema, // tally.go: results with no output
 	rewindSchema,   // rewind.go: rewinds of the view
+	promptSchema,   // prompts.go: the messages the user sent, for Up
 }
 
 func (s *Store) migrate(ctx context.Context) error {
