@@ -33,7 +33,7 @@ func BenchmarkPrompts(b *testing.B) {
 			}
 			b.ResetTimer()
 			for b.Loop() {
-				got, err := st.Prompts(ctx, "/w", 200)
+				got, err := st.Prompts(ctx, "/w", 200, 4096)
 				require.NoError(b, err)
 				require.Len(b, got, 200)
 			}

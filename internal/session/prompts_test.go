@@ -62,7 +62,7 @@ func TestPromptsAreTheScans(t *testing.T) {
 		for _, n := range []int{1, 7, 200, 5000} {
 			want, err := promptsByScan(ctx, st, cwd, n)
 			require.NoError(t, err)
-			got, err := st.Prompts(ctx, cwd, n)
+			got, err := st.Prompts(ctx, cwd, n, 0)
 			require.NoError(t, err)
 			require.Equal(t, contents(want), contents(got), "Prompts(%q, %d)", cwd, n)
 		}
