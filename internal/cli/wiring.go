@@ -225,9 +225,12 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	}
 	opts := a.tuiOptions(ctx, o, w, ag, sum, sessionID, lease)
 	m := tui.New(opts)
+	fp := tui.NewFramePacer() // idle, the screen is not redrawn 60 times a second
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout),
-		tea.WithEnvironment(a.environ()), tea.WithColorProfile(opts.Profile))
+		tea.WithEnvironment(a.environ()), tea.WithColorProfile(opts.Profile), tea.WithFilter(fp.Filter))
+	fp.Attach(p)
 	final, err := p.Run()
+	fp.Close()
 	if fm, ok := final.(tui.Model); ok {
 		a.afterTUI(ctx, fm)
 	}

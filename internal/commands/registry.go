@@ -31,6 +31,10 @@ type Store interface {
 	Summaries(ctx context.Context, id string, all bool) ([]session.Summary, error)
 	UsageBySession(ctx context.Context, ids ...string) (map[string][]session.UsageTotal, error)
 	LastTurnUsage(ctx context.Context, id string) ([]session.UsageTotal, error)
+	// Tally and SetMaskTokens are what /context adds the view up from
+	// (view.Policy.Measure).
+	Tally(ctx context.Context, sessionID string, r session.TallyRule) (session.Tally, error)
+	SetMaskTokens(ctx context.Context, sessionID string, counts map[int64]int) error
 }
 
 // SearchHit is one match of a history search.

@@ -204,6 +204,9 @@ type Message struct {
 	MaskTokens int
 	Time       time.Time
 	Meta       Meta
+	// Clipped says Content holds only the head of the text: a read for a
+	// screen cut it (TailShown); the log has it whole.
+	Clipped bool
 }
 
 // Text returns the message's whole text: Full when Content was capped.

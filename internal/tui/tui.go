@@ -64,6 +64,10 @@ type sessionStore interface {
 	CreateSession(ctx context.Context, cwd, model string) (session.Session, error)
 	Tail(ctx context.Context, sessionID string, n int) ([]session.Message, error)
 	Messages(ctx context.Context, sessionID string, from, to int64) ([]session.Message, error)
+	// TailShown and MessagesShown are Tail and Messages as the chat shows
+	// them: no more of a long text than it draws.
+	TailShown(ctx context.Context, sessionID string, n, limit int) ([]session.Message, error)
+	MessagesShown(ctx context.Context, sessionID string, from, to int64, limit int) ([]session.Message, error)
 	Summaries(ctx context.Context, sessionID string, all bool) ([]session.Summary, error)
 	LoadView(ctx context.Context, sessionID string) (session.View, error)
 	// Rewound says which messages a conversation rewind took out of the
@@ -73,8 +77,9 @@ type sessionStore interface {
 	// is added up from (view.Policy.Measure).
 	Tally(ctx context.Context, sessionID string, r session.TallyRule) (session.Tally, error)
 	SetMaskTokens(ctx context.Context, sessionID string, counts map[int64]int) error
-	// Prompts are the last n messages sent in the project's sessions.
-	Prompts(ctx context.Context, cwd string, n int) ([]session.Message, error)
+	// Prompts are the last n messages sent in the project's sessions,
+	// those longer than limit without pastes Clipped.
+	Prompts(ctx context.Context, cwd string, n, limit int) ([]session.Message, error)
 	// Lease makes this process the session's one writer (session.Lease).
 	Lease(ctx context.Context, sessionID string, wait time.Duration) (*session.Lease, error)
 }

@@ -533,3 +533,44 @@ func TestProxiedCallShowsTheMCPTool(t *testing.T) {
 	require.Contains(t, view, "Crash on start")
 	require.NotContains(t, view, "CallMcpTool")
 }
+
+// TestClippedMessageDrawsAsWhole: a long request or answer read for the
+// screen (its head, Clipped: session.Store.TailShown) is drawn exactly as
+// the whole message is: the same lines, the same "cut for display" note.
+func TestClippedMessageDrawsAsWhole(t *testing.T) {
+	t.Parallel()
+	line := strings.Repeat("word ", 30) + "\n"
+	for _, tt := range []struct {
+		name string
+		role session.Role
+		text string
+	}{
+		{"answer, many lines", session.RoleAssistant, "## Long\n\n" + strings.Repeat(line, 20_000)},
+		{"answer, one line", session.RoleAssistant, strings.Repeat("x", 1<<20)},
+		{"request, many lines", session.RoleUser, strings.Repeat(line, 20_000)},
+		{"request, long lines", session.RoleUser, strings.Repeat(strings.Repeat("y", 900)+"\n", 2_000)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			draw := func(m session.Message) string {
+				c, _ := newChat(100, 400)
+				c.SetHistory([]session.Message{{Seq: 1, Role: session.RoleUser, Content: "go"}, m}, nil, false)
+				if tt.role == session.RoleUser {
+					c.SetHistory([]session.Message{m, {Seq: 2, Role: session.RoleAssistant, Content: "ok"}}, nil, false)
+				}
+				settle(t, &c, nil)
+				c.ScrollTop()
+				return c.View()
+			}
+			whole := session.Message{Seq: 2, Role: tt.role, Content: tt.text}
+			if tt.role == session.RoleUser {
+				whole.Seq = 1
+			}
+			shown := whole
+			shown.Content, shown.Clipped = tt.text[:ShownBytes], true
+			want := draw(whole)
+			require.Contains(t, want, "cut for display")
+			require.Equal(t, want, draw(shown))
+		})
+	}
+}

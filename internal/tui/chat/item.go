@@ -69,6 +69,9 @@ type item struct {
 	seq     int64 // log position; summaries sort after the last message they cover
 	text    string
 	version int
+	// clipped: text is the head of the message, as it was read for the
+	// screen (session.Store.TailShown); it is drawn cut.
+	clipped bool
 
 	interrupted bool
 	retry       bool   // a request's retries: one line, updated on each
@@ -130,18 +133,18 @@ func (b *builder) add(m session.Message) []*item {
 	case session.RoleUser:
 		if m.Meta.Shell { // a "!command"'s output, shown as when it ran
 			it := b.newItem(KindNote)
-			it.seq, it.text = m.Seq, termtext.Display(Fence(shellOutput(m.Content)))
+			it.seq, it.text, it.clipped = m.Seq, termtext.Display(Fence(shellOutput(m.Content))), m.Clipped
 			return []*item{it}
 		}
 		it := b.newItem(KindUser)
 		// A paste shows as its placeholder, as when it was sent.
-		it.seq, it.text = m.Seq, termtext.Display(paste.Collapse(m.Content, m.Meta.Pastes))
+		it.seq, it.text, it.clipped = m.Seq, termtext.Display(paste.Collapse(m.Content, m.Meta.Pastes)), m.Clipped
 		return []*item{it}
 	case session.RoleAssistant:
 		var out []*item
 		if strings.TrimSpace(m.Content) != "" {
 			it := b.newItem(KindAssistant)
-			it.seq, it.text, it.interrupted = m.Seq, termtext.Display(m.Content), m.Meta.Interrupted
+			it.seq, it.text, it.interrupted, it.clipped = m.Seq, termtext.Display(m.Content), m.Meta.Interrupted, m.Clipped
 			out = append(out, it)
 		}
 		for _, c := range m.ToolCalls {
