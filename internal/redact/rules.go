@@ -167,7 +167,10 @@ func (a compiledAllow) allowed(secret, match, line string) bool {
 // modeStart, keywords inside the value of a NAME=VALUE rule in modeValue.
 func gitleaksAdapt(g gitleaksRule, global compiledAllow, allows []compiledAllow) rule {
 	r := rule{kind: g.id, tier: tierGitleaks, keywords: g.keywords, re: lazyCompile(g.regex),
-		after: 1, find: gitleaksFind(g, global, allows), modes: map[string]hitMode{}}
+		after: 1, find: gitleaksFind(g, global, allows)}
+	if n := len(g.valueKeywords) + len(g.assignKeywords) + len(g.startKeywords); n > 0 {
+		r.modes = make(map[string]hitMode, n) // else every keyword is modeRegion
+	}
 	if strings.HasPrefix(g.id, "generic-") {
 		r.tier = tierGeneric
 	}
@@ -175,11 +178,11 @@ func gitleaksAdapt(g gitleaksRule, global compiledAllow, allows []compiledAllow)
 		r.before, r.after = multiLineReach, multiLineReach
 	}
 	if g.assignGroup != "" || len(g.startKeywords) > 0 {
-		r.startRe = lazyCompile(`^(?:` + g.regex + `)`)
+		r.startRe = lazyWrap(`^(?:`, g.regex, `)`)
 	}
 	if g.assignGroup != "" {
 		r.sep, r.nameFrom, r.ahead = sepNear, nameStart, gitleaksAhead
-		r.names = lazyCompile(`(?i)(?:` + g.assignGroup + `)`)
+		r.names = lazyWrap(`(?i)(?:`, g.assignGroup, `)`)
 		for _, k := range g.valueKeywords {
 			r.modes[k] = modeValue
 		}
@@ -392,7 +395,7 @@ func heuristicRules() []rule {
 // assigned is a heuristic searched in modeAssign for all its keywords.
 func assigned(kind string, keywords []string, re string, find finder, sep func(string, int, int) bool, from func(string, int) int) rule {
 	r := rule{kind: kind, tier: tierHeuristic, keywords: keywords, re: lazyCompile(re), find: find,
-		modes: map[string]hitMode{}, startRe: lazyCompile(`^(?:` + re + `)`), sep: sep, nameFrom: from, ahead: assignAhead}
+		modes: map[string]hitMode{}, startRe: lazyWrap(`^(?:`, re, `)`), sep: sep, nameFrom: from, ahead: assignAhead}
 	for _, k := range keywords {
 		r.modes[k] = modeAssign
 	}
