@@ -209,7 +209,7 @@ func (rs *ruleSet) redact(s string) (string, int) {
 		}
 		spans = append(spans, span{lo: lo, hi: hi, rule: i, kind: kind})
 	}
-	for i := range rs.rules {
+	for i := range regions { // none when no keyword occurs
 		r := &rs.rules[i]
 		for _, reg := range regions[i] {
 			for _, loc := range r.re.get().FindAllStringSubmatchIndex(view[reg.lo:reg.hi], -1) {
@@ -347,8 +347,14 @@ func (rs *ruleSet) before(a, b int) bool {
 // (merged where they touch) and the parts where its startRe must match
 // at the beginning (see hitMode).
 func (rs *ruleSet) regions(s string) (regions, starts [][]span) {
-	regions = make([][]span, len(rs.rules))
-	starts = make([][]span, len(rs.rules))
+	// regions and starts are made on the first hit: most texts (a log
+	// record's attribute) hold no keyword at all.
+	grow := func() {
+		if regions == nil {
+			regions = make([][]span, len(rs.rules))
+			starts = make([][]span, len(rs.rules))
+		}
+	}
 	var nl []int // offsets of the newlines of s
 	for i := 0; ; {
 		j := strings.IndexByte(s[i:], '\n')
@@ -385,6 +391,7 @@ func (rs *ruleSet) regions(s string) (regions, starts [][]span) {
 	}
 	line := 0
 	rs.keywords.scan(s, func(pos, kw int) {
+		grow()
 		for line < len(nl) && nl[line] < pos {
 			line++
 		}
