@@ -188,7 +188,7 @@ func (rs *ruleSet) redact(s string) (string, int) {
 	view := unescapeBreaks(s)
 	var spans []span
 	if strings.Contains(view, "PRIVATE KEY") {
-		for _, loc := range pemRe.FindAllStringIndex(view, -1) {
+		for _, loc := range pemRe().FindAllStringIndex(view, -1) {
 			spans = append(spans, span{lo: loc[0], hi: loc[1], rule: -1, kind: "private-key"})
 		}
 	}
