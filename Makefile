@@ -88,9 +88,10 @@ bench:
 
 # bench-session plays long scripted sessions (scenario B: 150 turns in a
 # 32k window; a 600-turn one) through the built binary against the fake
-# server, prints what a prefix-caching provider would bill and the CPU per
-# turn, and fails when a target of issue 11 is missed. ARGS='-scenarios B'
-# runs one; ARGS='-turns 40' a quick look.
+# server, prints what a prefix-caching provider would bill against Crush's
+# figures and the CPU per turn, and fails when a target of issues 11 and 30
+# is missed. ARGS='-scenarios B' runs one; ARGS='-seed 2' a held-out
+# variant; ARGS='-turns 40' a quick look.
 bench-session: build
 	$(GO) run ./internal/sessionbench/cmd/benchsession -bin $(BIN) -check $(ARGS)
 

@@ -9,18 +9,19 @@ mod=$(go list -m)
 declare -A may=(
   [cmd/gencode]="cli sandbox"
   [internal/cli]="agent checkpoint commands config crash facts hooks instructions llm logfile mcp models permstore pricing recall redact rewind sandbox session summarize termtext tokens tools transcript tui tui/report tui/theme view window"
-  [internal/tui]="agent commands facts session summarize termtext tools tui/chat tui/dialog tui/input tui/keys tui/markdown tui/paste tui/picker tui/status tui/theme view"
+  [internal/tui]="agent commands facts session summarize termtext tools tui/chat tui/conflicts tui/dialog tui/input tui/keys tui/markdown tui/paste tui/picker tui/status tui/theme view"
   [internal/tui/picker]="termtext tui/keys tui/theme"
+  [internal/tui/conflicts]="termtext tui/keys tui/theme"
   [internal/tui/chat]="agent commands session summarize termtext tools tui/keys tui/markdown tui/paste tui/report tui/theme tui/vlist view"
   [internal/tui/vlist]=""
   [internal/tui/dialog]="termtext tools tui/keys tui/report tui/theme"
   [internal/tui/input]="session termtext tui/keys tui/paste tui/theme"
   [internal/tui/status]="summarize termtext tui/theme"
   [internal/tui/report]="commands termtext tui/theme"
-  [internal/tui/markdown]="tui/theme"
+  [internal/tui/markdown]="third_party/glamour third_party/glamour/ansi tui/theme"
   [internal/tui/paste]="session termtext"
   [internal/tui/keys]=""
-  [internal/tui/theme]=""
+  [internal/tui/theme]="third_party/glamour/ansi third_party/glamour/styles"
   [internal/commands]="config pricing rewind session summarize termtext tools transcript view window"
   [internal/agent]="crash llm pricing session termtext tokens tools view window"
   [internal/recall]="session termtext tools"
@@ -49,7 +50,7 @@ declare -A may=(
   [internal/window]=""
   [internal/fschange]="ignore"
   [internal/ignore]=""
-  [internal/checkpoint]=""
+  [internal/checkpoint]="fschange"
   [internal/rewind]="checkpoint session"
   [internal/shellfx]=""
   [internal/sandbox]=""
@@ -61,8 +62,14 @@ declare -A may=(
   [internal/sessionbench]="openaitest tokens"
   [internal/sessionbench/cmd/benchsession]="openaitest sessionbench"
   [scripts/testreport]=""
+  [third_party/glamour]="third_party/glamour/ansi third_party/glamour/styles"
+  [third_party/glamour/ansi]="third_party/chroma/lexers third_party/chroma/styles third_party/glamour/internal/autolink"
+  [third_party/glamour/styles]="third_party/glamour/ansi"
+  [third_party/glamour/internal/autolink]=""
+  [third_party/chroma/lexers]=""
+  [third_party/chroma/styles]=""
 )
-ui='^(charm.land/(bubbletea|lipgloss|glamour|bubbles)|github.com/charmbracelet/(bubbletea|lipgloss|glamour|bubbles|colorprofile))'
+ui='^(charm.land/(bubbletea|lipgloss|glamour|bubbles)|github.com/charmbracelet/(bubbletea|lipgloss|glamour|bubbles|colorprofile)|github.com/gencode/gencode/third_party/glamour)'
 fail=0
 while read -r pkg imports; do
   rel=${pkg#"$mod/"}
@@ -78,7 +85,7 @@ while read -r pkg imports; do
         echo "$rel must not import $dep (not in the graph)"; fail=1
       fi ;;
     esac
-    if [[ $imp =~ $ui && $rel != internal/tui* && $rel != internal/cli ]]; then
+    if [[ $imp =~ $ui && $rel != internal/tui* && $rel != internal/cli && $rel != third_party/glamour* ]]; then
       echo "$rel must not import $imp (only the TUI and cli draw)"; fail=1
     fi
   done
@@ -90,4 +97,15 @@ while read -r pkg imports; do
     fi
   done
 done < <(go list -f '{{.ImportPath}} {{join .Imports " "}}' ./...)
+# The highlighter's lexers and styles are parsed on first use
+# (third_party/chroma); upstream's chroma lexers, styles or quick packages
+# (or glamour, which imports them) would parse all of them again at the
+# start of every process, --help and the sandbox helper included, and
+# bluemonday compile its CSS patterns (third_party/glamour strips HTML
+# without it).
+eager=$(go list -deps ./cmd/gencode | grep -E '^(github.com/alecthomas/chroma/v2/(lexers|styles|quick)|charm.land/glamour/|github.com/microcosm-cc/bluemonday)' || true)
+if [[ -n $eager ]]; then
+  echo "cmd/gencode links" $eager "(parsed at every start): use third_party/glamour and third_party/chroma"
+  fail=1
+fi
 exit $fail

@@ -5,6 +5,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,6 +64,14 @@ type toolRunner interface {
 type counter interface {
 	Count(text string) int
 	CountContext(ctx context.Context, text string) (int, error)
+}
+
+// tokenCache keeps the counts of the texts every request repeats (the
+// system prompt, the tool schemas) across processes, by view.TokenKey:
+// the store (session.Store) does.
+type tokenCache interface {
+	CachedTokens(ctx context.Context, key string) (int, bool, error)
+	CacheTokens(ctx context.Context, key string, n int) error
 }
 
 // Options configure an Agent.
@@ -261,10 +270,45 @@ func (a *Agent) overheadOf(list []openai.Tool, b []byte) int {
 	n := tokens.ReplyPriming
 	if len(list) > 0 {
 		// The schemas as they go on the wire; providers count about this.
-		n += a.counter.Count(string(b))
+		n += a.countFixed(string(b))
 	}
 	return n
 }
+
+// countFixed counts a text every request repeats (the tool schemas, the
+// system prompt) once per distinct text, not once per process: the count
+// is kept in the store by the encoding and a hash of the text. A counter
+// whose vocabulary did not load estimates, and its counts are not kept.
+func (a *Agent) countFixed(text string) int {
+	cache, ok := a.store.(tokenCache)
+	e, vocab := a.counter.(interface {
+		Encoding() string
+		Err() error
+	})
+	if !ok || !vocab || e.Err() != nil {
+		return a.counter.Count(text)
+	}
+	key := view.TokenKey(e.Encoding(), text)
+	if key == "" {
+		return a.counter.Count(text)
+	}
+	ctx := context.Background() // a lookup of one row; New has no context
+	if n, found, err := cache.CachedTokens(ctx, key); err == nil && found {
+		return n
+	} else if err != nil {
+		a.opts.Logger.Debug("token count cache", "err", err)
+	}
+	n := a.counter.Count(text)
+	if err := cache.CacheTokens(ctx, key, n); err != nil {
+		a.opts.Logger.Debug("token count cache", "err", err)
+	}
+	return n
+}
+
+// fixedCounter counts through countFixed.
+type fixedCounter struct{ a *Agent }
+
+func (c fixedCounter) Count(text string) int { return c.a.countFixed(text) }
 
 // overhead is overheadOf the fixed tools.
 func (a *Agent) overhead() int {
@@ -396,7 +440,14 @@ func (a *Agent) Note(ctx context.Context, sessionID string, m UserMessage) error
 	return nil
 }
 
-func (a *Agent) countMessage(m session.Message) int { return MessageTokens(a.counter, m) }
+func (a *Agent) countMessage(m session.Message) int {
+	if m.Role == session.RoleSystem {
+		// The system prompt: the same for every request of a session,
+		// and of every session of a directory and day.
+		return MessageTokens(fixedCounter{a}, m)
+	}
+	return MessageTokens(a.counter, m)
+}
 
 // countMessageContext counts m as countMessage does, but a cancel of ctx
 // stops a long count (a huge paste or tool output) and estimates the rest:
@@ -455,6 +506,15 @@ func (t *turn) run(m UserMessage) (string, error) {
 		return "", err
 	}
 	defer lease.Release()
+	if t.a.compactor != nil {
+		if err := t.a.compactor.CatchUp(t.ctx, t.sessionID); err != nil {
+			if t.ctx.Err() != nil {
+				return "", ErrCanceled
+			}
+			// The turn goes on: the view is loaded whole, as before.
+			t.a.opts.Logger.Warn("compact a long unsummarized log", "session", t.sessionID, "err", err)
+		}
+	}
 	v, err := t.a.store.LoadView(t.logCtx(), t.sessionID)
 	if err != nil {
 		return "", fmt.Errorf("load session %s: %w", t.sessionID, err)
@@ -766,7 +826,7 @@ func toolMessage(c session.ToolCall, r tools.Result) session.Message {
 	return session.Message{
 		Role: session.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: content, Full: r.Full,
 		Meta: session.Meta{
-			Tool: c.Name, FilePath: r.Meta.FilePath, Command: r.Meta.Command, Pattern: r.Meta.Pattern,
+			Tool: cmp.Or(r.Meta.Tool, c.Name), FilePath: r.Meta.FilePath, Command: r.Meta.Command, Pattern: r.Meta.Pattern,
 			Failed: r.IsError, Denied: r.Denied, DeniedUnless: r.Lift.String(), ExitCode: r.ExitCode, Capped: r.Full != "",
 			Changes: fileChanges(r.Meta.Changes), Diff: r.Meta.Diff, Checkpoint: checkpoint(r.Meta.Checkpoint),
 		},

@@ -26,6 +26,11 @@ type Compactor interface {
 	Compact(ctx context.Context, v session.View, reason string) (session.View, error)
 	// ObserveUsage calibrates estimates with what the provider counted.
 	ObserveUsage(sessionID string, estimated, actual int)
+	// CatchUp is called before a turn loads the view: a session whose
+	// unsummarized log is far larger than the window is compacted first,
+	// reading the log a chunk at a time, so that the view loaded after it
+	// is bounded. Otherwise it returns at once.
+	CatchUp(ctx context.Context, sessionID string) error
 }
 
 // build turns a view into the request's messages with the view policy,

@@ -12,6 +12,14 @@
 // as not restorable, and contents are deduplicated by git's object store.
 // Snapshot objects are unreferenced: Prune drops them by age and by the
 // store's total size.
+//
+// A Store follows the project (package fschange, inotify) from its first
+// snapshot on: a later snapshot updates the shadow index with only the
+// paths that changed since the previous one, so its cost follows the
+// change, not the project's size. The first snapshot of a process, one
+// after a .gitignore changed, and any where the tree cannot be followed
+// look at the whole tree (`git add -A` against the kept index: only
+// files whose stat changed are hashed again).
 package checkpoint
 
 import (
@@ -25,10 +33,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gencode/gencode/internal/fschange"
 )
 
 // DefaultMaxFileBytes is the size above which a file is not kept.
@@ -49,6 +60,10 @@ type Options struct {
 	// config and state directories when they lie inside the project, the
 	// checkpoints themselves among them.
 	Exclude []string
+	// NoFollow looks at the whole tree on every snapshot instead of
+	// following it: for a Store used once (a rewind's), where starting to
+	// follow the tree would cost a walk for nothing.
+	NoFollow bool
 }
 
 // DefaultMaxTime bounds one snapshot: the first of a session hashes every
@@ -65,11 +80,33 @@ type Store struct {
 	workDir string
 	maxFile int64
 	maxTime time.Duration
-	exclude []string
+	exclude []string // "/rel/" patterns for info/exclude
+	follow  bool
 
 	mu       sync.Mutex
 	initDone bool
 	tooLarge bool
+	// obs follows the project since before last was taken; last is the
+	// snapshot this process took last, with the shadow index in step
+	// with it. A zero last means the next snapshot looks at the whole tree.
+	obs  *fschange.Observer
+	last Snapshot
+	// Stats counts how snapshots were taken (for tests and benchmarks).
+	stats Stats
+}
+
+// Stats counts a Store's snapshots by how they were taken.
+type Stats struct {
+	// Full looked at the whole tree; Changed updated only the paths the
+	// tree's events named since the previous snapshot.
+	Full, Changed int
+}
+
+// Stats says how the Store's snapshots were taken so far.
+func (s *Store) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stats
 }
 
 // Dir is where the checkpoints of workDir live under dataDir.
@@ -87,13 +124,49 @@ func New(dataDir, workDir string, opts Options) *Store {
 	if opts.MaxTime <= 0 {
 		opts.MaxTime = DefaultMaxTime
 	}
-	s := &Store{gitDir: Dir(dataDir, workDir), workDir: workDir, maxFile: opts.MaxFileBytes, maxTime: opts.MaxTime}
+	s := &Store{gitDir: Dir(dataDir, workDir), workDir: workDir, maxFile: opts.MaxFileBytes, maxTime: opts.MaxTime, follow: !opts.NoFollow}
 	for _, d := range append([]string{dataDir}, opts.Exclude...) {
 		if rel, err := filepath.Rel(workDir, d); err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
 			s.exclude = append(s.exclude, "/"+filepath.ToSlash(rel)+"/")
 		}
 	}
 	return s
+}
+
+// Close stops following the project. A Store not closed stops when it is
+// collected.
+func (s *Store) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.follow = false
+	s.stopFollowing()
+}
+
+// stopFollowing drops the observer: the next snapshot looks at the whole
+// tree. s.mu is held.
+func (s *Store) stopFollowing() {
+	if s.obs != nil {
+		s.obs.Close()
+		s.obs = nil
+	}
+	s.last = Snapshot{}
+}
+
+// observer is the Store's watch on the project, made (not yet started) on
+// first use. s.mu is held.
+func (s *Store) observer() *fschange.Observer {
+	if s.obs == nil {
+		rel := make([]string, len(s.exclude))
+		for i, e := range s.exclude {
+			rel[i] = strings.Trim(e, "/")
+		}
+		// The walk of the first snapshot is bounded by the Store's
+		// own MaxTime: past fschange's default budget a large tree is
+		// simply not followed (full snapshots, as without it).
+		s.obs = fschange.New(s.workDir, fschange.Options{NoGit: true, Exclude: rel})
+		runtime.AddCleanup(s, func(o *fschange.Observer) { o.Close() }, s.obs)
+	}
+	return s.obs
 }
 
 // GitDir is the shadow git directory.
@@ -105,7 +178,7 @@ func (s *Store) WorkDir() string { return s.workDir }
 // git runs one git command against the shadow directory.
 func (s *Store) git(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
 	base := []string{"-c", "core.autocrlf=false", "-c", "core.filemode=true", "-c", "core.symlinks=true",
-		"-c", "core.quotepath=false", "-c", "gc.auto=0", "-c", "core.hooksPath=/dev/null", "-c", "maintenance.auto=false"}
+		"-c", "core.quotepath=false", "-c", "core.excludesFile=/dev/null", "-c", "gc.auto=0", "-c", "core.hooksPath=/dev/null", "-c", "maintenance.auto=false"}
 	cmd := exec.CommandContext(ctx, "git", append(base, args...)...)
 	cmd.Dir = s.workDir
 	env := []string{}
@@ -182,13 +255,61 @@ func (s *Store) Take(ctx context.Context) (Snapshot, error) {
 	snap, err := s.take(ctx)
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
 		s.tooLarge = true
+		s.stopFollowing()
 		_ = os.Remove(filepath.Join(s.gitDir, "index.lock")) // the killed git's
 		return Snapshot{}, fmt.Errorf("checkpoint %s: took over %s: %w", s.workDir, s.maxTime, ErrTooLarge)
 	}
 	return snap, err
 }
 
+// take is a snapshot of what changed since the last one when the tree has
+// been followed since, of the whole tree otherwise.
 func (s *Store) take(ctx context.Context) (Snapshot, error) {
+	if s.follow {
+		c, followed, err := s.observer().Changed(ctx)
+		switch {
+		case err != nil:
+			// Not followed (no inotify, out of watches, too large):
+			// whole-tree snapshots, as without an observer.
+			s.stopFollowing()
+			s.follow = false
+		case followed && s.last.Tree != "":
+			if snap, ok := s.takeChanged(ctx, c); ok {
+				s.last = snap
+				return snap, nil
+			}
+			// A .gitignore changed, or git refused a path: follow
+			// afresh from a whole-tree snapshot.
+			s.stopFollowing()
+			if _, _, err := s.observer().Changed(ctx); err != nil {
+				s.stopFollowing()
+				s.follow = false
+			}
+		}
+	}
+	snap, err := s.takeAll(ctx)
+	if err == nil && s.obs != nil {
+		s.last = snap
+	}
+	return snap, err
+}
+
+// commit records snap's tree and skipped files as a commit: its ID.
+func (s *Store) commit(ctx context.Context, snap *Snapshot) error {
+	msg := "gencode checkpoint\n"
+	if len(snap.Skipped) > 0 {
+		msg += "\nskipped:\n" + strings.Join(snap.Skipped, "\n") + "\n"
+	}
+	id, err := s.git(ctx, []byte(msg), "commit-tree", snap.Tree)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", s.workDir, err)
+	}
+	snap.ID = strings.TrimSpace(string(id))
+	return nil
+}
+
+// takeAll snapshots the whole tree: `git add -A` against the kept index.
+func (s *Store) takeAll(ctx context.Context) (Snapshot, error) {
 	// Files new or changed since the last snapshot: the only ones whose
 	// size needs a look.
 	out, err := s.gitRetry(ctx, nil, "ls-files", "-z", "--others", "--modified", "--exclude-standard")
@@ -213,23 +334,22 @@ func (s *Store) take(ctx context.Context) (Snapshot, error) {
 		"--pathspec-from-file=-", "--pathspec-file-nul"); err != nil && !strings.Contains(err.Error(), "unable to index") {
 		return Snapshot{}, fmt.Errorf("checkpoint %s: %w", s.workDir, err)
 	}
-	for _, p := range skipped { // a file that grew past the limit leaves the index
-		_, _ = s.git(ctx, nil, "rm", "-q", "--cached", "--ignore-unmatch", "--", ":(literal)"+p)
+	if len(skipped) > 0 { // a file that grew past the limit leaves the index
+		// (not `rm --cached`: with no HEAD it refuses a file whose
+		// content differs from the index's, which is this one.)
+		if _, err := s.gitRetry(ctx, []byte(strings.Join(skipped, "\x00")), "update-index", "-z", "--force-remove", "--stdin"); err != nil {
+			return Snapshot{}, fmt.Errorf("checkpoint %s: %w", s.workDir, err)
+		}
 	}
 	tree, err := s.git(ctx, nil, "write-tree")
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("checkpoint %s: %w", s.workDir, err)
 	}
 	snap := Snapshot{Tree: strings.TrimSpace(string(tree)), Skipped: skipped}
-	msg := "gencode checkpoint\n"
-	if len(skipped) > 0 {
-		msg += "\nskipped:\n" + strings.Join(skipped, "\n") + "\n"
+	if err := s.commit(ctx, &snap); err != nil {
+		return Snapshot{}, err
 	}
-	id, err := s.git(ctx, []byte(msg), "commit-tree", snap.Tree)
-	if err != nil {
-		return Snapshot{}, fmt.Errorf("checkpoint %s: %w", s.workDir, err)
-	}
-	snap.ID = strings.TrimSpace(string(id))
+	s.stats.Full++
 	return snap, nil
 }
 

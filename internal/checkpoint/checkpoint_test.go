@@ -191,3 +191,98 @@ func TestRestoreFileOverDirectory(t *testing.T) {
 		t.Fatalf("b = %q, %v", b, err)
 	}
 }
+
+// TestFollowedSnapshotsMatchWholeTree: each snapshot a following Store
+// takes from the paths that changed is the tree a whole-tree snapshot of
+// the same state holds, byte for byte and mode for mode, through creates,
+// deletes, chmods, a file replaced by a directory and back, a symlink, a
+// file growing past the size limit and shrinking again, a .gitignore
+// change, and a change made by a restore.
+func TestFollowedSnapshotsMatchWholeTree(t *testing.T) {
+	ctx := context.Background()
+	proj := t.TempDir()
+	write(t, proj, ".gitignore", "*.log\n", 0o644)
+	write(t, proj, "keep.txt", "keep\n", 0o644)
+	write(t, proj, "run.sh", "echo hi\n", 0o644)
+	write(t, proj, "d/e/f.txt", "f\n", 0o644)
+	write(t, proj, "x.log", "ignored\n", 0o644)
+	followed := New(t.TempDir(), proj, Options{MaxFileBytes: 100})
+	defer followed.Close()
+	whole := New(t.TempDir(), proj, Options{MaxFileBytes: 100, NoFollow: true})
+	first, err := followed.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name string
+		do   func()
+	}{
+		{"nothing changed", func() {}},
+		{"create, nested create, delete, chmod", func() {
+			write(t, proj, "a.txt", "new\n", 0o644)
+			write(t, proj, "b/c/d.txt", "deep\n", 0o644)
+			os.Remove(filepath.Join(proj, "keep.txt"))
+			os.Chmod(filepath.Join(proj, "run.sh"), 0o755)
+			write(t, proj, "y.log", "ignored too\n", 0o644)
+		}},
+		{"edit in place", func() { write(t, proj, "a.txt", "edited\n", 0o644) }},
+		{"file replaced by a directory", func() {
+			os.Remove(filepath.Join(proj, "a.txt"))
+			write(t, proj, "a.txt/inner.txt", "inner\n", 0o644)
+		}},
+		{"directory removed, file back", func() {
+			os.RemoveAll(filepath.Join(proj, "a.txt"))
+			write(t, proj, "a.txt", "file again\n", 0o644)
+		}},
+		{"directory tree removed", func() { os.RemoveAll(filepath.Join(proj, "d")) }},
+		{"symlink", func() { os.Symlink("run.sh", filepath.Join(proj, "link")) }},
+		{"too large", func() { write(t, proj, "big.bin", strings.Repeat("x", 200), 0o644) }},
+		{"small again", func() { write(t, proj, "big.bin", "x", 0o644) }},
+		{"grown past the limit", func() { write(t, proj, "big.bin", strings.Repeat("y", 300), 0o644) }},
+		{".gitignore no longer ignores *.log", func() { write(t, proj, ".gitignore", "\n", 0o644) }},
+		{"a log changes after", func() { write(t, proj, "x.log", "kept now\n", 0o644) }},
+		{"renamed directory", func() { os.Rename(filepath.Join(proj, "b"), filepath.Join(proj, "b2")) }},
+	}
+	for _, st := range steps {
+		st.do()
+		got, err := followed.Take(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		want, err := whole.Take(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Tree != want.Tree || strings.Join(got.Skipped, ",") != strings.Join(want.Skipped, ",") {
+			out, _ := followed.git(ctx, nil, "diff-tree", "-r", "--name-status", want.Tree, got.Tree)
+			t.Fatalf("%s: followed snapshot %s (skipped %v) differs from the whole tree's %s (skipped %v):\n%s",
+				st.name, got.Tree, got.Skipped, want.Tree, want.Skipped, out)
+		}
+	}
+	// A restore's own writes are seen like any other change.
+	cur, err := followed.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := followed.Restore(ctx, cur, first, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := followed.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := whole.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Tree != want.Tree {
+		t.Fatalf("after a restore: followed %s, whole tree %s", got.Tree, want.Tree)
+	}
+	st := followed.Stats()
+	// The first snapshot, and the two after .gitignore changed (by hand,
+	// then by the restore), look at the whole tree; every other one
+	// follows the change.
+	if st.Full != 3 || st.Changed != len(steps) {
+		t.Errorf("Stats = %+v, want 3 whole-tree snapshots and %d from the changes", st, len(steps))
+	}
+}

@@ -569,11 +569,9 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	// never starts here, and the user is told.
 	var stopMCP func()
 	a.mcp, stopMCP = a.newMCP(ctx, model, func(e mcp.Event) {
-		if e.State == mcp.StateFailed {
-			a.stderrMu.Lock()
-			fmt.Fprintf(a.stderr, "gencode: MCP server %s failed: %s\n", e.Server, termtext.OneLine(e.Err, 0))
-			a.stderrMu.Unlock()
-		}
+		a.stderrMu.Lock()
+		fmt.Fprintln(a.stderr, "gencode: "+termtext.OneLine(e.String(), 0))
+		a.stderrMu.Unlock()
 	})
 	defer stopMCP()
 	for _, n := range unapprovedNotice(a.mcp) {

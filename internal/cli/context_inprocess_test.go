@@ -17,6 +17,7 @@ import (
 	"github.com/gencode/gencode/internal/config"
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tokens"
 )
 
@@ -78,7 +79,8 @@ func TestContextTotalIsTheNextRequest(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(sess.Cwd, "big.txt"), []byte(big.String()), 0o600))
 	calls = append(calls, openaitest.ToolCall{Name: "Read", Arguments: fmt.Sprintf(`{"file_path":%q}`, filepath.Join(sess.Cwd, "big.txt"))})
 
-	h := newHarness(t, srv, store, sess, 32768, nil)
+	// Masking after 10 of the 17 outputs: the view holds placeholders too.
+	h := newHarness(t, srv, store, sess, 32768, func(c *summarize.Config) { c.MaskToolOutputsAfter = 10 })
 	chat := strings.Repeat("We talked about the plan at length, step by step. ", 60)
 	srv.Enqueue(openaitest.Reply{ForModel: "gpt-4o-mini", Content: chat},
 		openaitest.Reply{ForModel: "gpt-4o-mini", ToolCalls: calls}, openaitest.Reply{ForModel: "gpt-4o-mini", Content: "I read them all."})
@@ -87,7 +89,9 @@ func TestContextTotalIsTheNextRequest(t *testing.T) {
 	_, err := h.sum.SummarizeNow(context.Background(), sess.ID, "")
 	require.NoError(t, err)
 
-	total, window, report := runContextCommand(t, h, config.Default())
+	cfg := config.Default()
+	cfg.Summarize.MaskToolOutputsAfter = 10
+	total, window, report := runContextCommand(t, h, cfg)
 	require.Equal(t, 32768, window)
 	require.Regexp(t, `Summaries\s+[1-9]`, report)
 	require.Regexp(t, `Masked tool outputs\s+[\d,]+\s+\S+\s+5 placeholders`, report)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -36,7 +35,7 @@ func (a *app) sessionFor(ctx context.Context, id string) (session.Session, error
 // with NO_COLOR.
 func (a *app) printReport(r *commands.Report) {
 	if a.env.IsTerminal == nil || !a.env.IsTerminal() {
-		fmt.Fprint(a.env.textOut(), r.Plain()) // sanitized unless --raw-output
+		_ = r.WritePlain(a.env.textOut()) // sanitized unless --raw-output
 		return
 	}
 	// On a terminal the report is drawn from sanitized text, in colour
@@ -69,10 +68,16 @@ func newHistoryCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command 
 						fmt.Fprintf(a.stderr, "gencode: note: the data directory is read-only; %d recent messages are not in the search index and were not searched\n", n)
 					}
 				}
+				// Written to a pipe or a file, --full's messages are read as
+				// they are written (printReport's plain case).
+				plain := a.env.IsTerminal == nil || !a.env.IsTerminal()
 				rep, err := commands.History(ctx, a.store, a.searchFunc(), sess.ID, commands.HistoryOptions{
-					Full: o.full, Expand: o.expand, Search: o.search, Recent: o.recent})
+					Full: o.full, Stream: plain, Expand: o.expand, Search: o.search, Recent: o.recent})
 				if err != nil {
 					return err
+				}
+				if plain {
+					return rep.WritePlain(a.env.textOut()) // sanitized unless --raw-output
 				}
 				a.printReport(rep)
 				return nil
@@ -90,20 +95,35 @@ func newHistoryCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command 
 }
 
 // historyJSON prints the whole log and its summaries as one JSON object,
-// a message at a time: the facts are read in a first pass over the log, the
-// messages written in a second, so memory stays bounded however long the
-// session is.
+// a message at a time, and the session's facts last: they are extracted
+// from the messages as they are written, so the log is read once and
+// memory stays bounded however long the session is.
 func (a *app) historyJSON(ctx context.Context, sess session.Session) error {
-	facts, err := facts.OfSeq(rewind.FactsLog(ctx, a.store, sess.ID))
-	if err != nil {
-		return err
-	}
 	sums, err := a.store.Summaries(ctx, sess.ID, true)
 	if err != nil {
 		return err
 	}
-	h := transcript.History{Session: sess, Facts: transcript.FactsOf(transcript.RelativeFacts(facts, sess.Cwd)), Summaries: sums}
-	return transcript.WriteHistoryJSON(a.env.jsonOut(), h, a.store.Each(ctx, sess.ID, 1, 0))
+	filter, err := rewind.NewFactsFilter(ctx, a.store, sess.ID)
+	if err != nil {
+		return err
+	}
+	ext := facts.NewExtractor(true) // facts.OfSeq's
+	read := func(m session.Message) bool { ext.Add(m); return true }
+	msgs := func(yield func(session.Message, error) bool) {
+		for m, err := range a.store.Each(ctx, sess.ID, 1, 0) {
+			if err == nil {
+				filter.Feed(m, read)
+			}
+			if !yield(m, err) {
+				return
+			}
+		}
+	}
+	h := transcript.History{Session: sess, Summaries: sums, Read: func() (transcript.Facts, error) {
+		filter.End(read)
+		return transcript.FactsOf(transcript.RelativeFacts(ext.Finish(), sess.Cwd)), nil
+	}}
+	return transcript.WriteHistoryJSON(a.env.jsonOut(), h, msgs)
 }
 
 func newExportCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
@@ -165,14 +185,10 @@ func newImportCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 			"change is listed on stderr.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := os.Open(args[0])
-			if err != nil {
-				return fmt.Errorf("import: %w", err)
-			}
-			defer f.Close()
 			// The file is read before the data directory is opened: input
-			// that is refused creates nothing.
-			msgs, changes, src, err := transcript.ReadFormat(f, args[0], format)
+			// that is refused creates nothing. A JSONL file is read a line
+			// at a time, here and again when it is stored.
+			file, err := transcript.OpenFile(args[0], args[0], format)
 			if err != nil {
 				return err
 			}
@@ -182,11 +198,12 @@ func newImportCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 			}
 			defer a.Close()
 			counter := a.tokens.Counter(a.cfg.Model)
-			sess, err := transcript.Import(ctx, a.store, msgs, transcript.ImportOptions{Cwd: a.cwd, Model: a.cfg.Model,
+			sess, err := file.Import(ctx, a.store, transcript.ImportOptions{Cwd: a.cwd, Model: a.cfg.Model,
 				Count: func(m session.Message) int { return agent.MessageTokens(counter, m) }, Title: agent.Title})
 			if err != nil {
 				return err
 			}
+			changes, src := file.Changes, file.Source
 			reportRepairs(env.Stderr, args[0], changes)
 			if src.Format != transcript.FormatOpenAI || src.Root != "" {
 				fmt.Fprintf(env.Stderr, "gencode: import: %s read as a %s session (root %s)\n", args[0], src.Format, orNone(src.Root))

@@ -70,19 +70,22 @@ func (h hookedTools) Run(ctx context.Context, c tools.Call) tools.Result {
 }
 
 func (h hookedTools) RunInSession(ctx context.Context, sessionID string, c tools.Call) tools.Result {
-	args := json.RawMessage(strings.TrimSpace(c.Arguments))
+	// A CallMcpTool call is the MCP tool it names to the hooks too: their
+	// matchers and input are that tool's.
+	hc, _ := tools.Unwrap(c)
+	args := json.RawMessage(strings.TrimSpace(hc.Arguments))
 	if !json.Valid(args) {
-		raw, _ := json.Marshal(c.Arguments) // a string always encodes
+		raw, _ := json.Marshal(hc.Arguments) // a string always encodes
 		args = raw
 	}
-	in := hooks.Input{SessionID: sessionID, ToolName: c.Name, ToolInput: args}
-	if pre := h.hooks.Run(ctx, hooks.PreToolUse, c.Name, in); pre.Block {
+	in := hooks.Input{SessionID: sessionID, ToolName: hc.Name, ToolInput: args}
+	if pre := h.hooks.Run(ctx, hooks.PreToolUse, hc.Name, in); pre.Block {
 		return tools.Result{Content: "blocked by a PreToolUse hook: " + pre.Reason, IsError: true,
-			Meta: tools.Meta{Tool: c.Name}}
+			Meta: tools.Meta{Tool: hc.Name}}
 	}
 	r := h.inner.RunInSession(ctx, sessionID, c)
 	in.ToolResponse = map[string]any{"content": r.Content, "is_error": r.IsError, "success": !r.IsError}
-	post := h.hooks.Run(ctx, hooks.PostToolUse, c.Name, in)
+	post := h.hooks.Run(ctx, hooks.PostToolUse, hc.Name, in)
 	var add []string
 	if post.Block {
 		add = append(add, "PostToolUse hook: "+post.Reason)

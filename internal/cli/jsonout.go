@@ -17,6 +17,7 @@ import (
 	"github.com/gencode/gencode/internal/rewind"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/tools"
 	"github.com/gencode/gencode/internal/transcript"
 )
 
@@ -204,16 +205,22 @@ func (j *jsonRun) event(ev agent.Event) {
 		j.line(textEvent{Type: "text", SessionID: id, Text: ev.Text})
 	case agent.EventToolRun:
 		if c := ev.Call; c != nil {
-			j.line(toolCallEvent{Type: "tool_call", SessionID: id, ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+			// A CallMcpTool call is reported as the MCP tool it names.
+			uc, _ := tools.Unwrap(tools.Call{Name: c.Name, Arguments: c.Arguments})
+			j.line(toolCallEvent{Type: "tool_call", SessionID: id, ID: c.ID, Name: uc.Name, Arguments: uc.Arguments})
 		}
 	case agent.EventMessage:
 		m := ev.Message
 		if m == nil || m.Role != session.RoleTool {
 			return
 		}
+		name := m.Name
+		if name == tools.ToolCallMcp && m.Meta.Tool != "" {
+			name = m.Meta.Tool
+		}
 		content, cut := capChars(m.Content, maxResultChars)
-		j.res.ToolCalls = append(j.res.ToolCalls, callJSON{ID: m.ToolCallID, Name: m.Name, IsError: m.Meta.Failed || m.Meta.Denied, Denied: m.Meta.Denied})
-		j.line(toolResultEvent{Type: "tool_result", SessionID: id, ID: m.ToolCallID, Name: m.Name,
+		j.res.ToolCalls = append(j.res.ToolCalls, callJSON{ID: m.ToolCallID, Name: name, IsError: m.Meta.Failed || m.Meta.Denied, Denied: m.Meta.Denied})
+		j.line(toolResultEvent{Type: "tool_result", SessionID: id, ID: m.ToolCallID, Name: name,
 			IsError: m.Meta.Failed || m.Meta.Denied, Denied: m.Meta.Denied, Content: content, Truncated: cut})
 	case agent.EventContext:
 		if ev.Context != nil {

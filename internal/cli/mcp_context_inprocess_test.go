@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -25,14 +26,15 @@ import (
 )
 
 // inProcessMCP starts a manager with one in-process mcptest server "t"
-// (8 tools and resources, not deferred at 128k) and waits for it.
-func inProcessMCP(t *testing.T, count func(string) int) *mcp.Manager {
+// (8 tools and resources, not deferred at 128k; with many more, deferred)
+// and waits for it.
+func inProcessMCP(t *testing.T, count func(string) int, many int) *mcp.Manager {
 	t.Helper()
 	m := mcp.New(mcp.Options{Servers: []mcp.ServerConfig{{Name: "t", Command: "in-process"}}, Window: 128000, Count: count,
 		Connect: func(ctx context.Context, _ mcp.ServerConfig) (sdk.Transport, error) {
 			cr, sw := io.Pipe()
 			sr, cw := io.Pipe()
-			if _, err := mcptest.NewServer(mcptest.Options{}, nil).Connect(ctx, &sdk.IOTransport{Reader: sr, Writer: sw}, nil); err != nil {
+			if _, err := mcptest.NewServer(mcptest.Options{Many: many}, nil).Connect(ctx, &sdk.IOTransport{Reader: sr, Writer: sw}, nil); err != nil {
 				return nil, err
 			}
 			return &sdk.IOTransport{Reader: cr, Writer: cw}, nil
@@ -53,22 +55,45 @@ var sentWithEachRequest = regexp.MustCompile(`Sent with each request\s+([\d,]+)`
 // message typed next is what the provider counts for the next request,
 // whose tool list carries the MCP tools. /context once left the MCP
 // schemas out (1,375 shown; 2,234 counted): the policy's fixed cost was
-// the fixed tools' alone.
+// the fixed tools' alone. Deferred, after the model loaded and called a
+// tool, the figure is the same fixed one.
 func TestMCPContextTotalIsTheNextRequest(t *testing.T) {
 	t.Parallel()
+	for _, many := range []int{0, 60} {
+		t.Run(fmt.Sprintf("%d extra tools", many), func(t *testing.T) {
+			t.Parallel()
+			mcpContextTotal(t, many)
+		})
+	}
+}
+
+func mcpContextTotal(t *testing.T, many int) {
 	counter := tokenCache.Counter("gpt-4o-mini")
 	srv := openaitest.NewServer(t, openaitest.WithMessageRules(), openaitest.WithTokenCounter(promptTokens(counter)))
 	store, sess := newStoreSession(t)
-	m := inProcessMCP(t, counter.Count)
+	m := inProcessMCP(t, counter.Count, many)
 	perms := tools.DefaultPermissions()
+	require.NoError(t, perms.Allow("mcp__t"))
 	ts := tools.New(tools.Options{WorkDir: sess.Cwd, Permissions: perms, CountTokens: counter.Count, Extension: m})
 	fixed := len(ts.Definitions())
 	ag := agent.New(store, llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k"}), ts, counter, agent.Options{
 		Model: "gpt-4o-mini", WorkDir: sess.Cwd, MaxIterations: 10, Window: 128000, LateTools: ts.LateDefinitions})
 	h := &harness{t: t, srv: srv, store: store, sess: sess, agent: ag}
 
+	if many > 0 {
+		srv.Enqueue(
+			openaitest.Calls(openaitest.ToolCall{ID: "s", Name: mcp.ToolSearch, Arguments: `{"load":["mcp__t__echo"]}`}),
+			openaitest.Calls(openaitest.ToolCall{ID: "c", Name: mcp.ToolCall, Arguments: `{"tool":"mcp__t__echo","arguments":{"text":"hi"}}`}),
+		)
+	}
 	srv.Enqueue(openaitest.Reply{ForModel: "gpt-4o-mini", Content: "Hello; what shall we do?"})
 	h.turn("hello")
+	require.Equal(t, many > 0, m.Deferred())
+	if many > 0 {
+		reqs := srv.Requests()
+		msgs := reqs[len(reqs)-1].Messages
+		require.Equal(t, "echo: hi", msgs[len(msgs)-1].Content, "the proxied call ran")
+	}
 
 	cfg := config.Default()
 	reg := commands.New(commands.Deps{Store: store, Config: cfg, Window: func(string) int { return ag.Window() },
@@ -89,7 +114,11 @@ func TestMCPContextTotalIsTheNextRequest(t *testing.T) {
 	require.NotNil(t, sent, report)
 	st := m.Status()
 	require.Equal(t, termThousands(st.ExposedTokens), sent[1])
-	require.Contains(t, st.Text(), "MCP schemas: "+strconv.Itoa(st.ExposedTokens)+" tokens per request")
+	if many > 0 {
+		require.Contains(t, st.Text(), "calls them through CallMcpTool ("+strconv.Itoa(st.ExposedTokens)+" tokens per request")
+	} else {
+		require.Contains(t, st.Text(), "MCP schemas: "+strconv.Itoa(st.ExposedTokens)+" tokens per request")
+	}
 
 	next := "and now?"
 	srv.Enqueue(openaitest.Reply{ForModel: "gpt-4o-mini", Content: "Nothing more."})

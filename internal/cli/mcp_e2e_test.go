@@ -86,6 +86,44 @@ func TestMCPThroughTheBinary(t *testing.T) {
 	}
 }
 
+// TestMCPProxiedThroughTheBinary: with the tools deferred, the model
+// loads one with SearchMcpTools and calls it through CallMcpTool; the
+// --allow rule of the real tool applies, a PreToolUse hook matching the
+// real tool sees the call as that tool's, and the result reaches the next
+// request, whose tool list is the one the model had before the load.
+func TestMCPProxiedThroughTheBinary(t *testing.T) {
+	t.Parallel()
+	bin := buildMCPServer(t)
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules())
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	guard := sb.writeScript("guard.sh", `in=$(cat)
+if grep -q '"tool_input":{"text":"forbidden"}' <<<"$in"; then echo "no forbidden echoes" >&2; exit 2; fi
+exit 0
+`)
+	sb.writeConfig(fmt.Sprintf("[tools]\nmcp_defer_ratio = 0.001\n[mcp.t]\ncommand = %q\n[[hooks.PreToolUse]]\nmatcher = \"mcp__t__echo\"\ncommand = %q\n", bin, guard))
+	srv.Enqueue(
+		openaitest.Calls(openaitest.ToolCall{ID: "s", Name: "SearchMcpTools", Arguments: `{"load":["mcp__t__echo"]}`}),
+		openaitest.Calls(openaitest.ToolCall{ID: "m", Name: "CallMcpTool", Arguments: `{"tool":"mcp__t__echo","arguments":{"text":"via proxy"}}`}),
+		openaitest.Calls(openaitest.ToolCall{ID: "bad", Name: "CallMcpTool", Arguments: `{"tool":"mcp__t__echo","arguments":{"txt":"typo"}}`}),
+		openaitest.Calls(openaitest.ToolCall{ID: "hook", Name: "CallMcpTool", Arguments: `{"tool":"mcp__t__echo","arguments":{"text":"forbidden"}}`}),
+		openaitest.Text("Proxied."),
+	)
+	res := sb.run("-p", "echo through the proxy", "--allow", "mcp__t__echo")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, "Proxied.\n", res.stdout)
+	results := toolResults(srv)
+	require.Contains(t, results["s"], "input schema: ")
+	require.Equal(t, "echo: via proxy", results["m"])
+	require.Contains(t, results["bad"], "do not match the input schema of mcp__t__echo")
+	require.Equal(t, "blocked by a PreToolUse hook: no forbidden echoes", results["hook"])
+	reqs := srv.Requests()
+	last := toolNames(reqs[len(reqs)-1])
+	require.Contains(t, last, "CallMcpTool")
+	require.NotContains(t, last, "mcp__t__echo", "a loaded tool is not added to the list")
+	require.Equal(t, toolNames(reqs[1]), last, "the list is the same after the load")
+}
+
 // TestMCPFailuresEndInToolResults: a hanging call, a 5 MB result and a
 // crash mid-call each end in a clear tool result within the timeout, and
 // the turn goes on to its answer.
@@ -125,8 +163,10 @@ func TestMCPFailuresEndInToolResults(t *testing.T) {
 	require.Contains(t, results["hang"], "timed out after 2s")
 	require.Contains(t, results["crash"], "stopped during the call")
 	require.Equal(t, "echo: still here", results["after"], "the server was restarted")
-	require.Contains(t, res.stderr, "MCP server t failed", "the failure is reported once")
-	require.Equal(t, 1, strings.Count(res.stderr, "MCP server t failed"))
+	require.Contains(t, res.stderr, "gencode: MCP server t failed: server exited", "the failure is reported when it happens")
+	require.Equal(t, 1, strings.Count(res.stderr, "MCP server t failed"), "once")
+	require.Contains(t, res.stderr, "gencode: MCP server t is running again", "and so is the recovery")
+	require.Less(t, strings.Index(res.stderr, "MCP server t failed"), strings.Index(res.stderr, "MCP server t is running again"))
 }
 
 // TestMCPProjectServerNeedsApproval: print mode never starts a server of

@@ -43,3 +43,58 @@ func TestKilledGencodeLeavesNoMCPServer(t *testing.T) {
 	require.Eventually(t, func() bool { return gone(pid) }, 5*time.Second, 20*time.Millisecond,
 		"the MCP server (pid %d) outlived gencode", pid)
 }
+
+// A stdio server behind a wrapper (npx, uvx: a child that does the work)
+// leaves nothing running, whether gencode ends normally or gets kill -9:
+// the server leads its own process group, which a watcher process kills
+// when gencode dies, and which gencode reaps when the session ends.
+func TestMCPServerGrandchildrenDieWithGencode(t *testing.T) {
+	t.Parallel()
+	bin := buildMCPServer(t)
+	tests := []struct {
+		name string
+		kill bool
+	}{
+		{"gencode ends", false},
+		{"gencode gets kill -9", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := openaitest.NewServer(t, openaitest.WithMessageRules())
+			sb := newSandbox(t)
+			sb.useServer(srv)
+			pidFile := filepath.Join(sb.home, "server.pid")
+			// sh forks the server (the command is not its last), which
+			// stays alive when its stdin closes: gencode's grandchild.
+			script := fmt.Sprintf("%q -linger -pidfile %q; :", bin, pidFile)
+			sb.writeConfig(fmt.Sprintf("[mcp.t]\ncommand = \"sh\"\nargs = [\"-c\", %q]\n", script))
+			if !tt.kill {
+				srv.Enqueue(openaitest.Calls(openaitest.ToolCall{ID: "e", Name: "mcp__t__echo", Arguments: `{"text":"wrapped"}`}), openaitest.Text("Done."))
+				res := sb.run("-p", "echo", "--allow", "mcp__t")
+				require.Equal(t, 0, res.code, res.stderr)
+				require.Equal(t, "echo: wrapped", toolResults(srv)["e"])
+				pid := readPid(t, pidFile)
+				require.Eventually(t, func() bool { return gone(pid) }, 5*time.Second, 20*time.Millisecond,
+					"the wrapped server (pid %d) outlived gencode", pid)
+				return
+			}
+			srv.Enqueue(openaitest.Calls(openaitest.ToolCall{ID: "h", Name: "mcp__t__slow", Arguments: `{"ms":0}`}))
+			cmd := exec.Command(binary, "-p", "hang", "--allow", "mcp__t")
+			cmd.Dir = sb.work
+			for k, v := range sb.env {
+				cmd.Env = append(cmd.Env, k+"="+v)
+			}
+			require.NoError(t, cmd.Start())
+			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			pid := readPid(t, pidFile)
+			require.Eventually(t, func() bool { return len(srv.Requests()) >= 1 }, 30*time.Second, 20*time.Millisecond)
+			time.Sleep(300 * time.Millisecond) // the call is under way
+			require.False(t, gone(pid), "the server runs")
+			require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+			_ = cmd.Wait()
+			require.Eventually(t, func() bool { return gone(pid) }, 5*time.Second, 20*time.Millisecond,
+				"the wrapped server (pid %d) outlived gencode", pid)
+		})
+	}
+}

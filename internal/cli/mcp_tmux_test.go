@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,4 +98,64 @@ func TestMCPProjectApprovalInTmux(t *testing.T) {
 	res = sb.run("mcp", "list")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "p  needs approval  stdio (.mcp.json)")
+}
+
+// TestMCPFailureShownLiveInTmux: a server that crashes mid-call is shown
+// in the chat when it happens, once, and so is its return; the turn goes
+// on to its answer.
+func TestMCPFailureShownLiveInTmux(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	bin := buildMCPServer(t)
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules())
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	sb.writeConfig(fmt.Sprintf("[mcp.t]\ncommand = %q\ntools = [\"crash\"]\n", bin))
+	srv.Enqueue(
+		openaitest.Calls(openaitest.ToolCall{ID: "c", Name: "mcp__t__crash", Arguments: `{}`}),
+		openaitest.Text("It crashed."),
+	)
+	p := startTUI(t, sb)
+	p.waitText("Message gencode")
+	p.typeLine("crash the server")
+	p.waitText("It crashed.")
+	s := p.waitText("MCP server t is running again")
+	require.Contains(t, s, "MCP server t failed: server exited")
+	require.Equal(t, 1, strings.Count(s, "MCP server t failed"), s)
+	p.keys("C-c")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
+}
+
+// TestMCPProxiedDialogInTmux: with the tools deferred, a CallMcpTool call
+// asks as the tool it names, and the chat shows that tool, never the
+// proxy.
+func TestMCPProxiedDialogInTmux(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	bin := buildMCPServer(t)
+	srv := openaitest.NewServer(t, openaitest.WithMessageRules())
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	sb.writeConfig(fmt.Sprintf("[tools]\nmcp_defer_ratio = 0.001\n[mcp.t]\ncommand = %q\n", bin))
+	srv.Enqueue(
+		openaitest.Calls(openaitest.ToolCall{ID: "s", Name: "SearchMcpTools", Arguments: `{"load":["mcp__t__echo"]}`}),
+		openaitest.Calls(openaitest.ToolCall{ID: "m", Name: "CallMcpTool", Arguments: `{"tool":"mcp__t__echo","arguments":{"text":"through the proxy"}}`}),
+		openaitest.Text("The server echoed."),
+	)
+	p := startTUI(t, sb)
+	p.waitText("Message gencode")
+	p.typeLine("call the server")
+	s := p.waitText("Allow mcp__t__echo?")
+	require.Contains(t, s, "MCP server t, tool echo")
+	require.Contains(t, s, "through the proxy")
+	time.Sleep(700 * time.Millisecond) // the dialog takes keys once the user has seen it
+	p.keys("y")
+	s = p.waitText("The server echoed.")
+	require.Equal(t, "echo: through the proxy", toolResults(srv)["m"])
+	require.Contains(t, s, "⏺ mcp__t__echo(through the proxy) ✓")
+	require.NotContains(t, s, "⏺ CallMcpTool", "the call's line is the tool's (the search result names the proxy)")
+	p.keys("C-c")
+	p.keys("C-c")
+	require.Equal(t, 0, p.exitCode())
 }

@@ -21,6 +21,10 @@ type nativeTruth struct {
 	Created  []string `json:"created"`
 	Deleted  []string `json:"deleted"`
 	Commands int      `json:"commands"`
+	Source   string   `json:"source"`
+	// NotRun are the commands of calls that never ran (denied, canceled,
+	// without a result), listed apart in the facts.
+	NotRun []string `json:"not_run"`
 }
 
 // TestNativeImportFactsAreExact: each native fixture (Claude Code, Codex,
@@ -34,6 +38,21 @@ func TestNativeImportFactsAreExact(t *testing.T) {
 	files, err := filepath.Glob("testdata/native/*.truth.json")
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(files), 5)
+	// The acceptance: at least six public trajectories ("real:" sources,
+	// files nobody here wrote) from at least four agents' formats.
+	public, agents := 0, map[string]bool{}
+	for _, tf := range files {
+		var truth nativeTruth
+		b, err := os.ReadFile(tf)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(b, &truth), tf)
+		if strings.HasPrefix(truth.Source, "real:") {
+			public++
+			agents[truth.Format] = true
+		}
+	}
+	require.GreaterOrEqual(t, public, 6, "public trajectories")
+	require.GreaterOrEqual(t, len(agents), 4, "agents of the public trajectories")
 	for _, tf := range files {
 		base := strings.TrimSuffix(tf, ".truth.json")
 		t.Run(filepath.Base(base), func(t *testing.T) {
@@ -67,6 +86,7 @@ func TestNativeImportFactsAreExact(t *testing.T) {
 					Created     []string `json:"files_created"`
 					Deleted     []string `json:"files_deleted"`
 					CommandRuns int      `json:"command_runs"`
+					NotRun      []string `json:"commands_not_run"`
 				} `json:"session_facts"`
 			}
 			require.NoError(t, json.Unmarshal([]byte(res.stdout), &out), res.stdout)
@@ -75,6 +95,7 @@ func TestNativeImportFactsAreExact(t *testing.T) {
 			require.ElementsMatch(t, truth.Created, out.Facts.Created, "created")
 			require.ElementsMatch(t, truth.Deleted, out.Facts.Deleted, "deleted")
 			require.Equal(t, truth.Commands, out.Facts.CommandRuns, "commands run")
+			require.ElementsMatch(t, truth.NotRun, out.Facts.NotRun, "commands not run")
 
 			res = sb.run("history", "--full", "--session", id)
 			require.Equal(t, 0, res.code, res.stderr)

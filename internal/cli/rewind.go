@@ -20,19 +20,22 @@ import (
 )
 
 // checkpoints is the checkpoint store of the working directory, pruned at
-// most once a day, or nil when [rewind] is off.
+// most once a day, or nil when [rewind] is off. It follows the tree, so
+// that a tool call's snapshot costs what the call changed.
 func (a *app) checkpoints(ctx context.Context) *checkpoint.Store {
-	return a.checkpointsOf(ctx, a.cwd)
+	return a.checkpointsOf(ctx, a.cwd, true)
 }
 
-func (a *app) checkpointsOf(ctx context.Context, dir string) *checkpoint.Store {
+// checkpointsOf is the checkpoint store of dir; follow is false for a
+// store used for one rewind (its snapshots look at the whole tree).
+func (a *app) checkpointsOf(ctx context.Context, dir string, follow bool) *checkpoint.Store {
 	if !a.cfg.Rewind.Enabled || a.cfg.DataDir == "" {
 		return nil
 	}
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	cs := checkpoint.New(a.cfg.DataDir, filepath.Clean(dir), checkpoint.Options{MaxFileBytes: a.cfg.Rewind.MaxFileBytes, Exclude: a.privateDirs()})
+	cs := checkpoint.New(a.cfg.DataDir, filepath.Clean(dir), checkpoint.Options{MaxFileBytes: a.cfg.Rewind.MaxFileBytes, Exclude: a.privateDirs(), NoFollow: !follow})
 	if err := cs.PruneDaily(ctx, a.cfg.Rewind.MaxAge.Duration, a.cfg.Rewind.MaxStoreBytes); err != nil {
 		a.log.Warn("prune checkpoints", "err", err)
 	}
@@ -44,6 +47,12 @@ type rewindOptions struct {
 	list, asJSON, force bool
 	to                  int
 	code, conversation  bool
+	keep, overwrite     []string
+}
+
+// choices are the per-file answers to a rewind's conflicts the flags give.
+func (o rewindOptions) choices() rewind.Choices {
+	return rewind.Choices{Force: o.force, Keep: o.keep, Overwrite: o.overwrite}
 }
 
 func newRewindCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
@@ -58,7 +67,8 @@ the summaries and the rewinds made. --to N puts every file back as it was
 before turn N (shell commands' changes included) and takes the turns from N
 on out of the conversation's view (the log keeps them); --code or
 --conversation does only one. A file changed outside gencode since is a
-conflict: listed with its diff, and only overwritten with --force.
+conflict: listed with its diff, and only overwritten with --force (all of
+them) or --overwrite PATH (that one); --keep PATH leaves a file as it is.
 --summary ID takes a compaction back; --undo takes the last rewind back.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -91,6 +101,8 @@ conflict: listed with its diff, and only overwritten with --force.
 	f.BoolVar(&o.code, "code", false, "with --to: restore the files only")
 	f.BoolVar(&o.conversation, "conversation", false, "with --to: rewind the conversation only")
 	f.BoolVar(&o.force, "force", false, "overwrite files changed outside gencode since")
+	f.StringArrayVar(&o.keep, "keep", nil, "leave `PATH` as it is (a conflict kept; repeatable)")
+	f.StringArrayVar(&o.overwrite, "overwrite", nil, "overwrite `PATH`, changed outside gencode since (repeatable)")
 	f.StringVar(&o.summary, "summary", "", "take the compaction `ID` back (its originals return to the view)")
 	f.StringVar(&o.undo, "undo", "", "take a rewind back (the latest, or `ID`)")
 	f.Lookup("undo").NoOptDefVal = "latest"
@@ -107,7 +119,7 @@ func (a *app) rewinder(ctx context.Context, id string) (rewind.Rewinder, error) 
 	if err != nil {
 		return rewind.Rewinder{}, err
 	}
-	return rewind.Rewinder{Store: a.store, Files: a.checkpointsOf(ctx, sess.Cwd), SessionID: sess.ID}, nil
+	return rewind.Rewinder{Store: a.store, Files: a.checkpointsOf(ctx, sess.Cwd, false), SessionID: sess.ID}, nil
 }
 
 // rewindTurnJSON is one turn of `rewind --list --json`.
@@ -198,7 +210,7 @@ func (a *app) rewindRun(ctx context.Context, o rewindOptions) error {
 		if o.code || o.conversation {
 			mode = rewind.Mode{Code: o.code, Conversation: o.conversation}
 		}
-		res, err = rw.ToTurn(ctx, o.to, mode, o.force)
+		res, err = rw.ToTurn(ctx, o.to, mode, o.choices())
 		if err == nil {
 			fmt.Fprintf(out, "Rewound to before turn %d (%s).\n", o.to, mode)
 		}
@@ -217,12 +229,12 @@ func (a *app) rewindRun(ctx context.Context, o rewindOptions) error {
 		if id == "latest" {
 			id = ""
 		}
-		res, err = rw.Undo(ctx, id, o.force)
+		res, err = rw.Undo(ctx, id, o.choices())
 		if err == nil {
 			fmt.Fprintf(out, "Rewind %s undone.\n", res.Rewind.Undoes)
 		}
 	}
-	printRewindResult(out, a.stderr, res)
+	printRewindResult(out, a.stderr, res, err)
 	if errors.Is(err, rewind.ErrConflict) {
 		return fmt.Errorf("rewind: %w", err)
 	}
@@ -246,7 +258,7 @@ func viewTokens(v session.View) int {
 	return n
 }
 
-func printRewindResult(out, errOut io.Writer, res rewind.Result) {
+func printRewindResult(out, errOut io.Writer, res rewind.Result, err error) {
 	if len(res.Unkept) > 0 {
 		fmt.Fprintf(errOut, "gencode: these calls changed files without a checkpoint; nothing was changed (--conversation rewinds the conversation alone):\n")
 		for _, u := range res.Unkept {
@@ -254,8 +266,8 @@ func printRewindResult(out, errOut io.Writer, res rewind.Result) {
 		}
 		return
 	}
-	if len(res.Conflicts) > 0 {
-		fmt.Fprintf(errOut, "gencode: %d file(s) changed outside gencode since it last wrote them; not overwritten (--force overwrites):\n", len(res.Conflicts))
+	if errors.Is(err, rewind.ErrConflict) {
+		fmt.Fprintf(errOut, "gencode: %d file(s) changed outside gencode since it last wrote them; not overwritten (--force overwrites them all; --keep PATH or --overwrite PATH for each):\n", len(res.Conflicts))
 		for _, c := range res.Conflicts {
 			fmt.Fprintf(errOut, "  %s\n", c.Path)
 			if c.Diff != "" {
@@ -269,6 +281,9 @@ func printRewindResult(out, errOut io.Writer, res rewind.Result) {
 	}
 	if res.Note != "" {
 		fmt.Fprintf(out, "%s\n", res.Note)
+	}
+	if len(res.Kept) > 0 {
+		fmt.Fprintf(out, "Kept as you left them: %s\n", strings.Join(res.Kept, ", "))
 	}
 	if len(res.Unrestorable) > 0 {
 		fmt.Fprintf(out, "Not restorable (larger than [rewind] max_file_bytes), left as they are: %s\n", strings.Join(res.Unrestorable, ", "))

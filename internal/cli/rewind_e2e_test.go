@@ -211,8 +211,8 @@ func TestRewindRestoresShellChanges(t *testing.T) {
 }
 
 // TestRewindConflict: a file edited by hand after gencode's turn is not
-// overwritten: the rewind lists it with its diff and refuses; --force
-// overwrites it.
+// overwritten: the rewind lists it with its diff and refuses; --keep PATH
+// rewinds the rest and leaves it; --overwrite PATH overwrites it.
 func TestRewindConflict(t *testing.T) {
 	t.Parallel()
 	srv := openaitest.NewServer(t)
@@ -237,7 +237,19 @@ func TestRewindConflict(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(sb.work, "keep.txt"))
 	require.Equal(t, "keep me\nmore\nby hand\n", string(b))
 
-	res = sb.run("rewind", "--to", "1", "--code", "--force")
+	// Keep mine: the rest is rewound, keep.txt is left as edited; the
+	// undo brings n.txt back.
+	res = sb.run("rewind", "--to", "1", "--code", "--keep", "keep.txt")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "Kept as you left them: keep.txt")
+	require.NoFileExists(t, filepath.Join(sb.work, "n.txt"))
+	b, _ = os.ReadFile(filepath.Join(sb.work, "keep.txt"))
+	require.Equal(t, "keep me\nmore\nby hand\n", string(b))
+	res = sb.run("rewind", "--undo")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.FileExists(t, filepath.Join(sb.work, "n.txt"))
+
+	res = sb.run("rewind", "--to", "1", "--code", "--overwrite", "keep.txt")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Equal(t, tree0, treeHash(t, sb.work))
 	require.Contains(t, res.stdout, "Rewound to before turn 1 (code).")

@@ -51,9 +51,7 @@ func newHarness(t *testing.T, srv *openaitest.Server, store *session.Store, sess
 	ts := tools.New(tools.Options{WorkDir: sess.Cwd, Permissions: perms, CountTokens: counter.Count})
 	client := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k"})
 	cfg := summarize.DefaultConfig()
-	ag := agent.New(store, client, ts, counter, agent.Options{Model: "gpt-4o-mini", WorkDir: sess.Cwd, MaxIterations: 10, Window: window,
-		MaskToolOutputsAfter: cfg.MaskToolOutputsAfter})
-	h := &harness{t: t, srv: srv, store: store, sess: sess, agent: ag}
+	h := &harness{t: t, srv: srv, store: store, sess: sess}
 	cfg.Window, cfg.Model = window, fakeSummaryModel
 	cfg.Notify = func(r summarize.Report) { // as the CLI subscribes a front end
 		h.mu.Lock()
@@ -63,6 +61,10 @@ func newHarness(t *testing.T, srv *openaitest.Server, store *session.Store, sess
 	if tune != nil {
 		tune(&cfg)
 	}
+	// The agent masks as the summarizer's config says, as the CLI wires them.
+	ag := agent.New(store, client, ts, counter, agent.Options{Model: "gpt-4o-mini", WorkDir: sess.Cwd, MaxIterations: 10, Window: window,
+		MaskToolOutputsAfter: cfg.MaskToolOutputsAfter})
+	h.agent = ag
 	h.sum = summarize.New(store, completer{c: llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", MaxRetries: -1}), tools: ag.Tools}, counter, ag.Policy(), cfg)
 	ag.SetCompactor(h.sum)
 	t.Cleanup(h.sum.Close)
@@ -406,6 +408,9 @@ func overflowTurn(t *testing.T, srv *openaitest.Server, window, trigger int) {
 	before := len(srv.Requests())
 	h := newHarness(t, srv, store, sess, window, func(c *summarize.Config) {
 		c.SoftRatio, c.HardRatio, c.TriggerThreshold = 0.85, 0.95, trigger
+		if trigger == 0 {
+			c.CachedPrice = -1 // nor the cache-aware trigger: only the overflow compacts
+		}
 	})
 	mark := h.notified()
 	evs, _ := h.turn("Turn 25: does it fit?")

@@ -21,6 +21,7 @@ import (
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/crash"
 	"github.com/gencode/gencode/internal/llm"
+	"github.com/gencode/gencode/internal/mcp"
 	"github.com/gencode/gencode/internal/models"
 	"github.com/gencode/gencode/internal/pricing"
 	"github.com/gencode/gencode/internal/recall"
@@ -224,9 +225,12 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	}
 	opts := a.tuiOptions(ctx, o, w, ag, sum, sessionID, lease)
 	m := tui.New(opts)
+	fp := tui.NewFramePacer() // idle, the screen is not redrawn 60 times a second
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout),
-		tea.WithEnvironment(a.environ()), tea.WithColorProfile(opts.Profile))
+		tea.WithEnvironment(a.environ()), tea.WithColorProfile(opts.Profile), tea.WithFilter(fp.Filter))
+	fp.Attach(p)
 	final, err := p.Run()
+	fp.Close()
 	if fm, ok := final.(tui.Model); ok {
 		a.afterTUI(ctx, fm)
 	}
@@ -308,6 +312,8 @@ type tuiWiring struct {
 	problems *hookProblems
 	hooked   *hookedState
 
+	// notes carries the MCP servers' failures and recoveries to the chat.
+	notes chan string
 	// mcpCmds is /mcp's view of the MCP servers (nil: none configured).
 	mcpCmds commands.MCPServers
 	stopMCP func()
@@ -317,7 +323,7 @@ type tuiWiring struct {
 // a.mcp: every model's agent uses them), then prepares the model set.
 func (a *app) newTUIWiring(ctx context.Context, client *llm.Client, o rootOptions) *tuiWiring {
 	w := &tuiWiring{
-		asker: tui.NewAsker(), compactions: make(chan summarize.Report, 16),
+		asker: tui.NewAsker(), compactions: make(chan summarize.Report, 16), notes: make(chan string, 16),
 		problems: &hookProblems{}, hooked: &hookedState{started: map[string]bool{}},
 	}
 	// Hooks: the screen is the TUI's, so a hook's problem goes to the log,
@@ -338,8 +344,16 @@ func (a *app) newTUIWiring(ctx context.Context, client *llm.Client, o rootOption
 	starting = false
 	w.hookMu.Unlock()
 	// MCP servers start in the background: the first frame never waits
-	// for them. Failures are logged and shown by /mcp.
-	a.mcp, w.stopMCP = a.newMCP(ctx, a.cfg.Model, nil)
+	// for them. A failure (once per run of failures) and the recovery
+	// after it are shown in the chat as they happen, as well as logged and
+	// shown by /mcp; a full queue drops the note rather than block.
+	a.mcp, w.stopMCP = a.newMCP(ctx, a.cfg.Model, func(e mcp.Event) {
+		select {
+		case w.notes <- termtext.OneLine(e.String(), 0):
+		default:
+			a.log.Debug("mcp note dropped: the UI's queue is full", "server", e.Server)
+		}
+	})
 	if a.mcp != nil {
 		w.mcpCmds = mcpControl{m: a.mcp, perms: a.perms, cfgs: a.mcp.Configs()}
 	}
@@ -420,6 +434,7 @@ func (a *app) tuiOptions(ctx context.Context, o rootOptions, w *tuiWiring, ag *a
 		Asker:       w.asker,
 		Commands:    reg,
 		Compactions: w.compactions,
+		Notes:       w.notes,
 		SwitchModel: func(model string) (tui.Agent, tui.Summarizer, error) {
 			next, sum, err := w.models.use(model)
 			if err != nil || sum == nil {

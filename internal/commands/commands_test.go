@@ -229,6 +229,27 @@ func TestHistoryReports(t *testing.T) {
 	require.ErrorContains(t, err, "no summary 2")
 }
 
+// TestHistoryFullStreamedIsTheSameText: `history --full` written to a
+// pipe reads the messages as it writes them (HistoryOptions.Stream); its
+// text is the report's that keeps them.
+func TestHistoryFullStreamedIsTheSameText(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	seedHistory(t, f)
+	ctx := context.Background()
+	sess, err := f.store.LatestSession(ctx, "/w")
+	require.NoError(t, err)
+	kept, err := History(ctx, f.store, nil, sess.ID, HistoryOptions{Full: true})
+	require.NoError(t, err)
+	streamed, err := History(ctx, f.store, nil, sess.ID, HistoryOptions{Full: true, Stream: true})
+	require.NoError(t, err)
+	require.NotNil(t, streamed.Sections[len(streamed.Sections)-1].Stream, "the messages are not kept")
+	var out strings.Builder
+	require.NoError(t, streamed.WritePlain(&out))
+	require.Contains(t, out.String(), "#45 ")
+	require.Equal(t, kept.Plain(), out.String())
+}
+
 // TestCommandsInFlightKeepTheirState: front ends run commands in the
 // background, so commands for different sessions and models run at once
 // on one registry. Each acts on the state it was given, never on another's.
@@ -391,13 +412,15 @@ func TestSummaryReport(t *testing.T) {
 		FromSeq: 1, ToSeq: 55, MessagesBefore: 78, MessagesAfter: 23, TokensBefore: 31000, TokensAfter: 16000,
 		Topics: []string{"Authentication system design", "Database schema updates"}, FilesModified: files,
 		Commands: []string{"go test ./...", "make build"}, KeyDecisions: []string{"JWT with refresh tokens"},
-		Model: "gpt-4o-mini", Duration: 4200 * time.Millisecond,
+		CommandsNotRun: []string{"rm -f notes.txt"},
+		Model:          "gpt-4o-mini", Duration: 4200 * time.Millisecond,
 	}})
 	out := rep.Plain()
 	for _, want := range []string{
 		"Messages: 78 → 23 (70% reduction)", "Tokens: 31,000 → 16,000 (15,000 saved)",
 		"Key topics", "• Authentication system design", "Files modified (12)", "+4 more",
 		"Commands run (2)", "• make build", "Key decisions (1)", "took 4.2s · written by gpt-4o-mini",
+		"Commands not run: denied, canceled or without a result (1)", "• rm -f notes.txt",
 	} {
 		require.Contains(t, out, want)
 	}

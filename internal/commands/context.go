@@ -45,15 +45,15 @@ func runContext(ctx context.Context, r *Registry, st State, _ Invocation) (Resul
 	if p == nil {
 		return Result{}, errors.New("/context: no view policy to measure with")
 	}
-	var v session.View
+	// Added up from the counts the store keeps per message, as the status
+	// bar's figure is: the log is not loaded (Build(LoadView) says the same).
+	b := p.Build(session.View{})
 	if st.SessionID != "" {
 		var err error
-		v, err = r.deps.Store.LoadView(ctx, st.SessionID)
-		if err != nil {
+		if b, err = p.Measure(ctx, r.deps.Store, st.SessionID); err != nil {
 			return Result{}, err
 		}
 	}
-	b := p.Build(v)
 	window := b.Window
 	row := func(name string, n int, note string) string {
 		return fmt.Sprintf("%-28s %9s  %5s  %s", name, termtext.Thousands(n), pct(n, window), note)

@@ -48,7 +48,7 @@ func mcpContextSection(m MCPServers, window int) Section {
 	}
 	how := "all of the ready servers' tools"
 	if deferred {
-		how = "deferred: SearchMcpTools and the tools it loaded"
+		how = "deferred: SearchMcpTools, CallMcpTool, resources"
 	}
 	sec.Lines = append(sec.Lines, fmt.Sprintf("%-28s %9s  %5s  %s", "Sent with each request", termtext.Thousands(sent), pct(sent, window), how))
 	return sec

@@ -98,7 +98,7 @@ func TestMCPContextSection(t *testing.T) {
 	require.Equal(t, []string{
 		"github                          15,200    12%  ready",
 		"fs                                   0     0%  needs approval",
-		"Sent with each request             265     0%  deferred: SearchMcpTools and the tools it loaded",
+		"Sent with each request             265     0%  deferred: SearchMcpTools, CallMcpTool, resources",
 	}, sec.Lines)
 }
 

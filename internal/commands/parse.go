@@ -11,8 +11,10 @@ import (
 type Invocation struct {
 	Name  string
 	Args  []string
-	Flags map[string]string // boolean flags map to "true"
-	Raw   string            // the text after the name, unparsed (for free text like a focus)
+	Flags map[string]string // boolean flags map to "true"; a value flag given twice: the last
+	// All holds every value of each value flag, in order (--keep a --keep b).
+	All map[string][]string
+	Raw string // the text after the name, unparsed (for free text like a focus)
 }
 
 // Flag reports whether a flag was given.
@@ -29,7 +31,7 @@ func Parse(line string, valueFlags map[string]bool) (Invocation, error) {
 		return Invocation{}, ErrNotCommand
 	}
 	name, rest, _ := strings.Cut(line[1:], " ")
-	in := Invocation{Name: strings.ToLower(name), Flags: map[string]string{}, Raw: strings.TrimSpace(rest)}
+	in := Invocation{Name: strings.ToLower(name), Flags: map[string]string{}, All: map[string][]string{}, Raw: strings.TrimSpace(rest)}
 	words, err := splitWords(rest)
 	if err != nil {
 		return Invocation{}, err
@@ -44,12 +46,14 @@ func Parse(line string, valueFlags map[string]bool) (Invocation, error) {
 		switch {
 		case hasVal:
 			in.Flags[key] = val
+			in.All[key] = append(in.All[key], val)
 		case valueFlags[key]:
 			if i+1 >= len(words) {
 				return Invocation{}, fmt.Errorf("flag --%s needs a value", key)
 			}
 			i++
 			in.Flags[key] = words[i].text
+			in.All[key] = append(in.All[key], words[i].text)
 		default:
 			in.Flags[key] = "true"
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -23,10 +24,17 @@ type Store interface {
 	Sessions(ctx context.Context, limit int) ([]session.Session, error)
 	LoadView(ctx context.Context, id string) (session.View, error)
 	Messages(ctx context.Context, id string, from, to int64) ([]session.Message, error)
+	// Each reads the log a page at a time (what may be long: the whole
+	// unsummarized log of /history --full).
+	Each(ctx context.Context, id string, from, to int64) iter.Seq2[session.Message, error]
 	TailAfter(ctx context.Context, id string, after int64, n int) ([]session.Message, error)
 	Summaries(ctx context.Context, id string, all bool) ([]session.Summary, error)
 	UsageBySession(ctx context.Context, ids ...string) (map[string][]session.UsageTotal, error)
 	LastTurnUsage(ctx context.Context, id string) ([]session.UsageTotal, error)
+	// Tally and SetMaskTokens are what /context adds the view up from
+	// (view.Policy.Measure).
+	Tally(ctx context.Context, sessionID string, r session.TallyRule) (session.Tally, error)
+	SetMaskTokens(ctx context.Context, sessionID string, counts map[int64]int) error
 }
 
 // SearchHit is one match of a history search.

@@ -1,10 +1,12 @@
 package commands
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,6 +50,7 @@ func SummaryReportMax(rep summarize.Report, limit int) *Report {
 	r.Sections = appendList(r.Sections, fmt.Sprintf("Files created (%d)", len(s.FilesCreated)), s.FilesCreated, limit)
 	r.Sections = appendList(r.Sections, fmt.Sprintf("Files deleted (%d)", len(s.FilesDeleted)), s.FilesDeleted, limit)
 	r.Sections = appendList(r.Sections, commandsTitle(*s), s.Commands, limit)
+	r.Sections = appendList(r.Sections, fmt.Sprintf("Commands not run: denied, canceled or without a result (%d)", len(s.CommandsNotRun)), s.CommandsNotRun, limit)
 	r.Sections = appendList(r.Sections, fmt.Sprintf("Key decisions (%d)", len(s.KeyDecisions)), s.KeyDecisions, limit)
 	who := "written by " + s.Model
 	if s.Fallback || rep.Fallback {
@@ -146,7 +149,10 @@ func percent(before, after int) string {
 
 // HistoryOptions select what /history shows.
 type HistoryOptions struct {
-	Full   bool
+	Full bool
+	// Stream: --full's messages are read as the report is written
+	// (Section.Stream), not kept; for a report written once to a writer.
+	Stream bool
 	Expand int    // 1-based summary number whose originals to show; 0: none
 	Search string // filter: messages matching this text
 	Recent int    // brief mode: how many recent messages (default 10)
@@ -219,48 +225,89 @@ func History(ctx context.Context, st Store, search SearchFunc, id string, o Hist
 	}
 	// Without --full only the last n are read: the cost does not grow with
 	// the session. The log's seqs are dense, so the rest is counted from
-	// the session's last seq.
-	var recent []session.Message
-	if o.Full {
-		recent, err = st.Messages(ctx, sess.ID, through+1, 0)
-	} else {
-		recent, err = st.TailAfter(ctx, sess.ID, through, n)
-	}
-	if err != nil {
-		return nil, err
-	}
-	sec := Section{}
-	skipped := 0
-	if !o.Full && len(recent) > 0 {
-		skipped = int(max(0, recent[0].Seq-through-1))
-	}
-	if len(recent) > 0 {
-		sec.Title = fmt.Sprintf("[Recent] Messages %d-%d", recent[0].Seq, recent[len(recent)-1].Seq)
-	} else {
-		sec.Title = "[Recent] no messages after the summaries"
-	}
-	if skipped > 0 {
-		sec.Lines = append(sec.Lines, fmt.Sprintf("… %d earlier unsummarized messages (--full shows all)", skipped))
-	}
+	// the session's last seq. With --full the messages are read a page at
+	// a time and only their lines are kept.
 	rewound := rewoundOf(ctx, st, sess.ID)
-	for _, m := range recent {
+	brief := func(m session.Message) string {
 		line := Brief(m, 160)
 		if rewound(m.Seq) {
 			line += "  [rewound]"
 		}
-		sec.Lines = append(sec.Lines, line)
+		return line
 	}
-	rep.Sections = append(rep.Sections, sec)
-	if len(sums) == 0 {
-		rep.Footer = "nothing summarized yet"
-	} else {
-		noun := "summaries cover"
-		if len(sums) == 1 {
-			noun = "summary covers"
+	if o.Full && o.Stream {
+		// The log's seqs are dense: the section's range is known without
+		// reading it.
+		sec := Section{Title: "[Recent] no messages after the summaries"}
+		if sess.LastSeq > through {
+			sec.Title = fmt.Sprintf("[Recent] Messages %d-%d", through+1, sess.LastSeq)
 		}
-		rep.Footer = fmt.Sprintf("%d %s messages 1-%d; every original is kept", len(sums), noun, through)
+		sec.Stream = func(yield func(string, error) bool) {
+			for m, err := range st.Each(ctx, sess.ID, through+1, 0) {
+				if err != nil {
+					yield("", err)
+					return
+				}
+				if !yield(brief(m), nil) {
+					return
+				}
+			}
+		}
+		rep.Sections = append(rep.Sections, sec)
+		rep.Footer = historyFooter(sums, through)
+		return rep, nil
 	}
+	recent := st.Each(ctx, sess.ID, through+1, 0)
+	if !o.Full {
+		tail, err := st.TailAfter(ctx, sess.ID, through, n)
+		if err != nil {
+			return nil, err
+		}
+		recent = func(yield func(session.Message, error) bool) {
+			for _, m := range tail {
+				if !yield(m, nil) {
+					return
+				}
+			}
+		}
+	}
+	var first, last int64
+	var lines []string
+	for m, err := range recent {
+		if err != nil {
+			return nil, err
+		}
+		if first == 0 {
+			first = m.Seq
+		}
+		last = m.Seq
+		lines = append(lines, brief(m))
+	}
+	sec := Section{}
+	if first > 0 {
+		sec.Title = fmt.Sprintf("[Recent] Messages %d-%d", first, last)
+	} else {
+		sec.Title = "[Recent] no messages after the summaries"
+	}
+	if skipped := first - through - 1; !o.Full && first > 0 && skipped > 0 {
+		sec.Lines = append(sec.Lines, fmt.Sprintf("… %d earlier unsummarized messages (--full shows all)", skipped))
+	}
+	sec.Lines = append(sec.Lines, lines...)
+	rep.Sections = append(rep.Sections, sec)
+	rep.Footer = historyFooter(sums, through)
 	return rep, nil
+}
+
+// historyFooter says what the summaries cover.
+func historyFooter(sums []session.Summary, through int64) string {
+	if len(sums) == 0 {
+		return "nothing summarized yet"
+	}
+	noun := "summaries cover"
+	if len(sums) == 1 {
+		noun = "summary covers"
+	}
+	return fmt.Sprintf("%d %s messages 1-%d; every original is kept", len(sums), noun, through)
 }
 
 func historyExpand(ctx context.Context, st Store, sess session.Session, sums []session.Summary, n int) (*Report, error) {
@@ -268,12 +315,13 @@ func historyExpand(ctx context.Context, st Store, sess session.Session, sums []s
 		return nil, fmt.Errorf("no summary %d: this session has %d", n, len(sums))
 	}
 	s := sums[n-1]
-	msgs, err := st.Messages(ctx, sess.ID, s.FromSeq, s.ToSeq)
-	if err != nil {
-		return nil, err
-	}
 	rep := &Report{Title: fmt.Sprintf("Summary %d · the original messages %d-%d", n, s.FromSeq, s.ToSeq)}
-	for _, m := range msgs {
+	// Read a page at a time (a long log's first summary covers all of it):
+	// only what is shown is kept.
+	for m, err := range st.Each(ctx, sess.ID, s.FromSeq, s.ToSeq) {
+		if err != nil {
+			return nil, err
+		}
 		sec := Section{Title: heading(m)}
 		text := m.Text()
 		if m.Meta.Deleted {
@@ -289,7 +337,7 @@ func historyExpand(ctx context.Context, st Store, sess session.Session, sums []s
 				sec.More = len(lines) - 20
 				break
 			}
-			sec.Lines = append(sec.Lines, l)
+			sec.Lines = append(sec.Lines, strings.Clone(l)) // not the whole text behind it
 		}
 		rep.Sections = append(rep.Sections, sec)
 	}
@@ -408,6 +456,14 @@ func PadRows(rows [][]string) []string {
 
 func (r *Report) Plain() string {
 	var b strings.Builder
+	_ = r.WritePlain(&b)
+	return b.String()
+}
+
+// WritePlain writes Plain's text to w a line at a time: a long report
+// (history --full of a long log) is never held twice.
+func (r *Report) WritePlain(w io.Writer) error {
+	b := bufio.NewWriterSize(w, 64<<10)
 	if r.Title != "" {
 		b.WriteString(r.Title + "\n")
 	}
@@ -421,17 +477,29 @@ func (r *Report) Plain() string {
 			indent = "  "
 		}
 		for _, l := range s.Lines {
-			b.WriteString(indent + l + "\n")
+			b.WriteString(indent)
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+		if s.Stream != nil {
+			for l, err := range s.Stream {
+				if err != nil {
+					return err
+				}
+				b.WriteString(indent)
+				b.WriteString(l)
+				b.WriteByte('\n')
+			}
 		}
 		for _, l := range PadRows(s.Rows) {
 			b.WriteString(indent + l + "\n")
 		}
 		if s.More > 0 {
-			fmt.Fprintf(&b, "  +%d more\n", s.More)
+			fmt.Fprintf(b, "  +%d more\n", s.More)
 		}
 	}
 	if r.Footer != "" {
 		b.WriteString("\n" + r.Footer + "\n")
 	}
-	return b.String()
+	return b.Flush()
 }

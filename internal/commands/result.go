@@ -4,6 +4,11 @@
 // piped. It knows nothing of Bubble Tea.
 package commands
 
+import (
+	"iter"
+	"strings"
+)
+
 // Action is what a command asks its front end to do besides showing output.
 type Action int
 
@@ -44,6 +49,49 @@ type Result struct {
 	// Pick, when set, is a list to choose from (/resume and /model
 	// without an argument); the front end does the chosen item's Result.
 	Pick *Pick
+	// Conflicts, when set, is a rewind stopped by files changed outside
+	// gencode since: a front end that can ask asks, for each file, keep
+	// it or overwrite it, and runs Conflicts.Line with the choices; one
+	// that cannot shows Report, which says the same.
+	Conflicts *ConflictAsk
+}
+
+// ConflictAsk is the files a rewind would overwrite that were changed
+// outside gencode since it last left them, and the command to run again
+// once the user chose for each.
+type ConflictAsk struct {
+	Title string
+	Files []ConflictFile
+	// line is the command that stopped, without any choices.
+	line string
+}
+
+// ConflictFile is one conflicting file and what changed in it outside
+// gencode (a unified diff, sanitized).
+type ConflictFile struct {
+	Path, Diff string
+}
+
+// Line is the command that applies the choices: keep[i] leaves Files[i]
+// as it is, else it is overwritten with the checkpoint's version. Every
+// file gets its explicit choice, so a file found in conflict only by then
+// is asked about again, not overwritten.
+func (a ConflictAsk) Line(keep []bool) string {
+	var b strings.Builder
+	b.WriteString(a.line)
+	for i, f := range a.Files {
+		flag := " --overwrite "
+		if i < len(keep) && keep[i] {
+			flag = " --keep "
+		}
+		b.WriteString(flag + quoteArg(f.Path))
+	}
+	return b.String()
+}
+
+// quoteArg quotes s as one word of a command line (Parse reads it back).
+func quoteArg(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
 
 // Pick is a list the user chooses one item of.
@@ -83,4 +131,8 @@ type Section struct {
 	Rows [][]string
 	// More counts lines left out of Lines ("+N more").
 	More int
+	// Stream, when set, gives lines after Lines as the report is written
+	// (WritePlain), read then and never kept: a report for a writer, not
+	// a screen (HistoryOptions.Stream). It ends at its first error.
+	Stream iter.Seq2[string, error]
 }

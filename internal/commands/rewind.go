@@ -21,7 +21,8 @@ import (
 // (ActionRewound) and put the turn's text back in the editor.
 func rewindCommand() *Command {
 	return &Command{Name: "rewind", Usage: "[N [code|conversation|both] | summary ID | undo]",
-		Summary: "take the session back to before turn N: files, conversation or both", run: runRewind}
+		Summary:    "take the session back to before turn N: files, conversation or both",
+		ValueFlags: map[string]bool{"keep": true, "overwrite": true}, run: runRewind}
 }
 
 func runRewind(ctx context.Context, r *Registry, st State, in Invocation) (Result, error) {
@@ -35,7 +36,7 @@ func runRewind(ctx context.Context, r *Registry, st State, in Invocation) (Resul
 	if err != nil {
 		return Result{}, err
 	}
-	force := in.Flag("force")
+	choices := rewind.Choices{Force: in.Flag("force"), Keep: in.All["keep"], Overwrite: in.All["overwrite"]}
 	if len(in.Args) == 0 || strings.EqualFold(in.Args[0], "list") {
 		l, err := rw.List(ctx)
 		if err != nil {
@@ -67,9 +68,9 @@ func runRewind(ctx context.Context, r *Registry, st State, in Invocation) (Resul
 		if len(in.Args) > 1 {
 			id = in.Args[1]
 		}
-		res, err := rw.Undo(ctx, id, force)
+		res, err := rw.Undo(ctx, id, choices)
 		if err != nil {
-			return conflictResult(res, err)
+			return conflictResult(res, err, strings.TrimSpace("/rewind undo "+quoteArgIf(id)))
 		}
 		reload.Text = fmt.Sprintf("Rewind %s undone.%s", res.Rewind.Undoes, changesText(res))
 		reload.Action = ActionRewound
@@ -92,9 +93,9 @@ func runRewind(ctx context.Context, r *Registry, st State, in Invocation) (Resul
 			return Result{}, fmt.Errorf("/rewind %d %s: want code, conversation or both", n, termtext.Label(in.Args[1]))
 		}
 	}
-	res, err := rw.ToTurn(ctx, n, mode, force)
+	res, err := rw.ToTurn(ctx, n, mode, choices)
 	if err != nil {
-		return conflictResult(res, err)
+		return conflictResult(res, err, fmt.Sprintf("/rewind %d %s", n, mode))
 	}
 	text := fmt.Sprintf("Rewound to before turn %d (%s).%s", n, mode, changesText(res))
 	if !mode.Conversation {
@@ -139,14 +140,26 @@ func changesText(res rewind.Result) string {
 	if res.Note != "" {
 		b.WriteString("\n" + res.Note)
 	}
+	if len(res.Kept) > 0 {
+		b.WriteString("\nKept as you left them: " + termtext.Sanitize(strings.Join(res.Kept, ", ")))
+	}
 	if len(res.Unrestorable) > 0 {
 		b.WriteString("\nNot restorable (too large), left as they are: " + termtext.Sanitize(strings.Join(res.Unrestorable, ", ")))
 	}
 	return b.String()
 }
 
-// conflictResult shows the files a rewind would not overwrite.
-func conflictResult(res rewind.Result, err error) (Result, error) {
+// quoteArgIf is quoteArg, or "" for "".
+func quoteArgIf(s string) string {
+	if s == "" {
+		return ""
+	}
+	return quoteArg(s)
+}
+
+// conflictResult shows the files a rewind would not overwrite, and asks
+// for a choice for each (line is the command that stopped).
+func conflictResult(res rewind.Result, err error, line string) (Result, error) {
 	if errors.Is(err, rewind.ErrNotKept) {
 		rep := &Report{Title: "Rewind: files changed without a checkpoint", Footer: "nothing was changed; /rewind N conversation rewinds the conversation alone"}
 		sec := Section{}
@@ -159,12 +172,14 @@ func conflictResult(res rewind.Result, err error) (Result, error) {
 	if !errors.Is(err, rewind.ErrConflict) {
 		return Result{}, err
 	}
-	rep := &Report{Title: "Rewind: files changed outside gencode", Footer: "nothing was changed; add --force to overwrite them"}
+	rep := &Report{Title: "Rewind: files changed outside gencode", Footer: "nothing was changed; add --force to overwrite them, or --keep PATH / --overwrite PATH for each"}
+	ask := &ConflictAsk{Title: "Rewind: files changed outside gencode since", line: line}
 	for _, c := range res.Conflicts {
-		rep.Sections = append(rep.Sections, Section{Title: termtext.Sanitize(c.Path),
-			Lines: strings.Split(strings.TrimRight(termtext.Sanitize(c.Diff), "\n"), "\n")})
+		diff := strings.TrimRight(termtext.Sanitize(c.Diff), "\n")
+		rep.Sections = append(rep.Sections, Section{Title: termtext.Sanitize(c.Path), Lines: strings.Split(diff, "\n")})
+		ask.Files = append(ask.Files, ConflictFile{Path: c.Path, Diff: diff})
 	}
-	return Result{Report: rep}, nil
+	return Result{Report: rep, Conflicts: ask}, nil
 }
 
 // RewindPick is /rewind's list: the turns newest first, then the active

@@ -89,3 +89,16 @@ func TestRewindCommand(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, res.Report.Plain(), "/rewind")
 }
+
+// TestConflictAskLineParsesBack: the line a conflicts dialog runs gives
+// each file its choice, whatever its name holds (spaces, quotes, a
+// backslash, a leading --).
+func TestConflictAskLineParsesBack(t *testing.T) {
+	ask := ConflictAsk{line: "/rewind 2 code", Files: []ConflictFile{{Path: "a.txt"}, {Path: `my "notes" \ v2.md`}, {Path: "--force"}}}
+	in, err := Parse(ask.Line([]bool{true, false, true}), map[string]bool{"keep": true, "overwrite": true})
+	require.NoError(t, err)
+	require.Equal(t, []string{"2", "code"}, in.Args)
+	require.Equal(t, []string{"a.txt", "--force"}, in.All["keep"])
+	require.Equal(t, []string{`my "notes" \ v2.md`}, in.All["overwrite"])
+	require.False(t, in.Flag("force"))
+}

@@ -229,9 +229,9 @@ func Default() Config {
 			TargetCompression:    0.3,
 			PreserveRecent:       6,
 			PreserveSystem:       true,
-			MaskToolOutputsAfter: 10,
+			MaskToolOutputsAfter: 30,
 			RedactSecrets:        true,
-			SummaryBudgetRatio:   0.15,
+			SummaryBudgetRatio:   0.08,
 		},
 		Sandbox: SandboxConfig{Enabled: true},
 	}

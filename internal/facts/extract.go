@@ -29,7 +29,10 @@ const (
 	// every turn, though the block shows only the latest that fit its
 	// share; CommandRuns still counts every run, and each is whole in the
 	// log.
-	maxCommands        = 200
+	maxCommands = 200
+	// maxKeptPending is how many kept sentences the extraction holds
+	// before it bounds them (CapKept keeps at most MaxKeptChars/10).
+	maxKeptPending     = 4096
 	maxRequestChars    = 6000 // the last user request, verbatim up to this
 	maxLineChars       = 200  // one user request line, one constraint
 	maxCommandChars    = 2000 // one command
@@ -61,9 +64,13 @@ type extractor struct {
 	preserveSystem bool
 	ft             *fileTracker
 	cmds           *orderedSet
+	notRun         *orderedSet // commands of calls that never ran
 	constraints    *orderedSet
-	usage          map[string]*toolStats
-	order          []string
+	// constraintsLeftOut counts the kept sentences CapKept left out as
+	// the range was read.
+	constraintsLeftOut int
+	usage              map[string]*toolStats
+	order              []string
 	// answered holds every call id seen; a result whose call never comes
 	// is read on its own at the end (orphans, in order).
 	answered map[string]bool
@@ -83,7 +90,7 @@ type extractor struct {
 }
 
 func newExtractor(preserveSystem bool) *extractor {
-	return &extractor{preserveSystem: preserveSystem, ft: newFileTracker(), cmds: newOrderedSet(), constraints: newOrderedSet(),
+	return &extractor{preserveSystem: preserveSystem, ft: newFileTracker(), cmds: newOrderedSet(), notRun: newOrderedSet(), constraints: newOrderedSet(),
 		usage: map[string]*toolStats{}, answered: map[string]bool{}, results: map[string]session.Message{},
 		early: map[string]session.Message{}, decided: map[string]bool{}}
 }
@@ -137,6 +144,14 @@ func (e *extractor) add(m session.Message) {
 			e.sum.UserRequests = recent(e.sum.UserRequests, maxUserRequests)
 		}
 		e.constraints.add(constraints(text)...)
+		if len(e.constraints.items) >= maxKeptPending {
+			// Bounded as it grows: what CapKept leaves out of a part of
+			// the range, it would leave out of the whole (the rest is
+			// newer), and the set still knows every sentence it saw.
+			var left int
+			e.constraints.items, left = CapKept(e.constraints.items)
+			e.constraintsLeftOut += left
+		}
 		e.ft.result(m) // SWE-agent's task names the shell's directory
 	case session.RoleSystem:
 		if e.preserveSystem && strings.TrimSpace(m.Content) != "" {
@@ -203,12 +218,14 @@ func (e *extractor) flush() {
 		}
 		if !(ok && res.Meta.NotRun) {
 			e.ft.call(d, paths, cmd, res, ok)
+		} else if kind == tools.CallCommand && cmd != "" {
+			e.notRun.add(Clip(cmd, maxCommandChars))
 		}
 		if kind == tools.CallCommand && cmd != "" && !denied && !(ok && res.Meta.Dir != "" && shellfx.AgentCommand(cmd)) {
 			e.cmds.add(Clip(cmd, maxCommandChars))
 			e.sum.CommandRuns++
 		}
-		e.use(c.Name).add(describeUse(paths, cmd, res, ok), failed)
+		e.use(d.Name).add(describeUse(paths, cmd, res, ok), failed) // a CallMcpTool call counts as the tool it called
 	}
 	for _, h := range e.held {
 		e.ft.result(h)
@@ -230,7 +247,7 @@ func (e *extractor) finish() session.Summary {
 			continue
 		}
 		name := m.Name
-		if name == "" {
+		if name == "" || name == tools.ToolCallMcp && m.Meta.Tool != "" {
 			name = m.Meta.Tool
 		}
 		if name == "" {
@@ -240,6 +257,9 @@ func (e *extractor) finish() session.Summary {
 		d := tools.Describe(tools.Call{Name: name, Arguments: string(args)})
 		kind, paths, cmd := d.Kind, d.Paths, d.Command
 		if m.Meta.NotRun {
+			if kind == tools.CallCommand && cmd != "" {
+				e.notRun.add(Clip(cmd, maxCommandChars))
+			}
 			continue
 		}
 		e.ft.call(d, paths, cmd, m, true)
@@ -251,7 +271,9 @@ func (e *extractor) finish() session.Summary {
 	}
 	sum := e.sum
 	sum.UserRequests = recent(sum.UserRequests, maxUserRequests)
-	sum.UserConstraints = e.constraints.items
+	var left int
+	sum.UserConstraints, left = CapKept(e.constraints.items)
+	sum.UserConstraintsLeftOut = e.constraintsLeftOut + left
 	ft := e.ft
 	sum.FilesModified = ft.ledger.Modified()
 	sum.FilesCreated = ft.ledger.Created()
@@ -264,6 +286,7 @@ func (e *extractor) finish() session.Summary {
 		sum.FilesRead = underRoot(sum.FilesRead, e.root)
 	}
 	sum.Commands = recent(e.cmds.items, maxCommands)
+	sum.CommandsNotRun = recent(e.notRun.items, maxCommands)
 	for _, name := range e.order {
 		u := e.usage[name]
 		sum.ToolsUsed = append(sum.ToolsUsed, session.ToolUsage{Tool: name, Count: u.count, NotableUses: u.notable()})
@@ -605,6 +628,20 @@ func (t *fileTracker) diffs(text string) {
 // often they ran, tool usage, the user's requests), without an LLM.
 func Of(msgs []session.Message) session.Summary { return Extract(msgs, true) }
 
+// Extractor is Extract a message at a time, for a range read as it comes
+// (a log of any length in bounded memory): Add each message in log order,
+// then Finish.
+type Extractor struct{ e *extractor }
+
+// NewExtractor starts an Extractor; preserveSystem is Extract's.
+func NewExtractor(preserveSystem bool) Extractor { return Extractor{newExtractor(preserveSystem)} }
+
+// Add folds in the next message of the range.
+func (x Extractor) Add(m session.Message) { x.e.add(m) }
+
+// Finish returns the facts of the messages added.
+func (x Extractor) Finish() session.Summary { return x.e.finish() }
+
 // OfSeq is Of of the messages msgs yields, read as they come: a log of
 // any length is read in bounded memory. It stops at the first error.
 func OfSeq(msgs iter.Seq2[session.Message, error]) (session.Summary, error) {
@@ -717,20 +754,52 @@ const (
 	maxStatedChars = 240
 )
 
+// The words each pattern needs, lowercased: a sentence without any of
+// them cannot match it, and is not run through it (the patterns are most
+// of KeepRank's cost, which a view pays per kept sentence per request).
+var (
+	memoWords       = []string{"remember", "note that", "keep in mind", "forget", "for the record", "important"}
+	constraintWords = []string{"always", "never", "don't", "do not", "must", "make sure", "only use", "avoid"}
+	preferenceWords = []string{"without", "prefer", "keep"}
+	statedWords     = []string{"is", "are", "equals", "should be", "will be", "runs on", "lives ", "="}
+)
+
 // KeepRank is how important a kept sentence is; ok is false for one not
 // worth keeping.
 func KeepRank(s string) (rank int, ok bool) {
+	l := foldLower(s)
 	switch {
-	case memoRe.MatchString(s) || labelRe.MatchString(s):
+	case hasAny(l, memoWords) && memoRe.MatchString(s) || labelRe.MatchString(s):
 		return RankMemo, true
-	case constraintRe.MatchString(s):
+	case hasAny(l, constraintWords) && constraintRe.MatchString(s):
 		return RankConstraint, true
-	case preferenceRe.MatchString(s):
+	case hasAny(l, preferenceWords) && preferenceRe.MatchString(s):
 		return RankOther, true
-	case len(s) <= maxStatedChars && statedRe.MatchString(s) && valueRe.MatchString(s):
-		return RankOther, true
+	case len(s) <= maxStatedChars && strings.ContainsAny(s, "0123456789/`") && hasAny(l, statedWords) && statedRe.MatchString(s):
+		return RankOther, true // strings.ContainsAny is valueRe
 	}
 	return 0, false
+}
+
+// foldLower is s lowercased so that it holds, lowercased, every ASCII word
+// a (?i) pattern matches in s: strings.ToLower, and the long s (ſ), which
+// (?i) matches as s but ToLower keeps (the Kelvin sign, which it matches
+// as k, ToLower makes k).
+func foldLower(s string) string {
+	l := strings.ToLower(s)
+	if strings.Contains(l, "ſ") {
+		l = strings.ReplaceAll(l, "ſ", "s")
+	}
+	return l
+}
+
+func hasAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // constraints returns the sentences of a user message a summary keeps
@@ -813,7 +882,7 @@ func Union(sums []session.Summary) session.Summary {
 	counts := map[string]*session.ToolUsage{}
 	var order []string
 	files := shellfx.NewLedger()
-	read, cmds, constraints := newOrderedSet(), newOrderedSet(), newOrderedSet()
+	read, cmds, notRun, constraints := newOrderedSet(), newOrderedSet(), newOrderedSet(), newOrderedSet()
 	requests, notes, decisions, topics := newOrderedSet(), newOrderedSet(), newOrderedSet(), newOrderedSet()
 	for _, s := range sums {
 		// Replay each summary's net effect, oldest first: a file created in
@@ -837,8 +906,10 @@ func Union(sums []session.Summary) session.Summary {
 		}
 		read.add(s.FilesRead...)
 		cmds.add(s.Commands...)
+		notRun.add(s.CommandsNotRun...)
 		out.CommandRuns += s.CommandRuns
 		constraints.add(s.UserConstraints...)
+		out.UserConstraintsLeftOut += s.UserConstraintsLeftOut
 		requests.add(s.UserRequests...)
 		notes.add(s.SystemNotes...)
 		decisions.add(s.KeyDecisions...)
@@ -865,7 +936,11 @@ func Union(sums []session.Summary) session.Summary {
 	for _, t := range order {
 		out.ToolsUsed = append(out.ToolsUsed, *counts[t])
 	}
-	out.FilesRead, out.Commands, out.UserConstraints = read.items, recent(cmds.items, maxCommands), constraints.items
+	var left int
+	out.FilesRead, out.Commands = read.items, recent(cmds.items, maxCommands)
+	out.CommandsNotRun = recent(notRun.items, maxCommands)
+	out.UserConstraints, left = CapKept(constraints.items)
+	out.UserConstraintsLeftOut += left
 	out.UserRequests, out.SystemNotes = recent(requests.items, maxUserRequests), notes.items
 	out.KeyDecisions, out.Topics = decisions.items, topics.items
 	out.FilesModified = files.Modified()

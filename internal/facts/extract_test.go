@@ -235,11 +235,13 @@ func TestExtractObservedChanges(t *testing.T) {
 // TestExtractMCPChanges: an MCP tool's observed changes are the files it
 // touched, whatever its name or arguments suggest; the call counts in the
 // tool usage like any other.
+// A call through CallMcpTool counts as the tool it called.
 func TestExtractMCPChanges(t *testing.T) {
 	t.Parallel()
-	c := fxCall{name: "mcp__fs__write_file", args: `{"path":"guess.txt","content":"x"}`, result: "ok",
-		meta: session.Meta{Tool: "mcp__fs__write_file", Changes: &session.FileChanges{Observed: true, Created: []string{"real.txt"}}}}
-	sum := Extract(logOf(c, c), true)
+	meta := session.Meta{Tool: "mcp__fs__write_file", Changes: &session.FileChanges{Observed: true, Created: []string{"real.txt"}}}
+	direct := fxCall{name: "mcp__fs__write_file", args: `{"path":"guess.txt","content":"x"}`, result: "ok", meta: meta}
+	proxied := fxCall{name: "CallMcpTool", args: `{"tool":"mcp__fs__write_file","arguments":{"path":"guess.txt","content":"x"}}`, result: "ok", meta: meta}
+	sum := Extract(logOf(direct, proxied), true)
 	require.Equal(t, []string{"real.txt"}, sum.FilesCreated)
 	require.Equal(t, []string{"real.txt"}, sum.FilesModified)
 	require.Len(t, sum.ToolsUsed, 1)
@@ -312,4 +314,28 @@ func stored(t *testing.T, path string) []session.Message {
 	msgs, err := st.Messages(ctx, sess.ID, 1, 0)
 	require.NoError(t, err)
 	return msgs
+}
+
+// TestExtractCommandsNotRun: an imported call that never ran (denied,
+// canceled, without a result) is no command run and no change, and its
+// command is listed apart; a merge of summaries keeps the list.
+func TestExtractCommandsNotRun(t *testing.T) {
+	t.Parallel()
+	msgs := []session.Message{
+		msg(session.RoleUser, "clean up"),
+		{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{
+			{ID: "1", Name: "Bash", Arguments: `{"command":"rm -f notes.txt"}`},
+			{ID: "2", Name: "Bash", Arguments: `{"command":"rm -rf build"}`},
+		}},
+		{Role: session.RoleTool, ToolCallID: "1", Content: "permission denied: the user declined this Bash call",
+			Meta: session.Meta{NotRun: true, Root: "/w", Dir: "/w"}},
+		{Role: session.RoleTool, ToolCallID: "2", Content: "", Meta: session.Meta{Root: "/w", Dir: "/w"}},
+	}
+	s := Of(msgs)
+	require.Equal(t, 1, s.CommandRuns)
+	require.Equal(t, []string{"rm -rf build"}, s.Commands)
+	require.Equal(t, []string{"rm -f notes.txt"}, s.CommandsNotRun)
+	require.Equal(t, []string{"build"}, s.FilesDeleted)
+	u := Union([]session.Summary{s, {CommandsNotRun: []string{"git push"}}})
+	require.Equal(t, []string{"rm -f notes.txt", "git push"}, u.CommandsNotRun)
 }

@@ -51,6 +51,9 @@ type Options struct {
 	// NoWatch compares whole snapshots on every call instead of following
 	// the tree with inotify.
 	NoWatch bool
+	// Exclude are directories (relative to the root, slash-separated)
+	// never looked at, as if ignored: followed trees only (Changed).
+	Exclude []string
 }
 
 // Changes is what happened between two snapshots: paths relative to the
@@ -217,6 +220,57 @@ func (o *Observer) watchBefore(ctx context.Context) (*Snapshot, error) {
 		s.head = headCommit(o.gitDir)
 	}
 	return s, nil
+}
+
+// ErrNotFollowed means the Observer cannot follow the tree (no inotify, out
+// of watches): Changed has nothing to say; look at the whole tree.
+var ErrNotFollowed = errors.New("tree not followed")
+
+// Changed says which files changed since the previous call, from the
+// events the kernel queued meanwhile: its cost follows the change, not the
+// tree. The first call starts following the tree (one walk) and returns
+// followed false: nothing is known of what came before, look at the whole
+// tree. It is the Observer's only consumer's call: an Observer used for
+// Changed is not used for Before. It fails with ErrNotFollowed where the
+// tree cannot be followed, and ErrTooLarge past a budget.
+func (o *Observer) Changed(ctx context.Context) (c Changes, followed bool, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.tooLarge != nil {
+		return Changes{}, false, o.tooLarge
+	}
+	if o.opts.NoWatch || o.noWatch {
+		return Changes{}, false, ErrNotFollowed
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.opts.MaxTime)
+	defer cancel()
+	if o.w == nil {
+		w, err := startWatcher(ctx, o)
+		if err != nil {
+			if errors.Is(err, ErrTooLarge) || errors.Is(err, context.DeadlineExceeded) {
+				return Changes{}, false, o.failLocked(err)
+			}
+			o.noWatch = true
+			return Changes{}, false, fmt.Errorf("%w: %w", ErrNotFollowed, err)
+		}
+		o.w = w
+		return Changes{}, false, nil
+	}
+	c, err = o.w.settle(ctx)
+	if err != nil {
+		return Changes{}, false, o.failLocked(err)
+	}
+	return c, true, nil
+}
+
+// excluded says whether rel is in or is one of Options.Exclude.
+func (o *Observer) excluded(rel string) bool {
+	for _, d := range o.opts.Exclude {
+		if rel == d || strings.HasPrefix(rel, d+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // After compares the tree now with the snapshot.

@@ -58,6 +58,9 @@ func (w *watcher) close() {
 }
 
 func (w *watcher) ignored(rel string, isDir bool) bool {
+	if w.o.excluded(rel) {
+		return true
+	}
 	g := ignorer{}
 	for _, f := range w.ign {
 		if f.base == "" || strings.HasPrefix(rel, f.base+"/") {

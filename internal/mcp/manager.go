@@ -14,6 +14,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gencode/gencode/internal/tools"
 )
 
 // State is where a server is in its life.
@@ -51,6 +53,14 @@ type Event struct {
 	Server string
 	State  State
 	Err    string // StateFailed: why
+}
+
+// String is the event as one line for the user.
+func (e Event) String() string {
+	if e.State == StateFailed {
+		return fmt.Sprintf("MCP server %s failed: %s; gencode restarts it (see /mcp)", e.Server, oneLine(e.Err))
+	}
+	return fmt.Sprintf("MCP server %s is running again", e.Server)
 }
 
 // Options configure a Manager.
@@ -101,6 +111,11 @@ type Manager struct {
 	// counted is ExposedTokens of the first countedN exposed tools.
 	counted, countedN int
 	deferred          bool // sticky: MCP tools are reached through SearchMcpTools
+	// loaded are the tools whose schema the model was given in a message
+	// (SearchMcpTools' load): CallMcpTool runs them.
+	loaded map[string]bool
+	// schemas are the input schemas proxied calls were checked against.
+	schemas map[string]checkedSchema
 }
 
 // server is one configured server and its live connection.
@@ -111,6 +126,7 @@ type server struct {
 	state     State
 	lastErr   string
 	session   *sdk.ClientSession
+	guard     *tools.ProcessGuard // the session's processes (stdio), ended with it
 	tools     []toolEntry
 	resources bool
 	prompts   []*sdk.Prompt
@@ -146,7 +162,7 @@ func New(opts Options) *Manager {
 	if opts.MaxBackoff <= 0 {
 		opts.MaxBackoff = 30 * time.Second
 	}
-	m := &Manager{opts: opts, isExp: map[string]bool{}}
+	m := &Manager{opts: opts, isExp: map[string]bool{}, loaded: map[string]bool{}, schemas: map[string]checkedSchema{}}
 	m.client = sdk.NewClient(&sdk.Implementation{Name: "gencode", Version: "1"}, &sdk.ClientOptions{
 		Capabilities:           &sdk.ClientCapabilities{},
 		ToolListChangedHandler: m.toolsChanged,
@@ -273,6 +289,7 @@ func (m *Manager) run(s *server) {
 		if err == nil {
 			backoff = m.opts.Backoff
 			err = m.serve(ctx, s, cs)
+			m.endProcesses(s, cs)
 			if ctx.Err() != nil {
 				return
 			}
@@ -318,7 +335,7 @@ func (m *Manager) serve(ctx context.Context, s *server, cs *sdk.ClientSession) e
 			return err
 		case <-s.changed:
 			lctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
-			tools, err := m.listTools(lctx, s.cfg, cs)
+			listed, err := m.listTools(lctx, s.cfg, cs)
 			cancel()
 			if err != nil {
 				m.opts.Logger.Warn("mcp tools changed; listing them failed", "server", s.cfg.Name, "err", err)
@@ -326,10 +343,10 @@ func (m *Manager) serve(ctx context.Context, s *server, cs *sdk.ClientSession) e
 			}
 			s.mu.Lock()
 			if s.session == cs {
-				s.tools = tools
+				s.tools = listed
 			}
 			s.mu.Unlock()
-			m.opts.Logger.Info("mcp tools changed", "server", s.cfg.Name, "tools", len(tools))
+			m.opts.Logger.Info("mcp tools changed", "server", s.cfg.Name, "tools", len(listed))
 		}
 	}
 }
@@ -353,19 +370,24 @@ func (m *Manager) toolsChanged(_ context.Context, req *sdk.ToolListChangedReques
 
 // connect starts s and lists what it offers; s is ready when it returns nil.
 func (m *Manager) connect(runCtx context.Context, s *server) (*sdk.ClientSession, error) {
-	t, err := m.transport(runCtx, s.cfg)
+	t, guard, err := m.transport(runCtx, s.cfg)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(runCtx, s.cfg.timeout())
 	defer cancel()
 	cs, err := m.client.Connect(ctx, t, nil)
+	if ct, ok := t.(*sdk.CommandTransport); ok && ct.Command.Process != nil {
+		guard.Started(ct.Command.Process.Pid)
+	}
 	if err != nil {
+		guard.End()
 		return nil, fmt.Errorf("start: %w", err)
 	}
-	tools, err := m.listTools(ctx, s.cfg, cs)
+	listed, err := m.listTools(ctx, s.cfg, cs)
 	if err != nil {
 		_ = cs.Close()
+		guard.End()
 		return nil, fmt.Errorf("list tools: %w", err)
 	}
 	var prompts []*sdk.Prompt
@@ -382,19 +404,32 @@ func (m *Manager) connect(runCtx context.Context, s *server) (*sdk.ClientSession
 	if runCtx.Err() != nil { // stopped while starting
 		s.mu.Unlock()
 		_ = cs.Close()
+		guard.End()
 		return nil, runCtx.Err()
 	}
-	s.session, s.tools, s.prompts = cs, tools, prompts
+	s.session, s.tools, s.prompts, s.guard = cs, listed, prompts, guard
 	s.resources = caps != nil && caps.Resources != nil
 	recovered := s.reported
 	s.state, s.lastErr, s.reported, s.since = StateReady, "", false, time.Now()
 	close(s.ready)
 	s.mu.Unlock()
-	m.opts.Logger.Info("mcp server ready", "server", s.cfg.Name, "tools", len(tools))
+	m.opts.Logger.Info("mcp server ready", "server", s.cfg.Name, "tools", len(listed))
 	if recovered && m.opts.Notify != nil {
 		m.opts.Notify(Event{Server: s.cfg.Name, State: StateReady})
 	}
 	return cs, nil
+}
+
+// endProcesses ends what is left of the processes of s's session cs
+// once the session is over (the server's group and what it tagged): the
+// server itself has had its stdin closed and its signals.
+func (m *Manager) endProcesses(s *server, cs *sdk.ClientSession) {
+	_ = cs.Close() // ended already, or ends the process now; nothing to tell
+	s.mu.Lock()
+	g := s.guard // this session's: the next is made after this, by the same goroutine
+	s.guard = nil
+	s.mu.Unlock()
+	g.End()
 }
 
 // fail records s's failure; the first of a run of failures is told.
@@ -421,10 +456,12 @@ func (m *Manager) fail(s *server, err error) {
 	}
 }
 
-// transport makes the transport for c.
-func (m *Manager) transport(ctx context.Context, c ServerConfig) (sdk.Transport, error) {
+// transport makes the transport for c; for a stdio server, with the
+// guard that ends its processes (nil for the others).
+func (m *Manager) transport(ctx context.Context, c ServerConfig) (sdk.Transport, *tools.ProcessGuard, error) {
 	if m.opts.Connect != nil {
-		return m.opts.Connect(ctx, c)
+		t, err := m.opts.Connect(ctx, c)
+		return t, nil, err
 	}
 	ex := func(s string) string { return expandVars(s, m.opts.Getenv) }
 	headers := map[string]string{}
@@ -434,9 +471,9 @@ func (m *Manager) transport(ctx context.Context, c ServerConfig) (sdk.Transport,
 	hc := &http.Client{Transport: headerTransport{headers}}
 	switch c.transport() {
 	case "http":
-		return &sdk.StreamableClientTransport{Endpoint: ex(c.URL), HTTPClient: hc, MaxRetries: -1}, nil
+		return &sdk.StreamableClientTransport{Endpoint: ex(c.URL), HTTPClient: hc, MaxRetries: -1}, nil, nil
 	case "sse":
-		return &sdk.SSEClientTransport{Endpoint: ex(c.URL), HTTPClient: hc}, nil
+		return &sdk.SSEClientTransport{Endpoint: ex(c.URL), HTTPClient: hc}, nil, nil
 	}
 	args := make([]string, len(c.Args))
 	for i, a := range c.Args {
@@ -448,8 +485,10 @@ func (m *Manager) transport(ctx context.Context, c ServerConfig) (sdk.Transport,
 		cmd.Env = append(cmd.Env, k+"="+ex(v))
 	}
 	cmd.Stderr = nil // a server's log is not ours to show
-	dieWithUs(cmd)
-	return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
+	// Its own process group, which dies with gencode however gencode
+	// dies, the children a wrapper (npx, uvx) starts included.
+	guard := tools.Guard(cmd)
+	return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, guard, nil
 }
 
 // headerTransport adds the configured headers to every request.

@@ -29,13 +29,17 @@ type inProcess struct {
 	mu     sync.Mutex
 	starts int
 	block  chan struct{} // when set, a start waits for it
+	down   bool          // a start fails
 }
 
 func (p *inProcess) connect(ctx context.Context, _ mcp.ServerConfig) (sdk.Transport, error) {
 	p.mu.Lock()
 	p.starts++
-	block := p.block
+	block, down := p.block, p.down
 	p.mu.Unlock()
+	if down {
+		return nil, errors.New("exec: \"srv\": executable file not found in $PATH")
+	}
 	if block != nil {
 		select {
 		case <-block:
@@ -204,6 +208,40 @@ func TestCrashRestart(t *testing.T) {
 	require.Equal(t, mcp.StateFailed, events[0].State, "the failure is told once: %+v", events)
 }
 
+// TestFailureToldOncePerEpisode: a server that keeps failing to restart
+// is told once, its recovery once, and a later failure once again: the
+// front ends show each as it happens, never once per retry.
+func TestFailureToldOncePerEpisode(t *testing.T) {
+	p := &inProcess{down: true}
+	var mu sync.Mutex
+	var events []string
+	m := mcp.New(mcp.Options{Servers: []mcp.ServerConfig{{Name: "t", Command: "x"}}, Connect: p.connect, Backoff: 10 * time.Millisecond,
+		MaxBackoff: 20 * time.Millisecond, Notify: func(e mcp.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			events = append(events, e.String())
+		}})
+	m.Start(context.Background())
+	defer m.Close()
+	told := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), events...)
+	}
+	require.Eventually(t, func() bool { return p.startCount() >= 5 }, 10*time.Second, 5*time.Millisecond, "it keeps restarting")
+	require.Equal(t, []string{`MCP server t failed: exec: "srv": executable file not found in $PATH; gencode restarts it (see /mcp)`}, told())
+	p.mu.Lock()
+	p.down = false
+	p.mu.Unlock()
+	require.Eventually(t, func() bool { return len(told()) == 2 }, 10*time.Second, 5*time.Millisecond)
+	require.Equal(t, "MCP server t is running again", told()[1])
+	got, isErr := call(t, m, context.Background(), "mcp__t__crash", `{}`)
+	require.True(t, isErr, got)
+	require.Eventually(t, func() bool { return len(told()) == 4 }, 10*time.Second, 5*time.Millisecond, "the next episode: %v", told())
+	require.Contains(t, told()[2], "MCP server t failed: server exited")
+	require.Equal(t, "MCP server t is running again", told()[3])
+}
+
 func TestResourcesAndPrompts(t *testing.T) {
 	p := &inProcess{}
 	m := start(t, p, mcp.ServerConfig{}, mcp.Options{})
@@ -232,8 +270,9 @@ func TestResourcesAndPrompts(t *testing.T) {
 }
 
 // TestDeferral: 60 tools of about 15k tokens are deferred behind
-// SearchMcpTools; loading two appends them at the end of the list and
-// leaves what came before it unchanged.
+// SearchMcpTools and CallMcpTool. Loading two gives their schemas in the
+// search's result and leaves the tool list as it was: it never changes
+// once deferred.
 func TestDeferral(t *testing.T) {
 	count := tokens.New("gpt-4o").Count
 	p := &inProcess{opts: mcptest.Options{Many: 60}}
@@ -246,21 +285,70 @@ func TestDeferral(t *testing.T) {
 	require.True(t, m.Deferred())
 	before := m.ExposedTokens()
 	require.LessOrEqual(t, before, 1000, "a request without a loaded MCP tool carries at most 1k tokens for MCP")
-	t.Logf("MCP schemas %d tokens; deferred: %d tokens per request (saved %d)", total, before, total-before)
-	require.Equal(t, mcp.ToolSearch, defs[0].Name)
+	t.Logf("MCP schemas %d tokens; deferred: %d tokens per request (saved %d, %.1f%%)", total, before, total-before, 100*float64(total-before)/float64(total))
+	var names []string
+	for _, d := range defs {
+		names = append(names, d.Name)
+	}
+	require.Equal(t, []string{mcp.ToolSearch, mcp.ToolCall, mcp.ToolListResources, mcp.ToolReadResource}, names)
 
 	got, isErr := call(t, m, context.Background(), mcp.ToolSearch, `{"query":"records kind 7"}`)
 	require.False(t, isErr, got)
 	require.Contains(t, got, "mcp__t__many_07")
 	got, isErr = call(t, m, context.Background(), mcp.ToolSearch, `{"load":["mcp__t__many_07","echo","nope"]}`)
 	require.False(t, isErr, got)
-	require.Contains(t, got, "loaded: mcp__t__many_07, mcp__t__echo")
+	require.Contains(t, got, "loaded: mcp__t__many_07, mcp__t__echo. Call them with CallMcpTool")
+	require.Contains(t, got, `mcp__t__echo: Echo the text back.`+"\ninput schema: "+`{"properties":{"text":{"type":"string"}},"required":["text"],"type":"object"}`,
+		"the schema comes in the result, a message")
+	require.Contains(t, got, `"field_4":{"description":"Field 4 of record kind 7`)
 	require.Contains(t, got, "no such MCP tool: nope")
-	after := m.Definitions()
-	require.Equal(t, defs, after[:len(defs)], "loading never reorders the tools before")
-	require.Equal(t, "mcp__t__many_07", after[len(defs)].Name)
-	require.Equal(t, "mcp__t__echo", after[len(defs)+1].Name)
-	require.Equal(t, after, m.Definitions(), "the list is stable")
+	require.Equal(t, defs, m.Definitions(), "loading never changes the tool list")
+	require.Equal(t, before, m.ExposedTokens())
+}
+
+// TestResolve: a CallMcpTool call is checked before it is asked for: the
+// tool must exist and have been loaded, and its arguments must match its
+// schema; each refusal says what to do.
+func TestResolve(t *testing.T) {
+	p := &inProcess{opts: mcptest.Options{Many: 60}}
+	m := start(t, p, mcp.ServerConfig{}, mcp.Options{Window: 128000})
+	m.Definitions() // the first request's
+	require.True(t, m.Deferred())
+	ctx := context.Background()
+	tests := []struct {
+		name, tool, args string
+		wantErr          []string // "": resolves
+	}{
+		{"never loaded: refused with its schema, and loaded", "mcp__t__echo", `{"text":"hi"}`,
+			[]string{"mcp__t__echo was not loaded", "It is loaded now", `input schema: {"properties":{"text"`}},
+		{"loaded by that refusal", "mcp__t__echo", `{"text":"hi"}`, nil},
+		{"missing required argument", "mcp__t__echo", `{}`, []string{"do not match the input schema of mcp__t__echo", "text", `"required":["text"]`}},
+		{"wrong type", "mcp__t__echo", `{"text":3}`, []string{"do not match the input schema", "string"}},
+		{"not an object", "mcp__t__echo", `[1]`, []string{"must be a JSON object"}},
+		{"unknown tool", "mcp__t__nope", `{}`, []string{"no MCP server offers mcp__t__nope", "SearchMcpTools"}},
+		{"unknown server", "mcp__zz__x", `{}`, []string{"no MCP server offers mcp__zz__x"}},
+		{"not an MCP tool", "Bash", `{"command":"ls"}`, []string{`"Bash" is not an MCP tool`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := m.Resolve(ctx, tt.tool, json.RawMessage(tt.args))
+			if len(tt.wantErr) == 0 {
+				require.NoError(t, err)
+				require.Equal(t, tt.tool, d.Name)
+				require.Equal(t, "mcp__t", d.Group)
+				require.Contains(t, d.Summary, "MCP server t, tool echo")
+				return
+			}
+			require.Error(t, err)
+			for _, w := range tt.wantErr {
+				require.Contains(t, err.Error(), w)
+			}
+		})
+	}
+	_, isErr := call(t, m, ctx, mcp.ToolSearch, `{"load":["mcp__t__many_42"]}`)
+	require.False(t, isErr)
+	_, err := m.Resolve(ctx, "mcp__t__many_42", json.RawMessage(`{"field_1":"a"}`))
+	require.NoError(t, err, "a tool SearchMcpTools loaded resolves")
 }
 
 func TestSmallSetNotDeferred(t *testing.T) {

@@ -106,7 +106,8 @@ func (r Report) Text() string {
 		}
 	}
 	if r.Deferred {
-		fmt.Fprintf(&b, "Tools deferred: the model searches them with %s (%d tokens per request now; budget %d).\n", ToolSearch, r.ExposedTokens, r.Budget)
+		fmt.Fprintf(&b, "Tools deferred: the model finds them with %s and calls them through %s (%d tokens per request, whatever it loads; budget %d).\n",
+			ToolSearch, ToolCall, r.ExposedTokens, r.Budget)
 	} else {
 		with := ""
 		if slices.ContainsFunc(r.Servers, func(s ServerStatus) bool { return s.Resources && s.State == StateReady.String() }) {

@@ -19,6 +19,7 @@ import (
 // Names of gencode's own MCP tools.
 const (
 	ToolSearch        = "SearchMcpTools"
+	ToolCall          = tools.ToolCallMcp
 	ToolListResources = "ListMcpResources"
 	ToolReadResource  = "ReadMcpResource"
 )
@@ -148,8 +149,12 @@ func (m *Manager) readyTools() (all []toolEntry, resources bool) {
 
 // Definitions are the MCP tools the model has now (tools.Extension): the
 // tools of the ready servers while their schemas fit the budget; once they
-// do not, SearchMcpTools and the tools it loaded. The list only grows at
-// its end.
+// do not, SearchMcpTools, CallMcpTool and the resource tools, and nothing
+// more for the rest of the session: a tool the model loads comes as a
+// message (its schema in SearchMcpTools' result) and is called through
+// CallMcpTool, so the tool list, which precedes every message, never
+// changes and the provider's cached prefix survives. The list only grows
+// at its end.
 func (m *Manager) Definitions() []tools.ExtDefinition {
 	all, resources := m.readyTools()
 	m.mu.Lock()
@@ -169,11 +174,15 @@ func (m *Manager) Definitions() []tools.ExtDefinition {
 	if !m.deferred && total > m.budget() {
 		m.deferred = true
 	}
-	// SearchMcpTools only while deferred (sticky, so it appears once):
+	// The deferred set only once deferred (sticky, so it appears once):
 	// a server still starting is not waited for, its tools are appended
-	// when it is ready, if they fit the budget.
+	// when it is ready, if they fit the budget. Once deferred the resource
+	// tools come with it whether or not a ready server has resources yet:
+	// a server that starts later must not change the list.
 	if m.deferred {
 		m.expose(m.searchDef())
+		m.expose(m.callDef())
+		resources = true
 	}
 	if !m.deferred {
 		for _, t := range all {
@@ -230,7 +239,7 @@ func (m *Manager) ExposedTokens() int {
 }
 
 const searchDescription = "Find tools of the user's MCP servers (named mcp__SERVER__TOOL) by keywords in their names and descriptions, and load them. " +
-	"Pass query to list matches; pass load with exact tool names to make them callable from your next step (they stay loaded). " +
+	"Pass query to list matches; pass load with exact tool names to get their descriptions and input schemas, then call them with " + ToolCall + " (they stay loaded). " +
 	"Servers still starting are waited for briefly."
 
 const searchSchema = `{"type":"object","properties":{"query":{"type":"string","description":"keywords, e.g. \"github issue\""},"load":{"type":"array","items":{"type":"string"},"description":"tool names to load"}}}`
@@ -238,6 +247,19 @@ const searchSchema = `{"type":"object","properties":{"query":{"type":"string","d
 func (m *Manager) searchDef() exposedTool {
 	d := tools.ExtDefinition{Definition: tools.Definition{Name: ToolSearch, Description: searchDescription,
 		Parameters: json.RawMessage(searchSchema)}, Mode: tools.ModeAllow, Summary: "search MCP tools"}
+	return exposedTool{def: d, tokens: m.defTokens(d.Definition)}
+}
+
+const callDescription = "Call a tool of the user's MCP servers that " + ToolSearch + " loaded: tool is its full name (mcp__SERVER__TOOL), " +
+	"arguments the object its input schema describes. It runs, and asks the user, exactly as that tool would."
+
+const callSchema = `{"type":"object","properties":{"tool":{"type":"string","description":"the MCP tool, e.g. \"mcp__github__create_issue\""},"arguments":{"type":"object","description":"its arguments, as its input schema says"}},"required":["tool","arguments"]}`
+
+// callDef is CallMcpTool. Its own mode does not matter: tools.Set checks
+// a call of it as a call of the tool it names (Resolve).
+func (m *Manager) callDef() exposedTool {
+	d := tools.ExtDefinition{Definition: tools.Definition{Name: ToolCall, Description: callDescription,
+		Parameters: json.RawMessage(callSchema)}, Mode: tools.ModeAsk, Summary: "call an MCP tool"}
 	return exposedTool{def: d, tokens: m.defTokens(d.Definition)}
 }
 
@@ -258,6 +280,8 @@ func (m *Manager) Lookup(ctx context.Context, name string) (tools.ExtDefinition,
 	switch name {
 	case ToolSearch:
 		return m.searchDef().def, true
+	case ToolCall:
+		return m.callDef().def, true
 	case ToolListResources, ToolReadResource:
 		for _, d := range resourceDefs() {
 			if d.Name == name {
@@ -311,6 +335,10 @@ func (m *Manager) Call(ctx context.Context, name string, args json.RawMessage) t
 	switch name {
 	case ToolSearch:
 		return m.search(ctx, args)
+	case ToolCall:
+		// The permission step is tools.Set's: it runs a proxied call as
+		// the tool it names (Resolve), never through here.
+		return errResult("%s is run by the tool set, as the tool it names", ToolCall)
 	case ToolListResources:
 		return m.listResources(ctx, args)
 	case ToolReadResource:
@@ -492,7 +520,8 @@ func (m *Manager) search(ctx context.Context, raw json.RawMessage) tools.ExtResu
 	all, _ := m.readyTools()
 	var b strings.Builder
 	if len(a.Load) > 0 {
-		var loaded, unknown []string
+		var loaded []toolEntry
+		var unknown []string
 		m.mu.Lock()
 		for _, n := range a.Load {
 			i := slices.IndexFunc(all, func(t toolEntry) bool { return t.def.Name == n || t.orig == n })
@@ -500,12 +529,20 @@ func (m *Manager) search(ctx context.Context, raw json.RawMessage) tools.ExtResu
 				unknown = append(unknown, n)
 				continue
 			}
-			m.expose(exposedTool{def: all[i].def, tokens: all[i].tokens})
-			loaded = append(loaded, all[i].def.Name)
+			m.loaded[all[i].def.Name] = true
+			loaded = append(loaded, all[i])
 		}
 		m.mu.Unlock()
 		if len(loaded) > 0 {
-			fmt.Fprintf(&b, "loaded: %s (callable from your next step)\n", strings.Join(loaded, ", "))
+			names := make([]string, len(loaded))
+			for i, t := range loaded {
+				names[i] = t.def.Name
+			}
+			fmt.Fprintf(&b, "loaded: %s. Call them with %s: {\"tool\": NAME, \"arguments\": {...}}, the arguments as each input schema says.\n",
+				strings.Join(names, ", "), ToolCall)
+			for _, t := range loaded {
+				b.WriteString("\n" + schemaText(t.def.Definition, 0) + "\n")
+			}
 		}
 		if len(unknown) > 0 {
 			fmt.Fprintf(&b, "no such MCP tool: %s\n", strings.Join(unknown, ", "))

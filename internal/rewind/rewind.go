@@ -20,8 +20,9 @@ import (
 // Sentinel errors; check them with errors.Is.
 var (
 	// ErrConflict: files changed outside gencode since it last left them
-	// would be overwritten; nothing was changed (see Result.Conflicts).
-	ErrConflict = errors.New("files changed outside gencode since; not overwritten without --force")
+	// would be overwritten, and no choice was made for them; nothing was
+	// changed (see Result.Conflicts).
+	ErrConflict = errors.New("files changed outside gencode since; not overwritten without --force (or --keep/--overwrite for each)")
 	// ErrNotKept: calls since the turn changed files without a
 	// checkpoint; the files cannot be put back (Result.Unkept says which).
 	ErrNotKept = errors.New("files changed since that turn without a checkpoint: they cannot be restored")
@@ -129,11 +130,31 @@ type Conflict struct {
 	Diff string // what changed outside gencode (unified diff)
 }
 
+// Choices say what a code rewind does with the files it would change that
+// were changed outside gencode since (its conflicts). A conflict with no
+// choice stops the rewind before anything changes (ErrConflict).
+type Choices struct {
+	// Force overwrites every conflicting file not in Keep.
+	Force bool
+	// Keep are files left as they are (conflicting or not); Overwrite
+	// are conflicting files put back as the checkpoint has them.
+	Keep, Overwrite []string
+}
+
+// Force is the choice to overwrite every conflicting file.
+var Force = Choices{Force: true}
+
+func (c Choices) keeps(p string) bool      { return slices.Contains(c.Keep, p) }
+func (c Choices) overwrites(p string) bool { return c.Force || slices.Contains(c.Overwrite, p) }
+
 // Result is what a rewind did, or would have done.
 type Result struct {
 	Rewind    session.Rewind
 	Changes   []checkpoint.Change
 	Conflicts []Conflict
+	// Kept are the files the rewind would have changed and left as they
+	// are, as chosen (Choices.Keep).
+	Kept []string
 	// Unrestorable are files the rewind leaves as they are: too large to
 	// keep, or their checkpoint pruned.
 	Unrestorable []string
@@ -145,7 +166,7 @@ type Result struct {
 }
 
 // ToTurn takes the session back to before turn n.
-func (r Rewinder) ToTurn(ctx context.Context, n int, mode Mode, force bool) (Result, error) {
+func (r Rewinder) ToTurn(ctx context.Context, n int, mode Mode, ch Choices) (Result, error) {
 	turns, err := r.Store.Turns(ctx, r.SessionID)
 	if err != nil {
 		return Result{}, err
@@ -176,11 +197,11 @@ func (r Rewinder) ToTurn(ctx context.Context, n int, mode Mode, force bool) (Res
 		if target == "" {
 			res.Note = "no file was changed by gencode since that turn: the files are left as they are"
 		} else {
-			ch, err := r.restore(ctx, target, turns, force, &res)
+			done, err := r.restore(ctx, target, turns, ch, &res)
 			if err != nil {
 				return res, err
 			}
-			rec.Code, rec.CodeBefore, rec.CodeTarget, rec.CodeAfter, rec.Changes = true, ch.before, target, ch.after, ch.lines
+			rec.Code, rec.CodeBefore, rec.CodeTarget, rec.CodeAfter, rec.Changes = true, done.before, target, done.after, done.lines
 		}
 	}
 	if mode.Conversation {
@@ -226,8 +247,9 @@ func (r Rewinder) known(ctx context.Context, turns []session.Turn) (string, erro
 }
 
 // restore puts the files back as checkpoint target keeps them, after a
-// check for files changed outside gencode.
-func (r Rewinder) restore(ctx context.Context, target string, turns []session.Turn, force bool, res *Result) (restored, error) {
+// check for files changed outside gencode; the files ch keeps are left
+// alone.
+func (r Rewinder) restore(ctx context.Context, target string, turns []session.Turn, ch Choices, res *Result) (restored, error) {
 	if r.Files == nil {
 		return restored{}, errors.New("rewind: no checkpoint store")
 	}
@@ -265,11 +287,24 @@ func (r Rewinder) restore(ctx context.Context, target string, turns []session.Tu
 			}
 		}
 	}
-	if len(res.Conflicts) > 0 && !force {
-		res.Changes = cs
-		return restored{}, ErrConflict
+	for _, c := range res.Conflicts {
+		if !ch.keeps(c.Path) && !ch.overwrites(c.Path) {
+			res.Changes = cs
+			return restored{}, ErrConflict
+		}
 	}
-	done, err := r.Files.Restore(ctx, cur, to, nil)
+	var only map[string]bool // nil: every path
+	if len(ch.Keep) > 0 {
+		only = map[string]bool{}
+		for _, c := range cs {
+			if ch.keeps(c.Path) {
+				res.Kept = append(res.Kept, c.Path)
+			} else {
+				only[c.Path] = true
+			}
+		}
+	}
+	done, err := r.Files.Restore(ctx, cur, to, only)
 	res.Changes = done
 	if err != nil {
 		return restored{}, err
@@ -320,9 +355,10 @@ func (r Rewinder) UndoSummary(ctx context.Context, summaryID string) (Result, er
 }
 
 // Undo takes back rewind id (the latest active one when id is ""): the
-// files it restored go back to the state just before it, the messages it
-// hid and the summaries it took out come back. The undo is recorded.
-func (r Rewinder) Undo(ctx context.Context, id string, force bool) (Result, error) {
+// files it restored go back to the state just before it (conflicts as ch
+// says), the messages it hid and the summaries it took out come back. The
+// undo is recorded.
+func (r Rewinder) Undo(ctx context.Context, id string, ch Choices) (Result, error) {
 	rws, err := r.Store.Rewinds(ctx, r.SessionID)
 	if err != nil {
 		return Result{}, err
@@ -351,11 +387,11 @@ func (r Rewinder) Undo(ctx context.Context, id string, force bool) (Result, erro
 		if err != nil {
 			return Result{}, err
 		}
-		ch, err := r.restore(ctx, x.CodeBefore, turns, force, &res)
+		done, err := r.restore(ctx, x.CodeBefore, turns, ch, &res)
 		if err != nil {
 			return res, err
 		}
-		rec.Code, rec.CodeBefore, rec.CodeTarget, rec.CodeAfter, rec.Changes = true, ch.before, x.CodeBefore, ch.after, ch.lines
+		rec.Code, rec.CodeBefore, rec.CodeTarget, rec.CodeAfter, rec.Changes = true, done.before, x.CodeBefore, done.after, done.lines
 	}
 	if _, _, err := r.Store.UndoRewind(ctx, r.SessionID, x.ID); err != nil {
 		return res, err
@@ -378,69 +414,99 @@ func orLatest(id string) string {
 // turn created and a rewind removed is then in no list.
 func FactsLog(ctx context.Context, st *session.Store, sessionID string) iter.Seq2[session.Message, error] {
 	return func(yield func(session.Message, error) bool) {
-		rws, err := st.Rewinds(ctx, sessionID)
+		f, err := NewFactsFilter(ctx, st, sessionID)
 		if err != nil {
 			yield(session.Message{}, err)
 			return
 		}
-		byID := map[string]session.Rewind{}
-		var pending []session.Rewind
-		for _, r := range rws {
-			byID[r.ID] = r
-		}
-		for _, r := range rws {
-			codeOnly := r.Kind == session.RewindTurn && r.FromSeq == 0
-			if r.Kind == session.RewindUndo {
-				u := byID[r.Undoes]
-				codeOnly = u.Kind == session.RewindTurn && u.FromSeq == 0
-			}
-			if r.Code && codeOnly && len(r.Changes) > 0 {
-				pending = append(pending, r)
-			}
-		}
-		hides := func(seq int64) bool {
-			for _, r := range rws {
-				if r.Hides(seq) {
-					return true
-				}
-			}
-			return false
-		}
-		flush := func(upTo int64) bool {
-			for len(pending) > 0 && pending[0].LogSeq < upTo {
-				if hides(pending[0].LogSeq) {
-					// Made within turns a conversation rewind took
-					// out since: they and it are gone together.
-					pending = pending[1:]
-					continue
-				}
-				for _, m := range rewindMessages(pending[0]) {
-					if !yield(m, nil) {
-						return false
-					}
-				}
-				pending = pending[1:]
-			}
-			return true
-		}
+		out := func(m session.Message) bool { return yield(m, nil) }
 		for m, err := range st.Each(ctx, sessionID, 1, 0) {
 			if err != nil {
 				yield(m, err)
 				return
 			}
-			if !flush(m.Seq) {
-				return
-			}
-			if hides(m.Seq) {
-				continue
-			}
-			if !yield(m, nil) {
+			if !f.Feed(m, out) {
 				return
 			}
 		}
-		flush(1 << 62)
+		f.End(out)
 	}
 }
+
+// FactsFilter is FactsLog's rule for a log read elsewhere (history --json
+// reads it once, for its messages and its facts): Feed each message of the
+// log in order, then End; out receives the log as the facts read it.
+type FactsFilter struct {
+	rws     []session.Rewind
+	pending []session.Rewind // code rewinds not given out yet
+}
+
+// NewFactsFilter reads the session's rewinds.
+func NewFactsFilter(ctx context.Context, st *session.Store, sessionID string) (*FactsFilter, error) {
+	rws, err := st.Rewinds(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	f := &FactsFilter{rws: rws}
+	byID := map[string]session.Rewind{}
+	for _, r := range rws {
+		byID[r.ID] = r
+	}
+	for _, r := range rws {
+		codeOnly := r.Kind == session.RewindTurn && r.FromSeq == 0
+		if r.Kind == session.RewindUndo {
+			u := byID[r.Undoes]
+			codeOnly = u.Kind == session.RewindTurn && u.FromSeq == 0
+		}
+		if r.Code && codeOnly && len(r.Changes) > 0 {
+			f.pending = append(f.pending, r)
+		}
+	}
+	return f, nil
+}
+
+func (f *FactsFilter) hides(seq int64) bool {
+	for _, r := range f.rws {
+		if r.Hides(seq) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *FactsFilter) flush(upTo int64, out func(session.Message) bool) bool {
+	for len(f.pending) > 0 && f.pending[0].LogSeq < upTo {
+		if f.hides(f.pending[0].LogSeq) {
+			// Made within turns a conversation rewind took out since:
+			// they and it are gone together.
+			f.pending = f.pending[1:]
+			continue
+		}
+		for _, m := range rewindMessages(f.pending[0]) {
+			if !out(m) {
+				return false
+			}
+		}
+		f.pending = f.pending[1:]
+	}
+	return true
+}
+
+// Feed gives out what the facts read at m: the code rewinds made before
+// it, then m unless a conversation rewind took it out. It returns false
+// when out did.
+func (f *FactsFilter) Feed(m session.Message, out func(session.Message) bool) bool {
+	if !f.flush(m.Seq, out) {
+		return false
+	}
+	if f.hides(m.Seq) {
+		return true
+	}
+	return out(m)
+}
+
+// End gives out the code rewinds made after the last message.
+func (f *FactsFilter) End(out func(session.Message) bool) { f.flush(1<<62, out) }
 
 // rewindMessages are a code rewind as an observed tool call.
 func rewindMessages(r session.Rewind) []session.Message {

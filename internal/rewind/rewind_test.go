@@ -70,35 +70,35 @@ func TestCodeRewindUndoAndConflicts(t *testing.T) {
 	f.turn("three", "a.txt", "a2")
 	rw := Rewinder{Store: f.st, Files: f.files, SessionID: f.sess.ID}
 
-	res, err := rw.ToTurn(f.ctx, 2, Mode{Code: true}, false)
+	res, err := rw.ToTurn(f.ctx, 2, Mode{Code: true}, Choices{})
 	require.NoError(t, err)
 	require.Equal(t, []string{"~ a.txt", "- b.txt"}, res.Rewind.Changes)
 	require.Equal(t, "a1", f.read("a.txt"))
 	require.Equal(t, "(none)", f.read("b.txt"))
 
 	// A second rewind right after: no conflict with the first one's work.
-	_, err = rw.ToTurn(f.ctx, 1, Mode{Code: true}, false)
+	_, err = rw.ToTurn(f.ctx, 1, Mode{Code: true}, Choices{})
 	require.NoError(t, err)
 	require.Equal(t, "(none)", f.read("a.txt"))
 
 	// Undo the latest: a.txt as the first rewind left it.
-	_, err = rw.Undo(f.ctx, "", false)
+	_, err = rw.Undo(f.ctx, "", Choices{})
 	require.NoError(t, err)
 	require.Equal(t, "a1", f.read("a.txt"))
 
 	// A hand edit since: the next rewind refuses, names it, changes nothing.
 	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "a.txt"), []byte("by hand"), 0o644))
-	res, err = rw.ToTurn(f.ctx, 1, Mode{Code: true}, false)
+	res, err = rw.ToTurn(f.ctx, 1, Mode{Code: true}, Choices{})
 	require.ErrorIs(t, err, ErrConflict)
 	require.Len(t, res.Conflicts, 1)
 	require.Equal(t, "a.txt", res.Conflicts[0].Path)
 	require.Contains(t, res.Conflicts[0].Diff, "+by hand")
 	require.Equal(t, "by hand", f.read("a.txt"))
-	_, err = rw.ToTurn(f.ctx, 1, Mode{Code: true}, true)
+	_, err = rw.ToTurn(f.ctx, 1, Mode{Code: true}, Force)
 	require.NoError(t, err)
 	require.Equal(t, "(none)", f.read("a.txt"))
 
-	_, err = rw.ToTurn(f.ctx, 9, Both, false)
+	_, err = rw.ToTurn(f.ctx, 9, Both, Choices{})
 	require.ErrorIs(t, err, ErrNoTurn)
 }
 
@@ -110,7 +110,7 @@ func TestFactsLogFollowsRewinds(t *testing.T) {
 	f.turn("one", "a.txt", "a1")
 	f.turn("two", "b.txt", "b1")
 	rw := Rewinder{Store: f.st, Files: f.files, SessionID: f.sess.ID}
-	_, err := rw.ToTurn(f.ctx, 2, Mode{Code: true}, false)
+	_, err := rw.ToTurn(f.ctx, 2, Mode{Code: true}, Choices{})
 	require.NoError(t, err)
 	var tools []string
 	var rewound *session.FileChanges
@@ -126,7 +126,7 @@ func TestFactsLogFollowsRewinds(t *testing.T) {
 	require.Equal(t, []string{"Write", "Write", "Rewind"}, tools)
 	require.Equal(t, []string{"b.txt"}, rewound.Deleted)
 
-	_, err = rw.ToTurn(f.ctx, 2, Mode{Conversation: true}, false)
+	_, err = rw.ToTurn(f.ctx, 2, Mode{Conversation: true}, Choices{})
 	require.NoError(t, err)
 	tools = nil
 	for m, err := range FactsLog(f.ctx, f.st, f.sess.ID) {
@@ -136,4 +136,37 @@ func TestFactsLogFollowsRewinds(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"Write"}, tools, "turn 2 hidden, and the code rewind made after it: b.txt is in no list")
+}
+
+// TestConflictChoicesPerFile: two files edited by hand since; a choice for
+// one only changes nothing; keep one and overwrite the other does just
+// that, and the undo brings the overwritten one's hand edit back.
+func TestConflictChoicesPerFile(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.turn("one", "a.txt", "a1")
+	f.turn("two", "b.txt", "b1")
+	f.turn("three", "a.txt", "a2")
+	f.turn("four", "b.txt", "b2")
+	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "a.txt"), []byte("mine a"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "b.txt"), []byte("mine b"), 0o644))
+	rw := Rewinder{Store: f.st, Files: f.files, SessionID: f.sess.ID}
+
+	res, err := rw.ToTurn(f.ctx, 3, Mode{Code: true}, Choices{Keep: []string{"a.txt"}})
+	require.ErrorIs(t, err, ErrConflict, "b.txt has no choice")
+	require.Len(t, res.Conflicts, 2)
+	require.Equal(t, "mine a", f.read("a.txt"))
+	require.Equal(t, "mine b", f.read("b.txt"))
+
+	res, err = rw.ToTurn(f.ctx, 3, Mode{Code: true}, Choices{Keep: []string{"a.txt"}, Overwrite: []string{"b.txt"}})
+	require.NoError(t, err)
+	require.Equal(t, []string{"a.txt"}, res.Kept)
+	require.Equal(t, []string{"~ b.txt"}, res.Rewind.Changes)
+	require.Equal(t, "mine a", f.read("a.txt"), "kept")
+	require.Equal(t, "b1", f.read("b.txt"), "overwritten with the checkpoint's")
+
+	_, err = rw.Undo(f.ctx, "", Choices{})
+	require.NoError(t, err)
+	require.Equal(t, "mine a", f.read("a.txt"))
+	require.Equal(t, "mine b", f.read("b.txt"))
 }

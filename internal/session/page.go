@@ -68,3 +68,64 @@ func (s *Store) TailAfter(ctx context.Context, sessionID string, after int64, n 
 	}
 	return msgs, nil
 }
+
+// Head is what planning reads of a message: where it is, its role and
+// its stored count, not its text.
+type Head struct {
+	Seq    int64
+	Role   Role
+	Tokens int
+}
+
+// Heads returns the heads of the log's messages with from <= seq <= to
+// (to <= 0: to the end), in order: a few bytes a message, so that a plan
+// over a long log does not load its texts.
+func (s *Store) Heads(ctx context.Context, sessionID string, from, to int64) ([]Head, error) {
+	if to <= 0 {
+		to = 1<<62 - 1
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, role, tokens FROM messages
+		WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq`, sessionID, from, to)
+	var out []Head
+	if err == nil {
+		defer rows.Close()
+		for rows.Next() {
+			var h Head
+			var role string
+			if err = rows.Scan(&h.Seq, &role, &h.Tokens); err != nil {
+				break
+			}
+			h.Role = Role(role)
+			out = append(out, h)
+		}
+		if err == nil {
+			err = rows.Err()
+		}
+	}
+	if isCorrupt(err) {
+		// A damaged page: the messages are read around it (Each).
+		out = out[:0]
+		for m, err := range s.Each(ctx, sessionID, from, to) {
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Head{Seq: m.Seq, Role: m.Role, Tokens: m.Tokens})
+		}
+		return out, nil
+	}
+	if err != nil {
+		return nil, s.errorf("load message heads %d-%d of session %s: %w", from, to, sessionID, err)
+	}
+	return out, nil
+}
+
+// SummarizedThrough is the last seq an active summary of the session
+// covers (0: none), read without decoding the summaries.
+func (s *Store) SummarizedThrough(ctx context.Context, sessionID string) (int64, error) {
+	var through int64
+	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(to_seq), 0) FROM summaries
+		WHERE session_id = ? AND superseded_by IS NULL`, sessionID).Scan(&through); err != nil {
+		return 0, s.errorf("load summaries of session %s: %w", sessionID, err)
+	}
+	return through, nil
+}

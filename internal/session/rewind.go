@@ -273,17 +273,17 @@ type Turn struct {
 
 // Turns lists a session's user turns, oldest first. A user message that
 // only carries a "!command"'s output, or quoted context, is not a turn.
+// The log is read a page at a time: only the turns are kept.
 func (s *Store) Turns(ctx context.Context, sessionID string) ([]Turn, error) {
-	msgs, err := s.Messages(ctx, sessionID, 1, 0)
-	if err != nil {
-		return nil, err
-	}
 	hidden, err := s.Rewound(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
 	var out []Turn
-	for _, m := range msgs {
+	for m, err := range s.Each(ctx, sessionID, 1, 0) {
+		if err != nil {
+			return nil, err
+		}
 		if m.Role == RoleUser && !m.Meta.Shell && m.Meta.Quoted == "" {
 			t := Turn{N: len(out) + 1, Seq: m.Seq, LastSeq: m.Seq, Text: m.Content, Time: m.Time, Rewound: hidden(m.Seq)}
 			// The "!commands" run before it, whose output it carries.
@@ -333,6 +333,19 @@ func unkept(m Message) string {
 	default:
 		return m.Meta.Checkpoint.Err
 	}
+}
+
+// ViewMessages returns the log's messages with from <= seq <= to (to <= 0:
+// to the end) that the view may show: those a conversation rewind took
+// out are left out. A summary's originals are read with it, so that a
+// rewound message never reaches a summary (its range may span the
+// messages a rewind hid: it is chosen from the view).
+func (s *Store) ViewMessages(ctx context.Context, sessionID string, from, to int64) ([]Message, error) {
+	msgs, err := s.Messages(ctx, sessionID, from, to)
+	if err != nil {
+		return nil, err
+	}
+	return s.dropRewound(ctx, sessionID, msgs)
 }
 
 // dropRewound removes from msgs what the session's active rewinds hide.

@@ -249,6 +249,9 @@ var migrations = []string{
 	tallySchema,    // tally.go: what the context meter sums
 	noOutputSchema, // tally.go: results with no output
 	rewindSchema,   // rewind.go: rewinds of the view
+	countSchema,    // tokencache.go: counts of the texts every request repeats
+	promptSchema,   // prompts.go: the messages the user sent, for Up
+	roleSumSchema,  // tally.go: the user's and assistant's running sums, for /context
 }
 
 func (s *Store) migrate(ctx context.Context) error {
@@ -453,7 +456,7 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...Message) (
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO messages
 		(session_id, seq, role, content, full_content, tool_calls, tool_call_id, name, tokens, created_at, meta,
 		`+tallyCols+`)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
 	if err != nil {
 		return nil, s.errorf("append to session %s: %w", sessionID, err)
 	}
@@ -483,7 +486,7 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...Message) (
 		m.MaskTokens = 0 // counted by the view policy when it masks it
 		if _, err := stmt.ExecContext(ctx, sessionID, m.Seq, string(m.Role), m.Content, full, calls,
 			m.ToolCallID, m.Name, m.Tokens, unixMilli(m.Time), meta, c.plain, c.pending, c.callSeq, c.dupSeq,
-			c.cumTokens, c.cumTools, c.cumToolTokens); err != nil {
+			c.cumTokens, c.cumTools, c.cumToolTokens, c.cumUser, c.cumAssistant); err != nil {
 			return nil, s.errorf("append message %d to session %s: %w", m.Seq, sessionID, err)
 		}
 		out[i] = m

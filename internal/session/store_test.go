@@ -293,7 +293,7 @@ func TestPromptsOfAProject(t *testing.T) {
 	add("/proj", "one", "two")
 	add("/other", "elsewhere")
 	add("/proj", "three")
-	got, err := st.Prompts(ctx, "/proj", 10)
+	got, err := st.Prompts(ctx, "/proj", 10, 0)
 	require.NoError(t, err)
 	var texts []string
 	for _, m := range got {
@@ -302,11 +302,11 @@ func TestPromptsOfAProject(t *testing.T) {
 		require.Len(t, m.Meta.Pastes, 1)
 	}
 	require.Equal(t, []string{"one", "two", "three"}, texts)
-	got, err = st.Prompts(ctx, "/proj", 2)
+	got, err = st.Prompts(ctx, "/proj", 2, 0)
 	require.NoError(t, err)
 	require.Len(t, got, 2)
 	require.Equal(t, "two", got[0].Content)
-	got, err = st.Prompts(ctx, "/none", 2)
+	got, err = st.Prompts(ctx, "/none", 2, 0)
 	require.NoError(t, err)
 	require.Empty(t, got)
 }

@@ -51,6 +51,20 @@ const tallySchema = `ALTER TABLE messages ADD COLUMN plain INTEGER;
 const noOutputSchema = `CREATE INDEX messages_empty ON messages(session_id, seq) WHERE plain = 2;
 	UPDATE messages SET plain = NULL WHERE plain = 0 AND role = 'tool' AND content = '';`
 
+// roleSumSchema is the migration that adds cum_user_tokens and
+// cum_assistant_tokens, the stored counts of the user's and the
+// assistant's messages up to each message, so that /context splits a view
+// by role from two rows as the meter sums it; they are filled in for the
+// messages already summed (the others get them when classified).
+const roleSumSchema = `ALTER TABLE messages ADD COLUMN cum_user_tokens INTEGER;
+	ALTER TABLE messages ADD COLUMN cum_assistant_tokens INTEGER;
+	UPDATE messages SET cum_user_tokens = c.u, cum_assistant_tokens = c.a FROM (
+		SELECT id,
+			sum(CASE WHEN role = 'user' THEN tokens ELSE 0 END) OVER (PARTITION BY session_id ORDER BY seq) AS u,
+			sum(CASE WHEN role = 'assistant' THEN tokens ELSE 0 END) OVER (PARTITION BY session_id ORDER BY seq) AS a
+		FROM messages) AS c
+	WHERE messages.id = c.id AND messages.cum_tokens IS NOT NULL;`
+
 // Carried is how a request carries a message as stored, as the view
 // policy's Classifier says at append time (the plain column; NULL: not
 // classified). The store only keeps the answer: the rules are the view's.
@@ -97,13 +111,19 @@ type link struct {
 
 // sums are the running sums of the log up to a message (tallySchema).
 type sums struct {
-	tokens, tools, toolTokens int64
+	tokens, tools, toolTokens, userTokens, assistantTokens int64
 }
 
 // next classifies message m following the link state l with c, and moves
 // l past it.
 func (l *link) next(c Classifier, seq int64, m Message) Carried {
 	l.cum.tokens += int64(m.Tokens)
+	switch m.Role {
+	case RoleUser:
+		l.cum.userTokens += int64(m.Tokens)
+	case RoleAssistant:
+		l.cum.assistantTokens += int64(m.Tokens)
+	}
 	if m.Role == RoleTool {
 		l.cum.tools++
 		l.cum.toolTokens += int64(m.Tokens)
@@ -124,18 +144,19 @@ func linkAfter(ctx context.Context, q querier, sessionID string, seq int64) (l l
 	if seq <= 0 {
 		return link{}, true, nil
 	}
-	var plain, pending, callSeq, cumTokens, cumTools, cumToolTokens sql.NullInt64
+	var plain, pending, callSeq, cumTokens, cumTools, cumToolTokens, cumUser, cumAssistant sql.NullInt64
 	var role string
-	err = q.QueryRowContext(ctx, `SELECT plain, pending, call_seq, cum_tokens, cum_tools, cum_tool_tokens, role
-		FROM messages WHERE session_id = ? AND seq = ?`,
-		sessionID, seq).Scan(&plain, &pending, &callSeq, &cumTokens, &cumTools, &cumToolTokens, &role)
+	err = q.QueryRowContext(ctx, `SELECT plain, pending, call_seq, cum_tokens, cum_tools, cum_tool_tokens,
+		cum_user_tokens, cum_assistant_tokens, role FROM messages WHERE session_id = ? AND seq = ?`,
+		sessionID, seq).Scan(&plain, &pending, &callSeq, &cumTokens, &cumTools, &cumToolTokens, &cumUser, &cumAssistant, &role)
 	if errors.Is(err, sql.ErrNoRows) {
 		return link{}, false, nil
 	}
-	if err != nil || !plain.Valid || !cumTokens.Valid {
+	if err != nil || !plain.Valid || !cumTokens.Valid || !cumUser.Valid || !cumAssistant.Valid {
 		return link{}, false, err
 	}
-	l.cum = sums{tokens: cumTokens.Int64, tools: cumTools.Int64, toolTokens: cumToolTokens.Int64}
+	l.cum = sums{tokens: cumTokens.Int64, tools: cumTools.Int64, toolTokens: cumToolTokens.Int64,
+		userTokens: cumUser.Int64, assistantTokens: cumAssistant.Int64}
 	l.Prev = Role(role)
 	if pending.Int64 <= 0 {
 		return l, true, nil
@@ -171,16 +192,16 @@ func dupSeq(ctx context.Context, q querier, sessionID string, seq int64, calls [
 // classification is what Append and classify store for one message.
 type classification struct {
 	// NULL when not classified
-	plain, pending, callSeq, dupSeq, cumTokens, cumTools, cumToolTokens any
+	plain, pending, callSeq, dupSeq, cumTokens, cumTools, cumToolTokens, cumUser, cumAssistant any
 }
 
 // args are the classification's columns as arguments, in tallyCols' order.
 func (c classification) args() []any {
-	return []any{c.plain, c.pending, c.callSeq, c.dupSeq, c.cumTokens, c.cumTools, c.cumToolTokens}
+	return []any{c.plain, c.pending, c.callSeq, c.dupSeq, c.cumTokens, c.cumTools, c.cumToolTokens, c.cumUser, c.cumAssistant}
 }
 
 // tallyCols are the columns a classification sets.
-const tallyCols = `plain, pending, call_seq, dup_seq, cum_tokens, cum_tools, cum_tool_tokens`
+const tallyCols = `plain, pending, call_seq, dup_seq, cum_tokens, cum_tools, cum_tool_tokens, cum_user_tokens, cum_assistant_tokens`
 
 func (l *link) classify(ctx context.Context, q querier, c Classifier, sessionID string, seq int64, m Message) (classification, error) {
 	cl := classification{}
@@ -194,6 +215,7 @@ func (l *link) classify(ctx context.Context, q querier, c Classifier, sessionID 
 	cl.plain = int(l.next(c, seq, m))
 	cl.pending, cl.callSeq = l.Pending, l.CallSeq
 	cl.cumTokens, cl.cumTools, cl.cumToolTokens = l.cum.tokens, l.cum.tools, l.cum.toolTokens
+	cl.cumUser, cl.cumAssistant = l.cum.userTokens, l.cum.assistantTokens
 	return cl, nil
 }
 
@@ -222,7 +244,7 @@ func (s *Store) classify(ctx context.Context, sessionID string) error {
 	if !ok { // the message before is unreadable: start over from the first
 		first.Int64, l = 1, link{}
 	}
-	upd, err := tx.PrepareContext(ctx, `UPDATE messages SET (`+tallyCols+`) = (?,?,?,?,?,?,?)
+	upd, err := tx.PrepareContext(ctx, `UPDATE messages SET (`+tallyCols+`) = (?,?,?,?,?,?,?,?,?)
 		WHERE session_id = ? AND seq = ?`)
 	if err != nil {
 		return fmt.Errorf("classify messages of session %s: %w", sessionID, err)
@@ -309,6 +331,11 @@ type Tally struct {
 	// counts, masked results as masked, less Cut's and the masked size of
 	// the Unmasked results in the view.
 	Tokens int
+	// Of Tokens' parts (for /context): UserTokens and AssistantTokens are
+	// the stored counts of the view's user and assistant messages (Cut's
+	// included), MaskTokens the stored masked sizes of the masked results;
+	// the rest is the other messages' (results not masked, Empty's).
+	UserTokens, AssistantTokens, MaskTokens int
 	// Cut are the messages larger than the rule lets through, whole: the
 	// policy cuts them. Empty are the unmasked results with no output
 	// (Seq, Role, ToolCallID, Name, Tokens and Meta): the policy sends
@@ -334,8 +361,9 @@ type tallyRow struct {
 func (s *Store) tallyRow(ctx context.Context, where string, args ...any) (tallyRow, bool, error) {
 	var r tallyRow
 	err := s.db.QueryRowContext(ctx, `SELECT seq, role, pending, coalesce(cum_tokens, 0), coalesce(cum_tools, 0),
-		coalesce(cum_tool_tokens, 0), cum_mask, mask_tokens FROM messages `+where, args...).Scan(
-		&r.seq, &r.role, &r.pending, &r.cum.tokens, &r.cum.tools, &r.cum.toolTokens, &r.cumMask, &r.maskTok)
+		coalesce(cum_tool_tokens, 0), coalesce(cum_user_tokens, 0), coalesce(cum_assistant_tokens, 0), cum_mask, mask_tokens
+		FROM messages `+where, args...).Scan(&r.seq, &r.role, &r.pending, &r.cum.tokens, &r.cum.tools, &r.cum.toolTokens,
+		&r.cum.userTokens, &r.cum.assistantTokens, &r.cumMask, &r.maskTok)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, false, nil
 	}
@@ -427,6 +455,8 @@ func (s *Store) tally(ctx context.Context, t Tally, r TallyRule) (Tally, error) 
 	t.Messages = int(last.seq - t.From + 1)
 	t.Tools = int(last.cum.tools - base.tools)
 	tokens := last.cum.tokens - base.tokens
+	t.UserTokens = int(last.cum.userTokens - base.userTokens)
+	t.AssistantTokens = int(last.cum.assistantTokens - base.assistantTokens)
 	t.Masked = min(max(r.Mask(t.Tools), 0), t.Tools)
 	var masked int64 // the last masked result
 	if t.Masked > 0 {
@@ -447,8 +477,10 @@ func (s *Store) tally(ctx context.Context, t Tally, r TallyRule) (Tally, error) 
 				before = b.cumMask.Int64
 			}
 			tokens += m.cumMask.Int64 - before
+			t.MaskTokens = int(m.cumMask.Int64 - before)
 		}
 	}
+
 	lim := min(r.Room, r.CapTokens)
 	big, err := s.queryMessages(ctx, `SELECT `+messageCols+` FROM messages INDEXED BY messages_big
 		WHERE session_id = ? AND tokens > ? AND seq >= ? AND seq <= ?`, id, lim, t.From, last.seq)

@@ -150,8 +150,10 @@ func TestNoOutputAfterUpgrade(t *testing.T) {
 		session.Message{Role: session.RoleTool, ToolCallID: "a", Name: "Bash", Tokens: 3},
 		session.Message{Role: session.RoleAssistant, Content: "done", Tokens: 5})
 	require.NoError(t, err)
-	// The database as schema 4 left it.
+	// The database as schema 4 left it (without what later migrations add).
 	_, err = st.DB().Exec(`DROP INDEX messages_empty; UPDATE messages SET plain = 0 WHERE role = 'tool' AND content = '';
+		DROP TABLE rewinds; DROP TABLE token_counts; DROP INDEX messages_sent;
+		ALTER TABLE messages DROP COLUMN cum_user_tokens; ALTER TABLE messages DROP COLUMN cum_assistant_tokens;
 		PRAGMA user_version = 4`)
 	require.NoError(t, err)
 	require.NoError(t, st.Close())
@@ -169,6 +171,57 @@ func TestNoOutputAfterUpgrade(t *testing.T) {
 	got, err := p.Measure(ctx, st, sess.ID)
 	require.NoError(t, err)
 	require.Equal(t, p.Build(v).Tokens, got.Tokens)
+}
+
+// TestRoleSumsAfterUpgrade: a log summed before the user's and the
+// assistant's running sums existed gets them from the upgrade, so that
+// /context splits it by role as Build does, and the messages appended
+// after carry them on.
+func TestRoleSumsAfterUpgrade(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, sess := openSession(t, dir)
+	turn := func(k int) []session.Message {
+		id := fmt.Sprintf("c%d", k)
+		return []session.Message{{Role: session.RoleUser, Content: fmt.Sprintf("step %d", k), Tokens: 5 + k},
+			{Role: session.RoleAssistant, Tokens: 20, ToolCalls: []session.ToolCall{{ID: id, Name: "Bash", Arguments: `{"command":"ls"}`}}},
+			{Role: session.RoleTool, ToolCallID: id, Name: "Bash", Content: strings.Repeat("file ", 10*k+1), Tokens: 10*k + 3},
+			{Role: session.RoleAssistant, Content: "done", Tokens: 7 + 2*k}}
+	}
+	for k := range 6 {
+		_, err := st.Append(ctx, sess.ID, turn(k)...)
+		require.NoError(t, err)
+	}
+	// The database as the schema before the role sums left it.
+	_, err := st.DB().Exec(fmt.Sprintf(`ALTER TABLE messages DROP COLUMN cum_user_tokens;
+		ALTER TABLE messages DROP COLUMN cum_assistant_tokens; PRAGMA user_version = %d`, len(session.Migrations)-1))
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+
+	st, err = session.Open(ctx, dir, session.WithClassifier(view.Classify))
+	require.NoError(t, err)
+	defer st.Close()
+	p := view.NewPolicy(view.Config{Window: 8000, SystemPrompt: "You are gencode.", MaskAfter: 4})
+	check := func(at string) {
+		t.Helper()
+		v, err := st.LoadView(ctx, sess.ID)
+		require.NoError(t, err)
+		want := p.Build(v)
+		got, err := p.Measure(ctx, st, sess.ID)
+		require.NoError(t, err)
+		require.Equal(t, []int{want.Tokens, want.User, want.Assistant, want.ToolOutputs, want.Masked},
+			[]int{got.Tokens, got.User, got.Assistant, got.ToolOutputs, got.Masked}, at)
+		tally, err := st.Tally(ctx, sess.ID, session.TallyRule{Mask: func(int) int { return 0 }, Room: p.MessageRoom(), CapTokens: p.CapTokens()})
+		require.NoError(t, err)
+		require.True(t, tally.Plain, "%s: summed in SQL", at)
+	}
+	check("after the upgrade")
+	for k := 6; k < 9; k++ {
+		_, err := st.Append(ctx, sess.ID, turn(k)...)
+		require.NoError(t, err)
+	}
+	check("after appending")
 }
 
 // BenchmarkUpgrade is what upgrading a store written before the meter's

@@ -204,6 +204,9 @@ type Message struct {
 	MaskTokens int
 	Time       time.Time
 	Meta       Meta
+	// Clipped says Content holds only the head of the text: a read for a
+	// screen cut it (TailShown); the log has it whole.
+	Clipped bool
 }
 
 // Text returns the message's whole text: Full when Content was capped.
@@ -252,6 +255,9 @@ type Summary struct {
 	Fallback        bool        `json:"fallback"` // deterministic only, no LLM narrative
 	FallbackReason  string      `json:"fallback_reason,omitempty"`
 	TokenCount      int         `json:"token_count"`
+	// CommandsNotRun are the shell commands of imported calls that never
+	// ran (denied, rejected, canceled, without a result): no run, no change.
+	CommandsNotRun []string `json:"commands_not_run,omitempty"`
 	// TokenKey names what TokenCount counted: the tokenizer's encoding and
 	// a hash of the rendered text. A request's view uses TokenCount instead
 	// of counting the summary again only while both still match ("": count).
@@ -278,6 +284,12 @@ type Summary struct {
 	// RenderChars). Past it they are shortened, then the least important
 	// and oldest left out, what the user asked to remember last.
 	KeepChars int `json:"keep_chars,omitempty"`
+
+	// UserConstraintsLeftOut counts the sentences UserConstraints does not
+	// keep: the least important and oldest past the most any view shows
+	// (facts.CapKept). Each is in the log.
+	UserConstraintsLeftOut int `json:"user_constraints_left_out,omitempty"`
+
 	// Chunks is how many summarizer calls the range needed (map-reduce).
 	Chunks int `json:"chunks,omitempty"`
 }

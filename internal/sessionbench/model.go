@@ -46,7 +46,7 @@ func (m model) reply(r openaitest.Request) openaitest.Reply {
 		case m.sc.WriteAndRun:
 			return openaitest.Calls(
 				openaitest.ToolCall{Name: "Write", Arguments: mustJSON(map[string]string{
-					"file_path": fmt.Sprintf("notes/n%03d.md", turn), "content": filler(int64(turn)<<8, 30) + "\n"})},
+					"file_path": fmt.Sprintf("notes/n%03d.md", turn), "content": filler(m.sc.seed(int64(turn)<<8), 30) + "\n"})},
 				openaitest.ToolCall{Name: "Bash", Arguments: mustJSON(map[string]string{
 					"command": fmt.Sprintf("wc -c notes/n%03d.md", turn)})},
 			)
@@ -61,7 +61,7 @@ func (m model) reply(r openaitest.Request) openaitest.Reply {
 			return openaitest.Text("I could not find the release codename in this session.")
 		}
 	}
-	return openaitest.Text(fmt.Sprintf("Done with turn %d. %s", turn, filler(int64(turn)<<16, m.sc.AnswerWords)))
+	return openaitest.Text(fmt.Sprintf("Done with turn %d. %s", turn, filler(m.sc.seed(int64(turn)<<16), m.sc.AnswerWords)))
 }
 
 // summary writes a narrative of about 70% of the words asked for.

@@ -82,8 +82,11 @@ type Target struct {
 	OK   bool
 }
 
-// Targets are the goals of issue 11 for the scenario: for B the bill and
-// correctness, for the long one the CPU per turn staying flat.
+// Targets are the goals for the scenario: at its full length, billed at
+// a 10% cached price at most half of Crush's and uncached at most 0.7 of
+// Crush's (issue 30; CrushReference); for B the total prompt tokens, for
+// the long one the CPU per turn staying flat (issue 11); for all,
+// correctness.
 func (r Result) Targets() []Target {
 	b := r.Bill
 	var ts []Target
@@ -93,9 +96,16 @@ func (r Result) Targets() []Target {
 	zero := func(what string, got int) {
 		ts = append(ts, Target{What: what, Got: fmt.Sprint(got), Want: "0", OK: got == 0})
 	}
+	if c, ok := CrushReference(r.Scenario); ok {
+		share := func(what string, got float64, crush int, limit float64) {
+			x := got / float64(crush)
+			ts = append(ts, Target{What: what, Got: fmt.Sprintf("%.0f (%.2fx Crush)", got, x),
+				Want: fmt.Sprintf("<= %.2fx Crush's %s", limit, thousands(crush)), OK: x <= limit})
+		}
+		share("billed at a 10% cached price", b.Billed(0.1), c.Billed10, crushBilledShare)
+		share("uncached prompt tokens", float64(b.Uncached()), c.Uncached, crushUncachedShare)
+	}
 	if r.Scenario.Name == "B" {
-		num("billed at a 10% cached price", b.Billed(0.1), 210000)
-		num("uncached prompt tokens", float64(b.Uncached()), 92000)
 		num("total prompt tokens", float64(b.Prompt), 1390000)
 	}
 	if r.Scenario.Name == "long" {
@@ -119,6 +129,9 @@ func (r Result) Targets() []Target {
 func (r Result) Write(w io.Writer) {
 	sc, b := r.Scenario, r.Bill
 	fmt.Fprintf(w, "scenario %s: %d turns (user ~%d words, answer ~%d words)", sc.Name, sc.Turns, sc.UserWords, sc.AnswerWords)
+	if sc.Seed != 0 {
+		fmt.Fprintf(w, ", held-out text (seed %d)", sc.Seed)
+	}
 	if sc.FactTurn > 0 {
 		fmt.Fprintf(w, " + a recall question about turn %d", sc.FactTurn)
 	}
@@ -127,11 +140,23 @@ func (r Result) Write(w io.Writer) {
 		fmt.Fprintf(w, "  %-34s "+format+"\n", append([]any{k}, a...)...)
 	}
 	row("requests", "%d (agent %d, summarizer %d; %d refused)", b.Requests+b.Rejected, b.Requests-b.SummaryRequests, b.SummaryRequests, b.Rejected)
-	row("total prompt tokens", "%s", thousands(b.Prompt))
-	row("uncached (not a shared prefix)", "%s (%.1f%%)", thousands(b.Uncached()), pct(b.Uncached(), b.Prompt))
-	row("billed at a 10% cached price", "%s", thousands(int(b.Billed(0.1))))
+	crush, hasCrush := CrushReference(sc)
+	vs := func(got, ref int) string {
+		if !hasCrush || ref <= 0 {
+			return ""
+		}
+		return fmt.Sprintf("  %.2fx Crush's %s", float64(got)/float64(ref), thousands(ref))
+	}
+	row("total prompt tokens", "%s%s", thousands(b.Prompt), vs(b.Prompt, crush.Prompt))
+	row("uncached (not a shared prefix)", "%s (%.1f%%)%s", thousands(b.Uncached()), pct(b.Uncached(), b.Prompt), vs(b.Uncached(), crush.Uncached))
+	row("billed at a 10% cached price", "%s%s", thousands(int(b.Billed(0.1))), vs(int(b.Billed(0.1)), crush.Billed10))
 	row("billed at a 50% cached price", "%s", thousands(int(b.Billed(0.5))))
 	row("summarizer calls / share of prompt", "%d / %.1f%%", b.SummaryRequests, 100*b.SummaryShare())
+	if hasCrush {
+		row("Crush's figures", "%s", crush.Source)
+	} else {
+		row("Crush's figures", "none for %d turns of %s: no comparison", sc.Turns, sc.Name)
+	}
 	row("requests over the window", "%d", b.OverWindow)
 	row("tool-call pairing violations", "%d", b.RuleViolations)
 	alt := fmt.Sprint(r.Alternation)

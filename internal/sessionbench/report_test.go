@@ -2,6 +2,7 @@ package sessionbench
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,12 +41,13 @@ func TestCPUByRange(t *testing.T) {
 	require.Contains(t, out.String(), "last range / first played beside it (medians): 1.04x")
 }
 
-// TestTargetsOfScenarioB: each of the limits for scenario B is
-// checked, and one miss fails the run.
+// TestTargetsOfScenarioB: each of the issues' limits for scenario B is
+// checked, and one miss fails the run. Crush's figures there: billed at
+// 10% 381,351 (half: 190,675), uncached 114,782 (0.7x: 80,347).
 func TestTargetsOfScenarioB(t *testing.T) {
 	t.Parallel()
 	good := Result{Scenario: ScenarioB(), Recalled: true, Turns: []Turn{{N: 1}},
-		Accounts: []openaitest.Account{{Purpose: openaitest.PurposeAgent, Prompt: 1_000_000, Cached: 910_000}}}
+		Accounts: []openaitest.Account{{Purpose: openaitest.PurposeAgent, Prompt: 1_000_000, Cached: 921_000}}}
 	good.Bill = openaitest.Total(good.Accounts)
 	var out bytes.Buffer
 	require.True(t, WriteTargets(&out, good), out.String())
@@ -55,8 +57,9 @@ func TestTargetsOfScenarioB(t *testing.T) {
 		mutate func(*Result)
 		want   string
 	}{
-		{"too much uncached", func(r *Result) { r.Accounts[0].Cached = 900_000 }, "MISS uncached prompt tokens"},
-		{"billed too high", func(r *Result) { r.Accounts[0].Prompt, r.Accounts[0].Cached = 1_380_000, 1_290_000 }, "MISS billed at a 10% cached price"},
+		{"too much uncached", func(r *Result) { r.Accounts[0].Cached = 919_000 }, "MISS uncached prompt tokens"},
+		{"billed too high", func(r *Result) { r.Accounts[0].Prompt, r.Accounts[0].Cached = 1_380_000, 1_301_000 }, "MISS billed at a 10% cached price"},
+		{"too many prompt tokens", func(r *Result) { r.Accounts[0].Prompt, r.Accounts[0].Cached = 1_400_000, 1_330_000 }, "MISS total prompt tokens"},
 		{"over the window", func(r *Result) {
 			r.Accounts = append(r.Accounts, openaitest.Account{Rejected: openaitest.RejectWindow})
 		}, "MISS requests over the window"},
@@ -80,4 +83,72 @@ func TestTargetsOfScenarioB(t *testing.T) {
 			require.Contains(t, out.String(), tt.want)
 		})
 	}
+}
+
+// TestTargetsAgainstCrush: the long scenario is held to half of Crush's
+// bill and 0.7x its uncached tokens, on a held-out seed too; a shortened
+// run has no Crush figures to compare with, and says so.
+func TestTargetsAgainstCrush(t *testing.T) {
+	t.Parallel()
+	c, ok := CrushReference(ScenarioLong())
+	require.True(t, ok)
+	require.Equal(t, Crush{Uncached: 603_721, Billed10: 1_942_819}, Crush{Uncached: c.Uncached, Billed10: c.Billed10})
+	bill := func(prompt, cached int) Result {
+		r := Result{Scenario: ScenarioLong(), Recalled: true,
+			Accounts: []openaitest.Account{{Purpose: openaitest.PurposeAgent, Prompt: prompt, Cached: cached}}}
+		r.Bill = openaitest.Total(r.Accounts)
+		return r
+	}
+	find := func(r Result, what string) Target {
+		for _, tg := range r.Targets() {
+			if tg.What == what {
+				return tg
+			}
+		}
+		t.Fatalf("no target %q in %+v", what, r.Targets())
+		return Target{}
+	}
+	// 400k uncached + 0.1 x 5.5M cached = 950k: 0.49x and 0.66x.
+	r := bill(5_900_000, 5_500_000)
+	require.True(t, find(r, "billed at a 10% cached price").OK)
+	require.True(t, find(r, "uncached prompt tokens").OK)
+	require.Equal(t, "400000 (0.66x Crush)", find(r, "uncached prompt tokens").Got)
+
+	// 430k uncached: over 0.7x Crush's 603,721.
+	r = bill(5_930_000, 5_500_000)
+	require.False(t, find(r, "uncached prompt tokens").OK)
+	// 300k uncached + 0.1 x 7M cached = 1M: over half of 1,942,819.
+	r = bill(7_300_000, 7_000_000)
+	require.False(t, find(r, "billed at a 10% cached price").OK)
+	require.True(t, find(r, "uncached prompt tokens").OK)
+
+	r.Scenario.Seed = 2
+	require.False(t, find(r, "billed at a 10% cached price").OK, "a held-out seed keeps the sizes, and the reference")
+
+	r.Scenario.UserWords = 60
+	for _, tg := range r.Targets() {
+		require.NotContains(t, tg.Want, "Crush", "Crush's figures are for 40-word messages, not 60")
+	}
+	r.Scenario.UserWords = ScenarioLong().UserWords
+
+	r.Scenario.Turns = 40
+	for _, tg := range r.Targets() {
+		require.NotContains(t, tg.Want, "Crush", "40 turns are not the 600 Crush's figures are for")
+	}
+	var out bytes.Buffer
+	r.Write(&out)
+	require.Contains(t, out.String(), "none for 40 turns of long")
+}
+
+// TestSeedChangesWordsNotSizes: a held-out variant sends other text of
+// the same length; seed 0 is the scenario's own text.
+func TestSeedChangesWordsNotSizes(t *testing.T) {
+	t.Parallel()
+	sc := ScenarioLong()
+	held := sc
+	held.Seed = 2
+	require.Equal(t, sc.Prompt(7), ScenarioLong().Prompt(7))
+	require.NotEqual(t, sc.Prompt(7), held.Prompt(7))
+	require.Equal(t, len(strings.Fields(sc.Prompt(7))), len(strings.Fields(held.Prompt(7))))
+	require.Contains(t, held.Prompt(sc.FactTurn), Fact)
 }

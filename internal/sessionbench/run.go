@@ -221,7 +221,7 @@ func sandbox(dir string, sc Scenario, extra string) (env []string, work string, 
 			return nil, "", err
 		}
 	}
-	if err := os.WriteFile(filepath.Join(work, "README.md"), []byte(readmeText()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(work, "README.md"), []byte(sc.readmeText()), 0o644); err != nil {
 		return nil, "", err
 	}
 	cfg := fmt.Sprintf("model = \"gpt-4o-mini\"\ncontext_window = %d\n%s\n", sc.Window, extra)

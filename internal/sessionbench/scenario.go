@@ -39,6 +39,10 @@ type Scenario struct {
 	// Baseline plays the first range's turns again in a second session,
 	// interleaved with the last range's, for the growth target (Run).
 	Baseline bool
+	// Seed changes the words of every message, not their sizes: a
+	// held-out variant of the scenario, which the policy was not tuned on
+	// (0: the scenario's own text).
+	Seed int64
 }
 
 // ScenarioB is the scenario B: 150 turns of about 300 tokens in a
@@ -109,7 +113,7 @@ func (sc Scenario) Prompt(turn int) string {
 	if sc.WriteAndRun {
 		head += fmt.Sprintf("write note %d and count its bytes. ", turn)
 	}
-	body := filler(int64(turn), sc.UserWords)
+	body := filler(sc.seed(int64(turn)), sc.UserWords)
 	if turn == sc.FactTurn {
 		half := len(body) / 2
 		if i := strings.IndexByte(body[half:], ' '); i >= 0 {
@@ -119,6 +123,10 @@ func (sc Scenario) Prompt(turn int) string {
 	}
 	return head + body
 }
+
+// seed is the filler's seed for x in this variant of the scenario: x
+// itself for Seed 0.
+func (sc Scenario) seed(x int64) int64 { return x ^ sc.Seed*0x5DEECE66D }
 
 // lastRangeFrom is the first turn of the last CPU range.
 func (sc Scenario) lastRangeFrom() int {
@@ -146,4 +154,4 @@ func (sc Scenario) runs() int {
 }
 
 // readmeText is the project file the model reads.
-func readmeText() string { return "# Project\n\n" + filler(-1, 120) + "\n" }
+func (sc Scenario) readmeText() string { return "# Project\n\n" + filler(sc.seed(-1), 120) + "\n" }

@@ -14,6 +14,9 @@ var (
 	pyPathRe   = regexp.MustCompile(`(?:Path\(\s*[rbuf]?['"]([^'"\n]+)['"]\s*\)|\b([A-Za-z_]\w*))\.(write_text|write_bytes|open\(\s*['"][wax])`)
 	pyRemoveRe = regexp.MustCompile(`\b(?:os\.remove|os\.unlink|shutil\.rmtree)\(\s*(?:[rbuf]?['"]([^'"\n]+)['"]|([A-Za-z_]\w*))\s*\)`)
 	pyRenameRe = regexp.MustCompile(`\b(?:os\.rename|os\.replace|shutil\.move)\(\s*[rbuf]?['"]([^'"\n]+)['"]\s*,\s*[rbuf]?['"]([^'"\n]+)['"]`)
+	// A library call whose first argument is the file it writes: a figure
+	// (savefig), a data frame (to_csv ...), an array (numpy.save ...).
+	pyWriterRe = regexp.MustCompile(`(?:\.(?:savefig|to_csv|to_json|to_excel|to_parquet|to_pickle|to_html|to_feather)|\b(?:np|numpy)\.(?:save|savez|savez_compressed|savetxt))\(\s*(?:[rbuf]?(['"])([^'"\n]+)['"]|([A-Za-z_]\w*))\s*[,)]`)
 	pyCopyRe   = regexp.MustCompile(`\bshutil\.copy(?:file|2)?\(\s*[^,]+,\s*[rbuf]?['"]([^'"\n]+)['"]`)
 	jsWriteRe  = regexp.MustCompile("\\b(writeFileSync|writeFile|appendFileSync|appendFile|outputFileSync|outputFile|unlinkSync|rmSync)\\(\\s*(['\"`])([^'\"`\\n]+)['\"`]")
 	jsRenameRe = regexp.MustCompile("\\brenameSync\\(\\s*['\"`]([^'\"`\\n]+)['\"`]\\s*,\\s*['\"`]([^'\"`\\n]+)['\"`]")
@@ -72,6 +75,15 @@ func ScanScript(lang, source string) []Op {
 		}
 		for _, m := range pyRenameRe.FindAllStringSubmatch(source, -1) {
 			ops = append(ops, Op{Kind: Rename, Path: m[1], To: m[2]})
+		}
+		for _, m := range pyWriterRe.FindAllStringSubmatch(source, -1) {
+			p := m[2]
+			if p == "" {
+				p = vars[m[3]]
+			}
+			if p != "" {
+				ops = append(ops, Op{Kind: Write, Path: p})
+			}
 		}
 		for _, m := range pyCopyRe.FindAllStringSubmatch(source, -1) {
 			ops = append(ops, Op{Kind: Write, Path: m[1]})

@@ -228,6 +228,7 @@ func TestScanScript(t *testing.T) {
 		{"node", "node", "const fs = require('fs');\nfs.writeFileSync('dist/out.js', code);\nfs.appendFileSync(\"log\", s);\nfs.unlinkSync(`old.js`)", []string{"write dist/out.js", "modify log", "delete old.js"}},
 		{"shell", "shell", "#!/bin/bash\nset -e\necho x > gen.txt\nsed -i 's/a/b/' conf\ncat README", []string{"write gen.txt", "modify conf"}},
 		{"read only", "python", "print(open('x').read())", nil},
+		{"figure, frame and array writers", "python", "fig.savefig('test_output.png')\nout = 'r.csv'\ndf.to_csv(out, index=False)\nnp.save(\"a.npy\", arr)\nplt.savefig(buf)", []string{"write test_output.png", "write r.csv", "write a.npy"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

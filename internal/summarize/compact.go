@@ -24,6 +24,9 @@ const (
 
 func (m mode) automatic() bool { return m == modeBackground || m == modeHard }
 
+// smallWindowBlock is the most of the summary block's floor (see budgets).
+const smallWindowBlock = 900
+
 // budgets are the sizes a compaction aims at, in tokens (facts in chars).
 type budgets struct {
 	block      int // the whole summary block; past it summaries merge
@@ -41,7 +44,10 @@ func (s *Summarizer) budgets(fixed int) budgets {
 	w := s.window()
 	soft, _ := s.thresholds()
 	var b budgets
-	b.block = min(int(s.cfg.SummaryBudgetRatio*float64(w)), max(300, (soft-fixed)/2))
+	// Every request re-reads the block (0.08 of the window by default),
+	// but a small window keeps the room it had at 15% (at most 900
+	// tokens, a 6,000-token window's): enough for the user's stated facts.
+	b.block = min(max(int(s.cfg.SummaryBudgetRatio*float64(w)), min(w*15/100, smallWindowBlock)), max(300, (soft-fixed)/2))
 	b.perSummary = max(200, b.block/3)
 	b.narrative = min(b.perSummary*6/10, 1500)
 	b.factChars = min(max(b.perSummary*4/10*4, 400), 12000)
@@ -50,7 +56,7 @@ func (s *Summarizer) budgets(fixed int) budgets {
 	// and a 6,000-token window's block is 900 tokens); in a large window at
 	// most about 1,000 and 4,000 tokens.
 	b.keepChars = min(max(b.block, 400), 4000)
-	b.keepCharsFallback = min(max(b.block*2, 800), 16000)
+	b.keepCharsFallback = min(max(b.block*2, 800), facts.MaxKeptChars)
 	b.goal = soft - w/10
 	return b
 }
@@ -91,6 +97,9 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	if err != nil {
 		return fail(err)
 	}
+	if c.stop != nil {
+		defer c.stop()
+	}
 
 	// The summarizer's calls run under lctx: a turn waits for them at most
 	// WaitLimit, and a turn that needs the session compacted now cuts a
@@ -110,6 +119,10 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 	if err := ctx.Err(); err != nil {
 		return fail(fmt.Errorf("compaction of session %s stopped: %w", id, err))
 	}
+	if c.src != nil && c.src.err != nil {
+		// A long range not read to its end: its facts are not whole.
+		return fail(fmt.Errorf("load messages %d-%d of session %s: %w", c.facts.FromSeq, c.facts.ToSeq, id, c.src.err))
+	}
 	if sum.TokensAfter >= sum.TokensBefore && !c.refocus() {
 		if m.automatic() {
 			s.holdOff(st, c.eff, len(c.view.Messages))
@@ -127,7 +140,7 @@ func (s *Summarizer) compact(ctx context.Context, st *sessState, id string, m mo
 		rep.Err = fmt.Errorf("summarizer failed, deterministic summary used: %w", llmErr)
 	}
 	if cutShort {
-		rep.upgrade = &applied
+		rep.upgrade, rep.upgradeRange = &applied, c.rng
 	}
 	after := applied.TokensAfter
 	if silent {
@@ -173,6 +186,12 @@ type compaction struct {
 	words int
 	// facts is the deterministic summary of the range.
 	facts session.Summary
+	// A long range (planLong) is not in memory: src reads it from the
+	// log for the narrative, stop ends that read, and total is how many
+	// messages the unsummarized log holds (view holds the kept ones).
+	src   *feed
+	stop  func()
+	total int
 }
 
 // refocus reports a /summarize FOCUS that summarizes the latest summary's
@@ -186,6 +205,20 @@ func (c *compaction) refocus() bool { return c.replaces != nil }
 // (ErrNothingToSummarize, ErrNoReduction) and holds off the next
 // automatic compaction.
 func (s *Summarizer) plan(ctx context.Context, st *sessState, id string, m mode, focus string) (*compaction, error) {
+	sess, err := s.store.Session(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", id, err)
+	}
+	through, err := s.store.SummarizedThrough(ctx, sess.ID)
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", id, err)
+	}
+	if heads, err := s.longRange(ctx, sess, through); err != nil || heads != nil {
+		if err != nil {
+			return nil, err
+		}
+		return s.planLong(ctx, st, m, focus, sess, heads) // stream.go
+	}
 	v, err := s.store.LoadView(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("load session %s: %w", id, err)
@@ -303,6 +336,9 @@ func (s *Summarizer) write(ctx, lctx context.Context, st *sessState, c *compacti
 			s.noteLLM(st, err, c.eff)
 		}
 	}
+	if c.src != nil {
+		sum = c.withLongFacts(sum) // stream.go
+	}
 	if llmErr != nil {
 		sum.Fallback = true
 		sum.FallbackReason = facts.OneLine(facts.Clip(redactString(llmErr.Error(), s.cfg.RedactSecrets), 300))
@@ -322,6 +358,9 @@ func (s *Summarizer) write(ctx, lctx context.Context, st *sessState, c *compacti
 		after = s.tokensWith(c, sum)
 	}
 	sum.MessagesBefore, sum.MessagesAfter = len(c.view.Messages), len(c.tail)
+	if c.total > 0 {
+		sum.MessagesBefore = c.total
+	}
 	sum.TokensBefore, sum.TokensAfter = c.before, after
 	return sum, llmErr, cutShort, silent
 }
@@ -343,7 +382,7 @@ func (s *Summarizer) apply(ctx context.Context, st *sessState, c *compaction, su
 // refocusRange loads the originals behind a summary, to summarize them
 // again with a focus. Originals deleted by delete_originals cannot be.
 func (s *Summarizer) refocusRange(ctx context.Context, id string, sum session.Summary) ([]session.Message, error) {
-	msgs, err := s.store.Messages(ctx, id, sum.FromSeq, sum.ToSeq)
+	msgs, err := s.store.ViewMessages(ctx, id, sum.FromSeq, sum.ToSeq)
 	if err != nil {
 		return nil, fmt.Errorf("load messages %d-%d of session %s: %w", sum.FromSeq, sum.ToSeq, id, err)
 	}

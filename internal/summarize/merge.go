@@ -97,10 +97,42 @@ func (s *Summarizer) mergeIfOver(ctx, lctx context.Context, st *sessState, id, f
 	return &applied, nil
 }
 
+// upgradeFeed is the range an upgrade narrates and its stored tokens: the
+// messages the compaction that applied target read (planned), already
+// redacted when redact_secrets is set and without the messages a rewind
+// took back, as its facts were extracted from them; else (a long log's
+// first compaction, read a page at a time, or a range that is not
+// target's) the range read from the log as the view has it, a page at a
+// time, redacted again. stop ends the read.
+func (s *Summarizer) upgradeFeed(ctx context.Context, id string, target session.Summary, planned []session.Message) (src *feed, tokens int, stop func(), err error) {
+	if n := len(planned); n > 0 && planned[0].Seq == target.FromSeq && planned[n-1].Seq == target.ToSeq {
+		for _, m := range planned {
+			tokens += m.Tokens
+		}
+		return sliceFeed(transcriptEntries(planned)), tokens, func() {}, nil
+	}
+	rewound, err := s.store.Rewound(ctx, id)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("load messages %d-%d: %w", target.FromSeq, target.ToSeq, err)
+	}
+	heads, err := s.store.Heads(ctx, id, target.FromSeq, target.ToSeq)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("load messages %d-%d: %w", target.FromSeq, target.ToSeq, err)
+	}
+	for _, h := range heads {
+		if !rewound(h.Seq) {
+			tokens += h.Tokens
+		}
+	}
+	src, stop = s.logFeed(ctx, id, target.FromSeq, target.ToSeq, tokens, false, rewound)
+	return src, tokens, stop, nil
+}
+
 // upgrade writes the narrative of a summary that was applied without one
 // because a turn could not wait, and puts it in place of that summary if it
-// is still active and the context still fits.
-func (s *Summarizer) upgrade(ctx context.Context, st *sessState, id string, target session.Summary) (Report, error) {
+// is still active and the context still fits. planned is the range as the
+// compaction read it (see upgradeFeed).
+func (s *Summarizer) upgrade(ctx context.Context, st *sessState, id string, target session.Summary, planned []session.Message) (Report, error) {
 	st.run.Lock()
 	defer st.run.Unlock()
 	start := s.cfg.Now()
@@ -123,17 +155,11 @@ func (s *Summarizer) upgrade(ctx context.Context, st *sessState, id string, targ
 	if idx < 0 {
 		return fail(fmt.Errorf("summary of messages %d-%d was merged or replaced meanwhile: %w", target.FromSeq, target.ToSeq, session.ErrRangeTaken))
 	}
-	msgs, err := s.store.Messages(ctx, id, target.FromSeq, target.ToSeq)
+	src, rangeTokens, stop, err := s.upgradeFeed(ctx, id, target, planned)
 	if err != nil {
-		return fail(fmt.Errorf("load messages %d-%d: %w", target.FromSeq, target.ToSeq, err))
+		return fail(err)
 	}
-	rangeTokens := 0
-	for _, m := range msgs {
-		rangeTokens += m.Tokens
-	}
-	if s.cfg.RedactSecrets {
-		msgs = redactMessages(msgs)
-	}
+	defer stop()
 	b := s.budgets(s.fixedCost())
 	lctx, lcancel := context.WithCancel(ctx)
 	defer lcancel()
@@ -141,7 +167,7 @@ func (s *Summarizer) upgrade(ctx context.Context, st *sessState, id string, targ
 	defer st.setHurry(nil)
 	f := s.fitFor(st)
 	words := func() int { return s.words(rangeTokens, b, f.window()) }
-	nar, chunks, err := s.narrate(lctx, f, msgs, target.Focus, words, &attempts{left: s.cfg.MaxAttempts, session: id})
+	nar, chunks, err := s.narrate(lctx, f, src, target.Focus, words, &attempts{left: s.cfg.MaxAttempts, session: id})
 	if ctx.Err() == nil && !errors.Is(lctx.Err(), context.Canceled) {
 		s.noteLLM(st, err, st.effective(s.view.Tokens(v)))
 	}

@@ -22,6 +22,10 @@ import (
 func (s *Summarizer) narrateCompaction(ctx context.Context, st *sessState, c *compaction, a *attempts) (narrative, int, error) {
 	f := s.fitFor(st)
 	words := func() int { return s.words(c.rangeTokens, c.b, f.window()) }
+	if c.src != nil {
+		// A long range read from the log: no conversation holds it.
+		return s.narrate(ctx, f, c.src, c.focus, words, a)
+	}
 	for replans := 0; ; replans++ {
 		req, n, ok := s.cachedPrefixRequest(c, f, words())
 		if !ok {
@@ -35,7 +39,7 @@ func (s *Summarizer) narrateCompaction(ctx context.Context, st *sessState, c *co
 			return narrative{}, 0, fmt.Errorf("summarize messages %d-%d: %w", c.facts.FromSeq, c.facts.ToSeq, err)
 		}
 	}
-	return s.narrate(ctx, f, c.rng, c.focus, words, a)
+	return s.narrate(ctx, f, sliceFeed(transcriptEntries(c.rng)), c.focus, words, a)
 }
 
 // cachedPrefixRequest is the summary request that continues the
@@ -120,12 +124,11 @@ func (s *Summarizer) cachedPrefixRequest(c *compaction, f fit, words int) (req R
 // words gives the length asked of each answer, for the window as it is.
 // Nothing of the range is tokenized: a chunk's size is its overhead,
 // counted once, plus its messages' estimates.
-func (s *Summarizer) narrate(ctx context.Context, f fit, rng []session.Message, focus string, words func() int, a *attempts) (narrative, int, error) {
-	pending := transcriptEntries(rng)
+func (s *Summarizer) narrate(ctx context.Context, f fit, src *feed, focus string, words func() int, a *attempts) (narrative, int, error) {
 	var parts, labels []string
 	overheads := map[int]int{} // by words
 	replans := 0
-	for len(pending) > 0 {
+	for {
 		w := words()
 		overhead, ok := overheads[w]
 		if !ok {
@@ -136,9 +139,15 @@ func (s *Summarizer) narrate(ctx context.Context, f fit, rng []session.Message, 
 		if budget < minInput {
 			return narrative{}, 0, f.tooSmall()
 		}
-		chunks := planChunks(pending, budget)
+		if err := src.fill(budget); err != nil {
+			return narrative{}, 0, err
+		}
+		if len(src.buf) == 0 {
+			break
+		}
+		chunks := planChunks(src.buf, budget)
 		ch := chunks[0]
-		req := summaryRequest(s.cfg.Model, ch, len(parts)+1, len(parts)+len(chunks), focus, w)
+		req := summaryRequest(s.cfg.Model, ch, len(parts)+1, len(parts)+len(chunks)+(src.left+budget-1)/budget, focus, w)
 		in := 0
 		for _, e := range ch {
 			in += e.tokens
@@ -154,7 +163,7 @@ func (s *Summarizer) narrate(ctx context.Context, f fit, rng []session.Message, 
 		}
 		parts = append(parts, text)
 		labels = append(labels, fmt.Sprintf("Messages %d-%d", ch[0].seq, ch[len(ch)-1].seq))
-		pending = pending[len(ch):]
+		src.consume(len(ch))
 	}
 	if len(parts) == 1 {
 		return parseNarrative(parts[0]), 1, nil

@@ -50,6 +50,8 @@ type Report struct {
 	Duration time.Duration
 
 	// upgrade is the summary a waiting turn had to apply without its
-	// narrative; a background job writes it.
-	upgrade *session.Summary
+	// narrative; a background job writes it, from upgradeRange: the
+	// messages plan read for it, redacted when redact_secrets is set.
+	upgrade      *session.Summary
+	upgradeRange []session.Message
 }

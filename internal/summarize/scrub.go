@@ -80,6 +80,7 @@ func scrubSummary(sum *session.Summary, on bool) {
 	rs(&sum.FilesReverted)
 	rs(&sum.FilesRead)
 	rs(&sum.Commands)
+	rs(&sum.CommandsNotRun)
 	rs(&sum.UserConstraints)
 	rs(&sum.UserRequests)
 	rs(&sum.SystemNotes)

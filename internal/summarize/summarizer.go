@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"sync"
 	"time"
@@ -66,8 +67,18 @@ type Counter interface {
 
 // logStore is the session store as the summarizer uses it.
 type logStore interface {
+	Session(ctx context.Context, id string) (session.Session, error)
+	Summaries(ctx context.Context, sessionID string, all bool) ([]session.Summary, error)
+	SummarizedThrough(ctx context.Context, sessionID string) (int64, error)
+	Rewound(ctx context.Context, sessionID string) (func(seq int64) bool, error)
 	LoadView(ctx context.Context, sessionID string) (session.View, error)
+	// ViewMessages are a range's messages as the view has them (without
+	// what a rewind took out): the originals a summary is written from.
+	ViewMessages(ctx context.Context, sessionID string, from, to int64) ([]session.Message, error)
 	Messages(ctx context.Context, sessionID string, from, to int64) ([]session.Message, error)
+	// Heads and Each read a long log without loading it (stream.go).
+	Heads(ctx context.Context, sessionID string, from, to int64) ([]session.Head, error)
+	Each(ctx context.Context, sessionID string, from, to int64) iter.Seq2[session.Message, error]
 	ApplySummary(ctx context.Context, sum session.Summary, replaces []string, deleteOriginals bool) (session.Summary, error)
 }
 
@@ -97,6 +108,11 @@ type Config struct {
 	RedactSecrets        bool
 	DeleteOriginals      bool
 	SummaryBudgetRatio   float64 // the summary block's share of the window; past it summaries merge
+	// CachedPrice is what the provider bills for a prompt token served
+	// from its prefix cache, as a share of the full input price (default
+	// 0.1); the cache-aware trigger prices compactions with it (price.go).
+	// Negative: no cache-aware trigger.
+	CachedPrice float64
 
 	// MaxAttempts bounds the summarizer calls that may fail in one
 	// compaction before the deterministic summary is used (default 3).
@@ -127,8 +143,8 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Enabled: true, Window: view.DefaultWindow, SoftRatio: 0.6, HardRatio: 0.9, TriggerThreshold: 50,
-		TargetCompression: 0.3, PreserveRecent: 6, PreserveSystem: true, MaskToolOutputsAfter: 10,
-		RedactSecrets: true, SummaryBudgetRatio: 0.15,
+		TargetCompression: 0.3, PreserveRecent: 6, PreserveSystem: true, MaskToolOutputsAfter: 30,
+		RedactSecrets: true, SummaryBudgetRatio: 0.08, CachedPrice: defaultCachedPrice,
 		MaxAttempts: 3, AttemptTimeout: 2 * time.Minute, WaitLimit: 20 * time.Second, RetryBackoff: 500 * time.Millisecond,
 	}
 }
@@ -152,6 +168,9 @@ func (c *Config) fill() {
 	}
 	if c.SummaryBudgetRatio <= 0 || c.SummaryBudgetRatio >= 1 {
 		c.SummaryBudgetRatio = d.SummaryBudgetRatio
+	}
+	if c.CachedPrice == 0 || c.CachedPrice >= 1 {
+		c.CachedPrice = d.CachedPrice
 	}
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = d.MaxAttempts
@@ -361,10 +380,11 @@ func (s *Summarizer) thresholds() (soft, hard int) {
 func (s *Summarizer) fixedCost() int { return s.view.Fixed() }
 
 // Prepare is called before every request. Below the soft threshold it
-// returns at once; past it (or past trigger_threshold messages) it starts
-// a background compaction and returns at once; past the hard threshold it
-// compacts before returning (waiting first for a background compaction
-// already running). A summary applied in the background meanwhile is
+// returns at once; past it (or past trigger_threshold messages, or when
+// carrying the oldest messages has cost more than compacting them: the
+// cache-aware trigger, price.go) it starts a background compaction and
+// returns at once; past the hard threshold it compacts before returning
+// (waiting first for a background compaction already running). A summary applied in the background meanwhile is
 // picked up here: the view is reloaded.
 func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int) (session.View, error) {
 	if !s.cfg.Enabled || v.Session.ID == "" || s.isClosed() {
@@ -390,6 +410,8 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int) (s
 	holdTokens, holdMsgs := st.held()
 	window := s.window()
 	pct := func(n int) int { return n * 100 / window }
+	var e econ
+	worth := func() bool { e = s.economics(v); return e.worth() }
 	switch {
 	case eff >= hard && eff >= holdTokens:
 		if job := st.running(); job != nil {
@@ -422,6 +444,10 @@ func (s *Summarizer) Prepare(ctx context.Context, v session.View, tokens int) (s
 	case eff >= soft && eff >= holdTokens:
 		s.startBackground(st, id, fmt.Sprintf("context at %d%% of the %d-token window (soft threshold %d%%)",
 			pct(eff), window, pct(soft)))
+	case eff >= s.econFloor() && eff >= holdTokens && len(v.Messages) >= holdMsgs && worth():
+		s.startBackground(st, id, fmt.Sprintf("re-reading the oldest %d messages has cost about %.0f full-price tokens, "+
+			"compacting them costs about %.0f (cache-aware trigger, context at %d%% of the %d-token window)",
+			e.cut, e.carried, e.price, pct(eff), window))
 	case s.cfg.TriggerThreshold > 0 && len(v.Messages) > s.cfg.TriggerThreshold && len(v.Messages) >= holdMsgs &&
 		eff >= soft/2:
 		// The message count is the secondary trigger: many short
@@ -511,7 +537,7 @@ func (s *Summarizer) upgradeLater(st *sessState, id string, rep Report) {
 	s.startJob(st, id, Report{SessionID: id, Phase: Started, Background: true,
 		Reason: fmt.Sprintf("writing the narrative of messages %d-%d, summarized without one while a turn waited", target.FromSeq, target.ToSeq)},
 		func() Report {
-			r, _ := s.upgrade(s.ctx, st, id, *target)
+			r, _ := s.upgrade(s.ctx, st, id, *target, rep.upgradeRange)
 			return r
 		})
 }
@@ -595,19 +621,21 @@ func (s *Summarizer) SummarizeNow(ctx context.Context, sessionID, focus string) 
 	if s.isClosed() {
 		return Report{SessionID: sessionID, Phase: Failed, Err: ErrClosed}, ErrClosed
 	}
-	v, err := s.store.LoadView(ctx, sessionID)
+	// The session row only: compact reads what it plans with (a long
+	// log is never loaded whole).
+	sess, err := s.store.Session(ctx, sessionID)
 	if err != nil {
 		return Report{SessionID: sessionID, Phase: Failed, Err: err}, err
 	}
-	st := s.state(v.Session.ID)
+	st := s.state(sess.ID)
 	if err := waitJob(ctx, st, s.cfg.WaitLimit); err != nil {
-		return Report{SessionID: v.Session.ID, Phase: Failed, Err: err}, err
+		return Report{SessionID: sess.ID, Phase: Failed, Err: err}, err
 	}
 	reason := "requested by the user"
 	if focus != "" {
 		reason += fmt.Sprintf(" (focus: %s)", focus)
 	}
-	return s.compact(ctx, st, v.Session.ID, modeManual, focus, reason)
+	return s.compact(ctx, st, sess.ID, modeManual, focus, reason)
 }
 
 func (s *Summarizer) addStats(req Request, c Completion, err error) {

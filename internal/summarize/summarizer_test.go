@@ -774,6 +774,7 @@ func TestMessageTriggerIsSecondary(t *testing.T) {
 			seedTurns(l, 1, 14) // 56 messages: past trigger_threshold 50
 			llm := &fakeLLM{gate: make(chan struct{})}
 			cfg := testConfig(windowAt(l, tt.ratio))
+			cfg.CachedPrice = -1 // the message trigger alone; the cache-aware one is TestCacheAwareTrigger's
 			var got reports
 			cfg.Notify = got.add
 			s := newSummarizer(store, llm, charCounter{}, cfg)
@@ -850,4 +851,76 @@ func TestSilentSummarizerIsAskedOnce(t *testing.T) {
 			require.Contains(t, reqs[0].Prompt, "part 1 of", "the range goes in chunks")
 		})
 	}
+}
+
+// TestRewoundMessagesNeverReachASummary: a conversation rewind took a turn
+// out of the view; the next compaction's range, chosen from the view,
+// spans it. Neither the first summary, nor "/summarize FOCUS" (which
+// reads the range's originals again), nor the narrative written later for
+// a deterministic summary (upgrade) sends the rewound turn's text.
+func TestRewoundMessagesNeverReachASummary(t *testing.T) {
+	t.Parallel()
+	const secret = "FACT-REWOUNDSECRET"
+	seed := func(t *testing.T) (*session.Store, *logBuilder, int64) {
+		store := openStore(t)
+		l := newLog(t, store)
+		seedTurns(l, 1, 3)
+		hidden := l.add(session.Message{Role: session.RoleUser, Content: "Turn rewound: the codename is " + secret + "."},
+			session.Message{Role: session.RoleAssistant, Content: "Noted " + secret + "."})
+		_, err := store.RecordRewind(context.Background(), session.Rewind{SessionID: l.id, Kind: session.RewindTurn, Turn: 4, FromSeq: hidden[0].Seq})
+		require.NoError(t, err)
+		seedTurns(l, 5, 16)
+		return store, l, hidden[0].Seq
+	}
+	spans := func(t *testing.T, sum session.Summary, seq int64) {
+		require.LessOrEqual(t, sum.FromSeq, seq, "the summary's range spans the rewound turn")
+		require.GreaterOrEqual(t, sum.ToSeq, seq, "the summary's range spans the rewound turn")
+	}
+	never := func(t *testing.T, llm *fakeLLM, l *logBuilder) {
+		for i, r := range llm.requests() {
+			require.NotContains(t, r.text(), secret, "request %d", i)
+		}
+		for _, s := range l.view().Summaries {
+			require.NotContains(t, s.Content, secret)
+		}
+	}
+
+	t.Run("refocus", func(t *testing.T) {
+		t.Parallel()
+		store, l, seq := seed(t)
+		llm := &fakeLLM{}
+		s := newSummarizer(store, llm, charCounter{}, testConfig(16000))
+		defer s.Close()
+		first, err := s.SummarizeNow(context.Background(), l.id, "")
+		require.NoError(t, err)
+		spans(t, *first.Summary, seq)
+		rep, err := s.SummarizeNow(context.Background(), l.id, "the codename")
+		require.NoError(t, err)
+		require.Equal(t, first.Summary.FromSeq, rep.Summary.FromSeq, "the range summarized again")
+		require.Contains(t, rep.Summary.Content, "FACT-BLUEFALCON", "its visible originals were read")
+		never(t, llm, l)
+	})
+
+	t.Run("upgrade", func(t *testing.T) {
+		t.Parallel()
+		store, l, seq := seed(t)
+		gate := make(chan struct{})
+		llm := &fakeLLM{gate: gate}
+		cfg := testConfig(windowAt(l, 0.95))
+		cfg.WaitLimit = 100 * time.Millisecond
+		s := newSummarizer(store, llm, charCounter{}, cfg)
+		defer s.Close()
+		v := l.view()
+		v2, err := s.Prepare(context.Background(), v, viewTokens(s, v))
+		require.NoError(t, err)
+		require.Len(t, v2.Summaries, 1)
+		require.True(t, v2.Summaries[0].Fallback)
+		spans(t, v2.Summaries[0], seq)
+		close(gate)
+		s.Wait()
+		up := l.view().Summaries[0]
+		require.False(t, up.Fallback, "the narrative replaced the deterministic summary")
+		require.Contains(t, up.Content, "FACT-BLUEFALCON")
+		never(t, llm, l)
+	})
 }

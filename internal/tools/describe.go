@@ -86,9 +86,11 @@ var pathArgRe = regexp.MustCompile(`"(file_path|path|command|notebook_path)"\s*:
 
 // Describe reads a call: of gencode's own tools, or of the usual names
 // other agents give theirs (shell tools, str_replace_editor, apply_patch,
-// ...), as imported sessions hold them. It never fails: what it cannot read
-// is left empty.
+// ...), as imported sessions hold them. A ToolCallMcp call reads as the
+// call it stands for (Name is the tool it names). It never fails: what it
+// cannot read is left empty.
 func Describe(call Call) Description {
+	call, _ = Unwrap(call) // a proxied call reads as the call it stands for
 	name, arguments := call.Name, call.Arguments
 	c := Description{Name: name}
 	valid := json.Unmarshal([]byte(arguments), &c.Args) == nil && c.Args != nil

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -21,6 +22,62 @@ type Extension interface {
 	Lookup(ctx context.Context, name string) (ExtDefinition, bool)
 	// Call runs the tool. A failure is an ExtResult with IsError set.
 	Call(ctx context.Context, name string, args json.RawMessage) ExtResult
+	// Resolve finds the tool a ToolCallMcp call names and checks the call
+	// before it is asked for: the model must have been given the tool's
+	// schema, and args must match it. The error is the tool error the
+	// model reads.
+	Resolve(ctx context.Context, name string, args json.RawMessage) (ExtDefinition, error)
+}
+
+// ToolCallMcp is the extension's proxy tool. Its arguments name one of the
+// extension's tools ("tool") and hold that tool's arguments ("arguments"):
+// the tool list a request carries stays the same when the model starts
+// using a tool (its schema came in a message, SearchMcpTools' result), so
+// the provider's cached prefix survives. A proxied call is checked, asked
+// for, run, capped and recorded as a call of the tool it names.
+const ToolCallMcp = "CallMcpTool"
+
+// Unwrap is the call a ToolCallMcp call stands for: the tool it names,
+// with that tool's arguments; any other call as it is. ok is false for a
+// proxy call whose arguments do not name a tool.
+func Unwrap(c Call) (Call, bool) {
+	if c.Name != ToolCallMcp {
+		return c, true
+	}
+	inner, err := unwrapArgs(c.Arguments)
+	if err != nil {
+		return c, false
+	}
+	c.Name, c.Arguments = inner.Name, inner.Arguments
+	return c, true
+}
+
+// unwrapArgs reads a ToolCallMcp call's arguments. Its "arguments" may
+// also be a string holding the JSON object (models write either).
+func unwrapArgs(args string) (Call, error) {
+	var a struct {
+		Tool      string          `json:"tool"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := json.Unmarshal([]byte(args), &a); err != nil {
+		return Call{}, fmt.Errorf("the arguments must be a JSON object {\"tool\": \"mcp__SERVER__TOOL\", \"arguments\": {...}}: %w", err)
+	}
+	if a.Tool == "" {
+		return Call{}, errors.New(`"tool" is missing: name the MCP tool to call, e.g. "mcp__github__create_issue" (SearchMcpTools finds them)`)
+	}
+	raw := strings.TrimSpace(string(a.Arguments))
+	var s string
+	if json.Unmarshal(a.Arguments, &s) == nil {
+		raw = strings.TrimSpace(s)
+	}
+	if raw == "" || raw == "null" {
+		raw = "{}"
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(raw), &obj); err != nil || obj == nil {
+		return Call{}, fmt.Errorf(`"arguments" must be the JSON object of %s's arguments, not %s`, a.Tool, clip(raw, 200))
+	}
+	return Call{Name: a.Tool, Arguments: raw}, nil
 }
 
 // ExtDefinition is one tool of an Extension.
@@ -90,6 +147,21 @@ func (s *Set) modeOf(name string) Mode {
 		return m
 	}
 	return d.Mode
+}
+
+// runProxy runs a ToolCallMcp call as a call of the tool it names: the
+// extension checks it, then it is asked for and run as runExt does. name
+// is the tool the result is recorded under: the named one once known.
+func (s *Set) runProxy(ctx context.Context, args string) (out output, name string) {
+	inner, err := unwrapArgs(args)
+	if err != nil {
+		return Meta{Tool: ToolCallMcp}.failf("%s: %v", ToolCallMcp, err), ToolCallMcp
+	}
+	d, err := s.ext.Resolve(ctx, inner.Name, json.RawMessage(inner.Arguments))
+	if err != nil {
+		return Meta{Tool: inner.Name}.failf("%s: %v", ToolCallMcp, err), inner.Name
+	}
+	return s.runExt(ctx, d, inner.Arguments), d.Name
 }
 
 // runExt runs an extension tool's call: permission, then the call, with

@@ -150,3 +150,97 @@ func TestExtensionDefinitionsAndRules(t *testing.T) {
 	require.Error(t, tools.Rule{Tool: "mcp__x", Command: []string{"a"}}.Validate(t.TempDir()))
 	require.True(t, strings.HasPrefix(rule.String(), "mcp__srv__echo"))
 }
+
+// proxied is a CallMcpTool call of tool with args.
+func proxied(id, tool, args string) tools.Call {
+	return tools.Call{ID: id, Name: tools.ToolCallMcp, Arguments: `{"tool":"` + tool + `","arguments":` + args + `}`}
+}
+
+// TestProxiedCallIsTheToolItNames: a CallMcpTool call is asked for, allowed,
+// refused, capped, redacted, observed and recorded as a direct call of the
+// MCP tool it names; the dialog shows that tool and its own arguments.
+func TestProxiedCallIsTheToolItNames(t *testing.T) {
+	tests := []struct {
+		name    string
+		allow   []string
+		asker   *asked
+		call    tools.Call
+		want    string
+		wantErr bool
+		wantAsk bool
+	}{
+		{"print mode denies and names the tool's flags", nil, nil, proxied("1", "mcp__srv__echo", `{"text":"hi"}`), "--allow mcp__srv__echo (or --allow mcp__srv)", true, false},
+		{"--allow the tool", []string{"mcp__srv__echo"}, nil, proxied("1", "mcp__srv__echo", `{"text":"hi"}`), "echo: hi", false, false},
+		{"--allow the server", []string{"mcp__srv"}, nil, proxied("1", "mcp__srv__echo", `{"text":"hi"}`), "echo: hi", false, false},
+		{"the dialog shows the tool", nil, &asked{d: tools.AllowOnce}, proxied("1", "mcp__srv__echo", `{"text":"hi"}`), "echo: hi", false, true},
+		{"the dialog denies", nil, &asked{d: tools.Deny}, proxied("1", "mcp__srv__echo", `{"text":"hi"}`), "declined", true, true},
+		{"arguments as a JSON string", []string{"mcp__srv"}, nil, proxied("1", "mcp__srv__echo", `"{\"text\":\"hi\"}"`), "echo: hi", false, false},
+		{"wrong arguments: never asked", nil, &asked{d: tools.AllowOnce}, proxied("1", "mcp__srv__echo", `{"txt":"hi"}`), "do not match the input schema of mcp__srv__echo", true, false},
+		{"unknown tool", []string{"mcp__srv"}, nil, proxied("1", "mcp__srv__nope", `{}`), "no MCP server offers mcp__srv__nope", true, false},
+		{"no tool named", []string{"mcp__srv"}, nil, tools.Call{ID: "1", Name: tools.ToolCallMcp, Arguments: `{"arguments":{}}`}, `"tool" is missing`, true, false},
+		{"not an MCP tool", nil, nil, proxied("1", "Bash", `{"command":"rm -rf x"}`), `"Bash" is not an MCP tool`, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := mcpServer(t, mcp.ServerConfig{})
+			perms := tools.DefaultPermissions()
+			require.NoError(t, perms.Allow(tt.allow...))
+			opts := tools.Options{WorkDir: t.TempDir(), Permissions: perms, Extension: m}
+			if tt.asker != nil {
+				opts.Asker = tt.asker
+			}
+			s := tools.New(opts)
+			r := s.Run(context.Background(), tools.Call{ID: "0", Name: mcp.ToolSearch, Arguments: `{"load":["mcp__srv__echo"]}`})
+			require.False(t, r.IsError, r.Content)
+			r = s.Run(context.Background(), tt.call)
+			require.Contains(t, r.Content, tt.want)
+			require.Equal(t, tt.wantErr, r.IsError, r.Content)
+			if inner, ok := tools.Unwrap(tt.call); ok && strings.HasPrefix(inner.Name, "mcp__") {
+				require.Equal(t, inner.Name, r.Meta.Tool, "recorded as the tool it names")
+			}
+			if tt.asker != nil {
+				if !tt.wantAsk {
+					require.Empty(t, tt.asker.reqs)
+					return
+				}
+				require.Len(t, tt.asker.reqs, 1)
+				require.Equal(t, "mcp__srv__echo", tt.asker.reqs[0].Tool)
+				require.Contains(t, tt.asker.reqs[0].Summary, "MCP server srv, tool echo")
+				require.JSONEq(t, `{"text":"hi"}`, tt.asker.reqs[0].Args)
+			}
+		})
+	}
+}
+
+// TestProxiedCallOutput: a proxied call's result is capped and redacted,
+// and a stdio server's file changes observed, as a direct call's.
+func TestProxiedCallOutput(t *testing.T) {
+	m := mcpServer(t, mcp.ServerConfig{})
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	perms := tools.DefaultPermissions()
+	require.NoError(t, perms.Allow("mcp__srv"))
+	s := tools.New(tools.Options{WorkDir: dir, Permissions: perms, Extension: m, OutputCapTokens: 1000,
+		Secrets: []string{"echo: sk-secret-value"}})
+	r := s.Run(context.Background(), tools.Call{ID: "0", Name: mcp.ToolSearch, Arguments: `{"load":["mcp__srv__big","mcp__srv__echo","mcp__srv__write"]}`})
+	require.False(t, r.IsError, r.Content)
+	r = s.Run(context.Background(), proxied("1", "mcp__srv__big", `{"bytes":5000000}`))
+	require.False(t, r.IsError, r.Content)
+	require.Less(t, len(r.Content), 10000, "capped like a built-in tool's output")
+	require.Len(t, r.Full, 5000000, "the log keeps it whole")
+	r = s.Run(context.Background(), proxied("2", "mcp__srv__echo", `{"text":"sk-secret-value \u001b[31mred"}`))
+	require.NotContains(t, r.Content, "sk-secret-value")
+	require.NotContains(t, r.Content, "\x1b")
+	r = s.Run(context.Background(), proxied("3", "mcp__srv__write", `{"path":"`+filepath.Join(dir, "made.txt")+`","content":"x"}`))
+	require.False(t, r.IsError, r.Content)
+	require.NotNil(t, r.Meta.Changes)
+	require.Equal(t, []string{"made.txt"}, r.Meta.Changes.Created)
+}
+
+func TestDescribeProxiedCall(t *testing.T) {
+	d := tools.Describe(proxied("1", "mcp__fs__write_file", `{"path":"a.txt","content":"x"}`))
+	require.Equal(t, "mcp__fs__write_file", d.Name)
+	require.Equal(t, tools.CallModify, d.Kind)
+	require.Equal(t, []string{"a.txt"}, d.Paths)
+	require.Equal(t, "a.txt", d.Summary)
+}

@@ -362,6 +362,10 @@ func (s *Set) Run(ctx context.Context, c Call) Result {
 		if args == "" {
 			args = "{}"
 		}
+		if c.Name == ToolCallMcp {
+			out, name := s.runProxy(ctx, args)
+			return s.finish(name, out)
+		}
 		if d, found := s.ext.Lookup(ctx, c.Name); found {
 			out = s.runExt(ctx, d, args)
 		} else {

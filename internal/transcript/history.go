@@ -50,6 +50,8 @@ type Facts struct {
 	FilesRead     []string `json:"files_read"`
 	CommandRuns   int      `json:"command_runs"`
 	Commands      []string `json:"commands"` // distinct
+	// CommandsNotRun: imported calls that never ran (no run, no change).
+	CommandsNotRun []string `json:"commands_not_run,omitempty"`
 }
 
 // FactsOf is the facts of f, as printed.
@@ -63,6 +65,7 @@ func FactsOf(f session.Summary) Facts {
 	return Facts{
 		FilesModified: nonNil(f.FilesModified), FilesCreated: nonNil(f.FilesCreated), FilesDeleted: nonNil(f.FilesDeleted),
 		FilesRead: nonNil(f.FilesRead), CommandRuns: f.CommandRuns, Commands: nonNil(f.Commands),
+		CommandsNotRun: f.CommandsNotRun,
 	}
 }
 
@@ -93,10 +96,14 @@ type History struct {
 	Session   session.Session
 	Facts     Facts
 	Summaries []session.Summary
+	// Read, when set, gives the facts once the messages are written: a
+	// caller that extracts them from the messages as they go by reads the
+	// log once.
+	Read func() (Facts, error)
 }
 
-// WriteHistoryJSON writes one JSON object, indented: the session, its
-// facts, every message of msgs, and the summaries. The messages are
+// WriteHistoryJSON writes one JSON object, indented: the session, every
+// message of msgs, the summaries and the session's facts. The messages are
 // written as they come, so memory stays bounded however long the log is.
 func WriteHistoryJSON(w io.Writer, h History, msgs iter.Seq2[session.Message, error]) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
@@ -124,9 +131,6 @@ func WriteHistoryJSON(w io.Writer, h History, msgs iter.Seq2[session.Message, er
 	if err := field("session", head, false); err != nil {
 		return err
 	}
-	if err := field("session_facts", h.Facts, false); err != nil {
-		return err
-	}
 	bw.WriteString(`  "messages": [`)
 	n := 0
 	for m, err := range msgs {
@@ -148,7 +152,17 @@ func WriteHistoryJSON(w io.Writer, h History, msgs iter.Seq2[session.Message, er
 		bw.WriteString("\n  ")
 	}
 	bw.WriteString("],\n")
-	if err := field("summaries", sums, true); err != nil {
+	if err := field("summaries", sums, false); err != nil {
+		return err
+	}
+	f := h.Facts
+	if h.Read != nil {
+		var err error
+		if f, err = h.Read(); err != nil {
+			return err
+		}
+	}
+	if err := field("session_facts", f, true); err != nil {
 		return err
 	}
 	bw.WriteString("}\n")

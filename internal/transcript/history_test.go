@@ -41,9 +41,9 @@ func TestHistoryJSONStreamsTheOneObject(t *testing.T) {
 
 			want := struct {
 				Session   any                  `json:"session"`
-				Facts     transcript.Facts     `json:"session_facts"`
 				Messages  []transcript.Message `json:"messages"`
 				Summaries []session.Summary    `json:"summaries"`
+				Facts     transcript.Facts     `json:"session_facts"`
 			}{
 				Session: map[string]any{"id": sess.ID, "created": sess.Created, "updated": sess.Updated, "cwd": sess.Cwd,
 					"model": sess.Model, "title": sess.Title, "message_count": sess.MessageCount},

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/gencode/gencode/internal/session"
@@ -48,18 +47,11 @@ func Import(ctx context.Context, st Store, msgs []session.Message, o ImportOptio
 			return session.Session{}, fmt.Errorf("import into session %s: %w", sess.ID, err)
 		}
 	}
-	title := o.Title
-	if title == nil {
-		title = func(s string) string { return strings.TrimSpace(strings.SplitN(s, "\n", 2)[0]) }
-	}
-	for _, m := range msgs {
-		if m.Role == session.RoleUser && m.Meta.Quoted == "" && strings.TrimSpace(m.Content) != "" {
-			if err := st.SetTitle(ctx, sess.ID, title(m.Content)); err != nil {
-				return session.Session{}, err
-			}
-			sess.Title = title(m.Content)
-			break
+	if title, ok := titleOf(msgs, o.Title); ok {
+		if err := st.SetTitle(ctx, sess.ID, title); err != nil {
+			return session.Session{}, err
 		}
+		sess.Title = title
 	}
 	sess.MessageCount = len(msgs)
 	sess.LastSeq = int64(len(msgs))

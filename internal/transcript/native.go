@@ -154,6 +154,17 @@ func finishSource(msgs []session.Message, items []nativeItem, src *Source) {
 			byID[id] = &items[i]
 		}
 	}
+	results := markNotRun(msgs, byID)
+	src.Root = src.Cwd
+	if src.Root == "" {
+		src.Root = inferRoot(msgs, items)
+	}
+	finishMessages(msgs, items, byID, results, src, true)
+}
+
+// markNotRun marks the results whose call never ran, and returns msgs'
+// results by call id.
+func markNotRun(msgs []session.Message, byID map[string]*nativeItem) map[string]*session.Message {
 	results := map[string]*session.Message{}
 	for i := range msgs {
 		m := &msgs[i]
@@ -168,10 +179,15 @@ func finishSource(msgs []session.Message, items []nativeItem, src *Source) {
 			m.Meta.NotRun = true
 		}
 	}
-	src.Root = src.Cwd
-	if src.Root == "" {
-		src.Root = inferRoot(msgs, items)
-	}
+	return results
+}
+
+// finishMessages is finishSource with the root known: the results' calls
+// and directories, the calls that never ran, and (first: msgs starts the
+// session) the source recorded on the first message. byID and results are
+// finishSource's maps of msgs and items.
+func finishMessages(msgs []session.Message, items []nativeItem, byID map[string]*nativeItem,
+	results map[string]*session.Message, src *Source, first bool) {
 	persist := persistentShell[src.Format]
 	sh := &shellfx.Shell{Dir: src.Root}
 	for _, m := range msgs {
@@ -210,18 +226,20 @@ func finishSource(msgs []session.Message, items []nativeItem, src *Source) {
 			}
 		}
 	}
-	if len(msgs) > 0 && src.Format != FormatOpenAI || src.Root != "" {
+	if first && (len(msgs) > 0 && src.Format != FormatOpenAI || src.Root != "") {
 		msgs[0].Meta.Imported = &session.Imported{Format: src.Format, Root: src.Root, Model: src.Model}
 	}
 }
 
-// notRunRe finds the results that say their call never ran.
-var notRunRe = regexp.MustCompile(`(?i)^\s*(?:\[no result: the imported transcript|permission denied: the user|(?:error: )?permission to use [^\n]{0,300}has been denied|the user doesn't want to proceed with this tool use|the tool use was rejected|\[request interrupted by user for tool use\]|exec command rejected|command was not run|user rejected|action has been rejected|.{0,40}\bdenied by the user|.{0,40}\bcancel(?:l)?ed by the user)`)
+// notRunRe finds the results that say their call never ran. Claude Code
+// cancels the calls running beside one that failed ("Sibling tool call
+// errored"): they never ran either.
+var notRunRe = regexp.MustCompile(`(?i)^\s*(?:\[no result: the imported transcript|permission denied: the user|(?:error: )?permission to use [^\n]{0,300}has been denied|the user doesn't want to proceed with this tool use|the tool use was rejected|\[request interrupted by user for tool use\]|<tool_use_error>sibling tool call errored|exec command rejected|command was not run|user rejected|action has been rejected|.{0,40}\bdenied by the user|.{0,40}\bcancel(?:l)?ed by the user)`)
 
 // mayNotRun is a cheap test before notRunRe: the words every not-run
 // text holds one of.
 func mayNotRun(s string) bool {
-	for _, w := range []string{"enied", "eject", "ancel", "not run", "nterrupted", "no result", "proceed"} {
+	for _, w := range []string{"enied", "eject", "ancel", "not run", "nterrupted", "no result", "proceed", "ibling"} {
 		if strings.Contains(s, w) {
 			return true
 		}
@@ -247,52 +265,86 @@ var homeDirs = []string{"/", "/home", "/root", "/Users", "/mnt"}
 // session's calls named (files, cd targets, reported directories), outside
 // system directories; "" when they share none.
 func inferRoot(msgs []session.Message, items []nativeItem) string {
-	var dirs, rels []string
-	evidence := false // a directory the session was in, not only files
-	addPath := func(p string, isDir bool) {
-		if p != "" && !path.IsAbs(p) && !strings.HasPrefix(p, "~") {
-			rels = append(rels, path.Clean(p))
-		}
-		if !path.IsAbs(p) {
-			return
-		}
-		evidence = evidence || isDir
-		p = path.Clean(p)
-		if !isDir {
-			p = path.Dir(p)
-		}
-		for _, s := range systemDirs {
-			if p == s || strings.HasPrefix(p, s+"/") {
-				return
-			}
-		}
-		dirs = append(dirs, p)
-	}
+	var f rootFinder
 	for _, it := range items {
-		addPath(it.dir, true)
-		addPath(it.after, true)
+		f.addPath(it.dir, true)
+		f.addPath(it.after, true)
 	}
 	for _, m := range msgs {
-		for _, d := range currentDirRe.FindAllStringSubmatch(m.Content, -1) {
-			addPath(strings.TrimSpace(d[1]), true)
+		f.add(m)
+	}
+	return f.root()
+}
+
+// rootFinder is inferRoot a message at a time (a file read as it comes).
+type rootFinder struct {
+	dirs, files, rels []string
+	// parents are the directories above every absolute path named: a path
+	// named as a file that another path lies under (an editor's view of a
+	// directory) is a directory, not a file in its parent.
+	parents  map[string]bool
+	evidence bool // a directory the session was in, not only files
+}
+
+func (f *rootFinder) addPath(p string, isDir bool) {
+	if p != "" && !path.IsAbs(p) && !strings.HasPrefix(p, "~") {
+		f.rels = append(f.rels, path.Clean(p))
+	}
+	if !path.IsAbs(p) {
+		return
+	}
+	f.evidence = f.evidence || isDir
+	p = path.Clean(p)
+	for _, s := range systemDirs {
+		if p == s || strings.HasPrefix(p, s+"/") {
+			return
 		}
-		for _, c := range m.ToolCalls {
-			d := tools.Describe(tools.Call{Name: c.Name, Arguments: c.Arguments})
-			for _, p := range d.Paths {
-				addPath(p, false)
-			}
-			if d.Kind == tools.CallCommand && d.Command != "" {
-				sh := &shellfx.Shell{}
-				sh.Run(d.Command)
-				addPath(sh.Dir, true)
-				if e, err := shellfx.Parse(d.Command, ""); err == nil {
-					for _, op := range e.Ops {
-						addPath(op.Path, op.Kind == shellfx.Mkdir)
-					}
+	}
+	if f.parents == nil {
+		f.parents = map[string]bool{}
+	}
+	for d := path.Dir(p); !f.parents[d] && d != "/"; d = path.Dir(d) {
+		f.parents[d] = true
+	}
+	if isDir {
+		f.dirs = append(f.dirs, p)
+	} else {
+		f.files = append(f.files, p)
+	}
+}
+
+// add reads the directories and paths of one message.
+func (f *rootFinder) add(m session.Message) {
+	for _, d := range currentDirRe.FindAllStringSubmatch(m.Content, -1) {
+		f.addPath(strings.TrimSpace(d[1]), true)
+	}
+	for _, c := range m.ToolCalls {
+		d := tools.Describe(tools.Call{Name: c.Name, Arguments: c.Arguments})
+		for _, p := range d.Paths {
+			f.addPath(p, false)
+		}
+		if d.Kind == tools.CallCommand && d.Command != "" {
+			sh := &shellfx.Shell{}
+			sh.Run(d.Command)
+			f.addPath(sh.Dir, true)
+			if e, err := shellfx.Parse(d.Command, ""); err == nil {
+				for _, op := range e.Ops {
+					f.addPath(op.Path, op.Kind == shellfx.Mkdir)
 				}
 			}
 		}
 	}
+}
+
+func (f *rootFinder) root() string {
+	dirs := slices.Clone(f.dirs)
+	for _, p := range f.files {
+		if !f.parents[p] {
+			p = path.Dir(p)
+		}
+		dirs = append(dirs, p)
+	}
+	rels, evidence := f.rels, f.evidence
 	if len(dirs) == 0 {
 		return ""
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,11 +43,38 @@ func (n *nativeParse) claude(data []byte, name string) error {
 	}
 	open := -1 // the index of the assistant message being joined
 	openID := ""
+	// A subagent's records (isSidechain) written between a Task call and
+	// its result are held after that result when it comes, so the call
+	// keeps its result (else it would read as a call that never ran).
+	waiting := map[string]bool{} // the main chain's calls without a result yet
+	held := -1                   // where the held sidechain items start
 	return eachLine(data, name, func(line int, b []byte) error {
 		var r record
 		if err := json.Unmarshal(b, &r); err != nil {
 			return fmt.Errorf("not a Claude Code record: %w", err)
 		}
+		mark := len(n.items)
+		defer func() {
+			switch {
+			case r.IsSidechain:
+				if held < 0 && len(waiting) > 0 && len(n.items) > mark {
+					held = mark
+				}
+			case held < 0 || len(n.items) == mark:
+			case n.items[mark].msg.Role != openai.ChatMessageRoleTool:
+				held = -1 // the main chain went on without the results
+			default:
+				// The main chain's results go before the held items.
+				res := slices.Clone(n.items[mark:])
+				copy(n.items[held+len(res):], n.items[held:mark])
+				copy(n.items[held:], res)
+				held += len(res)
+				open = -1
+			}
+			if len(waiting) == 0 {
+				held = -1
+			}
+		}()
 		if n.src.Cwd == "" && r.Cwd != "" {
 			n.src.Cwd = r.Cwd
 		}
@@ -70,6 +98,9 @@ func (n *nativeParse) claude(data []byte, name string) error {
 				n.src.Model = m
 			}
 			if open < 0 || r.Message.ID == "" || r.Message.ID != openID {
+				if !r.IsSidechain {
+					clear(waiting) // a new turn: calls still without a result never get one
+				}
 				n.add(line, r.Timestamp, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant})
 				open, openID = len(n.items)-1, r.Message.ID
 			}
@@ -79,6 +110,9 @@ func (n *nativeParse) claude(data []byte, name string) error {
 				case "text":
 					msg.Content += bl.Text
 				case "tool_use":
+					if !r.IsSidechain {
+						waiting[bl.ID] = true
+					}
 					args := string(bl.Input)
 					if args == "" || args == "null" {
 						args = "{}"
@@ -90,6 +124,9 @@ func (n *nativeParse) claude(data []byte, name string) error {
 			return nil
 		}
 		open = -1
+		if !r.IsSidechain && !slices.ContainsFunc(blocks, func(bl block) bool { return bl.Type == "tool_result" }) {
+			clear(waiting) // the user spoke: calls still without a result never get one
+		}
 		role := openai.ChatMessageRoleUser
 		if r.IsSidechain || r.IsMeta {
 			role = "sidechain" // a subagent's prompt, or Claude Code's own note: context
@@ -102,6 +139,9 @@ func (n *nativeParse) claude(data []byte, name string) error {
 			case "text":
 				n.add(line, r.Timestamp, openai.ChatCompletionMessage{Role: role, Content: bl.Text})
 			case "tool_result":
+				if !r.IsSidechain {
+					delete(waiting, bl.ToolUseID)
+				}
 				out := textOf(bl.Content)
 				it := n.add(line, r.Timestamp, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: bl.ToolUseID, Content: out})
 				it.notRun = bl.IsError && notRunRe.MatchString(head(out, 400))
@@ -354,7 +394,8 @@ func (n *nativeParse) mini(data []byte, name string) error {
 	}
 	n.src.Model = t.Info.Config.Model.ModelName
 	n.src.Cwd = t.Info.Config.Environment.Cwd
-	pending := ""
+	pending, submit := "", false
+	var unanswered []string // mini-swe-agent 2: the last tool calls without a result
 	for k, m := range t.Messages {
 		text := textOf(m.Content)
 		ts := ""
@@ -364,7 +405,26 @@ func (n *nativeParse) mini(data []byte, name string) error {
 		if len(m.ToolCalls) > 0 || m.Role == openai.ChatMessageRoleTool {
 			// mini-swe-agent 2: the bash tool called the OpenAI way.
 			pending = ""
+			if len(m.ToolCalls) > 0 {
+				unanswered = unanswered[:0]
+				for _, c := range m.ToolCalls {
+					unanswered = append(unanswered, c.ID)
+				}
+			} else if i := slices.Index(unanswered, m.ToolCallID); i >= 0 {
+				unanswered = slices.Delete(unanswered, i, i+1)
+			}
 			n.add(k+1, ts, openai.ChatCompletionMessage{Role: m.Role, Content: text, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID})
+			continue
+		}
+		if m.Role == "exit" {
+			// mini-swe-agent 2's last message: why it stopped, and for a
+			// submission what the submit command printed: that call's result.
+			if len(unanswered) > 0 {
+				n.add(k+1, ts, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: unanswered[0], Content: text})
+				unanswered = unanswered[1:]
+			} else {
+				n.add(k+1, ts, openai.ChatCompletionMessage{Role: quotedContext, Content: text})
+			}
 			continue
 		}
 		switch m.Role {
@@ -376,10 +436,14 @@ func (n *nativeParse) mini(data []byte, name string) error {
 				continue
 			}
 			pending = fmt.Sprintf("mini_step_%d", k+1)
+			submit = strings.Contains(blocks[0][1], "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT") || strings.Contains(blocks[0][1], "MINI_SWE_AGENT_FINAL_OUTPUT")
 			n.add(k+1, "", openai.ChatCompletionMessage{Role: m.Role, Content: text,
 				ToolCalls: []openai.ToolCall{toolCall(pending, "bash", jsonArgs(map[string]string{"command": strings.TrimSpace(blocks[0][1])}))}})
 		case openai.ChatMessageRoleUser:
-			if pending != "" && (strings.Contains(text, "<returncode>") || strings.Contains(text, "<output>") || strings.Contains(text, "timed out")) {
+			// The result of the step's one action: its observation, its
+			// timeout, or, for the submission, what it printed (the diff,
+			// which mini-swe-agent records as the last message).
+			if pending != "" && (submit || strings.Contains(text, "<returncode>") || strings.Contains(text, "<output>") || strings.Contains(text, "timed out")) {
 				n.add(k+1, "", openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: pending, Content: text})
 				pending = ""
 				continue
@@ -417,7 +481,16 @@ func (n *nativeParse) openHands(data []byte, name string) error {
 			} `json:"metadata"`
 		} `json:"extras"`
 		ToolCallMetadata *struct {
-			FunctionName string `json:"function_name"`
+			FunctionName  string `json:"function_name"`
+			ToolCallID    string `json:"tool_call_id"`
+			ModelResponse struct {
+				Model   string `json:"model"`
+				Choices []struct {
+					Message struct {
+						ToolCalls []openai.ToolCall `json:"tool_calls"`
+					} `json:"message"`
+				} `json:"choices"`
+			} `json:"model_response"`
 		} `json:"tool_call_metadata"`
 	}
 	var events []event
@@ -436,6 +509,7 @@ func (n *nativeParse) openHands(data []byte, name string) error {
 	}); err != nil {
 		return err
 	}
+	calls := map[string]bool{} // the ids of the actions read as calls
 	for k, e := range events {
 		line := k + 1
 		var args map[string]any
@@ -473,15 +547,34 @@ func (n *nativeParse) openHands(data []byte, name string) error {
 				thought, _ := args["thought"].(string)
 				delete(args, "thought")
 				id := "oh_" + e.ID.String()
+				calls[id] = true
+				callArgs := jsonArgs(args)
+				if m := e.ToolCallMetadata; m != nil {
+					if n.src.Model == "" {
+						n.src.Model = m.ModelResponse.Model
+					}
+					// The call as the model made it: an editor action's args
+					// do not say what it did (its "command": view, create,
+					// str_replace), the model's arguments do.
+					for _, c := range m.ModelResponse.Choices {
+						for _, tc := range c.Message.ToolCalls {
+							if tc.ID == m.ToolCallID && tc.Function.Name == name && json.Valid([]byte(tc.Function.Arguments)) {
+								callArgs = tc.Function.Arguments
+							}
+						}
+					}
+				}
 				n.add(line, e.Timestamp, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: thought,
-					ToolCalls: []openai.ToolCall{toolCall(id, name, jsonArgs(args))}})
+					ToolCalls: []openai.ToolCall{toolCall(id, name, callArgs)}})
 				if cs, _ := args["confirmation_state"].(string); cs == "rejected" {
 					r := n.add(line, e.Timestamp, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: id,
 						Content: "[not run: the user rejected this action]"})
 					r.notRun = true
 				}
 			}
-		case e.Observation != "" && e.Cause.String() != "":
+		case e.Observation != "" && calls["oh_"+e.Cause.String()]:
+			// An observation of a call; the others (null, agent state
+			// changes, the recall of a message) are no call's result.
 			id := "oh_" + e.Cause.String()
 			r := n.add(line, e.Timestamp, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: id, Content: e.Content})
 			r.notRun = e.Observation == "user_rejected"

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -132,5 +133,185 @@ func TestRootFromFilesOnly(t *testing.T) {
 	msgs[0].ToolCalls = msgs[0].ToolCalls[:2]
 	if got := inferRoot(msgs, nil); got != "/srv/proj/src" {
 		t.Fatalf("root %q, want /srv/proj/src", got)
+	}
+}
+
+// TestRootOfAViewedDirectory: a path named as a file that other paths lie
+// under (an editor's view of /workspace) is a directory: the root is
+// /workspace, not "/" (no root at all).
+func TestRootOfAViewedDirectory(t *testing.T) {
+	msgs := []session.Message{{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{
+		{ID: "1", Name: "str_replace_editor", Arguments: `{"command":"view","path":"/workspace"}`},
+		{ID: "2", Name: "execute_bash", Arguments: `{"command":"mv /workspace/a.py /workspace/b.py"}`},
+	}}}
+	if got := inferRoot(msgs, nil); got != "/workspace" {
+		t.Fatalf("root %q, want /workspace", got)
+	}
+}
+
+// openHandsEdit is an OpenHands editor action as the oh_aci editor writes
+// it: its args hold no command; the model's call in tool_call_metadata does.
+func openHandsEdit(id int, callID, modelArgs string) string {
+	return fmt.Sprintf(`{"id":%d,"source":"agent","action":"edit","args":{"path":"/w/x","content":"","start":1,"end":-1,"impl_source":"oh_aci"},`+
+		`"tool_call_metadata":{"function_name":"str_replace_editor","tool_call_id":%q,"model_response":{"model":"m-1","choices":[{"message":{"tool_calls":[`+
+		`{"id":%q,"type":"function","function":{"name":"str_replace_editor","arguments":%q}}]}}]}}}`, id, callID, callID, modelArgs)
+}
+
+// TestNativeOpenHandsCallAsTheModelMadeIt: an OpenHands editor call keeps
+// the arguments the model gave (its command: view, create), and the model
+// is the one that answered.
+func TestNativeOpenHandsCallAsTheModelMadeIt(t *testing.T) {
+	in := "[" + strings.Join([]string{
+		`{"id":0,"source":"user","action":"message","args":{"content":"make x"}}`,
+		openHandsEdit(1, "t1", `{"command":"create","path":"/w/x","file_text":"hi"}`),
+		`{"id":2,"source":"agent","cause":1,"observation":"edit","content":"--- /w/x","extras":{"path":"/w/x","prev_exist":false}}`,
+	}, ",") + "]"
+	msgs, _, src, err := ReadFormat(strings.NewReader(in), "e.json", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Model != "m-1" {
+		t.Errorf("model %q, want m-1", src.Model)
+	}
+	var args string
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			args = c.Arguments
+		}
+	}
+	if !strings.Contains(args, `"command":"create"`) || !strings.Contains(args, `"file_text":"hi"`) {
+		t.Fatalf("call arguments %s, want the model's create", args)
+	}
+}
+
+// TestNativeOpenHandsObservationsOfNoCall: null observations and agent
+// state changes (caused by a message or a state change, not a call) are
+// no call's result: nothing is quoted as the result of a missing call.
+func TestNativeOpenHandsObservationsOfNoCall(t *testing.T) {
+	in := "[" + strings.Join([]string{
+		`{"id":0,"source":"environment","action":"change_agent_state","args":{"agent_state":"init"}}`,
+		`{"id":1,"cause":0,"observation":"null","content":""}`,
+		`{"id":2,"source":"user","action":"message","args":{"content":"hi"}}`,
+		`{"id":3,"cause":2,"observation":"null","content":""}`,
+		`{"id":4,"observation":"agent_state_changed","content":"","extras":{"agent_state":"running"}}`,
+		`{"id":5,"source":"agent","action":"message","args":{"content":"hello"}}`,
+	}, ",") + "]"
+	msgs, _, _, err := ReadFormat(strings.NewReader(in), "e.json", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 2 {
+		t.Fatalf("%d messages, want the user's and the agent's: %+v", len(msgs), msgs)
+	}
+}
+
+// TestNativeMiniSubmissionRan: mini-swe-agent's submission command runs;
+// what it printed (the diff) is the last message, with no <returncode>:
+// it is the command's result, not a call that never ran.
+func TestNativeMiniSubmissionRan(t *testing.T) {
+	in := `{"info":{"exit_status":"Submitted","config":{"environment":{"cwd":"/testbed"}}},"trajectory_format":"mini-swe-agent-1","messages":[` +
+		`{"role":"user","content":"task"},` +
+		`{"role":"assistant","content":"` + "```bash\\nsed -i s/a/b/ x.py\\n```" + `"},` +
+		`{"role":"user","content":"<returncode>0</returncode>\\n<output>\\n</output>"},` +
+		`{"role":"assistant","content":"` + "```bash\\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached\\n```" + `"},` +
+		`{"role":"user","content":"diff --git a/x.py b/x.py\\n"}]}`
+	msgs, _, src, err := ReadFormat(strings.NewReader(in), "t.traj.json", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src.NotRun) != 0 {
+		t.Fatalf("not run: %q, want none", src.NotRun)
+	}
+	last := msgs[len(msgs)-1]
+	if last.Role != session.RoleTool || !strings.HasPrefix(last.Content, "diff --git") {
+		t.Fatalf("last message %s %q, want the submission's result", last.Role, last.Content)
+	}
+}
+
+// TestNativeSiblingErroredNotRun: Claude Code cancels the calls beside one
+// that failed; such a call never ran: no command, no change.
+func TestNativeSiblingErroredNotRun(t *testing.T) {
+	in := strings.Join([]string{
+		claudeLine("user", `"look"`),
+		claudeLine("assistant", `[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/w/dir"}},{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"rm -rf build"}}]`),
+		`{"type":"user","cwd":"/w","uuid":"u2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"EISDIR: illegal operation on a directory, read"}]}}`,
+		`{"type":"user","cwd":"/w","uuid":"u3","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","is_error":true,"content":"<tool_use_error>Sibling tool call errored</tool_use_error>"}]}}`,
+	}, "\n")
+	msgs, _, src, err := ReadFormat(strings.NewReader(in), "s.jsonl", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if m.Role == session.RoleTool && m.ToolCallID == "t2" && !m.Meta.NotRun {
+			t.Fatalf("the sibling's result %q is not marked not run", m.Content)
+		}
+		if m.Role == session.RoleTool && m.ToolCallID == "t1" && m.Meta.NotRun {
+			t.Fatal("the call that failed ran: it is not a call that never ran")
+		}
+	}
+	if len(src.NotRun) != 1 || !strings.Contains(src.NotRun[0], "rm -rf build") {
+		t.Fatalf("not run %q, want the sibling Bash", src.NotRun)
+	}
+}
+
+// TestNativeSidechainBeforeTaskResult: a subagent's records written
+// between a Task call and its result (isSidechain) do not cut the call
+// from its result: the Task ran, and its result is not quoted as the
+// result of a call the transcript does not contain.
+func TestNativeSidechainBeforeTaskResult(t *testing.T) {
+	side := func(typ, content string) string {
+		return strings.Replace(claudeLine(typ, content), `"type":`, `"isSidechain":true,"type":`, 1)
+	}
+	in := strings.Join([]string{
+		claudeLine("user", `"find the cache"`),
+		claudeLine("assistant", `[{"type":"tool_use","id":"task1","name":"Task","input":{"description":"Find cache code","prompt":"Find where tiles are cached"}}]`),
+		side("user", `"Find where tiles are cached"`),
+		strings.Replace(side("assistant", `[{"type":"tool_use","id":"g1","name":"Bash","input":{"command":"grep -rl cache src"}}]`), `"id":"m"`, `"id":"m2"`, 1),
+		side("user", `[{"type":"tool_result","tool_use_id":"g1","content":"src/cache.py"}]`),
+		claudeLine("user", `[{"type":"tool_result","tool_use_id":"task1","content":"The cache is in src/cache.py"}]`),
+	}, "\n")
+	msgs, _, src, err := ReadFormat(strings.NewReader(in), "s.jsonl", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src.NotRun) != 0 {
+		t.Fatalf("not run %q, want none: the Task has its result", src.NotRun)
+	}
+	results := 0
+	for _, m := range msgs {
+		if strings.Contains(m.Content, "does not contain") {
+			t.Fatalf("a result quoted as of no call: %q", m.Content)
+		}
+		if m.Role == session.RoleTool {
+			results++
+		}
+	}
+	if results != 2 {
+		t.Fatalf("%d results, want the Task's and the subagent's Bash's", results)
+	}
+}
+
+// TestNativeMini2Exit: mini-swe-agent 2 ends a trajectory with an "exit"
+// message (the submission, or why it stopped): the file imports, and the
+// submit call it answers ran.
+func TestNativeMini2Exit(t *testing.T) {
+	in := `{"info":{"config":{"environment":{"cwd":"/testbed"}}},"trajectory_format":"mini-swe-agent-1.1","messages":[` +
+		`{"role":"user","content":"task"},` +
+		`{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{\"command\":\"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cat patch.txt\"}"}}]},` +
+		`{"role":"exit","content":"diff --git a/x.py b/x.py\n","extra":{"exit_status":"Submitted"}}]}`
+	msgs, _, src, err := ReadFormat(strings.NewReader(in), "t.traj.json", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src.NotRun) != 0 {
+		t.Fatalf("not run %q, want none", src.NotRun)
+	}
+	last := msgs[len(msgs)-1]
+	if last.Role != session.RoleTool || last.ToolCallID != "c1" || !strings.HasPrefix(last.Content, "diff --git") {
+		t.Fatalf("last message %s %s %q, want the submit call's result", last.Role, last.ToolCallID, last.Content)
+	}
+	in = strings.Replace(in, `{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{\"command\":\"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cat patch.txt\"}"}}]},`, "", 1)
+	if _, _, _, err := ReadFormat(strings.NewReader(in), "t.traj.json", ""); err != nil {
+		t.Fatalf("an exit with no call to answer: %v", err)
 	}
 }

@@ -272,6 +272,18 @@ func (c *countingStore) Messages(ctx context.Context, id string, from, to int64)
 	return msgs, err
 }
 
+func (c *countingStore) TailShown(ctx context.Context, id string, n, limit int) ([]session.Message, error) {
+	msgs, err := c.Store.TailShown(ctx, id, n, limit)
+	c.read += len(msgs)
+	return msgs, err
+}
+
+func (c *countingStore) MessagesShown(ctx context.Context, id string, from, to int64, limit int) ([]session.Message, error) {
+	msgs, err := c.Store.MessagesShown(ctx, id, from, to, limit)
+	c.read += len(msgs)
+	return msgs, err
+}
+
 // TestFirstFrameReadsOnlyTheTail is acceptance 4 as a count: the first
 // frame of a 10,000-message session reads HistoryTail messages and waits
 // for no markdown render.

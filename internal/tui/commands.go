@@ -13,6 +13,7 @@ import (
 	"github.com/gencode/gencode/internal/facts"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/tui/conflicts"
 	"github.com/gencode/gencode/internal/tui/picker"
 )
 
@@ -32,6 +33,23 @@ type summarizedMsg struct {
 }
 
 type compactionMsg struct{ rep summarize.Report }
+
+// noteMsg is a note from the background (Options.Notes).
+type noteMsg string
+
+// waitNote receives the next background note.
+func waitNote(ch <-chan string) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		n, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return noteMsg(n)
+	}
+}
 
 // waitCompaction receives the next background compaction report.
 func waitCompaction(ch <-chan summarize.Report) tea.Cmd {
@@ -102,6 +120,12 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 	r := c.res
 	if r.Text != "" && r.Action != commands.ActionNewSession && r.Action != commands.ActionRewound {
 		m.chat.AddNote(r.Text)
+	}
+	if r.Conflicts != nil && len(r.Conflicts.Files) > 0 {
+		// Asked in a dialog (with each file's diff), not shown as the
+		// card that tells a script to add --force.
+		m.openConflicts(*r.Conflicts)
+		return nil
 	}
 	if r.Report != nil {
 		m.chat.AddReport(*r.Report)
@@ -234,6 +258,39 @@ func (m *Model) openPicker(p commands.Pick, line string) {
 	if m.mode != modeDialog {
 		m.mode = modePicker
 	}
+}
+
+// openConflicts opens the dialog that asks, for each file a rewind would
+// overwrite that was changed outside gencode since, keep it or overwrite.
+func (m *Model) openConflicts(ask commands.ConflictAsk) {
+	files := make([]conflicts.File, len(ask.Files))
+	for i, f := range ask.Files {
+		files[i] = conflicts.File{Path: f.Path, Diff: f.Diff}
+	}
+	m.closePicker()
+	m.cfSeq++
+	m.cf = &conflictState{dlg: conflicts.New(m.th, m.cfSeq, ask.Title, files), ask: ask}
+	m.mode = modeConflicts
+	m.chat.AddNote(fmt.Sprintf("The rewind stopped before changing anything: %d file(s) were changed outside gencode since. Choose for each below.", len(files)))
+}
+
+// closeConflicts closes the conflicts dialog, if one is open.
+func (m *Model) closeConflicts() {
+	m.cf = nil
+	if m.mode == modeConflicts {
+		m.mode = modeEditing
+	}
+}
+
+// conflictsApplied runs the rewind again with the choices made for each
+// file.
+func (m *Model) conflictsApplied(a conflicts.AppliedMsg) tea.Cmd {
+	if m.cf == nil || a.ID != m.cfSeq {
+		return nil // a second Enter on a dialog already closed
+	}
+	line := m.cf.ask.Line(a.Keep)
+	m.closeConflicts()
+	return m.command(line)
 }
 
 // picked does what the chosen item does: its Result, as if its command

@@ -10,6 +10,7 @@ import (
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/tui/chat"
 	"github.com/gencode/gencode/internal/tui/paste"
 )
 
@@ -67,7 +68,7 @@ func (m *Model) loadHistory(id string) tea.Cmd {
 		if out.sess, out.err = store.Session(ctx, id); out.err != nil {
 			return out
 		}
-		if out.msgs, out.err = store.Tail(ctx, id, n); out.err != nil {
+		if out.msgs, out.err = store.TailShown(ctx, id, n, chat.ShownBytes); out.err != nil {
 			return out
 		}
 		if out.msgs, out.err = dropRewound(ctx, store, id, out.msgs); out.err != nil {
@@ -119,7 +120,7 @@ func (m *Model) loadOlder(before int64) tea.Cmd {
 	}
 	return func() tea.Msg {
 		from := max(before-olderPage, 1)
-		msgs, err := store.Messages(ctx, id, from, before-1)
+		msgs, err := store.MessagesShown(ctx, id, from, before-1, chat.ShownBytes)
 		if err == nil {
 			msgs, err = dropRewound(ctx, store, id, msgs)
 		}
@@ -150,8 +151,12 @@ func (m *Model) history(h historyMsg) tea.Cmd {
 	return nil
 }
 
-// promptHistory is how many of the project's earlier messages Up walks.
-const promptHistory = 200
+// promptHistory is how many of the project's earlier messages Up walks;
+// promptBytes is the longest one it recalls (as shown: pastes collapsed).
+const (
+	promptHistory = 200
+	promptBytes   = 4096
+)
 
 type promptsMsg struct {
 	msgs []session.Message
@@ -163,7 +168,7 @@ type promptsMsg struct {
 func (m *Model) loadPrompts() tea.Cmd {
 	store, cwd, ctx := m.o.Store, m.o.Cwd, m.o.Context
 	return func() tea.Msg {
-		msgs, err := store.Prompts(ctx, cwd, promptHistory)
+		msgs, err := store.Prompts(ctx, cwd, promptHistory, promptBytes)
 		return promptsMsg{msgs: msgs, err: err}
 	}
 }
@@ -179,15 +184,15 @@ func (m *Model) prompts(p promptsMsg) tea.Cmd {
 	pastes := map[string]string{}
 	n := 0
 	for _, msg := range p.msgs {
-		if msg.Meta.Shell {
-			continue // a "!command"'s output, kept: not something typed
+		if msg.Meta.Shell || msg.Clipped {
+			continue // a "!command"'s output, kept: not something typed; or too long to recall
 		}
 		spans := slices.Clone(msg.Meta.Pastes)
 		for i := range spans {
 			n++
 			spans[i].N = n
 		}
-		if shown := paste.Collapse(msg.Content, spans); len(shown) < 4096 {
+		if shown := paste.Collapse(msg.Content, spans); len(shown) < promptBytes {
 			prompts = append(prompts, shown)
 			maps.Copy(pastes, paste.Texts(msg.Content, spans))
 		}

@@ -2,12 +2,15 @@ package tui
 
 import (
 	"context"
+	"regexp"
 	"testing"
 
 	"github.com/charmbracelet/colorprofile"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gencode/gencode/internal/commands"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 // viewCountingStore is countingStore that counts the views it loads too.
@@ -39,5 +42,36 @@ func TestStatusFigureReadsNoMessages(t *testing.T) {
 		v, err := st.LoadView(context.Background(), id)
 		require.NoError(t, err)
 		require.Equal(t, ag.ContextSize(v), msg.size)
+	}
+}
+
+// TestContextReportReadsNoMessages (issue 30 section 1): /context, run as
+// the TUI runs it, adds the view up from the store's sums as the status
+// bar does: it loads none of the session's messages, and its report is
+// the one the view built says (the total and each role's share).
+func TestContextReportReadsNoMessages(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	id := seed(t, st, "t", longSession(2_000)...)
+	ag := realAgent(t.TempDir(), st)
+	cs := &viewCountingStore{countingStore{Store: st}}
+	state := commands.State{SessionID: id, Model: ag.Model(), View: ag.Policy()}
+	ctx := context.Background()
+	for range 2 { // the first measure also keeps the masked sizes
+		res, err := commands.New(commands.Deps{Store: cs}).Run(ctx, state, "/context")
+		require.NoError(t, err)
+		require.Zero(t, cs.read, "/context read messages")
+		v, err := st.LoadView(ctx, id)
+		require.NoError(t, err)
+		b := ag.Policy().Build(v)
+		text := res.Report.Plain()
+		require.Contains(t, text, termtext.Thousands(b.Tokens)+" of ")
+		for _, row := range []struct {
+			name string
+			n    int
+		}{{"User messages", b.User}, {"Assistant messages", b.Assistant}, {"Tool outputs", b.ToolOutputs}, {"Masked tool outputs", b.Masked}} {
+			require.Regexp(t, regexp.QuoteMeta(row.name)+` +`+regexp.QuoteMeta(termtext.Thousands(row.n))+` `, text, "%s", text)
+		}
+		require.Positive(t, b.Masked)
 	}
 }

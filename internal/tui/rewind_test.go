@@ -174,3 +174,73 @@ func TestShellCommandKeepsItsCheckpoint(t *testing.T) {
 	require.Empty(t, kept.Err)
 	require.NotEmpty(t, kept.After)
 }
+
+// TestRewindConflictDialogHonoursEachChoice: a rewind over two files
+// edited by hand since opens a dialog listing both, each "keep mine" to
+// start with, the selected one's diff under the list; Esc cancels with
+// nothing changed; then overwrite the second and keep the first: the
+// rewind runs with those choices, the first file keeps the hand edit,
+// the second is back as the checkpoint has it (absent).
+func TestRewindConflictDialogHonoursEachChoice(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := newStore(t)
+	proj := t.TempDir()
+	files := checkpoint.New(t.TempDir(), proj, checkpoint.Options{})
+	before, err := files.Checkpoint(ctx)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(proj, "a.txt"), []byte("a\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(proj, "b.txt"), []byte("b\n"), 0o644))
+	after, err := files.Checkpoint(ctx)
+	require.NoError(t, err)
+	id := seed(t, st, "make a and b",
+		session.Message{Role: session.RoleUser, Content: "make a.txt and b.txt", Tokens: 3},
+		session.Message{Role: session.RoleAssistant, Tokens: 5, ToolCalls: []session.ToolCall{{ID: "s", Name: "Bash", Arguments: `{}`}}},
+		session.Message{Role: session.RoleTool, ToolCallID: "s", Name: "Bash", Content: "(no output)", Tokens: 3,
+			Meta: session.Meta{Tool: "Bash", Checkpoint: &session.Checkpoint{Before: before, After: after}}},
+		session.Message{Role: session.RoleAssistant, Content: "Made them.", Tokens: 2})
+	reg := commands.New(commands.Deps{Store: st, Config: config.Default(), Window: func(string) int { return 8192 }, Cwd: proj,
+		Rewinder: func(_ context.Context, sid string) (rewind.Rewinder, error) {
+			return rewind.Rewinder{Store: st, Files: files, SessionID: sid}, nil
+		}})
+	require.NoError(t, os.WriteFile(filepath.Join(proj, "a.txt"), []byte("a\nmine a\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(proj, "b.txt"), []byte("b\nmine b\n"), 0o644))
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(proj, name))
+		if err != nil {
+			return "(none)"
+		}
+		return string(b)
+	}
+	h := newHarness(t, 100, 30, withStore(st), withSession(id), func(o *harnessSetup) { o.Commands = reg })
+	h.until("the history", func(v string) bool { return strings.Contains(v, "Made them.") })
+
+	open := func() {
+		h.typ("/rewind 1 code")
+		h.key("enter")
+		h.untilModel("the conflicts dialog", func(m Model) bool { return m.mode == modeConflicts })
+	}
+	open()
+	v := h.view()
+	require.Contains(t, v, "[keep mine] a.txt")
+	require.Contains(t, v, "[keep mine] b.txt")
+	require.Contains(t, v, "+mine a", "the selected file's diff")
+	require.NotContains(t, v, "add --force", "asked, not told to retype")
+	h.key("esc")
+	h.until("the cancel", func(v string) bool { return strings.Contains(v, "Rewind canceled: nothing was changed.") })
+	require.Equal(t, modeEditing, h.m.mode)
+	require.Equal(t, "a\nmine a\n", read("a.txt"))
+	require.Equal(t, "b\nmine b\n", read("b.txt"))
+
+	open()
+	h.key("down")
+	require.Contains(t, h.view(), "+mine b", "the diff follows the selection")
+	h.key("space")
+	require.Contains(t, h.view(), "[overwrite] b.txt")
+	h.key("enter")
+	h.until("the rewind's note", func(v string) bool { return strings.Contains(v, "Rewound to before turn 1 (code).") })
+	require.Equal(t, modeEditing, h.m.mode)
+	require.Equal(t, "a\nmine a\n", read("a.txt"), "kept")
+	require.Equal(t, "(none)", read("b.txt"), "overwritten with the checkpoint's state: b.txt did not exist")
+	require.Contains(t, h.view(), "Kept as you left them: a.txt")
+}

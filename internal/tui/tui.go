@@ -23,6 +23,7 @@ import (
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/tools"
 	"github.com/gencode/gencode/internal/tui/chat"
+	"github.com/gencode/gencode/internal/tui/conflicts"
 	"github.com/gencode/gencode/internal/tui/dialog"
 	"github.com/gencode/gencode/internal/tui/input"
 	"github.com/gencode/gencode/internal/tui/keys"
@@ -63,6 +64,10 @@ type sessionStore interface {
 	CreateSession(ctx context.Context, cwd, model string) (session.Session, error)
 	Tail(ctx context.Context, sessionID string, n int) ([]session.Message, error)
 	Messages(ctx context.Context, sessionID string, from, to int64) ([]session.Message, error)
+	// TailShown and MessagesShown are Tail and Messages as the chat shows
+	// them: no more of a long text than it draws.
+	TailShown(ctx context.Context, sessionID string, n, limit int) ([]session.Message, error)
+	MessagesShown(ctx context.Context, sessionID string, from, to int64, limit int) ([]session.Message, error)
 	Summaries(ctx context.Context, sessionID string, all bool) ([]session.Summary, error)
 	LoadView(ctx context.Context, sessionID string) (session.View, error)
 	// Rewound says which messages a conversation rewind took out of the
@@ -72,8 +77,9 @@ type sessionStore interface {
 	// is added up from (view.Policy.Measure).
 	Tally(ctx context.Context, sessionID string, r session.TallyRule) (session.Tally, error)
 	SetMaskTokens(ctx context.Context, sessionID string, counts map[int64]int) error
-	// Prompts are the last n messages sent in the project's sessions.
-	Prompts(ctx context.Context, cwd string, n int) ([]session.Message, error)
+	// Prompts are the last n messages sent in the project's sessions,
+	// those longer than limit without pastes Clipped.
+	Prompts(ctx context.Context, cwd string, n, limit int) ([]session.Message, error)
 	// Lease makes this process the session's one writer (session.Lease).
 	Lease(ctx context.Context, sessionID string, wait time.Duration) (*session.Lease, error)
 }
@@ -101,6 +107,10 @@ type Options struct {
 	// may finish after the turn that started them (the summarizer's
 	// Notify hook should send to it without blocking); nil: none.
 	Compactions <-chan summarize.Report
+	// Notes carries one-line notes from work that runs beside the turns
+	// (an MCP server that failed, or came back after a failure), shown in
+	// the chat as they come; the sender must not block on it. nil: none.
+	Notes <-chan string
 	// SwitchModel returns an agent for another model (/model NAME); nil:
 	// switching is not available.
 	SwitchModel func(model string) (agentRunner, Summarizer, error)
@@ -165,10 +175,11 @@ type Options struct {
 type modeState int
 
 const (
-	modeEditing  modeState = iota // the editor has the keys
-	modeDialog                    // a permission dialog is open (over a picker, if one is open)
-	modePicker                    // the /resume or /model list is open over the editor
-	modeQuitting                  // the program is ending: nothing is drawn
+	modeEditing   modeState = iota // the editor has the keys
+	modeDialog                     // a permission dialog is open (over a picker, if one is open)
+	modePicker                     // the /resume or /model list is open over the editor
+	modeConflicts                  // a rewind asks about files changed outside gencode since
+	modeQuitting                   // the program is ending: nothing is drawn
 )
 
 func (s modeState) String() string {
@@ -179,6 +190,8 @@ func (s modeState) String() string {
 		return "dialog"
 	case modePicker:
 		return "picker"
+	case modeConflicts:
+		return "conflicts"
 	case modeQuitting:
 		return "quitting"
 	}
@@ -191,6 +204,12 @@ type pickState struct {
 	list picker.Model
 	pick commands.Pick
 	line string
+}
+
+// conflictState is the open conflicts dialog and the rewind it asks for.
+type conflictState struct {
+	dlg conflicts.Model
+	ask commands.ConflictAsk
 }
 
 // Model is the root model. Its state lives behind one pointer, so the
@@ -219,6 +238,9 @@ type root struct {
 	// pk is the open picker (nil: none); it stays open under a dialog.
 	pk      *pickState
 	pickSeq int // the open picker's id; choices from older ones are dropped
+	// cf is the open conflicts dialog (nil: none; mode is modeConflicts).
+	cf    *conflictState
+	cfSeq int
 	// askedAt is when the dialog opened, lastKey when the last key came:
 	// the dialog takes keys only after a pause in both (answerGuard).
 	askedAt, lastKey time.Time
@@ -340,7 +362,7 @@ func New(o Options) Model {
 // Init loads the session's history and starts listening for permission
 // requests.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.o.Asker.wait(), m.o.Asker.waitSaved(), waitCompaction(m.o.Compactions), m.loadPrompts(), m.measure(m.sessionID, m.ctxSeq)}
+	cmds := []tea.Cmd{m.o.Asker.wait(), m.o.Asker.waitSaved(), waitCompaction(m.o.Compactions), waitNote(m.o.Notes), m.loadPrompts(), m.measure(m.sessionID, m.ctxSeq)}
 	if m.o.AskBackground {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -431,6 +453,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.closePicker()
 		}
 		return nil
+	case conflicts.AppliedMsg:
+		return m.conflictsApplied(msg)
+	case conflicts.CanceledMsg:
+		if m.cf != nil && msg.ID == m.cfSeq {
+			m.closeConflicts()
+			m.chat.AddNote("Rewind canceled: nothing was changed.")
+		}
+		return nil
 	case historyMsg:
 		return m.history(msg)
 	case promptsMsg:
@@ -479,6 +509,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.chat.AddInfo(n)
 		}
 		return nil
+	case noteMsg:
+		m.chat.AddInfo(string(msg))
+		return waitNote(m.o.Notes)
 	case quitExpiredMsg:
 		if msg.seq == m.quitSeq {
 			m.quitArm = false
@@ -529,6 +562,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		// The picker has every key but Ctrl+C while it is open.
 		var cmd tea.Cmd
 		m.pk.list, cmd = m.pk.list.Update(k)
+		return cmd
+	} else if m.mode == modeConflicts {
+		// So has the conflicts dialog.
+		var cmd tea.Cmd
+		m.cf.dlg, cmd = m.cf.dlg.Update(k)
 		return cmd
 	}
 	return tea.Batch(diverted, m.draftKey(k))
@@ -767,6 +805,9 @@ func (m *Model) layout() {
 		// Two thirds of the screen at most: the chat stays in view.
 		m.pk.list.SetSize(m.width, max(min(m.height*2/3, m.height-m.queueHeight()-2), 6))
 		bottom = m.pk.list.Height() + m.queueHeight()
+	} else if m.mode == modeConflicts {
+		m.cf.dlg.SetSize(m.width, max(min(m.height*2/3, m.height-m.queueHeight()-2), 6))
+		bottom = m.cf.dlg.Height() + m.queueHeight()
 	}
 	m.chat.SetSize(m.width, max(m.height-bottom-1, 1))
 }
@@ -808,6 +849,8 @@ func (m Model) Screen() string {
 		}
 	} else if m.mode == modePicker {
 		bottom = m.pk.list.View()
+	} else if m.mode == modeConflicts {
+		bottom = m.cf.dlg.View()
 	}
 	if q := m.queueView(); q != "" {
 		bottom = q + "\n" + bottom

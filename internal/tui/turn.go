@@ -189,7 +189,8 @@ func (m *Model) events(msg eventsMsg) tea.Cmd {
 		case agent.EventToolRun:
 			// The dialog may have opened before this event was read.
 			if ev.Call != nil && !m.turn.canceling && m.mode != modeDialog {
-				m.status.SetBusy(true, "running "+ev.Call.Name)
+				c, _ := tools.Unwrap(tools.Call{Name: ev.Call.Name, Arguments: ev.Call.Arguments})
+				m.status.SetBusy(true, "running "+c.Name)
 			}
 		case agent.EventMessage:
 			if ev.Message != nil && ev.Message.Role == session.RoleUser && (m.title == "" || m.titleGuess) {

@@ -1271,3 +1271,32 @@ func TestNotesLiveAsLongAsTheirState(t *testing.T) {
 		require.NotContains(t, lastLine(h.view()), "queued message removed", "the note stayed through later turns")
 	})
 }
+
+// TestBackgroundNotesShowLive: a note from beside the turns (an MCP
+// server that failed) shows in the chat when it comes, idle or during a
+// turn, each once.
+func TestBackgroundNotesShowLive(t *testing.T) {
+	t.Parallel()
+	notes := make(chan string, 4)
+	h := newHarness(t, 100, 24, func(o *harnessSetup) { o.Notes = notes })
+	notes <- "MCP server gh failed: start: exec: \"gh-mcp\": not found; gencode restarts it (see /mcp)"
+	h.until("the failure", func(v string) bool { return strings.Contains(v, "MCP server gh failed") })
+	release := make(chan struct{})
+	h.agent.scripts = append(h.agent.scripts, func(ctx context.Context, ch chan<- agent.Event) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		ch <- agent.Event{Kind: agent.EventDone}
+	})
+	h.typ("hello")
+	h.key("enter")
+	h.until("the turn", func(string) bool { return h.m.Running() })
+	notes <- "MCP server gh is running again"
+	h.until("the recovery, during the turn", func(v string) bool { return strings.Contains(v, "MCP server gh is running again") })
+	require.True(t, h.m.Running())
+	close(release)
+	h.until("the turn's end", func(string) bool { return !h.m.Running() })
+	require.Equal(t, 1, strings.Count(h.view(), "MCP server gh failed"))
+	require.Equal(t, 1, strings.Count(h.view(), "MCP server gh is running again"))
+}

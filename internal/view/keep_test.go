@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gencode/gencode/internal/facts"
 )
 
 func TestJoinKept(t *testing.T) {
@@ -47,7 +49,7 @@ func TestJoinKept(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			out := joinKept(tt.items, tt.chars)
+			out := joinKept(tt.items, tt.chars, 0)
 			if tt.chars > 0 {
 				require.LessOrEqual(t, len(out), tt.chars+120, "joinKept(%d items, %d) = %d chars", len(tt.items), tt.chars, len(out))
 			}
@@ -67,5 +69,37 @@ func TestJoinKept(t *testing.T) {
 				require.Contains(t, out, "all are kept in the summary record")
 			}
 		})
+	}
+}
+
+// TestCappedRecordShowsWhatTheWholeListShowed: a summary record keeps only
+// the sentences facts.CapKept keeps; rendered at any budget up to the
+// largest, it shows every sentence the whole list showed, and says how
+// many are not shown.
+func TestCappedRecordShowsWhatTheWholeListShowed(t *testing.T) {
+	t.Parallel()
+	var items []string
+	for i := range 800 {
+		switch i % 5 {
+		case 0:
+			items = append(items, fmt.Sprintf("FACT%04d: the staging port is %d", i, 7000+i))
+		case 1:
+			items = append(items, fmt.Sprintf("Never touch file %04d. ", i)+strings.Repeat("Really never, whatever the reason. ", i%4))
+		default:
+			items = append(items, fmt.Sprintf("The port of service %d is %d.", i, 9000+i))
+		}
+	}
+	kept, left := facts.CapKept(items)
+	require.Less(t, len(kept), len(items))
+	for _, chars := range []int{400, 1800, 4000, facts.MaxKeptChars} {
+		whole, capped := joinKept(items, chars, 0), joinKept(kept, chars, left)
+		for _, it := range items {
+			head := it[:22] // unique to the sentence
+			if strings.Contains(whole, head) {
+				require.Contains(t, capped, head, "at %d chars the record lost %q", chars, it)
+			}
+		}
+		require.Contains(t, capped, "not shown to fit")
+		require.Contains(t, capped, "each is in the session log")
 	}
 }

@@ -20,9 +20,10 @@ type TallyStore interface {
 // placeholders not counted before, which it stores). A view the policy
 // must mend (see session.Tally.Plain) is loaded and built.
 //
-// Of the breakdown, Measure sets Fixed, Instructions, Summaries,
-// LogMessages, SummaryCount, MaskedCount and CutCount; /context's
-// per-role figures need Build.
+// Of the breakdown, Measure sets all but Messages and Repaired: Fixed,
+// Instructions, Summaries, the per-role figures /context shows (from the
+// store's running sums of the user's messages and of the results) and
+// the counts.
 func (p *Policy) Measure(ctx context.Context, st TallyStore, id string) (Prompt, error) {
 	room, capTokens := p.MessageRoom(), p.CapTokens()
 	t, err := st.Tally(ctx, id, session.TallyRule{
@@ -36,17 +37,28 @@ func (p *Policy) Measure(ctx context.Context, st TallyStore, id string) (Prompt,
 		}
 		return p.Build(v), nil
 	}
-	w, src := p.window()
-	r := Prompt{Window: w, Learned: src != "", Source: src, ConfiguredWindow: p.cfg.Window,
+	_, src := p.window()
+	usable := p.Usable()
+	r := Prompt{Window: usable, Reserve: p.Window() - usable, Learned: src != "", Source: src, ConfiguredWindow: p.cfg.Window,
 		LogMessages: t.Messages, SummaryCount: len(t.View.Summaries), MaskedCount: t.Masked}
 	msgs := t.Tokens
 	sid := t.View.Session.ID
+	// The results' share (and any other role's, as Build counts them) is
+	// what the others leave.
+	user, assistant, masked := t.UserTokens, t.AssistantTokens, t.MaskTokens
 	for _, m := range t.Cut {
+		stored := m.Tokens
 		var cut bool
 		if m, cut = p.fit(sid, m, room, capTokens); cut {
 			r.CutCount++
 		}
 		msgs += m.Tokens
+		switch m.Role {
+		case session.RoleUser:
+			user += m.Tokens - stored
+		case session.RoleAssistant:
+			assistant += m.Tokens - stored
+		}
 	}
 	for _, m := range t.Empty {
 		var cut bool
@@ -64,6 +76,7 @@ func (p *Policy) Measure(ctx context.Context, st TallyStore, id string) (Prompt,
 		counted[m.Seq] = n
 		if m.Seq >= t.From { // the ones before are kept for the running sum
 			msgs += n
+			masked += n
 		}
 	}
 	// Kept for the next measure; counts not kept (a read-only store) are
@@ -73,6 +86,8 @@ func (p *Policy) Measure(ctx context.Context, st TallyStore, id string) (Prompt,
 	r.Fixed = p.overhead() + p.headTokens(p.head(sys, nil, ""))
 	r.Instructions = p.InstructionTokens()
 	r.Summaries = p.overhead() + p.headTokens(p.head(sys, t.View.Summaries, t.First)) - r.Fixed
+	r.User, r.Assistant, r.Masked = user, assistant, masked
+	r.ToolOutputs = msgs - user - assistant - masked
 	r.Tokens = r.Fixed + r.Summaries + msgs
 	return r, nil
 }

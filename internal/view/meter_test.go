@@ -48,11 +48,28 @@ func meterCheck(t *testing.T, p *Policy, st *session.Store, id, at string) bool 
 	got, err := p.Measure(ctx, st, id)
 	require.NoError(t, err)
 	require.Equal(t, want.Tokens, got.Tokens, "%s: the meter says what the next request holds (plain %v)", at, tally.Plain)
-	require.Equal(t, []any{want.Window, want.Learned, want.ConfiguredWindow, want.Fixed, want.Summaries},
-		[]any{got.Window, got.Learned, got.ConfiguredWindow, got.Fixed, got.Summaries}, at)
+	require.Equal(t, []any{want.Window, want.Reserve, want.Learned, want.ConfiguredWindow, want.Fixed, want.Summaries},
+		[]any{got.Window, got.Reserve, got.Learned, got.ConfiguredWindow, got.Fixed, got.Summaries}, at)
 	require.Equal(t, []int{want.LogMessages, want.SummaryCount, want.MaskedCount, want.CutCount},
 		[]int{got.LogMessages, got.SummaryCount, got.MaskedCount, got.CutCount}, at)
+	require.Equal(t, []int{want.User, want.Assistant, want.ToolOutputs, want.Masked},
+		[]int{got.User, got.Assistant, got.ToolOutputs, got.Masked}, "%s: /context's split by role (plain %v)", at, tally.Plain)
 	return tally.Plain
+}
+
+// TestMeterKeepsTheAnswerReserve: with part of the window kept for the
+// answer, the meter's window is what the prompt may take, and its reserve
+// the rest, as Build says (/context shows both).
+func TestMeterKeepsTheAnswerReserve(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	l := newLog(t, st)
+	l.add(session.Message{Role: session.RoleUser, Content: "hello"}, session.Message{Role: session.RoleAssistant, Content: "hi"})
+	p := NewPolicy(Config{Window: 8000, AnswerReserve: 1000, SystemPrompt: "You are gencode.", Count: idCount})
+	require.True(t, meterCheck(t, p, st, l.id, "a short log"))
+	got, err := p.Measure(context.Background(), st, l.id)
+	require.NoError(t, err)
+	require.Equal(t, []int{7000, 1000}, []int{got.Window, got.Reserve})
 }
 
 // summarizeSome applies a summary from the end of the last one to a

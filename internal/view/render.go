@@ -201,7 +201,7 @@ func RenderSummary(s session.Summary) string {
 		if keep <= 0 {
 			keep = share(15)
 		}
-		fmt.Fprintf(&b, "User constraints and facts (verbatim): %s\n", joinKept(s.UserConstraints, keep))
+		fmt.Fprintf(&b, "User constraints and facts (verbatim): %s\n", joinKept(s.UserConstraints, keep, s.UserConstraintsLeftOut))
 	}
 	if narrative == "" {
 		list("User requests", s.UserRequests, share(15))
@@ -213,6 +213,7 @@ func RenderSummary(s session.Summary) string {
 	list("Files deleted", s.FilesDeleted, share(8))
 	list("Files reverted to their committed state", s.FilesReverted, share(8))
 	list("Commands run", s.Commands, share(20))
+	list("Commands that never ran (denied, canceled or without a result)", s.CommandsNotRun, share(8))
 	list("Files read", s.FilesRead, share(8))
 	if len(s.ToolsUsed) > 0 {
 		parts := make([]string, 0, len(s.ToolsUsed))
@@ -267,22 +268,16 @@ func joinRecent(items []string, chars int) string {
 	return out
 }
 
-// Shortening a kept sentence, before any is left out: the least important
-// first, then all.
-const (
-	keptShortChars = 120
-	keptMinChars   = 80
-)
-
 // joinKept joins the sentences a summary keeps verbatim (UserConstraints)
 // with "; ". With chars > 0 it fits them in about chars characters:
 // duplicates are merged, then the long ones shortened (the least important
 // first), then the least important and oldest left out, what the user
-// asked to remember last; it says how many it left out. Linear in the
+// asked to remember last; it says how many it left out, with the leftOut
+// the summary record itself did not keep (facts.CapKept). Linear in the
 // items: the view renders every summary for every request.
-func joinKept(items []string, chars int) string {
+func joinKept(items []string, chars, leftOut int) string {
 	if chars <= 0 {
-		return strings.Join(items, "; ")
+		return leftOutNote(leftOut, 0) + strings.Join(items, "; ")
 	}
 	type kept struct {
 		text    string
@@ -293,17 +288,29 @@ func joinKept(items []string, chars int) string {
 	seen := make(map[string]bool, len(items))
 	total := 0
 	for _, it := range items {
-		key := strings.TrimRight(strings.ToLower(strings.Join(strings.Fields(it), " ")), ".;!? ")
+		key := facts.KeptKey(it)
 		if key == "" || seen[key] {
 			continue
 		}
 		seen[key] = true
-		rank, ok := facts.KeepRank(it)
+		list = append(list, kept{text: it})
+		total += len(it) + 2
+	}
+	if total <= chars {
+		// All fit whole: no sentence needs its rank (KeepRank's patterns
+		// are most of this function's cost).
+		parts := make([]string, len(list))
+		for i, k := range list {
+			parts[i] = k.text
+		}
+		return leftOutNote(leftOut, 0) + strings.Join(parts, "; ")
+	}
+	for i := range list {
+		rank, ok := facts.KeepRank(list[i].text)
 		if !ok {
 			rank = facts.RankOther
 		}
-		list = append(list, kept{text: it, rank: rank})
-		total += len(it) + 2
+		list[i].rank = rank
 	}
 	shorten := func(minRank, n int) {
 		for i := range list {
@@ -319,10 +326,10 @@ func joinKept(items []string, chars int) string {
 			k.text = cut
 		}
 	}
-	shorten(facts.RankOther, keptShortChars)
-	shorten(facts.RankConstraint, keptShortChars)
-	shorten(facts.RankMemo, keptShortChars)
-	shorten(facts.RankConstraint, keptMinChars)
+	shorten(facts.RankOther, facts.KeptShortChars)
+	shorten(facts.RankConstraint, facts.KeptShortChars)
+	shorten(facts.RankMemo, facts.KeptShortChars)
+	shorten(facts.RankConstraint, facts.KeptMinChars)
 	dropped := 0
 	for rank := facts.RankOther; rank >= facts.RankMemo && total > chars; rank-- {
 		for i := range list {
@@ -342,11 +349,19 @@ func joinKept(items []string, chars int) string {
 			parts = append(parts, k.text)
 		}
 	}
-	out := strings.Join(parts, "; ")
-	if dropped > 0 {
-		out = fmt.Sprintf("(%d not shown to fit, the least important and oldest first; all are kept in the summary record) ", dropped) + out
+	return leftOutNote(leftOut, dropped) + strings.Join(parts, "; ")
+}
+
+// leftOutNote says how many kept sentences a summary does not show: those
+// it left out to fit, and those its record left out.
+func leftOutNote(leftOut, dropped int) string {
+	switch {
+	case leftOut > 0:
+		return fmt.Sprintf("(%d not shown to fit, the least important and oldest first; each is in the session log) ", leftOut+dropped)
+	case dropped > 0:
+		return fmt.Sprintf("(%d not shown to fit, the least important and oldest first; all are kept in the summary record) ", dropped)
 	}
-	return out
+	return ""
 }
 
 // ValidCut is i moved back to the start of the UTF-8 sequence it falls in.

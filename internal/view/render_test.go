@@ -54,3 +54,15 @@ func TestRenderSummaryWithinItsLimit(t *testing.T) {
 	s.RenderChars = 0
 	require.Contains(t, RenderSummary(s), "/w/pkg/file000.go")
 }
+
+// TestRenderSummaryCommandsNotRun: the commands of calls that never ran
+// are listed apart, so a model reading the summary does not take them
+// for commands that ran.
+func TestRenderSummaryCommandsNotRun(t *testing.T) {
+	t.Parallel()
+	out := RenderSummary(session.Summary{FromSeq: 1, ToSeq: 4, Commands: []string{"rm -rf build"}, CommandsNotRun: []string{"rm -f notes.txt"}})
+	if !strings.Contains(out, "Commands run: rm -rf build\n") ||
+		!strings.Contains(out, "Commands that never ran (denied, canceled or without a result): rm -f notes.txt\n") {
+		t.Fatalf("RenderSummary = %q, want the commands run and, apart, the one that never ran", out)
+	}
+}

@@ -80,6 +80,17 @@ type Policy struct {
 	mu    sync.Mutex
 	heads map[string]int // tokens of a head message, by content
 	texts map[textKey]int
+	// rendered holds stored summaries rendered (RenderSummary), by id and
+	// limits: a round builds its view twice (its size for the compactor,
+	// then the request), and a summary's block is most of its text.
+	rendered map[renderKey]string
+}
+
+// renderKey names a stored summary rendered with its limits (the rest of
+// a stored summary never changes).
+type renderKey struct {
+	id                     string
+	renderChars, keepChars int
 }
 
 // textKey names a text the policy wrote in place of a logged message.
@@ -111,7 +122,7 @@ func NewPolicy(cfg Config) *Policy {
 	if cfg.Window <= 0 {
 		cfg.Window = DefaultWindow
 	}
-	p := &Policy{cfg: cfg, heads: map[string]int{}, texts: map[textKey]int{}}
+	p := &Policy{cfg: cfg, heads: map[string]int{}, texts: map[textKey]int{}, rendered: map[renderKey]string{}}
 	p.over.Store(int64(cfg.Overhead))
 	return p
 }
@@ -434,7 +445,7 @@ func (p *Policy) head(sys string, sums []session.Summary, next session.Role) []s
 // known without tokenizing it: its heading's plus s.TokenCount. That is a
 // long text, counted again by every print-mode run otherwise.
 func (p *Policy) summaryMessage(s session.Summary) string {
-	heading, body := summaryHeading(s), RenderSummary(s)
+	heading, body := summaryHeading(s), p.render(s)
 	text := heading + body
 	if p.cfg.Encoding == "" || s.TokenKey == "" || !additive(body) {
 		return text
@@ -447,6 +458,29 @@ func (p *Policy) summaryMessage(s session.Summary) string {
 	}
 	n := p.cfg.Count(session.Message{Role: session.RoleUser, Content: heading}) + s.TokenCount
 	p.remember(text, n)
+	return text
+}
+
+// render is RenderSummary(s), once per stored summary (see
+// Policy.rendered); one not stored yet (no id) is rendered each time.
+func (p *Policy) render(s session.Summary) string {
+	if s.ID == "" {
+		return RenderSummary(s)
+	}
+	k := renderKey{id: s.ID, renderChars: s.RenderChars, keepChars: s.KeepChars}
+	p.mu.Lock()
+	text, ok := p.rendered[k]
+	p.mu.Unlock()
+	if ok {
+		return text
+	}
+	text = RenderSummary(s)
+	p.mu.Lock()
+	if len(p.rendered) >= maxHeads {
+		clear(p.rendered)
+	}
+	p.rendered[k] = text
+	p.mu.Unlock()
 	return text
 }
 

@@ -515,3 +515,62 @@ func TestRetriesUpdateOneLine(t *testing.T) {
 	settle(t, &m, nil)
 	require.Equal(t, 2, strings.Count(m.View(), "↻"), "a later request's retries have their own line")
 }
+
+// TestProxiedCallShowsTheMCPTool: a CallMcpTool call is shown as the MCP
+// tool it called, with that tool's key argument, as a direct call is.
+func TestProxiedCallShowsTheMCPTool(t *testing.T) {
+	t.Parallel()
+	m, _ := newChat(100, 10)
+	m.SetHistory([]session.Message{
+		{Seq: 1, Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: "a", Name: "CallMcpTool",
+			Arguments: `{"tool":"mcp__github__create_issue","arguments":{"title":"Crash on start"}}`}}},
+		{Seq: 2, Role: session.RoleTool, ToolCallID: "a", Name: "CallMcpTool", Content: "issue #12 created",
+			Meta: session.Meta{Tool: "mcp__github__create_issue"}},
+	}, nil, false)
+	settle(t, &m, nil)
+	view := ansi.Strip(m.View())
+	require.Contains(t, view, "mcp__github__create_issue")
+	require.Contains(t, view, "Crash on start")
+	require.NotContains(t, view, "CallMcpTool")
+}
+
+// TestClippedMessageDrawsAsWhole: a long request or answer read for the
+// screen (its head, Clipped: session.Store.TailShown) is drawn exactly as
+// the whole message is: the same lines, the same "cut for display" note.
+func TestClippedMessageDrawsAsWhole(t *testing.T) {
+	t.Parallel()
+	line := strings.Repeat("word ", 30) + "\n"
+	for _, tt := range []struct {
+		name string
+		role session.Role
+		text string
+	}{
+		{"answer, many lines", session.RoleAssistant, "## Long\n\n" + strings.Repeat(line, 20_000)},
+		{"answer, one line", session.RoleAssistant, strings.Repeat("x", 1<<20)},
+		{"request, many lines", session.RoleUser, strings.Repeat(line, 20_000)},
+		{"request, long lines", session.RoleUser, strings.Repeat(strings.Repeat("y", 900)+"\n", 2_000)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			draw := func(m session.Message) string {
+				c, _ := newChat(100, 400)
+				c.SetHistory([]session.Message{{Seq: 1, Role: session.RoleUser, Content: "go"}, m}, nil, false)
+				if tt.role == session.RoleUser {
+					c.SetHistory([]session.Message{m, {Seq: 2, Role: session.RoleAssistant, Content: "ok"}}, nil, false)
+				}
+				settle(t, &c, nil)
+				c.ScrollTop()
+				return c.View()
+			}
+			whole := session.Message{Seq: 2, Role: tt.role, Content: tt.text}
+			if tt.role == session.RoleUser {
+				whole.Seq = 1
+			}
+			shown := whole
+			shown.Content, shown.Clipped = tt.text[:ShownBytes], true
+			want := draw(whole)
+			require.Contains(t, want, "cut for display")
+			require.Equal(t, want, draw(shown))
+		})
+	}
+}

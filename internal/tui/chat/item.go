@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -68,6 +69,9 @@ type item struct {
 	seq     int64 // log position; summaries sort after the last message they cover
 	text    string
 	version int
+	// clipped: text is the head of the message, as it was read for the
+	// screen (session.Store.TailShown); it is drawn cut.
+	clipped bool
 
 	interrupted bool
 	retry       bool   // a request's retries: one line, updated on each
@@ -129,23 +133,25 @@ func (b *builder) add(m session.Message) []*item {
 	case session.RoleUser:
 		if m.Meta.Shell { // a "!command"'s output, shown as when it ran
 			it := b.newItem(KindNote)
-			it.seq, it.text = m.Seq, termtext.Display(Fence(shellOutput(m.Content)))
+			it.seq, it.text, it.clipped = m.Seq, termtext.Display(Fence(shellOutput(m.Content))), m.Clipped
 			return []*item{it}
 		}
 		it := b.newItem(KindUser)
 		// A paste shows as its placeholder, as when it was sent.
-		it.seq, it.text = m.Seq, termtext.Display(paste.Collapse(m.Content, m.Meta.Pastes))
+		it.seq, it.text, it.clipped = m.Seq, termtext.Display(paste.Collapse(m.Content, m.Meta.Pastes)), m.Clipped
 		return []*item{it}
 	case session.RoleAssistant:
 		var out []*item
 		if strings.TrimSpace(m.Content) != "" {
 			it := b.newItem(KindAssistant)
-			it.seq, it.text, it.interrupted = m.Seq, termtext.Display(m.Content), m.Meta.Interrupted
+			it.seq, it.text, it.interrupted, it.clipped = m.Seq, termtext.Display(m.Content), m.Meta.Interrupted, m.Clipped
 			out = append(out, it)
 		}
 		for _, c := range m.ToolCalls {
 			it := b.newItem(KindTool)
-			it.seq, it.callID, it.tool, it.arg = m.Seq, c.ID, termtext.Label(c.Name), termtext.Label(tools.Describe(tools.Call{Name: c.Name, Arguments: c.Arguments}).Summary)
+			// A CallMcpTool call shows as the MCP tool it calls.
+			d := tools.Describe(tools.Call{Name: c.Name, Arguments: c.Arguments})
+			it.seq, it.callID, it.tool, it.arg = m.Seq, c.ID, termtext.Label(cmp.Or(d.Name, c.Name)), termtext.Label(d.Summary)
 			b.calls[c.ID] = it
 			out = append(out, it)
 		}
@@ -155,7 +161,11 @@ func (b *builder) add(m session.Message) []*item {
 		if !ok {
 			// The call is older than what is loaded.
 			it = b.newItem(KindTool)
-			it.seq, it.callID, it.tool = m.Seq, m.ToolCallID, termtext.Label(m.Name)
+			name := m.Name
+			if name == tools.ToolCallMcp && m.Meta.Tool != "" {
+				name = m.Meta.Tool // the MCP tool it called
+			}
+			it.seq, it.callID, it.tool = m.Seq, m.ToolCallID, termtext.Label(name)
 			it.arg = termtext.Label(firstNonEmpty(m.Meta.FilePath, m.Meta.Command, m.Meta.Pattern))
 			b.attach(it, m)
 			return []*item{it}

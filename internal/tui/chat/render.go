@@ -21,11 +21,15 @@ const (
 	previewLines    = 4   // tool output lines shown collapsed
 	expandedLines   = 400 // tool output lines shown expanded
 	maxMessageLines = 300 // user/assistant/note lines drawn
-	maxDisplayBytes = 64 << 10
+	maxDisplayBytes = ShownBytes
 	summaryPreview  = 8 // summary lines shown collapsed
 	diffPreview     = 6 // lines of a Write's or Edit's change shown collapsed
 	liveLines       = 5 // lines of a running command's output shown
 )
+
+// ShownBytes is the most of a message's text the chat draws: the loader
+// reads no more of it (session.Store.TailShown).
+const ShownBytes = 64 << 10
 
 // renderer draws items; markdown may be nil in draft-only contexts.
 type renderer struct {
@@ -38,12 +42,13 @@ type renderer struct {
 // body is the text of an item that goes through markdown, cut to a size
 // that renders quickly.
 func (it *item) body() string {
-	return clip(it.text, maxDisplayBytes, maxMessageLines)
+	return clip(it.text, maxDisplayBytes, maxMessageLines, it.clipped)
 }
 
-// clip cuts s to at most maxBytes and maxLines, saying what it left out.
-func clip(s string, maxBytes, maxLines int) string {
-	cut := false
+// clip cuts s to at most maxBytes and maxLines, saying what it left out;
+// clipped: s is already the head of a longer text.
+func clip(s string, maxBytes, maxLines int, clipped bool) string {
+	cut := clipped
 	if len(s) > maxBytes {
 		s = strings.ToValidUTF8(s[:maxBytes], "")
 		cut = true
@@ -76,7 +81,7 @@ func (r *renderer) final(it *item, md []string, width int) []string {
 	inner := max(width-gutter, 10)
 	switch it.kind {
 	case KindUser:
-		lines := wrapLines(clip(it.text, maxDisplayBytes, maxMessageLines), inner)
+		lines := wrapLines(clip(it.text, maxDisplayBytes, maxMessageLines, it.clipped), inner)
 		return prefixed(lines, r.st.UserMark.Render("❯ "), "  ", nil, width)
 	case KindTool:
 		return r.tool(it, width)

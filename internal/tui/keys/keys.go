@@ -14,10 +14,11 @@ import (
 
 // KeyMap is the TUI's keys, by where they act.
 type KeyMap struct {
-	Editor Editor
-	Chat   Chat
-	Dialog Dialog
-	Picker Picker
+	Editor    Editor
+	Chat      Chat
+	Dialog    Dialog
+	Picker    Picker
+	Conflicts Conflicts
 }
 
 // Editor is the keys of the message editor and of the session as a whole.
@@ -67,6 +68,17 @@ type Picker struct {
 	Filter           key.Binding // start typing a filter
 	Pick             key.Binding // choose the selected item (while filtering: the first match)
 	Close            key.Binding // clear the filter, else close without a change
+}
+
+// Conflicts is the keys of the dialog a rewind opens over files changed
+// outside gencode since: a choice per file, then apply or cancel.
+type Conflicts struct {
+	Up, Down  key.Binding
+	Toggle    key.Binding // keep mine <-> overwrite, for the selected file
+	Overwrite key.Binding // overwrite the selected file with the checkpoint's version
+	Keep      key.Binding // keep the selected file as it is
+	Apply     key.Binding // rewind with the choices made
+	Cancel    key.Binding // close without a change
 }
 
 // Newlines is every key that starts a new line in the editor.
@@ -122,6 +134,15 @@ func Default() KeyMap {
 			Pick:     b("enter", "pick the selected item (while filtering: the first match)", "enter"),
 			Close:    b("esc", "clear the filter, else close without a change", "esc"),
 		},
+		Conflicts: Conflicts{
+			Up:        b("↑/ctrl+p", "previous file", "up", "ctrl+p"),
+			Down:      b("↓/ctrl+n", "next file", "down", "ctrl+n"),
+			Toggle:    b("space/tab", "keep mine / overwrite", "space", "tab"),
+			Overwrite: b("o", "overwrite with the checkpoint's version", "o"),
+			Keep:      b("m", "keep mine", "m"),
+			Apply:     b("enter", "rewind with these choices", "enter"),
+			Cancel:    b("esc", "cancel: nothing changes", "esc"),
+		},
 	}
 }
 
@@ -160,11 +181,12 @@ type Group struct {
 // Groups is what /help lists: every binding of the editor, the chat and
 // the pickers. The dialog's keys are on its own key line.
 func (km KeyMap) Groups() []Group {
-	e, c, p := km.Editor, km.Chat, km.Picker
+	e, c, p, cf := km.Editor, km.Chat, km.Picker, km.Conflicts
 	return []Group{
 		{"Keys", []key.Binding{e.Send, e.Newline, e.ShiftNewline, e.Prev, e.Next, e.Complete, e.Cancel, e.Interrupt, e.Retry}},
 		{"Scrolling the chat", []key.Binding{c.PageUp, c.PageDown, c.LineUp, c.LineDown, c.Top, c.Bottom, c.Home, c.End, c.Expand}},
 		{"Pickers (/resume, /model)", []key.Binding{p.Up, p.Down, p.PageUp, p.PageDown, p.Filter, p.Pick, p.Close}},
+		{"Rewind conflicts (files changed by hand)", []key.Binding{cf.Up, cf.Down, cf.Toggle, cf.Overwrite, cf.Keep, cf.Apply, cf.Cancel}},
 	}
 }
 

@@ -10,13 +10,13 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"charm.land/glamour/v2"
-	gansi "charm.land/glamour/v2/ansi"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gencode/gencode/internal/tui/theme"
+	"github.com/gencode/gencode/third_party/glamour"
+	gansi "github.com/gencode/gencode/third_party/glamour/ansi"
 )
 
 // maxIdle bounds the idle glamour renderers kept per width.

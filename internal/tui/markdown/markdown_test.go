@@ -2,12 +2,14 @@ package markdown_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/tui/markdown"
 	"github.com/gencode/gencode/internal/tui/theme"
@@ -93,5 +95,30 @@ func TestBackgroundPicksTheStyle(t *testing.T) {
 	}
 	if ansi.Strip(dark) != ansi.Strip(light) {
 		t.Error("the styles changed the text, not just its colours")
+	}
+}
+
+// TestCodeBlockHighlighted: a fenced block's language picks its lexer
+// (third_party/chroma builds the lexers on this first use, not at start):
+// a Go keyword is drawn in another colour than the name after it, and a
+// block in no known language is still shown, as plain text.
+func TestCodeBlockHighlighted(t *testing.T) {
+	t.Parallel()
+	md := renderer(colorprofile.ANSI256, true)
+	sgrBefore := func(line, word string) string {
+		i := strings.Index(line, word)
+		require.GreaterOrEqual(t, i, 0, "%q not in %q", word, line)
+		j := strings.LastIndex(line[:i], "\x1b[")
+		require.GreaterOrEqual(t, j, 0, "no style before %q in %q", word, line)
+		return line[j : j+strings.IndexByte(line[j:], 'm')+1]
+	}
+	lines := md.Render("```go\nfunc main() {}\n```\n", 80)
+	line := lines[slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "func") })]
+	if kw, name := sgrBefore(line, "func"), sgrBefore(line, "main"); kw == name {
+		t.Errorf("Render(go block): func and main both styled %q, want the keyword highlighted", kw)
+	}
+	plain := ansi.Strip(strings.Join(md.Render("```nosuchlanguage\nfunc main() {}\n```\n", 80), "\n"))
+	if !strings.Contains(plain, "func main() {}") {
+		t.Errorf("Render(unknown language) = %q, want the code shown", plain)
 	}
 }

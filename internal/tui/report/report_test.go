@@ -87,7 +87,7 @@ func TestTableKeepsColumns(t *testing.T) {
 	rows := [][]string{
 		{"model", "gpt-4o-mini", "file:1"},
 		{"base_url", "http://127.0.0.1:11434/v1/a/long/path/to/the/server", "env OPENAI_BASE_URL"},
-		{"summarize.mask_tool_outputs_after", "10", "default"},
+		{"summarize.mask_tool_outputs_after", "30", "default"},
 	}
 	rep := commands.Report{Title: "Configuration", Sections: []commands.Section{{Rows: rows}}}
 	st := styles(colorprofile.NoTTY)

@@ -13,10 +13,11 @@ package theme
 import (
 	"image/color"
 
-	gansi "charm.land/glamour/v2/ansi"
-	"charm.land/glamour/v2/styles"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
+
+	gansi "github.com/gencode/gencode/third_party/glamour/ansi"
+	"github.com/gencode/gencode/third_party/glamour/styles"
 )
 
 // Palette is every colour the TUI draws with (ANSI 256 numbers), for one

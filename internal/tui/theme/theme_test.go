@@ -6,12 +6,12 @@ import (
 	"regexp"
 	"testing"
 
-	"charm.land/glamour/v2/styles"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/tui/theme"
+	"github.com/gencode/gencode/third_party/glamour/styles"
 )
 
 func build(p colorprofile.Profile, dark bool) *theme.Theme {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -46,7 +47,9 @@ func main() {
 	}
 	err := mcptest.NewServer(opts, nil).Run(context.Background(), &sdk.StdioTransport{})
 	if *linger {
-		select {} // until killed
+		for { // until killed (a bare select{} would die as a deadlock once nothing else runs)
+			time.Sleep(time.Hour)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

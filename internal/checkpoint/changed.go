@@ -1,0 +1,355 @@
+package checkpoint
+
+import (
+	"bufio"
+	"bytes"
+	"compress/zlib"
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gencode/gencode/internal/fschange"
+)
+
+// takeChanged is the last snapshot with the paths in c brought up to date:
+// the trees of the directories on their way to the root are rebuilt from
+// the last snapshot's, every other tree is shared. Its cost follows the
+// paths and the size of the directories holding them, not the project:
+// one `cat-file --batch` for the old trees, one `hash-object` for the
+// changed files' contents, one `commit-tree`. The shadow index is not
+// touched (a whole-tree snapshot brings it up to date by stat, as after
+// any change). It says false when the result cannot be trusted to be the
+// tree's state: a .gitignore changed (what is kept changes beyond the
+// paths named), a path lies in a nested repository, or git failed.
+func (s *Store) takeChanged(ctx context.Context, c fschange.Changes) (Snapshot, bool) {
+	skipped := map[string]bool{}
+	for _, p := range s.last.Skipped {
+		skipped[p] = true
+	}
+	now := map[string]entry{} // path -> its entry now; absent: not in the tree now
+	changed := map[string]bool{}
+	var hashPaths []string
+	for _, list := range [][]string{c.Created, c.Modified, c.Deleted, c.Reverted} {
+		for _, p := range list {
+			// A .gitignore changes what is kept beyond the paths
+			// named; a name hash-object's lines cannot carry as is is
+			// left to `add -A`.
+			if path.Base(p) == ".gitignore" || strings.ContainsAny(p, "\n\"") {
+				return Snapshot{}, false
+			}
+			if changed[p] {
+				continue
+			}
+			changed[p] = true
+			delete(skipped, p)
+			abs := filepath.Join(s.workDir, filepath.FromSlash(p))
+			fi, err := os.Lstat(abs)
+			switch {
+			case err != nil || fi.IsDir():
+			case fi.Mode().IsRegular() && fi.Size() > s.maxFile:
+				skipped[p] = true
+			case fi.Mode().IsRegular():
+				mode := "100644"
+				if fi.Mode()&0o100 != 0 {
+					mode = "100755"
+				}
+				now[p] = entry{mode: mode} // oid from hash-object below
+				hashPaths = append(hashPaths, p)
+			case fi.Mode()&fs.ModeSymlink != 0:
+				target, err := os.Readlink(abs)
+				if err != nil {
+					return Snapshot{}, false
+				}
+				oid, err := s.writeObject("blob", []byte(target))
+				if err != nil {
+					return Snapshot{}, false
+				}
+				raw, _ := hex.DecodeString(oid)
+				now[p] = entry{mode: "120000", oid: string(raw)}
+			}
+		}
+	}
+	snap := Snapshot{Tree: s.last.Tree}
+	for p := range skipped {
+		snap.Skipped = append(snap.Skipped, p)
+	}
+	sort.Strings(snap.Skipped)
+	if len(changed) > 0 {
+		if len(hashPaths) > 0 {
+			out, err := s.git(ctx, []byte(strings.Join(hashPaths, "\n")+"\n"), "hash-object", "-w", "--stdin-paths")
+			if err != nil {
+				return Snapshot{}, false
+			}
+			oids := strings.Fields(string(out))
+			if len(oids) != len(hashPaths) {
+				return Snapshot{}, false
+			}
+			for i, p := range hashPaths {
+				e := now[p]
+				raw, err := hex.DecodeString(oids[i])
+				if err != nil {
+					return Snapshot{}, false
+				}
+				e.oid = string(raw)
+				now[p] = e
+			}
+		}
+		tree, err := s.rebuild(ctx, s.last.Tree, changed, now)
+		if err != nil {
+			return Snapshot{}, false
+		}
+		snap.Tree = tree
+	}
+	if err := s.commit(ctx, &snap); err != nil {
+		return Snapshot{}, false
+	}
+	s.stats.Changed++
+	return snap, true
+}
+
+// entry is one entry of a git tree: its mode as git writes it ("100644",
+// "100755", "120000", "40000", "160000") and its raw object ID.
+type entry struct {
+	mode, oid string
+}
+
+func (e entry) isTree() bool { return e.mode == "40000" }
+
+// errNested means a changed path lies inside a nested repository, kept
+// as a gitlink: only a whole-tree snapshot knows what git does there.
+var errNested = errors.New("a changed path is inside a nested repository")
+
+// rebuild returns the tree that is old with the changed paths as now says
+// (a path absent from now is not in the tree).
+func (s *Store) rebuild(ctx context.Context, old string, changed map[string]bool, now map[string]entry) (string, error) {
+	// Every directory on the way to a changed path, the root ("") first.
+	dirs := map[string]bool{"": true}
+	for p := range changed {
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	order := make([]string, 0, len(dirs))
+	for d := range dirs {
+		order = append(order, d)
+	}
+	sort.Strings(order)
+	trees, err := s.readTrees(ctx, old, order)
+	if err != nil {
+		return "", err
+	}
+	// Deepest first, so that a directory's new tree is known before its
+	// parent's is built.
+	sort.Slice(order, func(i, j int) bool {
+		return strings.Count(order[i], "/") > strings.Count(order[j], "/") ||
+			strings.Count(order[i], "/") == strings.Count(order[j], "/") && order[i] > order[j]
+	})
+	built := map[string]string{} // dir -> its new tree's raw ID; "" when empty
+	for _, d := range order {
+		ents := trees[d]
+		if ents == nil {
+			ents = map[string]entry{}
+		}
+		for p := range changed {
+			if parentDir(p) != d {
+				continue
+			}
+			name := path.Base(p)
+			if e, ok := now[p]; ok {
+				ents[name] = e
+			} else if !ents[name].isTree() || !dirs[p] {
+				// Gone, or not kept; a directory still holding
+				// changed paths is built below.
+				delete(ents, name)
+			}
+		}
+		for c := range dirs {
+			if c == "" || parentDir(c) != d {
+				continue
+			}
+			name := path.Base(c)
+			if ents[name].mode == "160000" {
+				return "", errNested
+			}
+			if _, isFile := now[c]; isFile {
+				continue // a file where the directory was
+			}
+			// Git keeps no empty directory, nor one that is gone.
+			fi, err := os.Lstat(filepath.Join(s.workDir, filepath.FromSlash(c)))
+			if err == nil && fi.IsDir() && built[c] != "" {
+				ents[name] = entry{mode: "40000", oid: built[c]}
+			} else {
+				delete(ents, name)
+			}
+		}
+		if len(ents) == 0 {
+			built[d] = ""
+			continue
+		}
+		oid, err := s.writeObject("tree", treeBody(ents))
+		if err != nil {
+			return "", err
+		}
+		raw, _ := hex.DecodeString(oid)
+		built[d] = string(raw)
+	}
+	if built[""] == "" {
+		return s.writeObject("tree", nil)
+	}
+	return hex.EncodeToString([]byte(built[""])), nil
+}
+
+// parentDir is p's directory, "" at the top.
+func parentDir(p string) string {
+	d := path.Dir(p)
+	if d == "." {
+		return ""
+	}
+	return d
+}
+
+// readTrees reads the trees of dirs in the tree old (one `cat-file
+// --batch`); a directory missing there, or not a directory, has none.
+func (s *Store) readTrees(ctx context.Context, old string, dirs []string) (map[string]map[string]entry, error) {
+	var in bytes.Buffer
+	for _, d := range dirs {
+		if d == "" {
+			fmt.Fprintf(&in, "%s\n", old)
+		} else {
+			fmt.Fprintf(&in, "%s:%s\n", old, d)
+		}
+	}
+	out, err := s.git(ctx, in.Bytes(), "cat-file", "--batch")
+	if err != nil {
+		return nil, err
+	}
+	r := bufio.NewReader(bytes.NewReader(out))
+	trees := map[string]map[string]entry{}
+	for _, d := range dirs {
+		head, err := r.ReadString('\n')
+		if err != nil {
+			return nil, fmt.Errorf("cat-file: %w", err)
+		}
+		f := strings.Fields(head)
+		if len(f) == 2 && f[1] == "missing" {
+			continue
+		}
+		if len(f) != 3 {
+			return nil, fmt.Errorf("cat-file: unexpected %q", head)
+		}
+		n, err := strconv.Atoi(f[2])
+		if err != nil {
+			return nil, fmt.Errorf("cat-file: unexpected %q", head)
+		}
+		body := make([]byte, n+1)
+		if _, err := io.ReadFull(r, body); err != nil {
+			return nil, fmt.Errorf("cat-file: %w", err)
+		}
+		if f[1] != "tree" {
+			continue // a file where the directory is now
+		}
+		ents, err := parseTree(body[:n])
+		if err != nil {
+			return nil, err
+		}
+		trees[d] = ents
+	}
+	return trees, nil
+}
+
+// parseTree reads a tree object's body: entries "mode name\0<20 bytes>".
+func parseTree(b []byte) (map[string]entry, error) {
+	ents := map[string]entry{}
+	for len(b) > 0 {
+		sp := bytes.IndexByte(b, ' ')
+		nul := bytes.IndexByte(b, 0)
+		if sp < 0 || nul < sp || len(b) < nul+21 {
+			return nil, errors.New("checkpoint: a malformed tree")
+		}
+		ents[string(b[sp+1:nul])] = entry{mode: string(b[:sp]), oid: string(b[nul+1 : nul+21])}
+		b = b[nul+21:]
+	}
+	return ents, nil
+}
+
+// treeBody is a tree object's body, entries in git's order (a directory
+// sorts as its name followed by "/").
+func treeBody(ents map[string]entry) []byte {
+	names := make([]string, 0, len(ents))
+	for n := range ents {
+		names = append(names, n)
+	}
+	key := func(n string) string {
+		if ents[n].isTree() {
+			return n + "/"
+		}
+		return n
+	}
+	sort.Slice(names, func(i, j int) bool { return key(names[i]) < key(names[j]) })
+	var b bytes.Buffer
+	for _, n := range names {
+		b.WriteString(ents[n].mode)
+		b.WriteByte(' ')
+		b.WriteString(n)
+		b.WriteByte(0)
+		b.WriteString(ents[n].oid)
+	}
+	return b.Bytes()
+}
+
+// writeObject stores a loose object in the shadow directory (as git does:
+// zlib of "kind size\0body", under objects/xx/), or freshens it when it is
+// there already, so that pruning by age counts from its latest use. It
+// returns the object's ID in hex.
+func (s *Store) writeObject(kind string, body []byte) (string, error) {
+	hdr := fmt.Sprintf("%s %d\x00", kind, len(body))
+	h := sha1.New()
+	h.Write([]byte(hdr))
+	h.Write(body)
+	oid := hex.EncodeToString(h.Sum(nil))
+	dir := filepath.Join(s.gitDir, "objects", oid[:2])
+	dst := filepath.Join(dir, oid[2:])
+	if _, err := os.Stat(dst); err == nil {
+		t := time.Now()
+		_ = os.Chtimes(dst, t, t)
+		return oid, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("checkpoint: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, "tmp_obj_")
+	if err != nil {
+		return "", fmt.Errorf("checkpoint: %w", err)
+	}
+	zw := zlib.NewWriter(tmp)
+	_, err = zw.Write([]byte(hdr))
+	if err == nil {
+		_, err = zw.Write(body)
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		_ = os.Chmod(tmp.Name(), 0o444)
+		err = os.Rename(tmp.Name(), dst)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("checkpoint: write object: %w", err)
+	}
+	return oid, nil
+}
