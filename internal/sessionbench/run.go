@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,6 +124,15 @@ func Run(ctx context.Context, sc Scenario, opts Options) (Result, error) {
 	for n := 1; n <= sc.runs(); n++ {
 		if err := ctx.Err(); err != nil {
 			return res, fmt.Errorf("run scenario %s: %w", sc.Name, err)
+		}
+		if base != nil && n == lastFrom {
+			// The baseline's project as large as the session's: what a
+			// turn costs with the project's size (checkpoints, the
+			// shell's change watch) is then the same on both sides, and
+			// the growth compared is the session's.
+			if err := copyTree(filepath.Join(sess.work, "notes"), filepath.Join(base.work, "earlier-notes")); err != nil {
+				return res, fmt.Errorf("run scenario %s, baseline: %w", sc.Name, err)
+			}
 		}
 		if base != nil && n >= lastFrom && n <= sc.Turns {
 			t, err := base.turn(ctx, bin, sc, n-lastFrom+1)
@@ -261,4 +271,29 @@ func runTurn(ctx context.Context, bin, dir string, env, args []string) (Turn, er
 		t.CPU = ps.UserTime() + ps.SystemTime()
 	}
 	return t, nil
+}
+
+// copyTree copies the regular files of directory src into dst (made).
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(to, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, 0o644)
+	})
 }

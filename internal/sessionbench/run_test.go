@@ -2,6 +2,8 @@ package sessionbench
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -63,10 +65,14 @@ func TestBaselineRunsBesideTheLastRange(t *testing.T) {
 
 	sc := ScenarioLong()
 	sc.Turns, sc.CPURange, sc.FactTurn = 5, 2, 0 // ranges 1-2, 3-4, 5
-	res, err := Run(context.Background(), sc, Options{Binary: bin})
+	dir := t.TempDir()
+	res, err := Run(context.Background(), sc, Options{Binary: bin, Dir: dir})
 	require.NoError(t, err)
 	require.Len(t, res.Turns, 5)
 	require.Len(t, res.Baseline, 1, "the last range (turn 5) has one turn, so one baseline turn")
+	earlier, err := os.ReadDir(filepath.Join(dir, "baseline", "home", "project", "earlier-notes"))
+	require.NoError(t, err)
+	require.Len(t, earlier, 4, "the baseline's project holds the 4 notes the session wrote before the last range")
 	b := res.Baseline[0]
 	require.Zero(t, b.Code, b.Stderr)
 	require.Equal(t, 1, b.N)

@@ -37,7 +37,10 @@ type Scenario struct {
 	// CPURange is the width of the turn ranges CPU is reported by.
 	CPURange int
 	// Baseline plays the first range's turns again in a second session,
-	// interleaved with the last range's, for the growth target (Run).
+	// interleaved with the last range's, for the growth target (Run), in
+	// a project holding a copy of the files the session wrote before the
+	// last range (what a turn costs with the project's size is not the
+	// session's growth).
 	Baseline bool
 	// Seed changes the words of every message, not their sizes: a
 	// held-out variant of the scenario, which the policy was not tuned on
