@@ -104,8 +104,9 @@ func TestSummaryRequestsFitTheServersWindow(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			counter := tokenCache.Counter("gpt-4o-mini")
+			countText := openaitest.MemoTokenizer(counter.Count)
 			count := func(r openaitest.Request) int {
-				return openaitest.PromptTokens(r, counter.Count) * (100 + tt.over) / 100
+				return openaitest.PromptTokens(r, countText) * (100 + tt.over) / 100
 			}
 			opts := []openaitest.Option{openaitest.WithMessageRules(), openaitest.WithTokenizer(counter.Count),
 				openaitest.WithContextWindow(tt.window, count),

@@ -26,7 +26,8 @@ import (
 // It is what a provider with gpt-4o-mini's tokenizer reports as
 // prompt_tokens.
 func promptTokens(c *tokens.Counter) func(openaitest.Request) int {
-	return func(r openaitest.Request) int { return openaitest.PromptTokens(r, c.Count) }
+	count := openaitest.MemoTokenizer(c.Count)
+	return func(r openaitest.Request) int { return openaitest.PromptTokens(r, count) }
 }
 
 var contextTotal = regexp.MustCompile(`Context · \S+ · ([\d,]+) of ([\d,]+) tokens`)

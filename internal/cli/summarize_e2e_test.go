@@ -50,8 +50,12 @@ func promptTokens(r openaitest.Request) int {
 var countCache sync.Map
 
 func countPrompt(r openaitest.Request) int {
-	return openaitest.PromptTokens(r, counter.Count) * 105 / 100
+	return openaitest.PromptTokens(r, countText) * 105 / 100
 }
+
+// countText is counter.Count remembering each text: a request repeats the
+// messages of the one before.
+var countText = openaitest.MemoTokenizer(counter.Count)
 
 var factRe = regexp.MustCompile(`FACT-[A-Z0-9-]+`)
 

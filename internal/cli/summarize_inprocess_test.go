@@ -174,9 +174,14 @@ func TestBackgroundSummaryDoesNotDelayTurns(t *testing.T) {
 			started = started || c.Phase == summarize.Started
 		}
 	}
-	// Pairs of turns while the summary is held: they overlap it whole.
+	// Pairs of turns while the summary is held: they overlap it whole. At
+	// least 6; more (up to 24) while the fastest of each side are still
+	// 2x apart: a burst of other tests' load can land on every one of 6
+	// turns of one side (a run at load average 30 measured 2.7x), but a
+	// turn that waited for the summary stays slow however many are made.
 	var with, without []time.Duration
-	for i := 0; i < 6; i++ {
+	ratio := func() float64 { return float64(fastest(with)) / float64(fastest(without)) }
+	for i := 0; i < 6 || (i < 24 && ratio() >= 2); i++ {
 		mark := h.notified()
 		giveUp.Reset(2 * time.Minute)
 		_, took := h.turn(fmt.Sprintf("follow-up %d", i))
@@ -197,13 +202,12 @@ func TestBackgroundSummaryDoesNotDelayTurns(t *testing.T) {
 	// other tests lands on a few turns of either side (one run measured
 	// medians of 683 and 255 ms for turns that take 80 ms each alone); a
 	// turn that waited for the summary would be slow every time.
-	ratio := float64(fastest(with)) / float64(fastest(without))
-	t.Logf("turn latency: fastest %v with a summary running, %v in the control session (ratio %.2f); medians %v and %v; slowest with: %v",
-		fastest(with), fastest(without), ratio, median(with), median(without), slowest(with))
+	t.Logf("turn latency over %d pairs: fastest %v with a summary running, %v in the control session (ratio %.2f); medians %v and %v; slowest with: %v",
+		len(with), fastest(with), fastest(without), ratio(), median(with), median(without), slowest(with))
 	// A turn that waited for the summary would have taken the two-minute
 	// give-up and let the summary be applied (checked above); 2 leaves room
 	// for the CPU the summary itself uses on a loaded machine.
-	require.Less(t, ratio, 2.0, "turns were slower while the summary ran")
+	require.Less(t, ratio(), 2.0, "turns were slower while the summary ran")
 	for _, d := range with {
 		require.Less(t, d, 2*time.Minute, "a turn waited for the held summary")
 	}

@@ -88,8 +88,16 @@ func TestProjectCommandInTmux(t *testing.T) {
 	p := startTUI(t, sb)
 	p.waitText("gencode")
 	p.typeLine("/help")
+	// The chat follows the help to its end (the keys); the user's commands
+	// are above them, a page or two up.
+	p.waitText("Scrolling the chat")
+	for i := 0; i < 4 && !strings.Contains(p.screen(), "review one file (.claude/commands/review.md)"); i++ {
+		p.keys("PPage")
+		time.Sleep(300 * time.Millisecond)
+	}
 	p.waitText("Your commands")
 	p.waitText("review one file (.claude/commands/review.md)")
+	p.keys("C-End")
 	p.typeLine("/reveiw")
 	p.waitText("did you mean /review?")
 	p.cmd("send-keys", "-t", "e2e", "-l", "/rev")

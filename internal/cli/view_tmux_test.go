@@ -29,8 +29,8 @@ func TestServerWindowSmallerThanConfiguredInTmux(t *testing.T) {
 	needTmux(t)
 	var mu sync.Mutex
 	var refused int
-	c := tokens.New("gpt-4o-mini")
-	count := func(r openaitest.Request) int { return openaitest.PromptTokens(r, c.Count) }
+	c := openaitest.MemoTokenizer(tokens.New("gpt-4o-mini").Count)
+	count := func(r openaitest.Request) int { return openaitest.PromptTokens(r, c) }
 	srv := openaitest.NewServer(t, openaitest.WithMessageRules(), openaitest.WithContextWindow(6000, count),
 		openaitest.WithRequestHook(func(r openaitest.Request) {
 			if count(r) > 6000 {
@@ -94,7 +94,8 @@ func TestContextIsTheNextRequestInTmux(t *testing.T) {
 	t.Parallel()
 	needTmux(t)
 	c := tokens.New("gpt-4o-mini")
-	count := func(r openaitest.Request) int { return openaitest.PromptTokens(r, c.Count) }
+	countText := openaitest.MemoTokenizer(c.Count)
+	count := func(r openaitest.Request) int { return openaitest.PromptTokens(r, countText) }
 	sb := newSandbox(t)
 	var calls []openaitest.ToolCall
 	for i := 0; i < 6; i++ {

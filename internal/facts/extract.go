@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/shellfx"
@@ -309,7 +310,7 @@ func (e *extractor) decide(m session.Message) {
 		return
 	}
 	for _, s := range sentences(m.Content) {
-		if decisionRe.MatchString(s) {
+		if decisionRe().MatchString(s) {
 			if d := Clip(s, maxLineChars); d != "" && !e.decided[d] {
 				e.decided[d] = true
 				e.decisions = append(e.decisions, d)
@@ -345,14 +346,16 @@ func newFileTracker() *fileTracker {
 
 var (
 	// currentDirRe and openFileRe read SWE-agent's prompt lines.
-	currentDirRe = regexp.MustCompile(`\(Current directory: ([^)\n]+)\)`)
-	openFileRe   = regexp.MustCompile(`\[File: ([^\]\n]+?) \(\d+ lines total\)\]`)
+	currentDirRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\(Current directory: ([^)\n]+)\)`) })
+	openFileRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[File: ([^\]\n]+?) \(\d+ lines total\)\]`) })
 	// rejectedRe finds the results of edits that were refused and changed
 	// nothing (SWE-agent's lint gate, OpenHands' and Claude Code's
 	// no-match errors, a patch that did not apply).
-	rejectedRe = regexp.MustCompile(`(?i)(your proposed edit has introduced new syntax error|no replacement was performed|did not appear verbatim|string to replace not found|<tool_use_error>|multiple occurrences of old_str|failed to find (?:expected lines|context)|^error: patch failed|^invalid patch|file has not been read yet|edit was not applied|^error: (?:invalid|file|the path))`)
+	rejectedRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(your proposed edit has introduced new syntax error|no replacement was performed|did not appear verbatim|string to replace not found|<tool_use_error>|multiple occurrences of old_str|failed to find (?:expected lines|context)|^error: patch failed|^invalid patch|file has not been read yet|edit was not applied|^error: (?:invalid|file|the path))`)
+	})
 	// lineNumberRe is the line-number gutter of a file shown by a read tool.
-	lineNumberRe = regexp.MustCompile(`(?m)^ *\d+(?:→|:|\t)`)
+	lineNumberRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^ *\d+(?:→|:|\t)`) })
 )
 
 // rejected says whether an edit's result says nothing was changed.
@@ -361,17 +364,17 @@ func rejected(res session.Message) bool {
 	if len(head) > 600 {
 		head = head[:600]
 	}
-	return rejectedRe.MatchString(strings.TrimSpace(head))
+	return rejectedRe().MatchString(strings.TrimSpace(head))
 }
 
 // result reads the hints a tool result gives about the shell (directory,
 // open file).
 func (t *fileTracker) result(m session.Message) {
 	text := m.Text()
-	if d := currentDirRe.FindAllStringSubmatch(text, -1); len(d) > 0 {
+	if d := currentDirRe().FindAllStringSubmatch(text, -1); len(d) > 0 {
 		t.dir = strings.TrimSpace(d[len(d)-1][1])
 	}
-	if f := openFileRe.FindStringSubmatch(text); f != nil {
+	if f := openFileRe().FindStringSubmatch(text); f != nil {
 		t.open = t.resolve(strings.TrimSpace(f[1]))
 	}
 }
@@ -441,7 +444,7 @@ func (t *fileTracker) edit(d tools.Description, paths []string, res session.Mess
 		}
 	}
 	if len(paths) == 0 && haveResult { // SWE-agent's edit: the file its result shows
-		if f := openFileRe.FindStringSubmatch(res.Text()); f != nil {
+		if f := openFileRe().FindStringSubmatch(res.Text()); f != nil {
 			paths = []string{t.resolve(strings.TrimSpace(f[1]))}
 		} else if t.open != "" {
 			paths = []string{t.open}
@@ -502,7 +505,7 @@ func (t *fileTracker) remember(p, shown string, override bool) {
 	if _, known := t.contents[p]; known && !override {
 		return
 	}
-	t.contents[p] = lineNumberRe.ReplaceAllString(shown, "")
+	t.contents[p] = lineNumberRe().ReplaceAllString(shown, "")
 }
 
 // shell folds in a shell command: observed changes when gencode saw them,
@@ -525,7 +528,7 @@ func (t *fileTracker) shell(cmd string, res session.Message, haveResult bool) {
 		if op.CurrentFile {
 			op.Path = t.open
 			if haveResult {
-				if f := openFileRe.FindStringSubmatch(res.Text()); f != nil {
+				if f := openFileRe().FindStringSubmatch(res.Text()); f != nil {
 					op.Path = t.resolve(strings.TrimSpace(f[1]))
 				}
 			}
@@ -738,17 +741,25 @@ func describeUse(paths []string, cmd string, res session.Message, haveResult boo
 var (
 	// memoRe: what the user asked to remember or noted ("remember ...",
 	// "note that ...", "IMPORTANT: ...", "FACT07: ...").
-	memoRe  = regexp.MustCompile(`(?i)\b(remember|note that|keep in mind|don't forget|do not forget|for the record|important)\b`)
-	labelRe = regexp.MustCompile(`^[A-Z][A-Z0-9_-]*[A-Z0-9]:\s+\S`)
+	memoRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(remember|note that|keep in mind|don't forget|do not forget|for the record|important)\b`)
+	})
+	labelRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Z0-9_-]*[A-Z0-9]:\s+\S`) })
 	// constraintRe: rules for the work (always, never, must ...).
-	constraintRe = regexp.MustCompile(`(?i)\b(always|never|don't|do not|must not|must|make sure|only use|avoid)\b`)
+	constraintRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(always|never|don't|do not|must not|must|make sure|only use|avoid)\b`)
+	})
 	// preferenceRe: softer rules.
-	preferenceRe = regexp.MustCompile(`(?i)\b(without|prefer|keep .* (?:verbatim|as is))\b`)
+	preferenceRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(without|prefer|keep .* (?:verbatim|as is))\b`)
+	})
 	// statedRe and valueRe: a fact the user stated, a short sentence
 	// giving something a value ("the staging port is 7407", "the config
 	// lives in /etc/app").
-	statedRe = regexp.MustCompile(`(?i)(\b(is|are|equals|should be|will be|runs on|lives (?:in|at))\b|=)`)
-	valueRe  = regexp.MustCompile("[0-9/`]")
+	statedRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(\b(is|are|equals|should be|will be|runs on|lives (?:in|at))\b|=)`)
+	})
+	valueRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("[0-9/`]") })
 )
 
 // Ranks of kept sentences: the lower, the longer a summary keeps it.
@@ -776,13 +787,13 @@ var (
 func KeepRank(s string) (rank int, ok bool) {
 	l := foldLower(s)
 	switch {
-	case hasAny(l, memoWords) && memoRe.MatchString(s) || labelRe.MatchString(s):
+	case hasAny(l, memoWords) && memoRe().MatchString(s) || labelRe().MatchString(s):
 		return RankMemo, true
-	case hasAny(l, constraintWords) && constraintRe.MatchString(s):
+	case hasAny(l, constraintWords) && constraintRe().MatchString(s):
 		return RankConstraint, true
-	case hasAny(l, preferenceWords) && preferenceRe.MatchString(s):
+	case hasAny(l, preferenceWords) && preferenceRe().MatchString(s):
 		return RankOther, true
-	case len(s) <= maxStatedChars && strings.ContainsAny(s, "0123456789/`") && hasAny(l, statedWords) && statedRe.MatchString(s):
+	case len(s) <= maxStatedChars && strings.ContainsAny(s, "0123456789/`") && hasAny(l, statedWords) && statedRe().MatchString(s):
 		return RankOther, true // strings.ContainsAny is valueRe
 	}
 	return 0, false
@@ -824,7 +835,9 @@ func constraints(text string) []string {
 
 // decisionRe is the seed proposal's keyword scan for decisions; it is the
 // fallback when there is no LLM narrative.
-var decisionRe = regexp.MustCompile(`(?i)\b(decided to|chose to|will use|going with|went with|switched to|instead of|opted for|settled on)\b`)
+var decisionRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(decided to|chose to|will use|going with|went with|switched to|instead of|opted for|settled on)\b`)
+})
 
 // decisionWords are decisionRe's words: a message holding none of them,
 // lowercased by foldLower, has no decision.

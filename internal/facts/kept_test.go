@@ -58,13 +58,13 @@ func TestCapKept(t *testing.T) {
 // alone, as they decide.
 func keepRankByPatterns(s string) (int, bool) {
 	switch {
-	case memoRe.MatchString(s) || labelRe.MatchString(s):
+	case memoRe().MatchString(s) || labelRe().MatchString(s):
 		return RankMemo, true
-	case constraintRe.MatchString(s):
+	case constraintRe().MatchString(s):
 		return RankConstraint, true
-	case preferenceRe.MatchString(s):
+	case preferenceRe().MatchString(s):
 		return RankOther, true
-	case len(s) <= maxStatedChars && statedRe.MatchString(s) && valueRe.MatchString(s):
+	case len(s) <= maxStatedChars && statedRe().MatchString(s) && valueRe().MatchString(s):
 		return RankOther, true
 	}
 	return 0, false

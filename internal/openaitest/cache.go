@@ -3,6 +3,7 @@ package openaitest
 import (
 	"encoding/json"
 	"reflect"
+	"sync"
 
 	"github.com/sashabaranov/go-openai"
 )
@@ -180,6 +181,30 @@ const replyPriming = 3
 // bill, or to hold against its window.
 func PromptTokens(r Request, tokenize func(text string) int) int {
 	return measure(r, textCounter(tokenize)).prompt()
+}
+
+// MemoTokenizer is count remembering the count of each text it was given;
+// it is safe for concurrent use. A session's requests repeat the messages
+// of the one before (the prompt grows by a turn), so a server or a test
+// that counts every request counts each message once with it, not once per
+// request: under -race the tokenizer was most of an end-to-end test's own
+// CPU. count must give a text the same count every time.
+func MemoTokenizer(count func(text string) int) func(text string) int {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	return func(text string) int {
+		mu.Lock()
+		n, ok := seen[text]
+		mu.Unlock()
+		if ok {
+			return n
+		}
+		n = count(text)
+		mu.Lock()
+		seen[text] = n
+		mu.Unlock()
+		return n
+	}
 }
 
 // textCounter counts a text with tokenize; without one a text costs len/4.

@@ -114,3 +114,15 @@ func mustJSON(t *testing.T, v any) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+// TestMemoTokenizerCountsEachTextOnce: the memo gives the tokenizer's
+// count, asking the tokenizer once per distinct text.
+func TestMemoTokenizerCountsEachTextOnce(t *testing.T) {
+	t.Parallel()
+	calls := map[string]int{}
+	count := openaitest.MemoTokenizer(func(s string) int { calls[s]++; return len(s) })
+	for _, s := range []string{"a", "bb", "a", "", "bb", "a"} {
+		require.Equal(t, len(s), count(s), "count(%q)", s)
+	}
+	require.Equal(t, map[string]int{"a": 1, "bb": 1, "": 1}, calls)
+}

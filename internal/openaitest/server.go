@@ -197,6 +197,9 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 	if s.emu != nil && s.emu.Preloaded {
 		s.loaded = append(s.loaded, s.models...)
 	}
+	if s.tokenize != nil {
+		s.tokenize = MemoTokenizer(s.tokenize)
+	}
 	if s.count == nil {
 		s.count = estimateTokens
 		if s.tokenize != nil {

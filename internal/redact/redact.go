@@ -103,15 +103,28 @@ const redactedPrefix = "[REDACTED:"
 // process that redacts anything (every log line is redacted), while a text
 // reaches the regexps of only the rules whose keywords it contains.
 // TestEveryRuleCompiles compiles them all.
+// Building the rules allocates one value per expression (no closure),
+// and an anchored or grouped variant is concatenated only when compiled.
 type lazyRegexp struct {
-	get func() *regexp.Regexp
+	once            sync.Once
+	pre, expr, post string
+	re              *regexp.Regexp
 }
 
-func lazyCompile(expr string) *lazyRegexp {
-	return &lazyRegexp{get: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })}
+func lazyCompile(expr string) *lazyRegexp { return &lazyRegexp{expr: expr} }
+
+// lazyWrap is pre+expr+post, compiled on its first use.
+func lazyWrap(pre, expr, post string) *lazyRegexp {
+	return &lazyRegexp{pre: pre, expr: expr, post: post}
 }
 
-// ruleSet is the compiled rules: built on first use, read-only after.
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.pre + l.expr + l.post) })
+	return l.re
+}
+
+// ruleSet is the compiled rules: built on first use, read-only after
+// (but for the pool of buffers).
 type ruleSet struct {
 	rules    []rule
 	keywords *keywordIndex
@@ -127,11 +140,12 @@ type regionBufs struct{ regions, starts [][]span }
 var compiledRules = sync.OnceValue(buildRules)
 
 func buildRules() *ruleSet {
-	rs := &ruleSet{}
-	rs.rules = append(rs.rules, vendorRules()...)
+	vendor, gitleaks, heuristic := vendorRules(), gitleaksRules(), heuristicRules()
+	rs := &ruleSet{rules: make([]rule, 0, len(vendor)+len(gitleaks)+len(heuristic))}
+	rs.rules = append(rs.rules, vendor...)
 	global := compileAllow(gitleaksGlobalAllow())
 	var generic []rule
-	for _, g := range gitleaksRules() {
+	for _, g := range gitleaks {
 		allows := make([]compiledAllow, len(g.allow))
 		for i, a := range g.allow {
 			allows[i] = compileAllow(a)
@@ -143,7 +157,7 @@ func buildRules() *ruleSet {
 		}
 		rs.rules = append(rs.rules, r)
 	}
-	rs.rules = append(rs.rules, heuristicRules()...)
+	rs.rules = append(rs.rules, heuristic...)
 	rs.rules = append(rs.rules, generic...)
 	rs.keywords = newKeywordIndex(rs.rules)
 	return rs
@@ -175,17 +189,22 @@ func Redact(s string) (string, int) {
 	if s == "" {
 		return s, 0
 	}
-	rs := compiledRules()
+	return compiledRules().redact(s)
+}
+
+func (rs *ruleSet) redact(s string) (string, int) {
 	view := unescapeBreaks(s)
 	var spans []span
 	if strings.Contains(view, "PRIVATE KEY") {
-		for _, loc := range pemRe.FindAllStringIndex(view, -1) {
+		for _, loc := range pemRe().FindAllStringIndex(view, -1) {
 			spans = append(spans, span{lo: loc[0], hi: loc[1], rule: -1, kind: "private-key"})
 		}
 	}
-	bufs := rs.regions(view)
-	defer rs.release(bufs)
-	regions, starts := bufs.regions, bufs.starts
+	var regions, starts [][]span // none when no keyword occurs
+	if bufs := rs.regions(view); bufs != nil {
+		defer rs.release(bufs)
+		regions, starts = bufs.regions, bufs.starts
+	}
 	add := func(i int, loc []int, base int) {
 		for k := range loc {
 			if loc[k] >= 0 {
@@ -202,7 +221,7 @@ func Redact(s string) (string, int) {
 		}
 		spans = append(spans, span{lo: lo, hi: hi, rule: i, kind: kind})
 	}
-	for i := range rs.rules {
+	for i := range regions { // none when no keyword occurs
 		r := &rs.rules[i]
 		for _, reg := range regions[i] {
 			for _, loc := range r.re.get().FindAllStringSubmatchIndex(view[reg.lo:reg.hi], -1) {
@@ -338,13 +357,21 @@ func (rs *ruleSet) before(a, b int) bool {
 
 // regions returns, per rule, the parts of s its regexp must search
 // (merged where they touch) and the parts where its startRe must match
-// at the beginning (see hitMode).
+// at the beginning (see hitMode); nil when s holds no keyword.
 func (rs *ruleSet) regions(s string) *regionBufs {
-	bufs, _ := rs.bufs.Get().(*regionBufs)
-	if bufs == nil {
-		bufs = &regionBufs{regions: make([][]span, len(rs.rules)), starts: make([][]span, len(rs.rules))}
+	// regions and starts are taken on the first hit: most texts (a log
+	// record's attribute) hold no keyword at all.
+	var bufs *regionBufs
+	var regions, starts [][]span
+	grow := func() {
+		if bufs == nil {
+			bufs, _ = rs.bufs.Get().(*regionBufs)
+			if bufs == nil {
+				bufs = &regionBufs{regions: make([][]span, len(rs.rules)), starts: make([][]span, len(rs.rules))}
+			}
+			regions, starts = bufs.regions, bufs.starts
+		}
 	}
-	regions, starts := bufs.regions, bufs.starts
 	var nl []int // offsets of the newlines of s
 	for i := 0; ; {
 		j := strings.IndexByte(s[i:], '\n')
@@ -381,6 +408,7 @@ func (rs *ruleSet) regions(s string) *regionBufs {
 	}
 	line := 0
 	rs.keywords.scan(s, func(pos, kw int) {
+		grow()
 		for line < len(nl) && nl[line] < pos {
 			line++
 		}
@@ -433,10 +461,19 @@ func (rs *ruleSet) release(bufs *regionBufs) {
 type keywordIndex struct {
 	words []string
 	rules [][]ruleRef // keyword -> rules
-	// pairs[pair[c0 c1]-1] lists the keywords starting with the bytes
-	// c0 c1 (0: none).
-	pair  [1 << 16]uint16
+	// pairs[pair[pairIndex(c0, c1)]-1] lists the keywords starting with
+	// the bytes c0 c1 (0: none). Keywords are ASCII, so the table has
+	// 2^14 entries (32 KB), not 2^16: the build of a process's first
+	// redaction faults in 8 pages, not 32.
+	pair  [1 << 14]uint16
 	pairs [][]int
+}
+
+// pairIndex is the pair table's slot for two bytes folded to lower case;
+// a byte past ASCII starts no keyword and shares a slot with an ASCII
+// one, which hasPrefixFold then refuses.
+func pairIndex(c0, c1 byte) uint16 {
+	return uint16(lowerASCII(c0)&0x7f)<<7 | uint16(lowerASCII(c1)&0x7f)
 }
 
 // ruleRef is a rule a keyword belongs to, and how the keyword is searched.
@@ -446,8 +483,12 @@ type ruleRef struct {
 }
 
 func newKeywordIndex(rules []rule) *keywordIndex {
-	k := &keywordIndex{}
-	ids := map[string]int{}
+	n := 0
+	for _, r := range rules {
+		n += len(r.keywords)
+	}
+	k := &keywordIndex{words: make([]string, 0, n), rules: make([][]ruleRef, 0, n)}
+	ids := make(map[string]int, n)
 	for ri, r := range rules {
 		for _, w := range r.keywords {
 			w = strings.ToLower(w)
@@ -456,11 +497,14 @@ func newKeywordIndex(rules []rule) *keywordIndex {
 			}
 			id, ok := ids[w]
 			if !ok {
+				if !isASCII(w) {
+					panic("redaction keyword not ASCII: " + w)
+				}
 				id = len(k.words)
 				ids[w] = id
 				k.words = append(k.words, w)
 				k.rules = append(k.rules, nil)
-				p := uint16(w[0])<<8 | uint16(w[1])
+				p := pairIndex(w[0], w[1])
 				if k.pair[p] == 0 {
 					k.pairs = append(k.pairs, nil)
 					k.pair[p] = uint16(len(k.pairs))
@@ -479,7 +523,7 @@ func newKeywordIndex(rules []rule) *keywordIndex {
 // folded), in order of position.
 func (k *keywordIndex) scan(s string, hit func(pos, kw int)) {
 	for i := 0; i+1 < len(s); i++ {
-		p := k.pair[uint16(lowerASCII(s[i]))<<8|uint16(lowerASCII(s[i+1]))]
+		p := k.pair[pairIndex(s[i], s[i+1])]
 		if p == 0 {
 			continue
 		}

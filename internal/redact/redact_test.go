@@ -232,3 +232,20 @@ func TestEveryRuleCompiles(t *testing.T) {
 	t.Logf("%d expressions", n)
 	require.Greater(t, n, 300)
 }
+
+// BenchmarkFirstRedact measures what the first Redact of a process costs:
+// building the rules and redacting one log line (gencode's start record),
+// which every process that logs pays once.
+//
+//	go test ./internal/redact -run '^$' -bench FirstRedact
+func BenchmarkFirstRedact(b *testing.B) {
+	line := `time=2026-12-01T23:46:37Z level=INFO msg=start pid=4242 command=gencode cwd=/home/user/src/project data_dir=/home/user/.local/share/gencode model=gpt-4o-mini`
+	start := cpuTime()
+	for b.Loop() {
+		got, n := buildRules().redact(line)
+		if n != 0 || got != line {
+			b.Fatalf("redact(%q) = %q, %d: want it unchanged", line, got, n)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -167,7 +168,10 @@ func (a compiledAllow) allowed(secret, match, line string) bool {
 // modeStart, keywords inside the value of a NAME=VALUE rule in modeValue.
 func gitleaksAdapt(g gitleaksRule, global compiledAllow, allows []compiledAllow) rule {
 	r := rule{kind: g.id, tier: tierGitleaks, keywords: g.keywords, re: lazyCompile(g.regex),
-		after: 1, find: gitleaksFind(g, global, allows), modes: map[string]hitMode{}}
+		after: 1, find: gitleaksFind(g, global, allows)}
+	if n := len(g.valueKeywords) + len(g.assignKeywords) + len(g.startKeywords); n > 0 {
+		r.modes = make(map[string]hitMode, n) // else every keyword is modeRegion
+	}
 	if strings.HasPrefix(g.id, "generic-") {
 		r.tier = tierGeneric
 	}
@@ -175,11 +179,11 @@ func gitleaksAdapt(g gitleaksRule, global compiledAllow, allows []compiledAllow)
 		r.before, r.after = multiLineReach, multiLineReach
 	}
 	if g.assignGroup != "" || len(g.startKeywords) > 0 {
-		r.startRe = lazyCompile(`^(?:` + g.regex + `)`)
+		r.startRe = lazyWrap(`^(?:`, g.regex, `)`)
 	}
 	if g.assignGroup != "" {
 		r.sep, r.nameFrom, r.ahead = sepNear, nameStart, gitleaksAhead
-		r.names = lazyCompile(`(?i)(?:` + g.assignGroup + `)`)
+		r.names = lazyWrap(`(?i)(?:`, g.assignGroup, `)`)
 		for _, k := range g.valueKeywords {
 			r.modes[k] = modeValue
 		}
@@ -243,7 +247,7 @@ func gitleaksFind(r gitleaksRule, global compiledAllow, allows []compiledAllow) 
 		if secret == "" || (r.entropy != 0 && runeEntropy(secret) <= r.entropy) {
 			return 0, 0, "", false
 		}
-		if generic && hashLike.MatchString(secret) {
+		if generic && hashLike().MatchString(secret) {
 			return 0, 0, "", false // a commit, digest or UUID next to a word like key or token
 		}
 		line := lineAround(text, lo, hi)
@@ -302,7 +306,9 @@ func firstGroupFind(valid func(string) bool) finder {
 
 // pemRe finds PEM private keys, the one secret that spans many lines; one
 // whose END line is missing is cut to the end of the text.
-var pemRe = regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|\z)`)
+var pemRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|\z)`)
+})
 
 // vendorRules are the local rules for secrets known by their own shape.
 func vendorRules() []rule {
@@ -392,7 +398,7 @@ func heuristicRules() []rule {
 // assigned is a heuristic searched in modeAssign for all its keywords.
 func assigned(kind string, keywords []string, re string, find finder, sep func(string, int, int) bool, from func(string, int) int) rule {
 	r := rule{kind: kind, tier: tierHeuristic, keywords: keywords, re: lazyCompile(re), find: find,
-		modes: map[string]hitMode{}, startRe: lazyCompile(`^(?:` + re + `)`), sep: sep, nameFrom: from, ahead: assignAhead}
+		modes: map[string]hitMode{}, startRe: lazyWrap(`^(?:`, re, `)`), sep: sep, nameFrom: from, ahead: assignAhead}
 	for _, k := range keywords {
 		r.modes[k] = modeAssign
 	}
@@ -480,7 +486,7 @@ func nameKind(name string) string {
 	switch k := strings.ToLower(name); {
 	case strings.Contains(k, "pass") || strings.Contains(k, "pwd"):
 		return "password"
-	case !strongName.MatchString(name):
+	case !strongName().MatchString(name):
 		return "token"
 	}
 	return "secret"
@@ -494,7 +500,9 @@ const assignRe = `(?i)((?:password|passwd|pwd|passphrase|secret|token|api[_-]?ke
 
 // strongName matches names whose value is a secret whatever it looks like;
 // for the others (token, auth, credentials) the value must look random.
-var strongName = regexp.MustCompile(`(?i)password|passwd|pwd|passphrase|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key`)
+var strongName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)password|passwd|pwd|passphrase|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key`)
+})
 
 // nearRe finds a long random-looking string shortly after a word that says
 // what follows is a key, token or secret ("my API key is ...").
@@ -502,12 +510,16 @@ const nearRe = `(?i)(?:^|[^a-z])(?:api[ _-]?key|secret|token|password|passwd|cre
 
 // hashLike are strings that look random but are not secrets: git object
 // ids, sha1/sha256/sha512 digests and UUIDs.
-var hashLike = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9A-F]{40}|[0-9a-f]{64}|[0-9A-F]{64}|[0-9a-f]{128}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`)
+var hashLike = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9A-F]{40}|[0-9a-f]{64}|[0-9A-F]{64}|[0-9a-f]{128}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`)
+})
 
-var uuidRe = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+var uuidRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+})
 
 // callRe is a value that is a call: name(…), a.b.c(…).
-var callRe = regexp.MustCompile(`^[A-Za-z_][\w.]*[(\[]`)
+var callRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][\w.]*[(\[]`) })
 
 // codeWords are values of a secret-named assignment that are code, types
 // or placeholders, not secrets.
@@ -542,10 +554,10 @@ func assignFind(text string, loc []int) (int, int, string, bool) {
 	if g == 5 {
 		// In a query string the next parameter is not the value; in
 		// JSON-escaped text \n ends the line.
-		if i := strings.IndexByte(v, '&'); i > 0 && queryParam.MatchString(v[i:]) {
+		if i := strings.IndexByte(v, '&'); i > 0 && queryParam().MatchString(v[i:]) {
 			v = v[:i]
 		}
-		if i := strings.Index(v, `\u0026`); i > 0 && queryParam.MatchString("&"+v[i+6:]) {
+		if i := strings.Index(v, `\u0026`); i > 0 && queryParam().MatchString("&"+v[i+6:]) {
 			v = v[:i]
 		}
 		v = cutEscapedBreak(v)
@@ -568,7 +580,7 @@ func cutEscapedBreak(v string) string {
 	return v
 }
 
-var queryParam = regexp.MustCompile(`^&[A-Za-z_][\w.-]*=`)
+var queryParam = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^&[A-Za-z_][\w.-]*=`) })
 
 // nameAround widens the secret word found at s[lo:hi] to the whole name
 // it is part of (DB_PASSWORD, client.secret).
@@ -597,8 +609,8 @@ func secretValue(name, sep, val string, unquoted bool) bool {
 		return false
 	}
 	lname := strings.ToLower(name)
-	if !strongName.MatchString(name) || strings.HasSuffix(lname, "s") {
-		return looksRandom(v) || (uuidRe.MatchString(v) && endsWithSecretWord(lname))
+	if !strongName().MatchString(name) || strings.HasSuffix(lname, "s") {
+		return looksRandom(v) || (uuidRe().MatchString(v) && endsWithSecretWord(lname))
 	}
 	if !notPlaceholder(v) {
 		return false
@@ -606,7 +618,7 @@ func secretValue(name, sep, val string, unquoted bool) bool {
 	if !unquoted {
 		return true
 	}
-	if codeWords[strings.ToLower(strings.TrimRight(v, "?!"))] || isReference(v) || callRe.MatchString(v) ||
+	if codeWords[strings.ToLower(strings.TrimRight(v, "?!"))] || isReference(v) || callRe().MatchString(v) ||
 		strings.ContainsAny(v[:1], "$({[<@&|") || strings.Contains(v, "->") || strings.Contains(v, "::") ||
 		strings.Contains(v, "||") || strings.Contains(v, "&&") {
 		return false
@@ -708,7 +720,7 @@ func isReference(v string) bool {
 // letters and digits mixed, high Shannon entropy, and not a hash or UUID.
 func looksRandom(s string) bool {
 	s = strings.Trim(s, ".-=")
-	if len(s) < 16 || hashLike.MatchString(s) || strings.HasPrefix(s, redactedPrefix) {
+	if len(s) < 16 || hashLike().MatchString(s) || strings.HasPrefix(s, redactedPrefix) {
 		return false
 	}
 	if !hasLetterAndDigit(s) {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 )
 
 // A submodule registered in a repository's index whose directory has no
@@ -40,7 +41,7 @@ func gitlinks(gd string) ([]string, error) {
 }
 
 // objectFormat finds extensions.objectFormat = sha256 in a git config.
-var objectFormat = regexp.MustCompile(`(?im)^\s*objectformat\s*=\s*"?sha256"?\s*$`)
+var objectFormat = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?im)^\s*objectformat\s*=\s*"?sha256"?\s*$`) })
 
 // hashSize is the object id size of the repository of gd: 32 bytes for
 // SHA-256 (its config, or its common dir's, says so), else 20.
@@ -57,7 +58,7 @@ func hashSize(gd string) int {
 			}
 			text = readSmallN(filepath.Join(dir, "config"), 1<<16)
 		}
-		if objectFormat.MatchString(text) {
+		if objectFormat().MatchString(text) {
 			return 32
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // HelperArg is the hidden first argument that makes the gencode binary the
@@ -332,11 +333,13 @@ func (s *Sandbox) Command(argv []string, lim Limits) (path string, args []string
 
 // deniedPattern is how a refused write or connection reads in a
 // command's output: EACCES and EPERM as programs print them.
-var deniedPattern = regexp.MustCompile(`(?i)permission denied|operation not permitted|\beacces\b|\beperm\b`)
+var deniedPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)permission denied|operation not permitted|\beacces\b|\beperm\b`)
+})
 
 // gitPattern finds a git directory named in a command's output: .git as
 // a path component (not .gitignore, .github, .git-credentials).
-var gitPattern = regexp.MustCompile(`(^|[^A-Za-z0-9_.-])\.git([^A-Za-z0-9_.-]|$)`)
+var gitPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[^A-Za-z0-9_.-])\.git([^A-Za-z0-9_.-]|$)`) })
 
 // Blocked is the note added to the result of a command that ran confined
 // within lim, failed, and printed a permission error (""): most likely
@@ -344,10 +347,10 @@ var gitPattern = regexp.MustCompile(`(^|[^A-Za-z0-9_.-])\.git([^A-Za-z0-9_.-]|$)
 // An auto-allowed command whose error names a .git is told that git
 // directories are read-only for it.
 func (s *Sandbox) Blocked(output string, exitCode int, lim Limits) string {
-	if !s.Active() || exitCode == 0 || !deniedPattern.MatchString(output) {
+	if !s.Active() || exitCode == 0 || !deniedPattern().MatchString(output) {
 		return ""
 	}
-	if lim.Auto && gitPattern.MatchString(output) {
+	if lim.Auto && gitPattern().MatchString(output) {
 		return fmt.Sprintf("[blocked by the sandbox: .git is read-only for commands that ran without asking. Landlock (ABI %d) refused the write: git runs code from its config and hooks, so a command nobody approved may not change them. Do not retry it or work around it: tell the user what you meant to do there; they can run it themselves (a !command) or allow Bash, which keeps .git writable.]", s.abi)
 	}
 	extra := ""

@@ -107,6 +107,10 @@ func WithClassifier(c Classifier) Option { return func(s *Store) { s.classifier 
 type link struct {
 	Pairing
 	cum sums
+	// dupStmts are dupSeq's statements by number of calls, prepared once
+	// per transaction (they close with it): a batch of appends, an import,
+	// prepares one, not one per message.
+	dupStmts map[int]*sql.Stmt
 }
 
 // sums are the running sums of the log up to a message (tallySchema).
@@ -175,7 +179,7 @@ func linkAfter(ctx context.Context, q querier, sessionID string, seq int64) (l l
 
 // dupSeq is the last result before seq answering one of calls' ids (0:
 // none).
-func dupSeq(ctx context.Context, q querier, sessionID string, seq int64, calls []ToolCall) (int64, error) {
+func (l *link) dupSeq(ctx context.Context, q querier, sessionID string, seq int64, calls []ToolCall) (int64, error) {
 	if len(calls) == 0 {
 		return 0, nil
 	}
@@ -183,10 +187,34 @@ func dupSeq(ctx context.Context, q querier, sessionID string, seq int64, calls [
 	for _, c := range calls {
 		args = append(args, c.ID)
 	}
+	query := `SELECT max(seq) FROM messages WHERE session_id = ? AND role = 'tool' AND seq < ?
+		AND tool_call_id IN (?` + strings.Repeat(",?", len(calls)-1) + `)`
+	var row *sql.Row
+	if p, ok := q.(preparer); ok {
+		st := l.dupStmts[len(calls)]
+		if st == nil {
+			var err error
+			if st, err = p.PrepareContext(ctx, query); err != nil {
+				return 0, err
+			}
+			if l.dupStmts == nil {
+				l.dupStmts = map[int]*sql.Stmt{}
+			}
+			l.dupStmts[len(calls)] = st
+		}
+		row = st.QueryRowContext(ctx, args...)
+	} else {
+		row = q.QueryRowContext(ctx, query, args...)
+	}
 	var last sql.NullInt64
-	err := q.QueryRowContext(ctx, `SELECT max(seq) FROM messages WHERE session_id = ? AND role = 'tool' AND seq < ?
-		AND tool_call_id IN (?`+strings.Repeat(",?", len(calls)-1)+`)`, args...).Scan(&last)
+	err := row.Scan(&last)
 	return last.Int64, err
+}
+
+// preparer is a querier that prepares statements: a transaction, whose
+// statements close when it ends.
+type preparer interface {
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
 }
 
 // classification is what Append and classify store for one message.
@@ -206,7 +234,7 @@ const tallyCols = `plain, pending, call_seq, dup_seq, cum_tokens, cum_tools, cum
 func (l *link) classify(ctx context.Context, q querier, c Classifier, sessionID string, seq int64, m Message) (classification, error) {
 	cl := classification{}
 	if m.Role == RoleAssistant && len(m.ToolCalls) > 0 {
-		d, err := dupSeq(ctx, q, sessionID, seq, m.ToolCalls)
+		d, err := l.dupSeq(ctx, q, sessionID, seq, m.ToolCalls)
 		if err != nil {
 			return cl, err
 		}

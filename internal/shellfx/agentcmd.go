@@ -3,12 +3,15 @@ package shellfx
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // SWE-agent's editor commands are not shell: they edit the file the agent
 // has open. edit N:M and insert N take a body up to end_of_edit (0.x);
 // edit 'SEARCH' 'REPLACE' and insert 'TEXT' take quoted text (1.0).
-var agentEditRe = regexp.MustCompile(`^(edit|insert|append)(\s+\d+(:\d+)?\s*(\n|$)|\s*\n|\s+['"])`)
+var agentEditRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(edit|insert|append)(\s+\d+(:\d+)?\s*(\n|$)|\s*\n|\s+['"])`)
+})
 
 // parseAgentCommand reads the editor commands of SWE-agent's interface whose
 // bodies are not shell (edit, insert, append). ok is false for anything
@@ -16,7 +19,7 @@ var agentEditRe = regexp.MustCompile(`^(edit|insert|append)(\s+\d+(:\d+)?\s*(\n|
 // are ordinary words to it).
 func parseAgentCommand(command, dir string) ([]Op, bool) {
 	c := strings.TrimLeft(command, " \t")
-	if !agentEditRe.MatchString(c) {
+	if !agentEditRe().MatchString(c) {
 		return nil, false
 	}
 	first, _, _ := strings.Cut(c, "\n")

@@ -3,6 +3,7 @@ package shellfx
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // FileOp is one file a diff or patch names, with what it does to it:
@@ -13,9 +14,11 @@ type FileOp struct {
 }
 
 var (
-	gitHeaderRe  = regexp.MustCompile(`(?m)^diff --git ("?)a/(.+?)("?) ("?)b/(.+?)("?)\s*$`)
-	applyPatchRe = regexp.MustCompile(`(?m)^\*\*\* (Update|Add|Delete) File: (.+?)\s*$`)
-	moveToRe     = regexp.MustCompile(`(?m)^\*\*\* Move to: (.+?)\s*$`)
+	gitHeaderRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^diff --git ("?)a/(.+?)("?) ("?)b/(.+?)("?)\s*$`)
+	})
+	applyPatchRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\*\*\* (Update|Add|Delete) File: (.+?)\s*$`) })
+	moveToRe     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\*\*\* Move to: (.+?)\s*$`) })
 )
 
 // DiffFiles lists the files a unified diff (git diff, git show, diff -u, a
@@ -32,10 +35,10 @@ func DiffFiles(text string) []FileOp {
 		seen[key] = true
 		out = append(out, op)
 	}
-	if strings.Contains(text, "*** Begin Patch") || applyPatchRe.MatchString(text) {
+	if strings.Contains(text, "*** Begin Patch") || applyPatchRe().MatchString(text) {
 		lines := strings.Split(text, "\n")
 		for i, l := range lines {
-			m := applyPatchRe.FindStringSubmatch(l)
+			m := applyPatchRe().FindStringSubmatch(l)
 			if m == nil {
 				continue
 			}
@@ -48,7 +51,7 @@ func DiffFiles(text string) []FileOp {
 			default:
 				op.Kind = Modify
 				if i+1 < len(lines) {
-					if mv := moveToRe.FindStringSubmatch(lines[i+1]); mv != nil {
+					if mv := moveToRe().FindStringSubmatch(lines[i+1]); mv != nil {
 						op.Kind, op.To = Rename, mv[1]
 					}
 				}
@@ -65,7 +68,7 @@ func DiffFiles(text string) []FileOp {
 	lines := strings.Split(text, "\n")
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
-		if m := gitHeaderRe.FindStringSubmatch(l); m != nil {
+		if m := gitHeaderRe().FindStringSubmatch(l); m != nil {
 			// A git section: its own headers say new, deleted, renamed.
 			a, b := unquote(m[2]), unquote(m[5])
 			op := FileOp{Kind: Modify, Path: b}

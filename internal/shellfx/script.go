@@ -3,25 +3,48 @@ package shellfx
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Literal-path writes in script source, per language. They find what a
 // script written earlier in a session does when it is run
 // (python3 apply_fix.py), not everything a program can do.
 var (
-	pyAssignRe = regexp.MustCompile(`(?m)^\s*([A-Za-z_]\w*)\s*=\s*(?:Path\(\s*)?[rbuf]?(['"])([^'"\n]+)['"]\s*\)?\s*$`)
-	pyOpenRe   = regexp.MustCompile(`\bopen\(\s*(?:[rbuf]?(['"])([^'"\n]+)['"]|([A-Za-z_]\w*))\s*(?:,\s*(?:mode\s*=\s*)?[rbf]?['"]([rwxab+t]+)['"])?\s*[,)]`)
-	pyPathRe   = regexp.MustCompile(`(?:Path\(\s*[rbuf]?['"]([^'"\n]+)['"]\s*\)|\b([A-Za-z_]\w*))\.(write_text|write_bytes|open\(\s*['"][wax])`)
-	pyRemoveRe = regexp.MustCompile(`\b(?:os\.remove|os\.unlink|shutil\.rmtree)\(\s*(?:[rbuf]?['"]([^'"\n]+)['"]|([A-Za-z_]\w*))\s*\)`)
-	pyRenameRe = regexp.MustCompile(`\b(?:os\.rename|os\.replace|shutil\.move)\(\s*[rbuf]?['"]([^'"\n]+)['"]\s*,\s*[rbuf]?['"]([^'"\n]+)['"]`)
+	pyAssignRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^\s*([A-Za-z_]\w*)\s*=\s*(?:Path\(\s*)?[rbuf]?(['"])([^'"\n]+)['"]\s*\)?\s*$`)
+	})
+	pyOpenRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\bopen\(\s*(?:[rbuf]?(['"])([^'"\n]+)['"]|([A-Za-z_]\w*))\s*(?:,\s*(?:mode\s*=\s*)?[rbf]?['"]([rwxab+t]+)['"])?\s*[,)]`)
+	})
+	pyPathRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:Path\(\s*[rbuf]?['"]([^'"\n]+)['"]\s*\)|\b([A-Za-z_]\w*))\.(write_text|write_bytes|open\(\s*['"][wax])`)
+	})
+	pyRemoveRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:os\.remove|os\.unlink|shutil\.rmtree)\(\s*(?:[rbuf]?['"]([^'"\n]+)['"]|([A-Za-z_]\w*))\s*\)`)
+	})
+	pyRenameRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:os\.rename|os\.replace|shutil\.move)\(\s*[rbuf]?['"]([^'"\n]+)['"]\s*,\s*[rbuf]?['"]([^'"\n]+)['"]`)
+	})
 	// A library call whose first argument is the file it writes: a figure
 	// (savefig), a data frame (to_csv ...), an array (numpy.save ...).
-	pyWriterRe = regexp.MustCompile(`(?:\.(?:savefig|to_csv|to_json|to_excel|to_parquet|to_pickle|to_html|to_feather)|\b(?:np|numpy)\.(?:save|savez|savez_compressed|savetxt))\(\s*(?:[rbuf]?(['"])([^'"\n]+)['"]|([A-Za-z_]\w*))\s*[,)]`)
-	pyCopyRe   = regexp.MustCompile(`\bshutil\.copy(?:file|2)?\(\s*[^,]+,\s*[rbuf]?['"]([^'"\n]+)['"]`)
-	jsWriteRe  = regexp.MustCompile("\\b(writeFileSync|writeFile|appendFileSync|appendFile|outputFileSync|outputFile|unlinkSync|rmSync)\\(\\s*(['\"`])([^'\"`\\n]+)['\"`]")
-	jsRenameRe = regexp.MustCompile("\\brenameSync\\(\\s*['\"`]([^'\"`\\n]+)['\"`]\\s*,\\s*['\"`]([^'\"`\\n]+)['\"`]")
-	rbWriteRe  = regexp.MustCompile(`\bFile\.(write|open)\(\s*['"]([^'"\n]+)['"](?:\s*,\s*['"]([wa+]+)['"])?`)
-	plOpenRe   = regexp.MustCompile(`\bopen\s*\(?\s*(?:my\s+)?\$?\w+\s*,\s*['"](>>?|\+<)['"]\s*,\s*['"]([^'"\n]+)['"]`)
+	pyWriterRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:\.(?:savefig|to_csv|to_json|to_excel|to_parquet|to_pickle|to_html|to_feather)|\b(?:np|numpy)\.(?:save|savez|savez_compressed|savetxt))\(\s*(?:[rbuf]?(['"])([^'"\n]+)['"]|([A-Za-z_]\w*))\s*[,)]`)
+	})
+	pyCopyRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\bshutil\.copy(?:file|2)?\(\s*[^,]+,\s*[rbuf]?['"]([^'"\n]+)['"]`)
+	})
+	jsWriteRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("\\b(writeFileSync|writeFile|appendFileSync|appendFile|outputFileSync|outputFile|unlinkSync|rmSync)\\(\\s*(['\"`])([^'\"`\\n]+)['\"`]")
+	})
+	jsRenameRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("\\brenameSync\\(\\s*['\"`]([^'\"`\\n]+)['\"`]\\s*,\\s*['\"`]([^'\"`\\n]+)['\"`]")
+	})
+	rbWriteRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\bFile\.(write|open)\(\s*['"]([^'"\n]+)['"](?:\s*,\s*['"]([wa+]+)['"])?`)
+	})
+	plOpenRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\bopen\s*\(?\s*(?:my\s+)?\$?\w+\s*,\s*['"](>>?|\+<)['"]\s*,\s*['"]([^'"\n]+)['"]`)
+	})
 )
 
 // ScanScript lists the literal-path writes, deletions and renames in a
@@ -33,11 +56,11 @@ func ScanScript(lang, source string) []Op {
 	switch lang {
 	case "python":
 		vars := map[string]string{}
-		for _, m := range pyAssignRe.FindAllStringSubmatch(source, -1) {
+		for _, m := range pyAssignRe().FindAllStringSubmatch(source, -1) {
 			vars[m[1]] = m[3]
 		}
 		read := map[string]bool{} // a file read and then written is changed, not new
-		for _, m := range pyOpenRe.FindAllStringSubmatch(source, -1) {
+		for _, m := range pyOpenRe().FindAllStringSubmatch(source, -1) {
 			p := m[2]
 			if p == "" {
 				p = vars[m[3]]
@@ -55,7 +78,7 @@ func ScanScript(lang, source string) []Op {
 				read[p] = true
 			}
 		}
-		for _, m := range pyPathRe.FindAllStringSubmatch(source, -1) {
+		for _, m := range pyPathRe().FindAllStringSubmatch(source, -1) {
 			p := m[1]
 			if p == "" {
 				p = vars[m[2]]
@@ -64,7 +87,7 @@ func ScanScript(lang, source string) []Op {
 				ops = append(ops, Op{Kind: Write, Path: p})
 			}
 		}
-		for _, m := range pyRemoveRe.FindAllStringSubmatch(source, -1) {
+		for _, m := range pyRemoveRe().FindAllStringSubmatch(source, -1) {
 			p := m[1]
 			if p == "" {
 				p = vars[m[2]]
@@ -73,10 +96,10 @@ func ScanScript(lang, source string) []Op {
 				ops = append(ops, Op{Kind: Delete, Path: p})
 			}
 		}
-		for _, m := range pyRenameRe.FindAllStringSubmatch(source, -1) {
+		for _, m := range pyRenameRe().FindAllStringSubmatch(source, -1) {
 			ops = append(ops, Op{Kind: Rename, Path: m[1], To: m[2]})
 		}
-		for _, m := range pyWriterRe.FindAllStringSubmatch(source, -1) {
+		for _, m := range pyWriterRe().FindAllStringSubmatch(source, -1) {
 			p := m[2]
 			if p == "" {
 				p = vars[m[3]]
@@ -85,11 +108,11 @@ func ScanScript(lang, source string) []Op {
 				ops = append(ops, Op{Kind: Write, Path: p})
 			}
 		}
-		for _, m := range pyCopyRe.FindAllStringSubmatch(source, -1) {
+		for _, m := range pyCopyRe().FindAllStringSubmatch(source, -1) {
 			ops = append(ops, Op{Kind: Write, Path: m[1]})
 		}
 	case "node":
-		for _, m := range jsWriteRe.FindAllStringSubmatch(source, -1) {
+		for _, m := range jsWriteRe().FindAllStringSubmatch(source, -1) {
 			kind := Write
 			switch {
 			case strings.HasPrefix(m[1], "append"):
@@ -99,11 +122,11 @@ func ScanScript(lang, source string) []Op {
 			}
 			ops = append(ops, Op{Kind: kind, Path: m[3]})
 		}
-		for _, m := range jsRenameRe.FindAllStringSubmatch(source, -1) {
+		for _, m := range jsRenameRe().FindAllStringSubmatch(source, -1) {
 			ops = append(ops, Op{Kind: Rename, Path: m[1], To: m[2]})
 		}
 	case "ruby":
-		for _, m := range rbWriteRe.FindAllStringSubmatch(source, -1) {
+		for _, m := range rbWriteRe().FindAllStringSubmatch(source, -1) {
 			switch {
 			case m[1] == "write" || strings.Contains(m[3], "w"):
 				ops = append(ops, Op{Kind: Write, Path: m[2]})
@@ -112,7 +135,7 @@ func ScanScript(lang, source string) []Op {
 			}
 		}
 	case "perl":
-		for _, m := range plOpenRe.FindAllStringSubmatch(source, -1) {
+		for _, m := range plOpenRe().FindAllStringSubmatch(source, -1) {
 			kind := Write
 			if m[1] != ">" {
 				kind = Modify

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -231,10 +232,12 @@ type narrative struct {
 }
 
 var (
-	thinkRe   = regexp.MustCompile(`(?is)<(think|thinking|analysis|scratchpad)>.*?</(think|thinking|analysis|scratchpad)>`)
-	summaryRe = regexp.MustCompile(`(?is)<summary>(.*?)(?:</summary>|\z)`)
-	headingRe = regexp.MustCompile(`^(?:#{1,4}\s*(.+?)\s*#*|\*\*(.+?)\*\*:?)\s*$`)
-	bulletRe  = regexp.MustCompile(`^\s*(?:[-*+•]|\d+[.)])\s+(.*\S)\s*$`)
+	thinkRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?is)<(think|thinking|analysis|scratchpad)>.*?</(think|thinking|analysis|scratchpad)>`)
+	})
+	summaryRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)<summary>(.*?)(?:</summary>|\z)`) })
+	headingRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:#{1,4}\s*(.+?)\s*#*|\*\*(.+?)\*\*:?)\s*$`) })
+	bulletRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:[-*+•]|\d+[.)])\s+(.*\S)\s*$`) })
 )
 
 // parseNarrative cleans an answer (reasoning blocks dropped, a <summary>
@@ -242,8 +245,8 @@ var (
 // whole; only its sections stay empty.
 func parseNarrative(answer string) narrative {
 	answer, stripped := stripControls(answer)
-	text := thinkRe.ReplaceAllString(answer, "")
-	if m := summaryRe.FindStringSubmatch(text); m != nil {
+	text := thinkRe().ReplaceAllString(answer, "")
+	if m := summaryRe().FindStringSubmatch(text); m != nil {
 		text = m[1]
 	}
 	text = strings.TrimSpace(text)
@@ -253,7 +256,7 @@ func parseNarrative(answer string) narrative {
 	var state []string
 	var goal []string
 	for _, line := range strings.Split(text, "\n") {
-		if m := headingRe.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+		if m := headingRe().FindStringSubmatch(strings.TrimSpace(line)); m != nil {
 			section = sectionName(m[1] + m[2])
 			if section != "" && !seen[section] {
 				seen[section] = true
@@ -262,7 +265,7 @@ func parseNarrative(answer string) narrative {
 			continue
 		}
 		item := ""
-		if m := bulletRe.FindStringSubmatch(line); m != nil {
+		if m := bulletRe().FindStringSubmatch(line); m != nil {
 			item = m[1]
 		} else if t := strings.TrimSpace(line); t != "" {
 			item = t
@@ -316,7 +319,9 @@ const (
 
 // transcriptLineRe is a line of the transcript renderTranscript writes,
 // which no summary holds unless it repeats its prompt.
-var transcriptLineRe = regexp.MustCompile(`(?m)^\s*\[\d+\] (?:USER|ASSISTANT|SYSTEM|RESULT of [^\n]*):`)
+var transcriptLineRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\s*\[\d+\] (?:USER|ASSISTANT|SYSTEM|RESULT of [^\n]*):`)
+})
 
 // validateNarrative reports why an answer cannot be used as the narrative
 // of a summary: it repeats its prompt, is too short or too long for what
@@ -351,7 +356,7 @@ func echoes(text string, req Request) string {
 			return "the tag " + tag
 		}
 	}
-	if n := len(transcriptLineRe.FindAllStringIndex(text, 3)); n >= 3 {
+	if n := len(transcriptLineRe().FindAllStringIndex(text, 3)); n >= 3 {
 		return "transcript lines"
 	}
 	for _, line := range strings.Split(req.System, "\n") {

@@ -567,7 +567,7 @@ func secretsNeverLeave(t *testing.T, cached bool) {
 			in += "\n" + m.Content
 		}
 		for _, line := range strings.Split(in, "\n") {
-			if t := strings.TrimSpace(transcriptLineRe.ReplaceAllString(line, "")); t != "" && !strings.HasPrefix(t, "<") {
+			if t := strings.TrimSpace(transcriptLineRe().ReplaceAllString(line, "")); t != "" && !strings.HasPrefix(t, "<") {
 				b.WriteString("- " + t + "\n")
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // CallKind is what a call does to the files, as a reader of a log cares.
@@ -78,11 +79,15 @@ var (
 )
 
 // patchFileRe finds the files an apply_patch or unified diff touches.
-var patchFileRe = regexp.MustCompile(`(?m)^(?:\*\*\* (?:Update|Add|Delete) File: (.+)|\+\+\+ (?:b/)?(\S+))`)
+var patchFileRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^(?:\*\*\* (?:Update|Add|Delete) File: (.+)|\+\+\+ (?:b/)?(\S+))`)
+})
 
 // pathArgRe recovers "file_path": "..." from arguments that are not valid
 // JSON (a cut stream, an imported session).
-var pathArgRe = regexp.MustCompile(`"(file_path|path|command|notebook_path)"\s*:\s*"((?:[^"\\]|\\.)*)"`)
+var pathArgRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"(file_path|path|command|notebook_path)"\s*:\s*"((?:[^"\\]|\\.)*)"`)
+})
 
 // Describe reads a call: of gencode's own tools, or of the usual names
 // other agents give theirs (shell tools, str_replace_editor, apply_patch,
@@ -174,7 +179,7 @@ func classify(name string, args map[string]any) (CallKind, []string, string) {
 	case strings.Contains(n, "patch") && len(paths) == 0:
 		for _, k := range []string{"patch", "input", "diff"} {
 			if p := StringArg(args, k); p != "" {
-				for _, m := range patchFileRe.FindAllStringSubmatch(p, -1) {
+				for _, m := range patchFileRe().FindAllStringSubmatch(p, -1) {
 					if f := strings.TrimSpace(m[1] + m[2]); f != "" && f != "/dev/null" {
 						paths = append(paths, f)
 					}
@@ -203,7 +208,7 @@ func containsWord(s string, words ...string) bool {
 // JSON object.
 func recoverArgs(arguments string) map[string]any {
 	args := map[string]any{}
-	for _, m := range pathArgRe.FindAllStringSubmatch(arguments, -1) {
+	for _, m := range pathArgRe().FindAllStringSubmatch(arguments, -1) {
 		var v string
 		if err := json.Unmarshal([]byte(`"`+m[2]+`"`), &v); err == nil {
 			args[m[1]] = v

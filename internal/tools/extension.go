@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Extension supplies tools beyond the built-in ones: the user's MCP
@@ -105,11 +106,11 @@ type ExtResult struct {
 
 // validExtName is what an extension tool may be called: a valid OpenAI
 // function name that cannot be taken for a built-in tool.
-var validExtName = regexp.MustCompile(`^mcp__[a-zA-Z0-9_-]{1,59}$`)
+var validExtName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^mcp__[a-zA-Z0-9_-]{1,59}$`) })
 
 // IsExtName reports whether name is an extension tool's or group's name
 // (mcp__SERVER or mcp__SERVER__TOOL).
-func IsExtName(name string) bool { return validExtName.MatchString(name) }
+func IsExtName(name string) bool { return validExtName().MatchString(name) }
 
 // LateDefinitions are the extension's tools the model may call now, after
 // Definitions' built-in ones; the list grows only at its end. Tools set to

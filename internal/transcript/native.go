@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sashabaranov/go-openai"
@@ -175,7 +176,7 @@ func markNotRun(msgs []session.Message, byID map[string]*nativeItem) map[string]
 		if it := byID[m.ToolCallID]; it != nil && it.notRun {
 			m.Meta.NotRun = true
 		}
-		if h := head(m.Content, 400); !m.Meta.NotRun && mayNotRun(h) && notRunRe.MatchString(h) {
+		if h := head(m.Content, 400); !m.Meta.NotRun && mayNotRun(h) && notRunRe().MatchString(h) {
 			m.Meta.NotRun = true
 		}
 	}
@@ -234,7 +235,9 @@ func finishMessages(msgs []session.Message, items []nativeItem, byID map[string]
 // notRunRe finds the results that say their call never ran. Claude Code
 // cancels the calls running beside one that failed ("Sibling tool call
 // errored"): they never ran either.
-var notRunRe = regexp.MustCompile(`(?i)^\s*(?:\[no result: the imported transcript|permission denied: the user|(?:error: )?permission to use [^\n]{0,300}has been denied|the user doesn't want to proceed with this tool use|the tool use was rejected|\[request interrupted by user for tool use\]|<tool_use_error>sibling tool call errored|exec command rejected|command was not run|user rejected|action has been rejected|.{0,40}\bdenied by the user|.{0,40}\bcancel(?:l)?ed by the user)`)
+var notRunRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*(?:\[no result: the imported transcript|permission denied: the user|(?:error: )?permission to use [^\n]{0,300}has been denied|the user doesn't want to proceed with this tool use|the tool use was rejected|\[request interrupted by user for tool use\]|<tool_use_error>sibling tool call errored|exec command rejected|command was not run|user rejected|action has been rejected|.{0,40}\bdenied by the user|.{0,40}\bcancel(?:l)?ed by the user)`)
+})
 
 // mayNotRun is a cheap test before notRunRe: the words every not-run
 // text holds one of.
@@ -315,7 +318,7 @@ func (f *rootFinder) addPath(p string, isDir bool) {
 
 // add reads the directories and paths of one message.
 func (f *rootFinder) add(m session.Message) {
-	for _, d := range currentDirRe.FindAllStringSubmatch(m.Content, -1) {
+	for _, d := range currentDirRe().FindAllStringSubmatch(m.Content, -1) {
 		f.addPath(strings.TrimSpace(d[1]), true)
 	}
 	for _, c := range m.ToolCalls {
@@ -375,7 +378,7 @@ func (f *rootFinder) root() string {
 	return root
 }
 
-var currentDirRe = regexp.MustCompile(`\(Current directory: ([^)\n]+)\)`)
+var currentDirRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\(Current directory: ([^)\n]+)\)`) })
 
 // Detect says which format data is in, from its content.
 func Detect(data []byte, name string) (string, error) {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sashabaranov/go-openai"
@@ -144,7 +145,7 @@ func (n *nativeParse) claude(data []byte, name string) error {
 				}
 				out := textOf(bl.Content)
 				it := n.add(line, r.Timestamp, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: bl.ToolUseID, Content: out})
-				it.notRun = bl.IsError && notRunRe.MatchString(head(out, 400))
+				it.notRun = bl.IsError && notRunRe().MatchString(head(out, 400))
 			}
 		}
 		return nil
@@ -213,7 +214,7 @@ func (n *nativeParse) codex(data []byte, name string) error {
 			role := it.Role
 			if role == openai.ChatMessageRoleUser && (strings.HasPrefix(strings.TrimSpace(text), "<environment_context>") ||
 				strings.HasPrefix(strings.TrimSpace(text), "<user_instructions>") || strings.HasPrefix(strings.TrimSpace(text), "# AGENTS.md")) {
-				if m := cwdTagRe.FindStringSubmatch(text); m != nil && n.src.Cwd == "" {
+				if m := cwdTagRe().FindStringSubmatch(text); m != nil && n.src.Cwd == "" {
 					n.src.Cwd = strings.TrimSpace(m[1])
 				}
 				role = "context"
@@ -257,7 +258,7 @@ func (n *nativeParse) codex(data []byte, name string) error {
 	})
 }
 
-var cwdTagRe = regexp.MustCompile(`<cwd>([^<]+)</cwd>`)
+var cwdTagRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<cwd>([^<]+)</cwd>`) })
 
 // assistantCall adds a call to the assistant message just before, or a
 // new assistant message: Codex writes a reply's calls as items of their own.
@@ -349,12 +350,12 @@ func stateDir(raw json.RawMessage) string {
 	return ""
 }
 
-var modelNameRe = regexp.MustCompile(`"(?:model_name|name)"\s*:\s*"([^"]+)"`)
+var modelNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"(?:model_name|name)"\s*:\s*"([^"]+)"`) })
 
 func modelInConfig(raw json.RawMessage) string {
 	s := textOf(raw)
 	if i := strings.Index(s, `"model"`); i >= 0 {
-		if m := modelNameRe.FindStringSubmatch(s[i:]); m != nil {
+		if m := modelNameRe().FindStringSubmatch(s[i:]); m != nil {
 			return m[1]
 		}
 	}
@@ -430,7 +431,7 @@ func (n *nativeParse) mini(data []byte, name string) error {
 		switch m.Role {
 		case openai.ChatMessageRoleAssistant:
 			pending = ""
-			blocks := bashBlockRe.FindAllStringSubmatch(text, -1)
+			blocks := bashBlockRe().FindAllStringSubmatch(text, -1)
 			if len(blocks) != 1 { // mini-swe-agent runs nothing then: a format error
 				n.add(k+1, "", openai.ChatCompletionMessage{Role: m.Role, Content: text})
 				continue
@@ -457,7 +458,7 @@ func (n *nativeParse) mini(data []byte, name string) error {
 	return nil
 }
 
-var bashBlockRe = regexp.MustCompile("(?s)```(?:bash|sh)\\s*\\n(.*?)\\n```")
+var bashBlockRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?s)```(?:bash|sh)\\s*\\n(.*?)\\n```") })
 
 // openHands reads an OpenHands event stream (a JSON list of events, or one
 // a line): actions (message, run, write, edit, read, finish ...) with
