@@ -302,6 +302,13 @@ func (e *extractor) finish() session.Summary {
 // decide keeps the sentences of an assistant message that read like a
 // decision (the narrative's fallback), each once.
 func (e *extractor) decide(m session.Message) {
+	// A sentence matches only where the message holds one of the words:
+	// most messages hold none and skip the split and the pattern, whose
+	// (?i) runs a backtracker at every byte (~40% of the CPU of reading a
+	// long log for its facts).
+	if !hasAny(foldLower(m.Content), decisionWords) {
+		return
+	}
 	for _, s := range sentences(m.Content) {
 		if decisionRe().MatchString(s) {
 			if d := Clip(s, maxLineChars); d != "" && !e.decided[d] {
@@ -831,6 +838,10 @@ func constraints(text string) []string {
 var decisionRe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(decided to|chose to|will use|going with|went with|switched to|instead of|opted for|settled on)\b`)
 })
+
+// decisionWords are decisionRe's words: a message holding none of them,
+// lowercased by foldLower, has no decision.
+var decisionWords = []string{"decided to", "chose to", "will use", "going with", "went with", "switched to", "instead of", "opted for", "settled on"}
 
 // sentences splits prose into sentences and lines (code blocks left out).
 func sentences(text string) []string {

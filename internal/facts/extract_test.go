@@ -339,3 +339,37 @@ func TestExtractCommandsNotRun(t *testing.T) {
 	u := Union([]session.Summary{s, {CommandsNotRun: []string{"git push"}}})
 	require.Equal(t, []string{"rm -f notes.txt", "git push"}, u.CommandsNotRun)
 }
+
+// TestDecisionWordsAreThePatterns: decide skips a message that holds none
+// of decisionWords, so every message the pattern finds a decision in must
+// hold one of them, whatever its case or its Unicode folds (ſ for s, the
+// Kelvin sign for k); and a decision is still found in any case.
+func TestDecisionWordsAreThePatterns(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, content string
+		want          []string
+	}{
+		{"plain", "I decided to use sqlite.", []string{"I decided to use sqlite."}},
+		{"upper", "We WENT WITH the flag. Done.", []string{"We WENT WITH the flag."}},
+		{"long s", "We choſe to wait. Then we ran it.", []string{"We choſe to wait."}},
+		{"long s, settled", "We ſettled on it.", nil}, // \b is ASCII: no word starts at ſ
+		{"across lines", "So\nwe opted for\nthe cache.", []string{"we opted for"}},
+		{"none", "Step 4: the store is fine. Running tests.", nil},
+		{"not a word", "undecided tools", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sum := Extract([]session.Message{{Role: session.RoleAssistant, Content: tt.content}}, false)
+			require.Equal(t, tt.want, sum.KeyDecisions, "Extract(%q).KeyDecisions", tt.content)
+			if decisionRe().MatchString(tt.content) {
+				require.True(t, hasAny(foldLower(tt.content), decisionWords), "%q matches the pattern but holds no decision word", tt.content)
+			}
+		})
+	}
+	// Every word of the pattern is in the list (the list is the filter).
+	for _, w := range decisionWords {
+		require.True(t, decisionRe().MatchString(w), "%q", w)
+	}
+	require.Equal(t, strings.Count(decisionRe().String(), "|")+1, len(decisionWords), "decisionWords lists each alternative of decisionRe")
+}

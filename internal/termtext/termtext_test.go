@@ -162,6 +162,38 @@ func TestOneLine(t *testing.T) {
 	}
 }
 
+// TestOneLineCutIsTheWholeLineCut: OneLine with a limit reads only the
+// start of a long text; what it returns is the whole text put on one line
+// (OneLine(s, 0)) and then cut, for every limit, white space of every
+// kind (U+0085, U+00A0, U+3000), bad UTF-8 and hostile sequences.
+func TestOneLineCutIsTheWholeLineCut(t *testing.T) {
+	t.Parallel()
+	ins := []string{
+		"", " ", "a", "  a  ", "a b", "a\u0085b\u00a0c\u3000d", "\xff\xfe x \xc3", "日本語 の テキスト",
+		"one\ntwo three\n\n four  ", strings.Repeat("word ", 50) + "end", "x\x1b[2J y \u202e z\r\n",
+	}
+	for _, c := range termtexttest.Corpus() {
+		ins = append(ins, c.In, strings.Repeat(c.In+" \n ", 3))
+	}
+	for _, in := range ins {
+		whole := termtext.OneLine(in, 0)
+		for max := 1; max <= utf8.RuneCountInString(whole)+2; max++ {
+			want := whole
+			if utf8.RuneCountInString(whole) > max {
+				i := 0 // the bytes of the first max-1 characters
+				for range max - 1 {
+					_, size := utf8.DecodeRuneInString(whole[i:])
+					i += size
+				}
+				want = whole[:i] + termtext.Ellipsis
+			}
+			if got := termtext.OneLine(in, max); got != want {
+				t.Errorf("OneLine(%q, %d) = %q, want %q", in, max, got, want)
+			}
+		}
+	}
+}
+
 func TestFirstLine(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

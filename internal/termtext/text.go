@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -15,8 +16,35 @@ const Ellipsis = "…"
 // max > 0 the result has at most max characters, the last an ellipsis
 // when it was cut.
 func OneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(Sanitize(s)), " ")
-	return clip(s, max, Ellipsis)
+	s = Sanitize(s)
+	if max <= 0 {
+		return strings.Join(strings.Fields(s), " ")
+	}
+	// Only the first max+1 characters of the line decide what is shown (a
+	// cut at max), so the rest of a long message is not split into words:
+	// that was most of `history --full`'s CPU.
+	var b strings.Builder
+	n, space := 0, false
+	for i, r := range s {
+		if unicode.IsSpace(r) { // strings.Fields' white space
+			space = n > 0
+			continue
+		}
+		if space {
+			if n > max {
+				break
+			}
+			b.WriteByte(' ')
+			n, space = n+1, false
+		}
+		if n > max {
+			break
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		b.WriteString(s[i : i+size]) // its bytes, as Fields keeps them
+		n++
+	}
+	return clip(b.String(), max, Ellipsis)
 }
 
 // FirstLine is the first line of s, sanitized and trimmed, at most max
