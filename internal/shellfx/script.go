@@ -78,21 +78,21 @@ func ScanScript(lang, source string) []Op {
 				read[p] = true
 			}
 		}
-		for _, m := range pyPathRe().FindAllStringSubmatch(source, -1) {
-			p := m[1]
-			if p == "" {
-				p = vars[m[2]]
+		// named is the path a match names: the literal in group i, else
+		// the value of the variable in group i+1.
+		named := func(m []string, i int) string {
+			if m[i] != "" {
+				return m[i]
 			}
-			if p != "" {
+			return vars[m[i+1]]
+		}
+		for _, m := range pyPathRe().FindAllStringSubmatch(source, -1) {
+			if p := named(m, 1); p != "" {
 				ops = append(ops, Op{Kind: Write, Path: p})
 			}
 		}
 		for _, m := range pyRemoveRe().FindAllStringSubmatch(source, -1) {
-			p := m[1]
-			if p == "" {
-				p = vars[m[2]]
-			}
-			if p != "" {
+			if p := named(m, 1); p != "" {
 				ops = append(ops, Op{Kind: Delete, Path: p})
 			}
 		}
@@ -100,11 +100,7 @@ func ScanScript(lang, source string) []Op {
 			ops = append(ops, Op{Kind: Rename, Path: m[1], To: m[2]})
 		}
 		for _, m := range pyWriterRe().FindAllStringSubmatch(source, -1) {
-			p := m[2]
-			if p == "" {
-				p = vars[m[3]]
-			}
-			if p != "" {
+			if p := named(m, 2); p != "" {
 				ops = append(ops, Op{Kind: Write, Path: p})
 			}
 		}
