@@ -223,27 +223,36 @@ type restored struct {
 }
 
 // known is the state gencode last left the files in: the last checkpoint
-// after a call, or the last code rewind or undo made since.
-func (r Rewinder) known(ctx context.Context, turns []session.Turn) (string, error) {
-	var id string
+// after a call (base), and over it, for each path a code rewind or undo
+// since wrote, the state that rewind left (over: path -> checkpoint). A
+// file a rewind left alone (one the user kept, or not among its changes)
+// keeps base's: a hand edit kept through a rewind and its undo is still
+// outside gencode, and a later rewind asks before it overwrites it.
+func (r Rewinder) known(ctx context.Context, turns []session.Turn) (base string, over map[string]string, err error) {
 	var seq int64
 	for _, t := range turns {
 		for _, cp := range t.Checkpoints {
 			if cp.After != "" {
-				id, seq = cp.After, t.LastCheckpointSeq
+				base, seq = cp.After, t.LastCheckpointSeq
 			}
 		}
 	}
 	rws, err := r.Store.Rewinds(ctx, r.SessionID)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
+	over = map[string]string{}
 	for _, x := range rws {
-		if x.CodeAfter != "" && x.LogSeq >= seq {
-			id, seq = x.CodeAfter, x.LogSeq
+		if x.CodeAfter == "" || x.LogSeq < seq {
+			continue
+		}
+		for _, line := range x.Changes {
+			if len(line) > 2 {
+				over[line[2:]] = x.CodeAfter // changeLines: "~ path", "+ path", "- path"
+			}
 		}
 	}
-	return id, nil
+	return base, over, nil
 }
 
 // restore puts the files back as checkpoint target keeps them, after a
@@ -267,24 +276,48 @@ func (r Rewinder) restore(ctx context.Context, target string, turns []session.Tu
 	if err != nil {
 		return restored{}, err
 	}
-	if k, err := r.known(ctx, turns); err != nil {
+	base, over, err := r.known(ctx, turns)
+	if err != nil {
 		return restored{}, err
-	} else if k != "" {
-		last, err := r.Files.Load(ctx, k)
-		if err == nil {
-			outside, err := r.Files.Diff(ctx, last, cur)
-			if err != nil {
-				return restored{}, err
-			}
-			touched := map[string]bool{}
-			for _, c := range cs {
-				touched[c.Path] = true
-			}
-			for _, o := range outside {
-				if touched[o.Path] {
-					res.Conflicts = append(res.Conflicts, Conflict{Path: o.Path, Diff: r.Files.FileDiff(ctx, last, cur, o.Path)})
-				}
-			}
+	}
+	// outside[id] are the paths that differ between checkpoint id, as
+	// gencode left them, and now (nil: id could not be read).
+	type changed struct {
+		snap  checkpoint.Snapshot
+		paths map[string]bool
+	}
+	outside := map[string]*changed{}
+	since := func(id string) (*changed, error) {
+		if c, ok := outside[id]; ok || id == "" {
+			return c, nil
+		}
+		last, err := r.Files.Load(ctx, id)
+		if err != nil {
+			outside[id] = nil
+			return nil, nil
+		}
+		diff, err := r.Files.Diff(ctx, last, cur)
+		if err != nil {
+			return nil, err
+		}
+		c := &changed{snap: last, paths: map[string]bool{}}
+		for _, o := range diff {
+			c.paths[o.Path] = true
+		}
+		outside[id] = c
+		return c, nil
+	}
+	for _, c := range cs {
+		id := base
+		if o, ok := over[c.Path]; ok {
+			id = o
+		}
+		ch, err := since(id)
+		if err != nil {
+			return restored{}, err
+		}
+		if ch != nil && ch.paths[c.Path] {
+			res.Conflicts = append(res.Conflicts, Conflict{Path: c.Path, Diff: r.Files.FileDiff(ctx, ch.snap, cur, c.Path)})
 		}
 	}
 	for _, c := range res.Conflicts {

@@ -170,3 +170,33 @@ func TestConflictChoicesPerFile(t *testing.T) {
 	require.Equal(t, "mine a", f.read("a.txt"))
 	require.Equal(t, "mine b", f.read("b.txt"))
 }
+
+// TestKeptHandEditStaysOutsideAfterUndo: a hand edit the user kept through
+// a rewind, which was then undone, is still the user's: a later rewind
+// that would overwrite (here: delete) the file asks first, as it did
+// before the undo.
+func TestKeptHandEditStaysOutsideAfterUndo(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.turn("one", "notes.txt", "gencode's")
+	f.turn("two", "second.txt", "2")
+	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "notes.txt"), []byte("by hand"), 0o644))
+	rw := Rewinder{Store: f.st, Files: f.files, SessionID: f.sess.ID}
+
+	res, err := rw.ToTurn(f.ctx, 1, Both, Choices{Keep: []string{"notes.txt"}})
+	require.NoError(t, err)
+	require.Equal(t, []string{"notes.txt"}, res.Kept)
+	require.Equal(t, "(none)", f.read("second.txt"))
+	_, err = rw.Undo(f.ctx, "", Choices{})
+	require.NoError(t, err)
+	require.Equal(t, "2", f.read("second.txt"))
+	require.Equal(t, "by hand", f.read("notes.txt"))
+
+	res, err = rw.ToTurn(f.ctx, 1, Mode{Code: true}, Choices{})
+	require.ErrorIs(t, err, ErrConflict, "the kept hand edit is not gencode's")
+	require.Len(t, res.Conflicts, 1)
+	require.Equal(t, "notes.txt", res.Conflicts[0].Path)
+	require.Contains(t, res.Conflicts[0].Diff, "+by hand")
+	require.Equal(t, "by hand", f.read("notes.txt"), "nothing changed")
+	require.Equal(t, "2", f.read("second.txt"), "nothing changed")
+}
