@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"path/filepath"
 	"slices"
 
 	"github.com/gencode/gencode/internal/checkpoint"
@@ -139,6 +140,26 @@ type Choices struct {
 	// Keep are files left as they are (conflicting or not); Overwrite
 	// are conflicting files put back as the checkpoint has them.
 	Keep, Overwrite []string
+}
+
+// relativeTo is c with each path as the checkpoints name it: relative to
+// the project root, cleaned, with slashes (./a.txt and /root/a.txt are
+// a.txt).
+func (c Choices) relativeTo(root string) Choices {
+	rel := func(ps []string) []string {
+		out := make([]string, 0, len(ps))
+		for _, p := range ps {
+			if filepath.IsAbs(p) {
+				if r, err := filepath.Rel(root, p); err == nil {
+					p = r
+				}
+			}
+			out = append(out, filepath.ToSlash(filepath.Clean(p)))
+		}
+		return out
+	}
+	c.Keep, c.Overwrite = rel(c.Keep), rel(c.Overwrite)
+	return c
 }
 
 // Force is the choice to overwrite every conflicting file.
@@ -275,6 +296,16 @@ func (r Rewinder) restore(ctx context.Context, target string, turns []session.Tu
 	cs, err := r.Files.Diff(ctx, cur, to)
 	if err != nil {
 		return restored{}, err
+	}
+	ch = ch.relativeTo(r.Files.WorkDir())
+	changes := map[string]bool{}
+	for _, c := range cs {
+		changes[c.Path] = true
+	}
+	for _, p := range slices.Concat(ch.Keep, ch.Overwrite) {
+		if !changes[p] {
+			return restored{}, fmt.Errorf("rewind: %s is not among the files this rewind changes", p)
+		}
 	}
 	base, over, err := r.known(ctx, turns)
 	if err != nil {

@@ -200,3 +200,32 @@ func TestKeptHandEditStaysOutsideAfterUndo(t *testing.T) {
 	require.Equal(t, "by hand", f.read("notes.txt"), "nothing changed")
 	require.Equal(t, "2", f.read("second.txt"), "nothing changed")
 }
+
+// TestChoicePathsAsTheUserTypesThem: --keep ./a.txt and --keep with the
+// absolute path name the same file as a.txt; a path the rewind does not
+// change is refused with its name, and nothing changes.
+func TestChoicePathsAsTheUserTypesThem(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.turn("one", "a.txt", "a1")
+	f.turn("two", "a.txt", "a2")
+	f.turn("three", "b.txt", "b1")
+	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "a.txt"), []byte("mine"), 0o644))
+	rw := Rewinder{Store: f.st, Files: f.files, SessionID: f.sess.ID}
+
+	_, err := rw.ToTurn(f.ctx, 2, Mode{Code: true}, Choices{Keep: []string{"nosuch.txt"}})
+	require.ErrorContains(t, err, "nosuch.txt is not among the files this rewind changes")
+	require.Equal(t, "b1", f.read("b.txt"), "nothing changed")
+
+	res, err := rw.ToTurn(f.ctx, 2, Mode{Code: true}, Choices{Keep: []string{"./a.txt"}})
+	require.NoError(t, err)
+	require.Equal(t, []string{"a.txt"}, res.Kept)
+	require.Equal(t, "mine", f.read("a.txt"))
+	require.Equal(t, "(none)", f.read("b.txt"))
+	_, err = rw.Undo(f.ctx, "", Choices{})
+	require.NoError(t, err)
+
+	res, err = rw.ToTurn(f.ctx, 2, Mode{Code: true}, Choices{Overwrite: []string{filepath.Join(f.proj, "a.txt")}})
+	require.NoError(t, err)
+	require.Equal(t, "a1", f.read("a.txt"), "overwritten, named by its absolute path")
+}
