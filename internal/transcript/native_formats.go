@@ -175,6 +175,8 @@ func (n *nativeParse) codex(data []byte, name string) error {
 		// session_meta, turn_context
 		Cwd   string `json:"cwd"`
 		Model string `json:"model"`
+		// event_msg user_message
+		Message string `json:"message"`
 	}
 	type wrapper struct {
 		Timestamp string          `json:"timestamp"`
@@ -182,6 +184,20 @@ func (n *nativeParse) codex(data []byte, name string) error {
 		Payload   json.RawMessage `json:"payload"`
 	}
 	dirs := map[string]string{} // call id -> workdir
+	// The user's request is a response_item message and, in the same
+	// turn, an event_msg user_message; some rollouts (Codex Desktop)
+	// hold only the event. Each request is taken once: from whichever
+	// comes first, the other skipped when it says the same (lastUser,
+	// and the kind it came from).
+	var lastUser, lastFrom string
+	user := func(line int, ts, from, text string) {
+		if from != lastFrom && lastUser != "" && strings.TrimSpace(text) == lastUser {
+			lastUser = "" // the pair is complete
+			return
+		}
+		lastUser, lastFrom = strings.TrimSpace(text), from
+		n.add(line, ts, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: text})
+	}
 	return eachLine(data, name, func(line int, b []byte) error {
 		var w wrapper
 		if err := json.Unmarshal(b, &w); err != nil {
@@ -204,8 +220,13 @@ func (n *nativeParse) codex(data []byte, name string) error {
 				n.src.Model = it.Model
 			}
 			return nil
-		case "event_msg", "compacted":
-			return nil // the same turns again, as the UI showed them
+		case "event_msg":
+			if it.Type == "user_message" && strings.TrimSpace(it.Message) != "" {
+				user(line, w.Timestamp, "event", it.Message)
+			}
+			return nil // else the same turns again, as the UI showed them
+		case "compacted":
+			return nil
 		}
 		ts := w.Timestamp
 		switch it.Type {
@@ -218,6 +239,10 @@ func (n *nativeParse) codex(data []byte, name string) error {
 					n.src.Cwd = strings.TrimSpace(m[1])
 				}
 				role = "context"
+			}
+			if role == openai.ChatMessageRoleUser {
+				user(line, ts, "item", text)
+				return nil
 			}
 			n.add(line, ts, openai.ChatCompletionMessage{Role: role, Content: text})
 		case "function_call", "custom_tool_call", "local_shell_call":

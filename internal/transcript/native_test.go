@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -313,5 +314,46 @@ func TestNativeMini2Exit(t *testing.T) {
 	in = strings.Replace(in, `{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{\"command\":\"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cat patch.txt\"}"}}]},`, "", 1)
 	if _, _, _, err := ReadFormat(strings.NewReader(in), "t.traj.json", ""); err != nil {
 		t.Fatalf("an exit with no call to answer: %v", err)
+	}
+}
+
+// TestNativeCodexUserRequests: a Codex rollout's request is a response_item
+// message and an event_msg user_message of the same turn; Codex Desktop
+// writes only the event. Each request is read once either way.
+func TestNativeCodexUserRequests(t *testing.T) {
+	t.Parallel()
+	meta := `{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"s","cwd":"/w"}}` + "\n"
+	item := func(text string) string {
+		return `{"timestamp":"2026-01-01T00:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"` + text + `"}]}}` + "\n"
+	}
+	event := func(text string) string {
+		return `{"timestamp":"2026-01-01T00:00:01Z","type":"event_msg","payload":{"type":"user_message","message":"` + text + `","images":[]}}` + "\n"
+	}
+	answer := `{"timestamp":"2026-01-01T00:00:02Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}}` + "\n"
+	for _, tt := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"item then event", meta + item("fix the build") + event("fix the build") + answer + item("and the tests") + event("and the tests") + answer,
+			[]string{"fix the build", "and the tests"}},
+		{"event then item", meta + event("fix the build") + item("fix the build") + answer, []string{"fix the build"}},
+		{"events only (Codex Desktop)", meta + event("fix the build") + answer + event("fix the build") + answer,
+			[]string{"fix the build", "fix the build"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			msgs, _, _, err := ReadFormat(strings.NewReader(tt.in), "rollout.jsonl", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, m := range msgs {
+				if m.Role == "user" {
+					got = append(got, m.Content)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("requests %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
