@@ -206,7 +206,7 @@ func newImportCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 			changes, src := file.Changes, file.Source
 			reportRepairs(env.Stderr, args[0], changes)
 			if src.Format != transcript.FormatOpenAI || src.Root != "" {
-				fmt.Fprintf(env.Stderr, "gencode: import: %s read as a %s session (root %s)\n", args[0], src.Format, orNone(src.Root))
+				fmt.Fprintf(env.Stderr, "gencode: import: %s read in the %s format (root %s)\n", args[0], src.Format, orNone(src.Root))
 			}
 			if n := len(src.NotRun); n > 0 {
 				fmt.Fprintf(env.Stderr, "gencode: import: %d call(s) never ran (denied, canceled or without a result): no command run, no change:\n", n)

@@ -76,7 +76,7 @@ func TestNativeImportFactsAreExact(t *testing.T) {
 			res := sb.run("import", file)
 			require.Equal(t, 0, res.code, res.stderr)
 			id := strings.TrimSpace(res.stdout)
-			require.Contains(t, res.stderr, "read as a "+truth.Format+" session (root "+truth.Root+")")
+			require.Contains(t, res.stderr, "read in the "+truth.Format+" format (root "+truth.Root+")")
 
 			res = sb.run("summarize", "--json", "--session", id)
 			require.Equal(t, 0, res.code, res.stderr)
@@ -140,7 +140,7 @@ func TestImportFormatFlag(t *testing.T) {
 	require.NoError(t, err)
 	res := sb.run("import", "--format", "codex", file)
 	require.Equal(t, 0, res.code, res.stderr)
-	require.Contains(t, res.stderr, "read as a codex session (root /work/api)")
+	require.Contains(t, res.stderr, "read in the codex format (root /work/api)")
 	require.Contains(t, res.stderr, "1 call(s) never ran (denied, canceled or without a result): no command run, no change:\n  shell rm -f app.py\n")
 
 	res = sb.run("import", "--format", "cursor", file)

@@ -194,7 +194,7 @@ func TestRewindRestoresShellChanges(t *testing.T) {
 	require.Equal(t, tree1, treeHash(t, sb.work))
 	res = sb.run("rewind", "--list")
 	require.Equal(t, 0, res.code, res.stderr)
-	require.Contains(t, res.stdout, "to before turn 1 (both), 1 files  [undone]")
+	require.Contains(t, res.stdout, "to before turn 1 (both), 1 file  [undone]")
 	require.NotContains(t, strings.SplitN(res.stdout, "Summaries", 2)[0], "create a.txt  [rewound]")
 	require.Contains(t, res.stdout, "shuffle things  [rewound]")
 

@@ -281,7 +281,10 @@ func DescribeRewind(r session.Rewind) string {
 		what = fmt.Sprintf("to before turn %d (%s)", r.Turn, rewind.Mode{Code: r.Code, Conversation: r.FromSeq > 0})
 	}
 	if r.Code {
-		what += fmt.Sprintf(", %d files", len(r.Changes))
+		what += fmt.Sprintf(", %d file", len(r.Changes))
+		if len(r.Changes) != 1 {
+			what += "s"
+		}
 	}
 	if !r.Active() && r.Kind != session.RewindUndo {
 		what += "  [undone]"
