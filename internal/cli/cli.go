@@ -195,9 +195,20 @@ func Run(ctx context.Context, env Env) int {
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintln(env.Stderr, "gencode: "+sc.redactText(userMessage(err)))
+	var told *toldError
+	if !errors.As(err, &told) {
+		fmt.Fprintln(env.Stderr, "gencode: "+sc.redactText(userMessage(err)))
+	}
 	return exitCode(err)
 }
+
+// toldError is a failure the command has already explained on stderr in
+// full (a rewind's conflicts, listed with their diffs): Run says nothing
+// more, the exit code still says it failed.
+type toldError struct{ err error }
+
+func (e *toldError) Error() string { return e.err.Error() }
+func (e *toldError) Unwrap() error { return e.err }
 
 func newRootCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 	var o rootOptions

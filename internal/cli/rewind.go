@@ -236,7 +236,7 @@ func (a *app) rewindRun(ctx context.Context, o rewindOptions) error {
 	}
 	printRewindResult(out, a.stderr, res, err)
 	if errors.Is(err, rewind.ErrConflict) {
-		return fmt.Errorf("rewind: %w", err)
+		return &toldError{fmt.Errorf("rewind: %w", err)} // the conflicts are listed above
 	}
 	if err != nil {
 		return err

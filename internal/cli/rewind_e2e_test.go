@@ -233,6 +233,7 @@ func TestRewindConflict(t *testing.T) {
 	require.Contains(t, res.stderr, "changed outside gencode")
 	require.Contains(t, res.stderr, "keep.txt")
 	require.Contains(t, res.stderr, "+by hand")
+	require.Equal(t, 1, strings.Count(res.stderr, "changed outside gencode"), "the conflict is said once:\n%s", res.stderr)
 	require.FileExists(t, filepath.Join(sb.work, "n.txt"), "nothing changed")
 	b, _ := os.ReadFile(filepath.Join(sb.work, "keep.txt"))
 	require.Equal(t, "keep me\nmore\nby hand\n", string(b))
