@@ -3,7 +3,6 @@ package facts
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -149,41 +148,20 @@ func endsWithPath(p string) func(string) bool {
 	return func(s string) bool { return s == p || strings.HasSuffix(s, "/"+p) }
 }
 
-// logOf builds a log from calls and their results.
-type fxCall struct {
-	name, args, result string
-	meta               session.Meta
-}
-
-func logOf(calls ...fxCall) []session.Message {
-	msgs := []session.Message{msg(session.RoleUser, "fix it")}
-	for i, c := range calls {
-		id := fmt.Sprintf("c%d", i)
-		msgs = append(msgs, session.Message{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: id, Name: c.name, Arguments: c.args}}})
-		msgs = append(msgs, session.Message{Role: session.RoleTool, ToolCallID: id, Name: c.name, Content: c.result, Meta: c.meta})
-	}
-	return msgs
-}
-
-func bash(command, result string) fxCall {
-	b, _ := json.Marshal(map[string]string{"command": command})
-	return fxCall{name: "Bash", args: string(b), result: result}
-}
-
 // TestExtractShellChanges: files changed only through the shell, in an
 // imported session (no observation), are read from the commands: in-place
 // edits, redirections, a script the session wrote, renames and removals,
 // with the net effect.
 func TestExtractShellChanges(t *testing.T) {
 	t.Parallel()
-	sum := Extract(logOf(
-		bash("sed -i 's/a/A/' a.txt", ""),
-		bash(`printf 'b\n' > b.txt`, ""),
-		bash("cat > gen.py <<'EOF'\nfor name in ['c.txt', 'd.txt']:\n    pass\nopen('c.txt', 'w').write('c')\nwith open(\"d.txt\", \"w\") as f:\n    f.write('d')\nEOF", ""),
-		bash("python3 gen.py", ""),
-		bash("mv b.txt e.txt", ""),
-		bash("rm c.txt d0.txt", ""),
-		bash("cat notes.md && grep -n TODO main.go", ""),
+	sum := Extract(sessiontest.LogOf(
+		sessiontest.Bash("sed -i 's/a/A/' a.txt", ""),
+		sessiontest.Bash(`printf 'b\n' > b.txt`, ""),
+		sessiontest.Bash("cat > gen.py <<'EOF'\nfor name in ['c.txt', 'd.txt']:\n    pass\nopen('c.txt', 'w').write('c')\nwith open(\"d.txt\", \"w\") as f:\n    f.write('d')\nEOF", ""),
+		sessiontest.Bash("python3 gen.py", ""),
+		sessiontest.Bash("mv b.txt e.txt", ""),
+		sessiontest.Bash("rm c.txt d0.txt", ""),
+		sessiontest.Bash("cat notes.md && grep -n TODO main.go", ""),
 	), true)
 	require.Equal(t, []string{"a.txt", "gen.py", "d.txt", "e.txt"}, sum.FilesModified)
 	require.Equal(t, []string{"gen.py", "d.txt", "e.txt"}, sum.FilesCreated)
@@ -196,23 +174,23 @@ func TestExtractShellChanges(t *testing.T) {
 // that were refused.
 func TestExtractOtherAgents(t *testing.T) {
 	t.Parallel()
-	sum := Extract(logOf(
+	sum := Extract(sessiontest.LogOf(
 		// SWE-agent: edit names no file; the open one, or its result's.
-		bash("open src/models.py", "[File: /repo/src/models.py (300 lines total)]\n(Current directory: /repo)"),
-		bash("edit 10:12\n    x = 1\nend_of_edit", "Your proposed edit has introduced new syntax error(s)."),
-		bash("edit 10:12\n    x = 1\nend_of_edit", "[File: /repo/src/models.py (301 lines total)]\n(Current directory: /repo)"),
-		bash("create reproduce.py", "[File: /repo/reproduce.py (1 lines total)]\n(Current directory: /repo)"),
-		bash("rm reproduce.py", "(Current directory: /repo)"),
+		sessiontest.Bash("open src/models.py", "[File: /repo/src/models.py (300 lines total)]\n(Current directory: /repo)"),
+		sessiontest.Bash("edit 10:12\n    x = 1\nend_of_edit", "Your proposed edit has introduced new syntax error(s)."),
+		sessiontest.Bash("edit 10:12\n    x = 1\nend_of_edit", "[File: /repo/src/models.py (301 lines total)]\n(Current directory: /repo)"),
+		sessiontest.Bash("create reproduce.py", "[File: /repo/reproduce.py (1 lines total)]\n(Current directory: /repo)"),
+		sessiontest.Bash("rm reproduce.py", "(Current directory: /repo)"),
 		// OpenHands' editor; a refused replacement changes nothing.
-		fxCall{name: "str_replace_editor", args: `{"command":"str_replace","path":"/repo/a.py","old_str":"x","new_str":"y"}`, result: "ERROR:\nNo replacement was performed, old_str `x` did not appear verbatim in /repo/a.py."},
-		fxCall{name: "str_replace_editor", args: `{"command":"create","path":"/repo/fix.py","file_text":"p = 'lib/core.py'\ns = open(p).read()\nwith open(p, 'w') as f:\n    f.write(s)\n"}`, result: "File created successfully at: /repo/fix.py"},
-		fxCall{name: "execute_bash", args: `{"command":"cd /repo && python fix.py"}`, result: ""},
+		sessiontest.Call{Name: "str_replace_editor", Args: `{"command":"str_replace","path":"/repo/a.py","old_str":"x","new_str":"y"}`, Result: "ERROR:\nNo replacement was performed, old_str `x` did not appear verbatim in /repo/a.py."},
+		sessiontest.Call{Name: "str_replace_editor", Args: `{"command":"create","path":"/repo/fix.py","file_text":"p = 'lib/core.py'\ns = open(p).read()\nwith open(p, 'w') as f:\n    f.write(s)\n"}`, Result: "File created successfully at: /repo/fix.py"},
+		sessiontest.Call{Name: "execute_bash", Args: `{"command":"cd /repo && python fix.py"}`, Result: ""},
 		// Codex.
-		fxCall{name: "apply_patch", args: `{"input":"*** Begin Patch\n*** Add File: docs/new.md\n+x\n*** Delete File: old.md\n*** End Patch"}`, result: "Done"},
+		sessiontest.Call{Name: "apply_patch", Args: `{"input":"*** Begin Patch\n*** Add File: docs/new.md\n+x\n*** Delete File: old.md\n*** End Patch"}`, Result: "Done"},
 		// Claude Code's Edit that found nothing.
-		fxCall{name: "Edit", args: `{"file_path":"/repo/b.py","old_string":"q","new_string":"r"}`, result: "<tool_use_error>String to replace not found in file.</tool_use_error>"},
+		sessiontest.Call{Name: "Edit", Args: `{"file_path":"/repo/b.py","old_string":"q","new_string":"r"}`, Result: "<tool_use_error>String to replace not found in file.</tool_use_error>"},
 		// A submitted patch names a file changed in a way the log did not show.
-		fxCall{name: "submit", args: `{}`, result: "diff --git a/src/util.py b/src/util.py\n--- a/src/util.py\n+++ b/src/util.py\n@@ -1 +1 @@\n-a\n+b\n"},
+		sessiontest.Call{Name: "submit", Args: `{}`, Result: "diff --git a/src/util.py b/src/util.py\n--- a/src/util.py\n+++ b/src/util.py\n@@ -1 +1 @@\n-a\n+b\n"},
 	), true)
 	require.Equal(t, []string{"/repo/src/models.py", "/repo/fix.py", "/repo/lib/core.py", "/repo/docs/new.md", "/repo/src/util.py"}, sum.FilesModified)
 	require.Equal(t, []string{"/repo/fix.py", "/repo/docs/new.md"}, sum.FilesCreated)
@@ -223,10 +201,10 @@ func TestExtractOtherAgents(t *testing.T) {
 // filesystem; that is the truth, whatever the command line says.
 func TestExtractObservedChanges(t *testing.T) {
 	t.Parallel()
-	c := bash("./build.sh && rm -f out.log", "")
-	c.meta = session.Meta{Tool: "Bash", Command: "./build.sh && rm -f out.log", Changes: &session.FileChanges{
+	c := sessiontest.Bash("./build.sh && rm -f out.log", "")
+	c.Meta = session.Meta{Tool: "Bash", Command: "./build.sh && rm -f out.log", Changes: &session.FileChanges{
 		Observed: true, Created: []string{"dist/app"}, Modified: []string{"version.txt"}, Deleted: []string{"out.log"}}}
-	sum := Extract(logOf(c), true)
+	sum := Extract(sessiontest.LogOf(c), true)
 	require.Equal(t, []string{"dist/app", "version.txt"}, sum.FilesModified)
 	require.Equal(t, []string{"dist/app"}, sum.FilesCreated)
 	require.Equal(t, []string{"out.log"}, sum.FilesDeleted)
@@ -239,9 +217,9 @@ func TestExtractObservedChanges(t *testing.T) {
 func TestExtractMCPChanges(t *testing.T) {
 	t.Parallel()
 	meta := session.Meta{Tool: "mcp__fs__write_file", Changes: &session.FileChanges{Observed: true, Created: []string{"real.txt"}}}
-	direct := fxCall{name: "mcp__fs__write_file", args: `{"path":"guess.txt","content":"x"}`, result: "ok", meta: meta}
-	proxied := fxCall{name: "CallMcpTool", args: `{"tool":"mcp__fs__write_file","arguments":{"path":"guess.txt","content":"x"}}`, result: "ok", meta: meta}
-	sum := Extract(logOf(direct, proxied), true)
+	direct := sessiontest.Call{Name: "mcp__fs__write_file", Args: `{"path":"guess.txt","content":"x"}`, Result: "ok", Meta: meta}
+	proxied := sessiontest.Call{Name: "CallMcpTool", Args: `{"tool":"mcp__fs__write_file","arguments":{"path":"guess.txt","content":"x"}}`, Result: "ok", Meta: meta}
+	sum := Extract(sessiontest.LogOf(direct, proxied), true)
 	require.Equal(t, []string{"real.txt"}, sum.FilesCreated)
 	require.Equal(t, []string{"real.txt"}, sum.FilesModified)
 	require.Len(t, sum.ToolsUsed, 1)
@@ -254,19 +232,19 @@ func TestExtractMCPChanges(t *testing.T) {
 // a later range undoes an earlier change; a rename is old -> new.
 func TestUnionNetEffect(t *testing.T) {
 	t.Parallel()
-	first := Extract(logOf(
-		bash("echo x > tmp.py && sed -i 's/a/b/' keep.py reverted.py", ""),
-		bash("echo y > old_name.py", ""),
+	first := Extract(sessiontest.LogOf(
+		sessiontest.Bash("echo x > tmp.py && sed -i 's/a/b/' keep.py reverted.py", ""),
+		sessiontest.Bash("echo y > old_name.py", ""),
 	), true)
-	second := Extract(logOf(
-		bash("rm tmp.py && git checkout -- reverted.py && mv old_name.py new_name.py && rm gone.py", ""),
+	second := Extract(sessiontest.LogOf(
+		sessiontest.Bash("rm tmp.py && git checkout -- reverted.py && mv old_name.py new_name.py && rm gone.py", ""),
 	), true)
 	u := Union([]session.Summary{first, second})
 	require.Equal(t, []string{"keep.py", "new_name.py"}, u.FilesModified)
 	require.Equal(t, []string{"new_name.py"}, u.FilesCreated)
 	require.Equal(t, []string{"gone.py"}, u.FilesDeleted)
 	// Merging again keeps it.
-	third := Extract(logOf(bash("git checkout -- keep.py", "")), true)
+	third := Extract(sessiontest.LogOf(sessiontest.Bash("git checkout -- keep.py", "")), true)
 	u = Union([]session.Summary{u, third})
 	require.Equal(t, []string{"new_name.py"}, u.FilesModified)
 }
@@ -282,7 +260,7 @@ func TestExtractQuotedContext(t *testing.T) {
 		{Role: session.RoleUser, Content: "[Quoted ...]\n> stray", Meta: session.Meta{Quoted: "tool"}},
 		// A "!command"'s output the TUI kept: read, not a request.
 		{Role: session.RoleUser, Content: "<shell-output>\n$ git status\nclean\n</shell-output>", Meta: session.Meta{Shell: true}},
-	}, logOf(bash("sed -i s/a/b/ f.py", ""))...)
+	}, sessiontest.LogOf(sessiontest.Bash("sed -i s/a/b/ f.py", ""))...)
 	sum := Extract(msgs, true)
 	require.Equal(t, []string{"fix it"}, sum.UserRequests)
 	require.Equal(t, "fix it", sum.LastUserRequest)

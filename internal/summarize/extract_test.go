@@ -2,8 +2,6 @@ package summarize
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,11 +161,11 @@ func TestRealSessionAgainstTheReference(t *testing.T) {
 // would go on reading and editing files that are gone or changed back.
 func TestSummaryBlockNamesDeletionsAndReverts(t *testing.T) {
 	t.Parallel()
-	sum := facts.Extract(logOf(
-		bash(`printf 'x\n' > scratch.txt`, ""),
-		bash("sed -i 's/a/A/' main.go", ""),
-		bash("rm old.go", ""),
-		bash("git checkout -- main.go", ""),
+	sum := facts.Extract(sessiontest.LogOf(
+		sessiontest.Bash(`printf 'x\n' > scratch.txt`, ""),
+		sessiontest.Bash("sed -i 's/a/A/' main.go", ""),
+		sessiontest.Bash("rm old.go", ""),
+		sessiontest.Bash("git checkout -- main.go", ""),
 	), true)
 	block := view.RenderSummary(sum)
 	require.Contains(t, block, "Files modified: scratch.txt\n")
@@ -191,25 +189,4 @@ func toolResult(id string) session.Message {
 	m := msg(session.RoleTool, "out")
 	m.ToolCallID = id
 	return m
-}
-
-// logOf builds a log from calls and their results.
-type fxCall struct {
-	name, args, result string
-	meta               session.Meta
-}
-
-func logOf(calls ...fxCall) []session.Message {
-	msgs := []session.Message{msg(session.RoleUser, "fix it")}
-	for i, c := range calls {
-		id := fmt.Sprintf("c%d", i)
-		msgs = append(msgs, session.Message{Role: session.RoleAssistant, ToolCalls: []session.ToolCall{{ID: id, Name: c.name, Arguments: c.args}}})
-		msgs = append(msgs, session.Message{Role: session.RoleTool, ToolCallID: id, Name: c.name, Content: c.result, Meta: c.meta})
-	}
-	return msgs
-}
-
-func bash(command, result string) fxCall {
-	b, _ := json.Marshal(map[string]string{"command": command})
-	return fxCall{name: "Bash", args: string(b), result: result}
 }
