@@ -70,7 +70,7 @@ on out of the conversation's view (the log keeps them); --code or
 conflict: listed with its diff, and only overwritten with --force (all of
 them) or --overwrite PATH (that one); --keep PATH leaves a file as it is.
 --summary ID takes a compaction back; --undo takes the last rewind back.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			n := 0
 			for _, set := range []bool{o.list, o.to != 0, o.summary != "", o.undo != ""} {
