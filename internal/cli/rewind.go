@@ -187,7 +187,10 @@ func (a *app) rewindList(ctx context.Context, o rewindOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	a.printReport(commands.RewindReport(l))
+	rep := commands.RewindReport(l)
+	// The card's footer names /rewind's forms; here the flags are the way.
+	rep.Footer = "gencode rewind --to N [--code|--conversation] · --summary ID · --undo [ID]"
+	a.printReport(rep)
 	return nil
 }
 
