@@ -270,7 +270,7 @@ func printRewindResult(out, errOut io.Writer, res rewind.Result, err error) {
 		return
 	}
 	if errors.Is(err, rewind.ErrConflict) {
-		fmt.Fprintf(errOut, "gencode: %d %s changed outside gencode since it last wrote them; not overwritten (--force overwrites them all; --keep PATH or --overwrite PATH for each):\n", len(res.Conflicts), plural(len(res.Conflicts), "file", "files"))
+		fmt.Fprintf(errOut, "gencode: %s changed outside gencode since it last wrote them; not overwritten (--force overwrites them all; --keep PATH or --overwrite PATH for each):\n", termtext.Count(len(res.Conflicts), "file", "files"))
 		for _, c := range res.Conflicts {
 			fmt.Fprintf(errOut, "  %s\n", c.Path)
 			if c.Diff != "" {
