@@ -19,6 +19,7 @@ import (
 	"github.com/gencode/gencode/internal/config"
 	"github.com/gencode/gencode/internal/sandbox"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 // Exit codes.
@@ -217,7 +218,7 @@ func newRootCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 		Short: "A terminal coding agent for long sessions",
 		Long: "gencode is a terminal coding agent. It compacts long sessions in the background,\n" +
 			"cheapest tier first, keeps every message, and shows what was summarized.",
-		Args:          cobra.NoArgs,
+		Args:          noArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -285,4 +286,33 @@ func loadConfig(env Env, cmd *cobra.Command, g *globalFlags) (config.Config, err
 		fl.DataDir = &g.dataDir
 	}
 	return config.Load(g.configFile, env.Getenv, fl)
+}
+
+// noArgs is every command's argument check (none take arguments): what
+// was typed is named with what the user most likely meant. A word at the
+// top level is a misspelt command (cobra's suggestion) or a prompt (-p,
+// or the TUI); a word after a command with --session is a session ID.
+// It is a usage error (exit 2), as a bad flag is.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	arg := termtext.OneLine(termtext.Sanitize(args[0]), 60)
+	if cmd.HasSubCommands() {
+		if cmd.SuggestionsMinimumDistance <= 0 {
+			cmd.SuggestionsMinimumDistance = 2 // cobra's own default
+		}
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			return &usageError{fmt.Errorf("unknown command %q for %q; did you mean %s?", arg, cmd.CommandPath(), strings.Join(s, " or "))}
+		}
+		if !cmd.HasParent() {
+			return &usageError{fmt.Errorf("%q is not a command; to ask it, run %s -p %q (print mode), or start %s and type it",
+				arg, cmd.CommandPath(), arg, cmd.CommandPath())}
+		}
+		return &usageError{fmt.Errorf("unknown command %q for %q; see %s --help", arg, cmd.CommandPath(), cmd.CommandPath())}
+	}
+	if cmd.Flags().Lookup("session") != nil && len(args) == 1 {
+		return &usageError{fmt.Errorf("%s takes no arguments; for session %s, use --session %s", cmd.CommandPath(), arg, arg)}
+	}
+	return &usageError{fmt.Errorf("%s takes no arguments (got %q); see %s --help", cmd.CommandPath(), arg, cmd.CommandPath())}
 }

@@ -184,3 +184,30 @@ func TestAmbiguousResumeListsTheCandidates(t *testing.T) {
 		require.NotContains(t, errOut, "\x1b")
 	}
 }
+
+// What a user types where no argument goes is named with what they most
+// likely meant, as a usage error (exit 2), before anything is opened.
+func TestStrayArgumentSaysWhatWasMeant(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	env := map[string]string{"HOME": home, "GENCODE_HOME": filepath.Join(home, "data")}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fix the bug"}, `gencode: "fix the bug" is not a command; to ask it, run gencode -p "fix the bug" (print mode), or start gencode and type it`},
+		{[]string{"histroy"}, `gencode: unknown command "histroy" for "gencode"; did you mean history?`},
+		{[]string{"history", "a1b2c3"}, "gencode: gencode history takes no arguments; for session a1b2c3, use --session a1b2c3"},
+		{[]string{"summarize", "a1b2c3"}, "gencode: gencode summarize takes no arguments; for session a1b2c3, use --session a1b2c3"},
+		{[]string{"export", "a1b2c3"}, "gencode: gencode export takes no arguments; for session a1b2c3, use --session a1b2c3"},
+		{[]string{"rewind", "3"}, "gencode: gencode rewind takes no arguments; for session 3, use --session 3"},
+		{[]string{"sessions", "5"}, `gencode: gencode sessions takes no arguments (got "5"); see gencode sessions --help`},
+		{[]string{"mcp", "lsit"}, `gencode: unknown command "lsit" for "gencode mcp"; did you mean list?`},
+		{[]string{"history", "\x1b[2Jx"}, `gencode: gencode history takes no arguments; for session x, use --session x`},
+	} {
+		out, errOut, code := runCLI(t, env, nil, c.args...)
+		require.Equal(t, ExitUsage, code, "%q: %s", c.args, errOut)
+		require.Empty(t, out)
+		require.Equal(t, c.want+"\n", errOut, "%q", c.args)
+	}
+}

@@ -23,8 +23,8 @@ func (a *app) reportDamage() {
 	path := a.store.Path()
 	for _, id := range slices.Sorted(maps.Keys(d.Lost)) {
 		lost := d.Lost[id]
-		fmt.Fprintf(a.stderr, "gencode: warning: the session store %s is damaged: %d %s of session %s could not be read (%s); the rest was read around them\n",
-			path, len(lost), plural(len(lost), "message", "messages"), id, seqRanges(lost))
+		fmt.Fprintf(a.stderr, "gencode: warning: the session store %s is damaged: %s of session %s could not be read (%s); the rest was read around them\n",
+			path, termtext.Count(len(lost), "message", "messages"), id, seqRanges(lost))
 	}
 	if d.Check != "" && len(d.Lost) == 0 {
 		fmt.Fprintf(a.stderr, "gencode: warning: the session store %s is damaged (%s); what can be read is read around it\n",
@@ -66,11 +66,4 @@ func seqRanges(seqs []int64) string {
 		i = j + 1
 	}
 	return b.String()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

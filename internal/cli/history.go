@@ -52,7 +52,7 @@ func newHistoryCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command 
 	cmd := &cobra.Command{
 		Use:   "history",
 		Short: "Show a session's summaries and messages",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withReadApp(ctx, env, cmd, g, func(a *app) error {
 				sess, err := a.sessionFor(ctx, o.id)
@@ -131,7 +131,7 @@ func newExportCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Export a session as markdown or OpenAI-format JSONL",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if format != "md" && format != "jsonl" {
 				return &usageError{fmt.Errorf("--format must be md or jsonl, not %q", format)}

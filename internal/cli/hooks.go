@@ -221,7 +221,7 @@ func hooksCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hooks",
 		Short: "list the hooks of this directory; --approve lets the project's run",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a, err := newApp(ctx, env, cmd, g)
 			if err != nil {

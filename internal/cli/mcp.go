@@ -160,13 +160,13 @@ func (c mcpControl) Prompt(ctx context.Context, command, args string) (string, b
 const mcpListWait = 15 * time.Second
 
 func newMCPCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
-	cmd := &cobra.Command{Use: "mcp", Short: "MCP servers", Args: cobra.NoArgs,
+	cmd := &cobra.Command{Use: "mcp", Short: "MCP servers", Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() }}
 	var asJSON bool
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List MCP servers: state, transport, tools, schema tokens, last error",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withReadApp(ctx, env, cmd, g, func(a *app) error {
 				m, stop := a.newMCP(ctx, a.cfg.Model, nil)

@@ -70,7 +70,7 @@ on out of the conversation's view (the log keeps them); --code or
 conflict: listed with its diff, and only overwritten with --force (all of
 them) or --overwrite PATH (that one); --keep PATH leaves a file as it is.
 --summary ID takes a compaction back; --undo takes the last rewind back.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			n := 0
 			for _, set := range []bool{o.list, o.to != 0, o.summary != "", o.undo != ""} {
@@ -187,7 +187,10 @@ func (a *app) rewindList(ctx context.Context, o rewindOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	a.printReport(commands.RewindReport(l))
+	rep := commands.RewindReport(l)
+	// The card's footer names /rewind's forms; here the flags are the way.
+	rep.Footer = "gencode rewind --to N [--code|--conversation] · --summary ID · --undo [ID]"
+	a.printReport(rep)
 	return nil
 }
 
@@ -267,7 +270,7 @@ func printRewindResult(out, errOut io.Writer, res rewind.Result, err error) {
 		return
 	}
 	if errors.Is(err, rewind.ErrConflict) {
-		fmt.Fprintf(errOut, "gencode: %d %s changed outside gencode since it last wrote them; not overwritten (--force overwrites them all; --keep PATH or --overwrite PATH for each):\n", len(res.Conflicts), plural(len(res.Conflicts), "file", "files"))
+		fmt.Fprintf(errOut, "gencode: %s changed outside gencode since it last wrote them; not overwritten (--force overwrites them all; --keep PATH or --overwrite PATH for each):\n", termtext.Count(len(res.Conflicts), "file", "files"))
 		for _, c := range res.Conflicts {
 			fmt.Fprintf(errOut, "  %s\n", c.Path)
 			if c.Diff != "" {

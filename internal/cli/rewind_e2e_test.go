@@ -143,6 +143,9 @@ func TestRewindRestoresShellChanges(t *testing.T) {
 	res = sb.run("rewind", "--list")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "+1 ~2 -1  shuffle things")
+	require.Contains(t, res.stdout, "gencode rewind --to N [--code|--conversation] · --summary ID · --undo [ID]\n",
+		"the way on is said in flags, not the TUI's /rewind")
+	require.NotContains(t, res.stdout, "/rewind")
 
 	res = sb.run("rewind", "--to", "2")
 	require.Equal(t, 0, res.code, res.stderr)

@@ -27,7 +27,7 @@ func newSessionsCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command
 	cmd := &cobra.Command{
 		Use:   "sessions",
 		Short: "List sessions (id, updated, messages, tokens, cost, title)",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withReadApp(ctx, env, cmd, g, func(a *app) error {
 				list, err := a.store.Sessions(ctx, limit)

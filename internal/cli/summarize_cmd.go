@@ -29,7 +29,7 @@ func newSummarizeCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Comman
 			"thresholds, keeping the recent ones verbatim. The originals stay in the log.\n" +
 			"A session too short to compact still gets its facts (files, commands).\n" +
 			"Without --session it acts on the latest session of the current directory.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a, err := newApp(ctx, env, cmd, g)
 			if err != nil {

@@ -223,7 +223,7 @@ func modePick(n int, title string) *Pick {
 		return Result{Action: ActionRun, Line: fmt.Sprintf("/rewind %d %s", n, mode)}
 	}
 	return &Pick{Title: fmt.Sprintf("Rewind to before turn %d: %s", n, title), Items: []Choice{
-		{Title: "Restore code and conversation", Result: run("both")},
+		{Title: "Restore code and conversation", Detail: "the files and the view as they were before the turn", Result: run("both")},
 		{Title: "Restore code only", Detail: "the files as they were; the conversation stays", Result: run("code")},
 		{Title: "Restore conversation only", Detail: "the view as it was; the files stay", Result: run("conversation")},
 	}}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 // ServerStatus is one line of /mcp and `gencode mcp list`.
@@ -89,9 +91,9 @@ func (r Report) Text() string {
 	for _, s := range r.Servers {
 		fmt.Fprintf(&b, "%s  %s  %s (%s)", s.Name, s.State, s.Transport, s.Source)
 		if s.State == "ready" || s.Tools > 0 {
-			fmt.Fprintf(&b, "  %s, %d schema tokens", plural(s.Tools, "tool"), s.SchemaTokens)
+			fmt.Fprintf(&b, "  %s, %d schema tokens", termtext.Count(s.Tools, "tool", "tools"), s.SchemaTokens)
 			if s.Prompts > 0 {
-				b.WriteString(", " + plural(s.Prompts, "prompt"))
+				b.WriteString(", " + termtext.Count(s.Prompts, "prompt", "prompts"))
 			}
 			if s.Resources {
 				b.WriteString(", resources")
@@ -206,11 +208,3 @@ func (m *Manager) GetPrompt(ctx context.Context, command, args string) (string, 
 
 // Configs are the servers the Manager was made with.
 func (m *Manager) Configs() []ServerConfig { return append([]ServerConfig(nil), m.opts.Servers...) }
-
-// plural is "1 tool", "2 tools".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}

@@ -196,7 +196,7 @@ func (t *Tools) search(ctx context.Context, sessionID string, raw json.RawMessag
 	case len(hits) > 0 && hits[0].Partial:
 		fmt.Fprintf(&b, "No message has all the words of %q; %d have some of them", query, total)
 	default:
-		fmt.Fprintf(&b, "%d %s %q", total, plural(total, "message matches", "messages match"), query)
+		fmt.Fprintf(&b, "%s %q", termtext.Count(total, "message matches", "messages match"), query)
 	}
 	if more := total - len(hits); more > 0 {
 		fmt.Fprintf(&b, "; the best %d follow (%d more: add words, or raise limit)", len(hits), more)
@@ -224,13 +224,6 @@ func who(role session.Role, tool string) string {
 		return "assistant (calls " + tool + ")"
 	}
 	return string(role)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // readPage is how many messages ReadHistory loads at a time.

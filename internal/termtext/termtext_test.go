@@ -262,3 +262,10 @@ func BenchmarkSanitizePlain(b *testing.B) {
 		_ = termtext.Sanitize(s)
 	}
 }
+
+func TestCount(t *testing.T) {
+	require.Equal(t, "0 files", termtext.Count(0, "file", "files"))
+	require.Equal(t, "1 file", termtext.Count(1, "file", "files"))
+	require.Equal(t, "2 messages match", termtext.Count(2, "message matches", "messages match"))
+	require.Equal(t, "1 message matches", termtext.Count(1, "message matches", "messages match"))
+}

@@ -122,3 +122,13 @@ func Thousands(n int) string {
 	}
 	return b.String()
 }
+
+// Count is n with its noun in the number it takes: "1 file", "2 files"
+// (one and many are the two forms, e.g. "message matches", "messages
+// match").
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}

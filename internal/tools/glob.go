@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 const (
@@ -121,7 +123,7 @@ func runGlob(ctx context.Context, s *Set, raw json.RawMessage) output {
 	var b strings.Builder
 	for i, m := range matches {
 		if i == globMaxResults {
-			fmt.Fprintf(&b, "[%s not shown; narrow the pattern or path]\n", plural(len(matches)-i, "more file"))
+			fmt.Fprintf(&b, "[%s not shown; narrow the pattern or path]\n", termtext.Count(len(matches)-i, "more file", "more files"))
 			break
 		}
 		b.WriteString(m)

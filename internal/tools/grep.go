@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 const (
@@ -165,7 +167,7 @@ func (g *grepper) report(pattern, where string) string {
 		tail = append(tail, fmt.Sprintf("showing %d of %d matches in %d files; narrow the pattern, path or include", grepMaxMatches, g.matches, g.files))
 	}
 	if g.binary > 0 {
-		tail = append(tail, plural(g.binary, "binary file")+" skipped")
+		tail = append(tail, termtext.Count(g.binary, "binary file", "binary files")+" skipped")
 	}
 	out := g.b.String()
 	if g.matches == 0 {
@@ -175,12 +177,4 @@ func (g *grepper) report(pattern, where string) string {
 		out += "[" + strings.Join(tail, "; ") + "]"
 	}
 	return strings.TrimSuffix(out, "\n")
-}
-
-// plural returns "1 file", "2 files".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -66,7 +66,9 @@ func TestRewindPickerRestoresAndReloads(t *testing.T) {
 	h.untilModel("the modes", func(m Model) bool {
 		return m.mode == modePicker && strings.Contains(m.Screen(), "Restore code and conversation")
 	})
-	require.Contains(t, h.view(), "Restore conversation only")
+	v = h.view()
+	require.Contains(t, v, "Restore conversation only")
+	require.Contains(t, v, "the files and the view as they were before the turn", "each way says what it restores")
 	h.key("enter")
 	h.until("the rewind's note", func(v string) bool { return strings.Contains(v, "Rewound to before turn 1 (both).") })
 	require.NoFileExists(t, filepath.Join(proj, "a.txt"))

@@ -135,7 +135,8 @@ func (m Model) View() string {
 // keyLine is the dialog's keys, briefly, as far as the width allows.
 func (m Model) keyLine() string {
 	short := []struct{ help, desc string }{
-		{"↑/↓", "file"}, {"space", "keep mine / overwrite"},
+		{"↑/↓", "file"}, {"space", "toggle"},
+		{m.km.Keep.Help().Key, "keep mine"}, {m.km.Overwrite.Help().Key, "overwrite"},
 		{m.km.Apply.Help().Key, "rewind"}, {m.km.Cancel.Help().Key, "cancel"},
 	}
 	var parts []string
