@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -58,7 +59,20 @@ func newSummarizeCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Comman
 			for _, n := range notes {
 				fmt.Fprintln(env.Stderr, "gencode: "+termtext.OneLine(n, 0))
 			}
-			s := a.buildSummarizer(a.cfg.Model, ag, nil)
+			// The session's facts are read from the messages the
+			// compaction reads (a long log's range, once for both); the
+			// rest of the log is read after it. A compaction that deletes
+			// the originals takes them out of the facts: they are read
+			// after it, whole.
+			var tap *factsTap
+			var store summarize.LogStore = a.store
+			if !a.cfg.Summarize.DeleteOriginals {
+				if tap, err = newFactsTap(ctx, a.store, sess.ID); err != nil {
+					return err
+				}
+				store = tappedStore{Store: a.store, tap: tap}
+			}
+			s := a.buildSummarizerOn(store, a.cfg.Model, ag, nil)
 			defer s.Close()
 			a.hooks = a.newHooks(func(msg string) { fmt.Fprintln(env.Stderr, "gencode: "+a.redact(termtext.OneLine(msg, 0))) })
 			a.hooks.TellUnapproved()
@@ -69,7 +83,12 @@ func newSummarizeCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Comman
 			if err != nil && !nothing {
 				return fmt.Errorf("summarize session %s: %w", sess.ID, err)
 			}
-			all, err := facts.OfSeq(rewind.FactsLog(ctx, a.store, sess.ID))
+			var all session.Summary
+			if tap != nil {
+				all, err = tap.finish()
+			} else {
+				all, err = facts.OfSeq(rewind.FactsLog(ctx, a.store, sess.ID))
+			}
 			if err != nil {
 				return err
 			}
@@ -91,6 +110,94 @@ func newSummarizeCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Comman
 	cmd.Flags().StringVar(&focus, "focus", "", "what the summary should dwell on, e.g. \"the auth refactor\"")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session's facts and the summary applied (or null) as one JSON object")
 	return cmd
+}
+
+// factsTap extracts the session's facts (FactsLog's, the whole log through
+// its rewinds) from the messages another reader reads in order (see), and
+// reads the rest itself: what comes before them and, at finish, after.
+type factsTap struct {
+	ctx  context.Context
+	st   *session.Store
+	id   string
+	f    *rewind.FactsFilter
+	ext  facts.Extractor
+	next int64 // the seq the facts read next
+	err  error
+}
+
+func newFactsTap(ctx context.Context, st *session.Store, id string) (*factsTap, error) {
+	f, err := rewind.NewFactsFilter(ctx, st, id)
+	if err != nil {
+		return nil, err
+	}
+	return &factsTap{ctx: ctx, st: st, id: id, f: f, ext: facts.NewExtractor(true), next: 1}, nil
+}
+
+func (t *factsTap) add(m session.Message) bool { t.ext.Add(m); return true }
+
+// see takes m, read by another reader: the messages before it not read yet
+// are read first; one read already (a range read twice) is not taken again.
+func (t *factsTap) see(m session.Message) {
+	if t.err != nil || m.Seq < t.next {
+		return
+	}
+	if m.Seq > t.next && !t.read(m.Seq-1) {
+		return
+	}
+	t.f.Feed(m, t.add)
+	t.next = m.Seq + 1
+}
+
+// read reads the log from next through to (0: its end) into the facts.
+func (t *factsTap) read(to int64) bool {
+	for m, err := range t.st.Each(t.ctx, t.id, t.next, to) {
+		if err != nil {
+			t.err = err
+			return false
+		}
+		t.f.Feed(m, t.add)
+		t.next = m.Seq + 1
+	}
+	if to > 0 {
+		t.next = max(t.next, to+1)
+	}
+	return true
+}
+
+// finish reads the rest of the log and returns the session's facts.
+func (t *factsTap) finish() (session.Summary, error) {
+	if t.err == nil {
+		t.read(0)
+	}
+	if t.err != nil {
+		return session.Summary{}, t.err
+	}
+	t.f.End(t.add)
+	return t.ext.Finish(), nil
+}
+
+// tappedStore is the store whose reads of the session's log (Each) the
+// tap sees.
+type tappedStore struct {
+	*session.Store
+	tap *factsTap
+}
+
+func (s tappedStore) Each(ctx context.Context, id string, from, to int64) iter.Seq2[session.Message, error] {
+	msgs := s.Store.Each(ctx, id, from, to)
+	if id != s.tap.id {
+		return msgs
+	}
+	return func(yield func(session.Message, error) bool) {
+		for m, err := range msgs {
+			if err == nil {
+				s.tap.see(m)
+			}
+			if !yield(m, err) {
+				return
+			}
+		}
+	}
 }
 
 func printFactsJSON(w io.Writer, sess session.Session, f session.Summary, applied *session.Summary) error {

@@ -61,6 +61,12 @@ func (a *app) newSummarizer(model string, ag *agent.Agent, off bool, notify func
 // deterministic summary, so a failing summarizer never holds a turn for
 // the client's retry budget.
 func (a *app) buildSummarizer(model string, ag *agent.Agent, notify func(summarize.Report)) *summarize.Summarizer {
+	return a.buildSummarizerOn(a.store, model, ag, notify)
+}
+
+// buildSummarizerOn is buildSummarizer reading the log from store, which
+// wraps a.store (see factsTap).
+func (a *app) buildSummarizerOn(store summarize.LogStore, model string, ag *agent.Agent, notify func(summarize.Report)) *summarize.Summarizer {
 	cfg := a.cfg // this agent's: the summary model follows the agent's when not set
 	cfg.Model = model
 	key := cfg.APIKey
@@ -90,7 +96,7 @@ func (a *app) buildSummarizer(model string, ag *agent.Agent, notify func(summari
 		}
 	}
 	comp := completer{c: client, tools: ag.Tools, usage: a.store, model: requestsFor(ss), hook: a.env.PanicAt}
-	return summarize.New(a.store, comp, a.tokens.Counter(model), ag.Policy(), summarize.Config{
+	return summarize.New(store, comp, a.tokens.Counter(model), ag.Policy(), summarize.Config{
 		Enabled:              true,
 		Window:               ag.Window(),
 		SummaryWindow:        summaryWindow,

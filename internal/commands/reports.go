@@ -406,7 +406,7 @@ func Brief(m session.Message, width int) string {
 		} else if m.Meta.Failed {
 			status = " failed"
 		}
-		body = fmt.Sprintf("← %s%s: %s", m.Name, status, m.Text())
+		body = "← " + m.Name + status + ": " + m.Text()
 	case len(m.ToolCalls) > 0:
 		var calls []string
 		for _, c := range m.ToolCalls {

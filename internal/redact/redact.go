@@ -467,6 +467,11 @@ type keywordIndex struct {
 	// redaction faults in 8 pages, not 32.
 	pair  [1 << 14]uint16
 	pairs [][]int
+	// thirds[p] has the bit of byte c set when a keyword of pairs[p] has
+	// c third (all bits: one is two bytes long), so that most pairs of
+	// prose (the "to" of "total", the "se" of "session") are passed over
+	// without comparing their keywords.
+	thirds [][4]uint64
 }
 
 // pairIndex is the pair table's slot for two bytes folded to lower case;
@@ -507,9 +512,16 @@ func newKeywordIndex(rules []rule) *keywordIndex {
 				p := pairIndex(w[0], w[1])
 				if k.pair[p] == 0 {
 					k.pairs = append(k.pairs, nil)
+					k.thirds = append(k.thirds, [4]uint64{})
 					k.pair[p] = uint16(len(k.pairs))
 				}
 				k.pairs[k.pair[p]-1] = append(k.pairs[k.pair[p]-1], id)
+				third := &k.thirds[k.pair[p]-1]
+				if len(w) == 2 {
+					*third = [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
+				} else {
+					third[w[2]>>6] |= 1 << (w[2] & 63)
+				}
 			}
 			if n := len(k.rules[id]); n == 0 || k.rules[id][n-1].rule != ri {
 				k.rules[id] = append(k.rules[id], ruleRef{rule: ri, mode: r.modes[w]})
@@ -526,6 +538,12 @@ func (k *keywordIndex) scan(s string, hit func(pos, kw int)) {
 		p := k.pair[pairIndex(s[i], s[i+1])]
 		if p == 0 {
 			continue
+		}
+		if i+2 < len(s) {
+			c := lowerASCII(s[i+2])
+			if k.thirds[p-1][c>>6]&(1<<(c&63)) == 0 {
+				continue
+			}
 		}
 		for _, id := range k.pairs[p-1] {
 			if hasPrefixFold(s[i:], k.words[id]) {

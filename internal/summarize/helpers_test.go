@@ -190,7 +190,7 @@ func testPolicy(counter Counter, cfg Config, fixed int) *view.Policy {
 }
 
 // newSummarizer is New with testPolicy.
-func newSummarizer(store logStore, llm Completer, counter Counter, cfg Config) *Summarizer {
+func newSummarizer(store LogStore, llm Completer, counter Counter, cfg Config) *Summarizer {
 	return New(store, llm, counter, testPolicy(counter, cfg, testFixedCost), cfg)
 }
 

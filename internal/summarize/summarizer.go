@@ -65,8 +65,9 @@ type Counter interface {
 	Count(text string) int
 }
 
-// logStore is the session store as the summarizer uses it.
-type logStore interface {
+// LogStore is the session store as the summarizer uses it (a *session.Store,
+// or one that wraps it).
+type LogStore interface {
 	Session(ctx context.Context, id string) (session.Session, error)
 	Summaries(ctx context.Context, sessionID string, all bool) ([]session.Summary, error)
 	SummarizedThrough(ctx context.Context, sessionID string) (int64, error)
@@ -206,7 +207,7 @@ type Stats struct {
 // Compact after a provider overflow. SummarizeNow serves /summarize. It is
 // safe for concurrent use; Close stops its goroutines.
 type Summarizer struct {
-	store   logStore
+	store   LogStore
 	llm     Completer
 	counter Counter
 	cfg     Config
@@ -229,7 +230,7 @@ type Summarizer struct {
 // adapter over the LLM client, counter the tokenizer, policy the view
 // policy the agent builds its requests with: the summarizer plans with the
 // same figures, so there is no second policy to disagree with it.
-func New(store logStore, llm Completer, counter Counter, policy *view.Policy, cfg Config) *Summarizer {
+func New(store LogStore, llm Completer, counter Counter, policy *view.Policy, cfg Config) *Summarizer {
 	if policy == nil {
 		panic("summarize.New: no view policy")
 	}

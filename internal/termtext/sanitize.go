@@ -104,6 +104,20 @@ func isClean(s string) bool {
 	return true
 }
 
+// cleanRune is isClean for one character: whether Sanitize keeps r, the
+// first character of s, as it is.
+func cleanRune(r rune, s string) bool {
+	if r < utf8.RuneSelf {
+		return !(r < 0x20 && r != '\n' && r != '\t' || r == 0x7f)
+	}
+	if r == utf8.RuneError {
+		if _, size := utf8.DecodeRuneInString(s); size == 1 {
+			return false
+		}
+	}
+	return !isC1(r) && !isBidi(r)
+}
+
 func isC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
 
 // isBidi reports the bidirectional embedding, override and isolate

@@ -16,35 +16,50 @@ const Ellipsis = "…"
 // max > 0 the result has at most max characters, the last an ellipsis
 // when it was cut.
 func OneLine(s string, max int) string {
-	s = Sanitize(s)
 	if max <= 0 {
-		return strings.Join(strings.Fields(s), " ")
+		return strings.Join(strings.Fields(Sanitize(s)), " ")
 	}
-	// Only the first max+1 characters of the line decide what is shown (a
-	// cut at max), so the rest of a long message is not split into words:
-	// that was most of `history --full`'s CPU.
+	// Sanitize leaves a clean start as it is, and only the first max+1
+	// characters of the line decide what is shown: a text whose start is
+	// clean is not sanitized whole (a check of every byte and a copy of a
+	// long message, per line of `history --full`).
+	if line, ok := oneLine(s, max, true); ok {
+		return line
+	}
+	line, _ := oneLine(Sanitize(s), max, false)
+	return line
+}
+
+// oneLine is OneLine with max > 0 of s read up to its cut, so the rest of
+// a long message is not split into words (that was most of `history
+// --full`'s CPU). With check set it stops, not ok, at the first character
+// that Sanitize would change.
+func oneLine(s string, max int, check bool) (line string, ok bool) {
 	var b strings.Builder
 	n, space := 0, false
 	for i, r := range s {
+		if n > max {
+			break // the cut is decided: nothing more is written
+		}
+		if check && !cleanRune(r, s[i:]) {
+			return "", false
+		}
 		if unicode.IsSpace(r) { // strings.Fields' white space
 			space = n > 0
 			continue
 		}
 		if space {
+			b.WriteByte(' ')
+			n, space = n+1, false
 			if n > max {
 				break
 			}
-			b.WriteByte(' ')
-			n, space = n+1, false
-		}
-		if n > max {
-			break
 		}
 		_, size := utf8.DecodeRuneInString(s[i:])
 		b.WriteString(s[i : i+size]) // its bytes, as Fields keeps them
 		n++
 	}
-	return clip(b.String(), max, Ellipsis)
+	return clip(b.String(), max, Ellipsis), true
 }
 
 // FirstLine is the first line of s, sanitized and trimmed, at most max
