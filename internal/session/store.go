@@ -259,12 +259,14 @@ var migrations = []string{
 }
 
 // blockSchema is the migration that keeps each summary's block as the
-// view renders it, with the renderer's form (WithRenderer): rendering a
-// long summary was a tenth of a compacted session's turn. NULL: not
+// view renders it, with the renderer's form (WithRenderer), and its head
+// (summaryHead, JSON): rendering a long summary and decoding its record
+// were most of what loading a compacted session's view cost. NULL: not
 // rendered yet (a summary stored before, or by a store without the
 // renderer); LoadView renders it then.
 const blockSchema = `ALTER TABLE summaries ADD COLUMN block TEXT;
-	ALTER TABLE summaries ADD COLUMN block_form TEXT;`
+	ALTER TABLE summaries ADD COLUMN block_form TEXT;
+	ALTER TABLE summaries ADD COLUMN head TEXT;`
 
 // Renderer renders a summary's block as the view shows it to the model
 // (view.RenderSummary); Form names its output (view.BlockForm): a block
@@ -636,13 +638,15 @@ func (s *Store) activeSummaries(ctx context.Context, sessionID string, how loadi
 	if s.renderer.Render == nil {
 		how = whole
 	}
-	return s.summaries(ctx, `SELECT id, data, superseded_by, block, block_form FROM summaries
-		WHERE session_id = ? AND superseded_by IS NULL ORDER BY from_seq, created_at`, sessionID, how)
+	// With heads, a summary whose block is stored is read by its head.
+	return s.summaries(ctx, `SELECT id, CASE WHEN ?2 AND block_form = ?3 AND head IS NOT NULL THEN head ELSE data END,
+		superseded_by, block, block_form FROM summaries
+		WHERE session_id = ?1 AND superseded_by IS NULL ORDER BY from_seq, created_at`, sessionID, how, how == heads, s.renderer.Form)
 }
 
 // summaryHead is what a request needs of a summary besides its block
 // (RequestView): its range, the limits it was rendered with and the
-// count of its block.
+// count of its block. It is stored with the block (the head column).
 type summaryHead struct {
 	ID          string    `json:"id"`
 	SessionID   string    `json:"session_id"`
@@ -657,6 +661,20 @@ type summaryHead struct {
 	KeepChars   int       `json:"keep_chars,omitempty"`
 }
 
+// headOf is s's head.
+func headOf(s Summary) summaryHead {
+	return summaryHead{ID: s.ID, SessionID: s.SessionID, FromSeq: s.FromSeq, ToSeq: s.ToSeq, GeneratedAt: s.GeneratedAt,
+		Model: s.Model, Fallback: s.Fallback, TokenCount: s.TokenCount, TokenKey: s.TokenKey,
+		RenderChars: s.RenderChars, KeepChars: s.KeepChars}
+}
+
+// summary is the summary h is the head of, without its facts.
+func (h summaryHead) summary() Summary {
+	return Summary{ID: h.ID, SessionID: h.SessionID, FromSeq: h.FromSeq, ToSeq: h.ToSeq, GeneratedAt: h.GeneratedAt,
+		Model: h.Model, Fallback: h.Fallback, TokenCount: h.TokenCount, TokenKey: h.TokenKey,
+		RenderChars: h.RenderChars, KeepChars: h.KeepChars}
+}
+
 // summaries runs q, a query of summaries' id, data, superseded_by, block
 // and block_form, and returns them, with (but for whole) their blocks in
 // this store's renderer's form (nil when there are none). A summary whose
@@ -665,8 +683,8 @@ type summaryHead struct {
 // the next process when the store can be written (best effort: it is
 // rendered again otherwise). With heads, a summary whose block is stored
 // is decoded without its facts (summaryHead).
-func (s *Store) summaries(ctx context.Context, q string, sessionID string, how loading) ([]Summary, map[string]string, error) {
-	rows, err := s.db.QueryContext(ctx, q, sessionID)
+func (s *Store) summaries(ctx context.Context, q string, sessionID string, how loading, args ...any) ([]Summary, map[string]string, error) {
+	rows, err := s.db.QueryContext(ctx, q, append([]any{sessionID}, args...)...)
 	if err != nil {
 		return nil, nil, s.errorf("load summaries of session %s: %w", sessionID, err)
 	}
@@ -675,7 +693,8 @@ func (s *Store) summaries(ctx context.Context, q string, sessionID string, how l
 	var blocks map[string]string
 	var stale []string
 	for rows.Next() {
-		var id, data string
+		var id string
+		var data []byte
 		var sup, block, form sql.NullString
 		if err := rows.Scan(&id, &data, &sup, &block, &form); err != nil {
 			return nil, nil, s.errorf("load summaries of session %s: %w", sessionID, err)
@@ -684,13 +703,11 @@ func (s *Store) summaries(ctx context.Context, q string, sessionID string, how l
 		var sum Summary
 		if stored && how == heads {
 			var h summaryHead
-			if err := json.Unmarshal([]byte(data), &h); err != nil {
+			if err := json.Unmarshal(data, &h); err != nil {
 				return nil, nil, s.errorf("decode summary of session %s: %w", sessionID, err)
 			}
-			sum = Summary{ID: h.ID, SessionID: h.SessionID, FromSeq: h.FromSeq, ToSeq: h.ToSeq, GeneratedAt: h.GeneratedAt,
-				Model: h.Model, Fallback: h.Fallback, TokenCount: h.TokenCount, TokenKey: h.TokenKey,
-				RenderChars: h.RenderChars, KeepChars: h.KeepChars}
-		} else if err := json.Unmarshal([]byte(data), &sum); err != nil {
+			sum = h.summary()
+		} else if err := json.Unmarshal(data, &sum); err != nil {
 			return nil, nil, s.errorf("decode summary of session %s: %w", sessionID, err)
 		}
 		sum.SupersededBy = sup.String
@@ -719,9 +736,9 @@ func (s *Store) summaries(ctx context.Context, q string, sessionID string, how l
 		}
 		block := s.renderer.Render(sum)
 		blocks[sum.ID] = block
-		if !s.readOnly {
-			_, _ = s.db.ExecContext(ctx, `UPDATE summaries SET block = ?, block_form = ? WHERE id = ?`,
-				block, s.renderer.Form, sum.ID)
+		if head, err := json.Marshal(headOf(sum)); err == nil && !s.readOnly {
+			_, _ = s.db.ExecContext(ctx, `UPDATE summaries SET block = ?, block_form = ?, head = ? WHERE id = ?`,
+				block, s.renderer.Form, string(head), sum.ID)
 		}
 	}
 	return out, blocks, nil
@@ -799,16 +816,20 @@ func (s *Store) ApplySummary(ctx context.Context, sum Summary, replaces []string
 	}
 	// The block is rendered from the record as stored (and as LoadView
 	// will decode it), so that no process renders it again.
-	var block, form any
+	var block, form, head any
 	if s.renderer.Render != nil {
 		var stored Summary
 		if err := json.Unmarshal(data, &stored); err != nil {
 			return Summary{}, s.errorf("encode summary %s: %w", sum.ID, err)
 		}
-		block, form = s.renderer.Render(stored), s.renderer.Form
+		h, err := json.Marshal(headOf(stored))
+		if err != nil {
+			return Summary{}, s.errorf("encode summary %s: %w", sum.ID, err)
+		}
+		block, form, head = s.renderer.Render(stored), s.renderer.Form, string(h)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO summaries(id, session_id, from_seq, to_seq, created_at, data, block, block_form)
-		VALUES(?,?,?,?,?,?,?,?)`, sum.ID, sum.SessionID, sum.FromSeq, sum.ToSeq, unixMilli(sum.GeneratedAt), string(data), block, form); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO summaries(id, session_id, from_seq, to_seq, created_at, data, block, block_form, head)
+		VALUES(?,?,?,?,?,?,?,?,?)`, sum.ID, sum.SessionID, sum.FromSeq, sum.ToSeq, unixMilli(sum.GeneratedAt), string(data), block, form, head); err != nil {
 		return Summary{}, s.errorf("store summary %s: %w", sum.ID, err)
 	}
 	if deleteOriginals {
