@@ -347,9 +347,17 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	if id == "" {
 		return Session{}, s.errorf("session %q: %w", id, ErrNotFound)
 	}
+	// A whole id (every turn's lookups) is found by the primary key; only
+	// a prefix is looked for among all the sessions.
+	sess, err := scanSession(s.db.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))
+	switch {
+	case err == nil:
+		return sess, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return Session{}, s.errorf("find session %s: %w", id, err)
+	}
 	rows, err := s.db.QueryContext(ctx,
-		`SELECT `+sessionCols+` FROM sessions WHERE id = ? OR substr(id, 1, ?) = ? ORDER BY id = ? DESC LIMIT 2`,
-		id, len(id), id, id)
+		`SELECT `+sessionCols+` FROM sessions WHERE substr(id, 1, ?) = ? LIMIT 2`, len(id), id)
 	if err != nil {
 		return Session{}, s.errorf("find session %s: %w", id, err)
 	}
@@ -368,7 +376,7 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	switch {
 	case len(found) == 0:
 		return Session{}, s.errorf("session %s: %w", id, ErrNotFound)
-	case len(found) > 1 && found[0].ID != id:
+	case len(found) > 1:
 		return Session{}, s.ambiguous(ctx, id)
 	}
 	return found[0], nil
