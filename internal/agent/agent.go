@@ -46,7 +46,9 @@ type streamer interface {
 // logStore is the session log as the agent uses it.
 type logStore interface {
 	Append(ctx context.Context, sessionID string, msgs ...session.Message) ([]session.Message, error)
-	LoadView(ctx context.Context, sessionID string) (session.View, error)
+	// RequestView is LoadView for requests: summaries whose blocks are
+	// stored come without their facts (see session.Store.RequestView).
+	RequestView(ctx context.Context, sessionID string) (session.View, error)
 	SetTitle(ctx context.Context, id, title string) error
 	// AddUsage records what a request used (see session.Usage).
 	AddUsage(ctx context.Context, sessionID string, u session.Usage) error
@@ -515,7 +517,7 @@ func (t *turn) run(m UserMessage) (string, error) {
 			t.a.opts.Logger.Warn("compact a long unsummarized log", "session", t.sessionID, "err", err)
 		}
 	}
-	v, err := t.a.store.LoadView(t.logCtx(), t.sessionID)
+	v, err := t.a.store.RequestView(t.logCtx(), t.sessionID)
 	if err != nil {
 		return "", fmt.Errorf("load session %s: %w", t.sessionID, err)
 	}

@@ -240,7 +240,8 @@ func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, op
 	}
 	// The meter adds the view up from what the store keeps at append,
 	// classified by the view policy's rule.
-	opts = append([]session.Option{session.WithClassifier(view.Classify)}, opts...)
+	// A summary's block is stored rendered by the view's renderer.
+	opts = append([]session.Option{session.WithClassifier(view.Classify), session.WithRenderer(view.Renderer)}, opts...)
 	store, err := session.Open(ctx, cfg.DataDir, opts...)
 	if err != nil {
 		return nil, err

@@ -37,7 +37,16 @@ import (
 // in one run.
 //
 //	go test ./internal/cli -run '^$' -bench PrintTurnCPU -benchtime 20x
-func BenchmarkPrintTurnCPU(b *testing.B) {
+func BenchmarkPrintTurnCPU(b *testing.B) { printTurnCPU(b, 0) }
+
+// BenchmarkPrintTurnCPUManySessions is BenchmarkPrintTurnCPU in a store
+// that holds 3,000 other sessions, as a user's does after a while: a
+// turn's CPU must not grow with them.
+//
+//	go test ./internal/cli -run '^$' -bench PrintTurnCPUManySessions -benchtime 40x
+func BenchmarkPrintTurnCPUManySessions(b *testing.B) { printTurnCPU(b, 3000) }
+
+func printTurnCPU(b *testing.B, others int) {
 	type runs struct{ help, turn, helper time.Duration }
 	measure := func(h *cpuHome, bin string, r *runs) {
 		r.help += h.cpu(bin, 0, "--help")
@@ -47,11 +56,13 @@ func BenchmarkPrintTurnCPU(b *testing.B) {
 	binary, base := placedAlike(b, binary, os.Getenv("GENCODE_BASE_BIN"))
 	h := newCPUHome(b)
 	h.cpu(binary, 0, "-p", "warm up") // creates the database: not part of a turn
+	addSessions(b, h.dataDir, others)
 
 	var hb *cpuHome // the other build's: its store has its schema
 	if base != "" {
 		hb = newCPUHome(b)
 		hb.cpu(base, 0, "-p", "warm up")
+		addSessions(b, hb.dataDir, others)
 	}
 	var this, before runs
 	for i := 0; b.Loop(); i++ {
@@ -245,6 +256,21 @@ func BenchmarkCompactedTurnCPU(b *testing.B) {
 		b.ReportMetric(ms(baseFresh), "base-new-cpu-ms")
 		b.ReportMetric(float64(baseCompacted)/float64(baseFresh), "base-compacted/new")
 	}
+}
+
+// addSessions adds n empty sessions of another directory to the store in
+// dir, in SQL every schema so far has (the store may be another build's).
+func addSessions(b *testing.B, dir string, n int) {
+	if n == 0 {
+		return
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dir, session.FileName))
+	require.NoError(b, err)
+	defer db.Close()
+	_, err = db.Exec(`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ?)
+		INSERT INTO sessions(id, created_at, updated_at, cwd, model)
+		SELECT lower(hex(randomblob(6))), 0, 0, '/elsewhere', 'gpt-4o-mini' FROM c`, n)
+	require.NoError(b, err)
 }
 
 // schemaVersion is the schema version of the store in dir.

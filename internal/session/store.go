@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,6 +36,8 @@ type Store struct {
 	quickCheckMax int64
 	// classifier is the view policy's rule for the meter (WithClassifier).
 	classifier Classifier
+	// renderer renders summary blocks (WithRenderer).
+	renderer Renderer
 }
 
 // Option configures a Store.
@@ -252,7 +255,31 @@ var migrations = []string{
 	countSchema,    // tokencache.go: counts of the texts every request repeats
 	promptSchema,   // prompts.go: the messages the user sent, for Up
 	roleSumSchema,  // tally.go: the user's and assistant's running sums, for /context
+	blockSchema,    // the summaries' rendered blocks (WithRenderer)
 }
+
+// blockSchema is the migration that keeps each summary's block as the
+// view renders it, with the renderer's form (WithRenderer), and its head
+// (summaryHead, JSON): rendering a long summary and decoding its record
+// were most of what loading a compacted session's view cost. NULL: not
+// rendered yet (a summary stored before, or by a store without the
+// renderer); LoadView renders it then.
+const blockSchema = `ALTER TABLE summaries ADD COLUMN block TEXT;
+	ALTER TABLE summaries ADD COLUMN block_form TEXT;
+	ALTER TABLE summaries ADD COLUMN head TEXT;`
+
+// Renderer renders a summary's block as the view shows it to the model
+// (view.RenderSummary); Form names its output (view.BlockForm): a block
+// stored by a renderer of another form is rendered again.
+type Renderer struct {
+	Form   string
+	Render func(Summary) string
+}
+
+// WithRenderer gives the store the view's renderer of summary blocks:
+// ApplySummary stores each summary's block with it and LoadView returns
+// them (View.Blocks).
+func WithRenderer(r Renderer) Option { return func(s *Store) { s.renderer = r } }
 
 func (s *Store) migrate(ctx context.Context) error {
 	var version int
@@ -320,9 +347,17 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	if id == "" {
 		return Session{}, s.errorf("session %q: %w", id, ErrNotFound)
 	}
+	// A whole id (every turn's lookups) is found by the primary key; only
+	// a prefix is looked for among all the sessions.
+	sess, err := scanSession(s.db.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))
+	switch {
+	case err == nil:
+		return sess, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return Session{}, s.errorf("find session %s: %w", id, err)
+	}
 	rows, err := s.db.QueryContext(ctx,
-		`SELECT `+sessionCols+` FROM sessions WHERE id = ? OR substr(id, 1, ?) = ? ORDER BY id = ? DESC LIMIT 2`,
-		id, len(id), id, id)
+		`SELECT `+sessionCols+` FROM sessions WHERE substr(id, 1, ?) = ? LIMIT 2`, len(id), id)
 	if err != nil {
 		return Session{}, s.errorf("find session %s: %w", id, err)
 	}
@@ -341,7 +376,7 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	switch {
 	case len(found) == 0:
 		return Session{}, s.errorf("session %s: %w", id, ErrNotFound)
-	case len(found) > 1 && found[0].ID != id:
+	case len(found) > 1:
 		return Session{}, s.ambiguous(ctx, id)
 	}
 	return found[0], nil
@@ -587,34 +622,134 @@ func (s *Store) Tail(ctx context.Context, sessionID string, n int) ([]Message, e
 // Summaries returns a session's summaries ordered by range. With all false
 // only the active ones (not merged into a later summary) are returned.
 func (s *Store) Summaries(ctx context.Context, sessionID string, all bool) ([]Summary, error) {
-	q := `SELECT data, superseded_by FROM summaries WHERE session_id = ?`
+	q := `SELECT id, data, superseded_by, NULL, NULL FROM summaries WHERE session_id = ?`
 	if !all {
 		q += ` AND superseded_by IS NULL`
 	}
-	q += ` ORDER BY from_seq, created_at`
-	rows, err := s.db.QueryContext(ctx, q, sessionID)
+	sums, _, err := s.summaries(ctx, q+` ORDER BY from_seq, created_at`, sessionID, whole)
+	return sums, err
+}
+
+// loading says how summaries are loaded (Store.summaries).
+type loading int
+
+const (
+	whole      loading = iota // the records, no blocks
+	withBlocks                // the records and their blocks
+	heads                     // the blocks, and of a summary with one only its head
+)
+
+// activeSummaries are a session's active summaries, ordered by range, with
+// their blocks (View.Blocks) when the store has a renderer: how says
+// whether with their facts (withBlocks, heads).
+func (s *Store) activeSummaries(ctx context.Context, sessionID string, how loading) ([]Summary, map[string]string, error) {
+	if s.renderer.Render == nil {
+		how = whole
+	}
+	// With heads, a summary whose block is stored is read by its head.
+	return s.summaries(ctx, `SELECT id, CASE WHEN ?2 AND block_form = ?3 AND head IS NOT NULL THEN head ELSE data END,
+		superseded_by, block, block_form FROM summaries
+		WHERE session_id = ?1 AND superseded_by IS NULL ORDER BY from_seq, created_at`, sessionID, how, how == heads, s.renderer.Form)
+}
+
+// summaryHead is what a request needs of a summary besides its block
+// (RequestView): its range, the limits it was rendered with and the
+// count of its block. It is stored with the block (the head column).
+type summaryHead struct {
+	ID          string    `json:"id"`
+	SessionID   string    `json:"session_id"`
+	FromSeq     int64     `json:"from_seq"`
+	ToSeq       int64     `json:"to_seq"`
+	GeneratedAt time.Time `json:"generated_at"`
+	Model       string    `json:"model"`
+	Fallback    bool      `json:"fallback"`
+	TokenCount  int       `json:"token_count"`
+	TokenKey    string    `json:"token_key,omitempty"`
+	RenderChars int       `json:"render_chars,omitempty"`
+	KeepChars   int       `json:"keep_chars,omitempty"`
+}
+
+// headOf is s's head.
+func headOf(s Summary) summaryHead {
+	return summaryHead{ID: s.ID, SessionID: s.SessionID, FromSeq: s.FromSeq, ToSeq: s.ToSeq, GeneratedAt: s.GeneratedAt,
+		Model: s.Model, Fallback: s.Fallback, TokenCount: s.TokenCount, TokenKey: s.TokenKey,
+		RenderChars: s.RenderChars, KeepChars: s.KeepChars}
+}
+
+// summary is the summary h is the head of, without its facts.
+func (h summaryHead) summary() Summary {
+	return Summary{ID: h.ID, SessionID: h.SessionID, FromSeq: h.FromSeq, ToSeq: h.ToSeq, GeneratedAt: h.GeneratedAt,
+		Model: h.Model, Fallback: h.Fallback, TokenCount: h.TokenCount, TokenKey: h.TokenKey,
+		RenderChars: h.RenderChars, KeepChars: h.KeepChars}
+}
+
+// summaries runs q, a query of summaries' id, data, superseded_by, block
+// and block_form, and returns them, with (but for whole) their blocks in
+// this store's renderer's form (nil when there are none). A summary whose
+// block is missing (stored before the block was, or by a store without
+// the renderer) or of another form is rendered, and the block is kept for
+// the next process when the store can be written (best effort: it is
+// rendered again otherwise). With heads, a summary whose block is stored
+// is decoded without its facts (summaryHead).
+func (s *Store) summaries(ctx context.Context, q string, sessionID string, how loading, args ...any) ([]Summary, map[string]string, error) {
+	rows, err := s.db.QueryContext(ctx, q, append([]any{sessionID}, args...)...)
 	if err != nil {
-		return nil, s.errorf("load summaries of session %s: %w", sessionID, err)
+		return nil, nil, s.errorf("load summaries of session %s: %w", sessionID, err)
 	}
 	defer rows.Close()
 	var out []Summary
+	var blocks map[string]string
+	var stale []string
 	for rows.Next() {
-		var data string
-		var sup sql.NullString
-		if err := rows.Scan(&data, &sup); err != nil {
-			return nil, s.errorf("load summaries of session %s: %w", sessionID, err)
+		var id string
+		var data []byte
+		var sup, block, form sql.NullString
+		if err := rows.Scan(&id, &data, &sup, &block, &form); err != nil {
+			return nil, nil, s.errorf("load summaries of session %s: %w", sessionID, err)
 		}
+		stored := how != whole && block.Valid && form.String == s.renderer.Form
 		var sum Summary
-		if err := json.Unmarshal([]byte(data), &sum); err != nil {
-			return nil, s.errorf("decode summary of session %s: %w", sessionID, err)
+		if stored && how == heads {
+			var h summaryHead
+			if err := json.Unmarshal(data, &h); err != nil {
+				return nil, nil, s.errorf("decode summary of session %s: %w", sessionID, err)
+			}
+			sum = h.summary()
+		} else if err := json.Unmarshal(data, &sum); err != nil {
+			return nil, nil, s.errorf("decode summary of session %s: %w", sessionID, err)
 		}
 		sum.SupersededBy = sup.String
 		out = append(out, sum)
+		switch {
+		case how == whole || sum.ID != id:
+		case stored:
+			if blocks == nil {
+				blocks = map[string]string{}
+			}
+			blocks[id] = block.String
+		default:
+			stale = append(stale, id)
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, s.errorf("load summaries of session %s: %w", sessionID, err)
+		return nil, nil, s.errorf("load summaries of session %s: %w", sessionID, err)
 	}
-	return out, nil
+	rows.Close()
+	for _, sum := range out {
+		if !slices.Contains(stale, sum.ID) {
+			continue
+		}
+		if blocks == nil {
+			blocks = map[string]string{}
+		}
+		block := s.renderer.Render(sum)
+		blocks[sum.ID] = block
+		if head, err := json.Marshal(headOf(sum)); err == nil && !s.readOnly {
+			_, _ = s.db.ExecContext(ctx, `UPDATE summaries SET block = ?, block_form = ?, head = ? WHERE id = ?`,
+				block, s.renderer.Form, string(head), sum.ID)
+		}
+	}
+	return out, blocks, nil
 }
 
 // ApplySummary stores a summary in one transaction. The summaries named in
@@ -687,8 +822,22 @@ func (s *Store) ApplySummary(ctx context.Context, sum Summary, replaces []string
 	if err != nil {
 		return Summary{}, s.errorf("encode summary %s: %w", sum.ID, err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO summaries(id, session_id, from_seq, to_seq, created_at, data)
-		VALUES(?,?,?,?,?,?)`, sum.ID, sum.SessionID, sum.FromSeq, sum.ToSeq, unixMilli(sum.GeneratedAt), string(data)); err != nil {
+	// The block is rendered from the record as stored (and as LoadView
+	// will decode it), so that no process renders it again.
+	var block, form, head any
+	if s.renderer.Render != nil {
+		var stored Summary
+		if err := json.Unmarshal(data, &stored); err != nil {
+			return Summary{}, s.errorf("encode summary %s: %w", sum.ID, err)
+		}
+		h, err := json.Marshal(headOf(stored))
+		if err != nil {
+			return Summary{}, s.errorf("encode summary %s: %w", sum.ID, err)
+		}
+		block, form, head = s.renderer.Render(stored), s.renderer.Form, string(h)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO summaries(id, session_id, from_seq, to_seq, created_at, data, block, block_form, head)
+		VALUES(?,?,?,?,?,?,?,?,?)`, sum.ID, sum.SessionID, sum.FromSeq, sum.ToSeq, unixMilli(sum.GeneratedAt), string(data), block, form, head); err != nil {
 		return Summary{}, s.errorf("store summary %s: %w", sum.ID, err)
 	}
 	if deleteOriginals {
@@ -749,6 +898,12 @@ type View struct {
 	Session   Session
 	Summaries []Summary
 	Messages  []Message
+	// Blocks are the active summaries' blocks by summary id, as the
+	// store's renderer renders them (WithRenderer): stored with each
+	// summary, so that a request reads its block instead of rendering it.
+	// A summary not in it (none given, or a view built in memory) is
+	// rendered by the view.
+	Blocks map[string]string
 }
 
 // SummarizedThrough is the last seq covered by a summary (0 if none).
@@ -762,15 +917,29 @@ func (v View) SummarizedThrough() int64 {
 
 // LoadView loads a session's view. Older messages stay on disk.
 func (s *Store) LoadView(ctx context.Context, sessionID string) (View, error) {
+	return s.loadView(ctx, sessionID, withBlocks)
+}
+
+// RequestView is LoadView for building requests (the agent's turn): a
+// summary whose block is stored (View.Blocks) is given without its facts,
+// only what the view needs besides the block (its range, the limits it
+// was rendered with, its count), since decoding them was most of the
+// cost of loading a compacted session's view. Whatever needs a summary's
+// facts (compaction, merges, the chat) loads it with LoadView.
+func (s *Store) RequestView(ctx context.Context, sessionID string) (View, error) {
+	return s.loadView(ctx, sessionID, heads)
+}
+
+func (s *Store) loadView(ctx context.Context, sessionID string, how loading) (View, error) {
 	sess, err := s.Session(ctx, sessionID)
 	if err != nil {
 		return View{}, err
 	}
-	sums, err := s.Summaries(ctx, sess.ID, false)
+	sums, blocks, err := s.activeSummaries(ctx, sess.ID, how)
 	if err != nil {
 		return View{}, err
 	}
-	v := View{Session: sess, Summaries: sums}
+	v := View{Session: sess, Summaries: sums, Blocks: blocks}
 	msgs, err := s.Messages(ctx, sess.ID, v.SummarizedThrough()+1, 0)
 	if err != nil {
 		return View{}, err

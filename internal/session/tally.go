@@ -418,11 +418,11 @@ func (s *Store) Tally(ctx context.Context, sessionID string, r TallyRule) (Tally
 	if err != nil {
 		return Tally{}, err
 	}
-	sums, err := s.Summaries(ctx, sess.ID, false)
+	sums, blocks, err := s.activeSummaries(ctx, sess.ID, withBlocks)
 	if err != nil {
 		return Tally{}, err
 	}
-	t := Tally{View: View{Session: sess, Summaries: sums}}
+	t := Tally{View: View{Session: sess, Summaries: sums, Blocks: blocks}}
 	t, err = s.tally(ctx, t, r)
 	if err != nil {
 		return Tally{}, s.errorf("tally session %s: %w", sess.ID, err)

@@ -154,6 +154,7 @@ func TestNoOutputAfterUpgrade(t *testing.T) {
 	_, err = st.DB().Exec(`DROP INDEX messages_empty; UPDATE messages SET plain = 0 WHERE role = 'tool' AND content = '';
 		DROP TABLE rewinds; DROP TABLE token_counts; DROP INDEX messages_sent;
 		ALTER TABLE messages DROP COLUMN cum_user_tokens; ALTER TABLE messages DROP COLUMN cum_assistant_tokens;
+		ALTER TABLE summaries DROP COLUMN block; ALTER TABLE summaries DROP COLUMN block_form; ALTER TABLE summaries DROP COLUMN head;
 		PRAGMA user_version = 4`)
 	require.NoError(t, err)
 	require.NoError(t, st.Close())
@@ -193,9 +194,12 @@ func TestRoleSumsAfterUpgrade(t *testing.T) {
 		_, err := st.Append(ctx, sess.ID, turn(k)...)
 		require.NoError(t, err)
 	}
-	// The database as the schema before the role sums left it.
+	// The database as the schema before the role sums left it (the
+	// summaries' blocks came after them).
 	_, err := st.DB().Exec(fmt.Sprintf(`ALTER TABLE messages DROP COLUMN cum_user_tokens;
-		ALTER TABLE messages DROP COLUMN cum_assistant_tokens; PRAGMA user_version = %d`, len(session.Migrations)-1))
+		ALTER TABLE messages DROP COLUMN cum_assistant_tokens;
+		ALTER TABLE summaries DROP COLUMN block; ALTER TABLE summaries DROP COLUMN block_form; ALTER TABLE summaries DROP COLUMN head;
+		PRAGMA user_version = %d`, len(session.Migrations)-2))
 	require.NoError(t, err)
 	require.NoError(t, st.Close())
 

@@ -83,9 +83,9 @@ func (p *Policy) Measure(ctx context.Context, st TallyStore, id string) (Prompt,
 	// counted again then, so the figure is the same.
 	_ = st.SetMaskTokens(ctx, sid, counted)
 	sys := p.SystemPrompt(t.View.Session)
-	r.Fixed = p.overhead() + p.headTokens(p.head(sys, nil, ""))
+	r.Fixed = p.overhead() + p.headTokens(p.head(sys, nil, nil, ""))
 	r.Instructions = p.InstructionTokens()
-	r.Summaries = p.overhead() + p.headTokens(p.head(sys, t.View.Summaries, t.First)) - r.Fixed
+	r.Summaries = p.overhead() + p.headTokens(p.head(sys, t.View.Summaries, t.View.Blocks, t.First)) - r.Fixed
 	r.User, r.Assistant, r.Masked = user, assistant, masked
 	r.ToolOutputs = msgs - user - assistant - masked
 	r.Tokens = r.Fixed + r.Summaries + msgs

@@ -161,6 +161,16 @@ func BlockTokens(sums []session.Summary) int {
 	return n
 }
 
+// BlockForm names RenderSummary's output: the store keeps each summary's
+// block with it, rendered by this build (session.WithRenderer), and
+// renders again a block stored under another form. Change it whenever
+// RenderSummary's output changes (TestBlockFormNamesTheBlock fails until
+// it is).
+const BlockForm = "1"
+
+// Renderer is the store's renderer of summary blocks (session.WithRenderer).
+var Renderer = session.Renderer{Form: BlockForm, Render: RenderSummary}
+
 // RenderSummary is a summary's text as the model reads it: the narrative,
 // then the facts extracted from the log, which no LLM can drop. With
 // s.RenderChars set, each list shows its most recent entries within its share

@@ -1,6 +1,8 @@
 package view
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"testing"
@@ -65,4 +67,55 @@ func TestRenderSummaryCommandsNotRun(t *testing.T) {
 		!strings.Contains(out, "Commands that never ran (denied, canceled or without a result): rm -f notes.txt\n") {
 		t.Fatalf("RenderSummary = %q, want the commands run and, apart, the one that never ran", out)
 	}
+}
+
+// A stored summary's block, kept by the store (session.View.Blocks), is
+// what the request shows, as RenderSummary rendered it: a request's view
+// carries a summary's range and counts, not its facts.
+func TestBuildShowsTheStoredBlock(t *testing.T) {
+	t.Parallel()
+	whole := session.Summary{ID: "s1", FromSeq: 1, ToSeq: 40, Content: "## Goal\n- ship it",
+		UserConstraints: []string{"The port of service 8 is 7008."}, RenderChars: 2000}
+	head := session.Summary{ID: "s1", FromSeq: 1, ToSeq: 40, RenderChars: 2000}
+	msgs := []session.Message{{Seq: 41, Role: session.RoleUser, Content: "go on"}}
+	p := NewPolicy(Config{Window: 8192})
+	want := p.Build(session.View{Session: session.Session{ID: "x"}, Summaries: []session.Summary{whole}, Messages: msgs})
+	require.Contains(t, want.Messages[0].Content, "The port of service 8 is 7008.")
+	got := NewPolicy(Config{Window: 8192}).Build(session.View{Session: session.Session{ID: "x"},
+		Summaries: []session.Summary{head}, Messages: msgs, Blocks: map[string]string{"s1": RenderSummary(whole)}})
+	require.Equal(t, want.Messages, got.Messages)
+	require.Equal(t, want.Tokens, got.Tokens)
+}
+
+// BlockForm names RenderSummary's output, which the store keeps with each
+// summary: a change to the output under the same form would leave the
+// summaries stored before showing the old one. When this fails because the
+// output changed on purpose, give BlockForm a new value and take the new
+// digest.
+func TestBlockFormNamesTheBlock(t *testing.T) {
+	t.Parallel()
+	s := session.Summary{ID: "s1", FromSeq: 3, ToSeq: 90, Content: "## Goal\n- ship it\n# Heading", Goal: "g",
+		KeyDecisions: []string{"use SQLite"}, Topics: []string{"store"}, CurrentState: "half done", NextSteps: []string{"test"},
+		FilesModified: []string{"/w/a.go"}, FilesCreated: []string{"/w/b.go"}, FilesDeleted: []string{"/w/c.go"},
+		FilesReverted: []string{"/w/d.go"}, FilesRead: []string{"/w/e.go"}, ToolsUsed: []session.ToolUsage{{Tool: "Bash", Count: 3, NotableUses: []string{"go vet"}}},
+		Commands: []string{"go test ./..."}, CommandRuns: 4, LastUserRequest: strings.Repeat("do it ", 100),
+		UserConstraints: []string{"Never push.", "The port of service 8 is 7008."}, Focus: "the store",
+		CommandsNotRun: []string{"rm -rf /"}, UserRequests: []string{"first", "second"}, SystemNotes: []string{"be brief"},
+		UserConstraintsLeftOut: 3}
+	for i := range 300 {
+		s.FilesModified = append(s.FilesModified, fmt.Sprintf("/w/pkg/file%03d.go", i))
+		s.UserConstraints = append(s.UserConstraints, fmt.Sprintf("The port of service %d is %d.", i, 7000+i))
+	}
+	var all strings.Builder
+	for _, limits := range [][2]int{{0, 0}, {600, 0}, {4000, 300}} {
+		s.RenderChars, s.KeepChars = limits[0], limits[1]
+		all.WriteString(RenderSummary(s))
+		fallback := s
+		fallback.Content, fallback.Fallback = "", true
+		all.WriteString(RenderSummary(fallback))
+	}
+	sum := sha256.Sum256([]byte(all.String()))
+	require.Equal(t, "1", BlockForm)
+	require.Equal(t, "b66c6323034362ed79b8548d579bc9185e69886c0bc34d0c56319d6305ca12bd", hex.EncodeToString(sum[:]),
+		"RenderSummary's output changed: give BlockForm a new value, then take this digest")
 }

@@ -240,7 +240,7 @@ func (p *Policy) Tell(window int, source string) bool {
 // system prompt (the instructions included), the tool schemas and the
 // reply priming.
 func (p *Policy) Fixed() int {
-	return p.overhead() + p.headTokens(p.head(p.SystemPrompt(session.Session{}), nil, ""))
+	return p.overhead() + p.headTokens(p.head(p.SystemPrompt(session.Session{}), nil, nil, ""))
 }
 
 // InstructionTokens is what the instructions add to every request.
@@ -248,7 +248,7 @@ func (p *Policy) InstructionTokens() int {
 	if p.cfg.Instructions == "" {
 		return 0
 	}
-	return p.Fixed() - p.overhead() - p.headTokens(p.head(p.basePrompt(session.Session{}), nil, ""))
+	return p.Fixed() - p.overhead() - p.headTokens(p.head(p.basePrompt(session.Session{}), nil, nil, ""))
 }
 
 // basePrompt is a session's system prompt without the instructions.
@@ -373,8 +373,8 @@ func (p *Policy) Build(v session.View) Prompt {
 		next = msgs[0].Role
 	}
 	sys := p.SystemPrompt(v.Session)
-	head := p.head(sys, v.Summaries, next)
-	r.Fixed = p.overhead() + p.headTokens(p.head(sys, nil, ""))
+	head := p.head(sys, v.Summaries, v.Blocks, next)
+	r.Fixed = p.overhead() + p.headTokens(p.head(sys, nil, nil, ""))
 	r.Instructions = p.InstructionTokens()
 	r.Summaries = p.overhead() + p.headTokens(head) - r.Fixed
 	r.Messages = append(head, msgs...)
@@ -426,13 +426,13 @@ func (p *Policy) Tokens(v session.View) int { return p.Build(v).Tokens }
 // Roles stay valid for strict local chat templates (one leading system
 // message; user and assistant in turn): the last acknowledgement is left
 // out when the log's messages start with an assistant message (next).
-func (p *Policy) head(sys string, sums []session.Summary, next session.Role) []session.Message {
+func (p *Policy) head(sys string, sums []session.Summary, blocks map[string]string, next session.Role) []session.Message {
 	var out []session.Message
 	if sys != "" {
 		out = append(out, session.Message{Role: session.RoleSystem, Content: sys})
 	}
 	for i, s := range sums {
-		out = append(out, session.Message{Role: session.RoleUser, Content: p.summaryMessage(s)})
+		out = append(out, session.Message{Role: session.RoleUser, Content: p.summaryMessage(s, blocks)})
 		if i < len(sums)-1 || next != session.RoleAssistant {
 			out = append(out, session.Message{Role: session.RoleAssistant, Content: summaryAck})
 		}
@@ -444,8 +444,8 @@ func (p *Policy) head(sys string, sums []session.Summary, next session.Role) []s
 // policy's tokenizer for the text it renders to now, the message's count is
 // known without tokenizing it: its heading's plus s.TokenCount. That is a
 // long text, counted again by every print-mode run otherwise.
-func (p *Policy) summaryMessage(s session.Summary) string {
-	heading, body := summaryHeading(s), p.render(s)
+func (p *Policy) summaryMessage(s session.Summary, blocks map[string]string) string {
+	heading, body := summaryHeading(s), p.render(s, blocks)
 	text := heading + body
 	if p.cfg.Encoding == "" || s.TokenKey == "" || !additive(body) {
 		return text
@@ -461,11 +461,15 @@ func (p *Policy) summaryMessage(s session.Summary) string {
 	return text
 }
 
-// render is RenderSummary(s), once per stored summary (see
+// render is RenderSummary(s): the block the store keeps with it (blocks,
+// session.View.Blocks), or rendered once per stored summary (see
 // Policy.rendered); one not stored yet (no id) is rendered each time.
-func (p *Policy) render(s session.Summary) string {
+func (p *Policy) render(s session.Summary, blocks map[string]string) string {
 	if s.ID == "" {
 		return RenderSummary(s)
+	}
+	if text, ok := blocks[s.ID]; ok {
+		return text
 	}
 	k := renderKey{id: s.ID, renderChars: s.RenderChars, keepChars: s.KeepChars}
 	p.mu.Lock()
