@@ -126,7 +126,10 @@ func TestLongSessionStaysInsideTheWindow(t *testing.T) {
 	sb := newSandbox(t)
 	sb.useServer(srv)
 	sb.env["GENCODE_SUMMARY_MODEL"] = summaryModel
-	sb.writeConfig(fmt.Sprintf("context_window = %d\n", window))
+	// Its subject is the window: no sandbox helper (a gencode started again per
+	// Bash call) and no checkpoints, which have their own tests (sandbox_e2e,
+	// rewind_e2e).
+	sb.writeConfig(fmt.Sprintf("context_window = %d\n[sandbox]\nenabled = false\n[rewind]\nenabled = false\n", window))
 
 	var compactions int
 	for i := 1; i <= turns; i++ {
