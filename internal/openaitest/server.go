@@ -51,13 +51,16 @@ type Request struct {
 	Dropped int                            `json:"-"`
 
 	prompt, cached int // the server's token count, and what its cache served
+	// toolsJSON is Tools marshalled again, as measure counts them (""
+	// when the request was not decoded by the server).
+	toolsJSON string
 }
 
 // wireRequest is the part of a request body the server reads.
 type wireRequest struct {
 	Model         string                         `json:"model"`
 	Messages      []openai.ChatCompletionMessage `json:"messages"`
-	Tools         []openai.Tool                  `json:"tools"`
+	Tools         wireTools                      `json:"tools"`
 	Stream        bool                           `json:"stream"`
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
@@ -65,6 +68,34 @@ type wireRequest struct {
 	MaxTokens           int             `json:"max_tokens"`
 	MaxCompletionTokens int             `json:"max_completion_tokens"`
 	ToolChoice          json.RawMessage `json:"tool_choice"`
+}
+
+// wireTools is a request's tools, decoded, and marshalled again as
+// measure counts them. A session sends the same tools with every request:
+// the marshalled text is kept per raw text (toolsJSON), since marshalling
+// a dozen schemas per request under -race was a sixth of an end-to-end
+// test's own CPU.
+type wireTools struct {
+	list []openai.Tool
+	json string
+}
+
+// toolsJSON maps a request's raw tools to their marshalled text.
+var toolsJSON sync.Map
+
+func (w *wireTools) UnmarshalJSON(raw []byte) error {
+	if err := json.Unmarshal(raw, &w.list); err != nil {
+		return err
+	}
+	if v, ok := toolsJSON.Load(string(raw)); ok {
+		w.json = v.(string)
+		return nil
+	}
+	if b, err := json.Marshal(w.list); err == nil && len(w.list) > 0 {
+		w.json = string(b)
+		toolsJSON.Store(string(raw), w.json)
+	}
+	return nil
 }
 
 // toolChoice is tool_choice as Request holds it: a string's value, or the
@@ -299,7 +330,8 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	req := Request{
 		Model:               wire.Model,
 		Messages:            wire.Messages,
-		Tools:               wire.Tools,
+		Tools:               wire.Tools.list,
+		toolsJSON:           wire.Tools.json,
 		Stream:              wire.Stream,
 		IncludeUsage:        wire.StreamOptions != nil && wire.StreamOptions.IncludeUsage,
 		MaxTokens:           wire.MaxTokens,
