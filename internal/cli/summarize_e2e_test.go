@@ -21,6 +21,7 @@ import (
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/session/sessiontest"
 	"github.com/gencode/gencode/internal/tokens"
 )
 
@@ -88,12 +89,11 @@ func (s *sandbox) writeConfig(text string) {
 }
 
 // openStore opens the sandbox's session database (the binary must not be
-// running).
+// running); a new one is a copy of an empty store migrated once per test
+// binary (sessiontest.OpenIn), not migrated again under -race.
 func (s *sandbox) openStore() *session.Store {
 	s.t.Helper()
-	st, err := session.Open(context.Background(), filepath.Join(s.home, ".local", "share", "gencode"))
-	require.NoError(s.t, err)
-	return st
+	return sessiontest.OpenIn(s.t, filepath.Join(s.home, ".local", "share", "gencode"))
 }
 
 func isSummarizer(r openaitest.Request) bool { return r.Model == summaryModel }
