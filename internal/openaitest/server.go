@@ -70,32 +70,39 @@ type wireRequest struct {
 	ToolChoice          json.RawMessage `json:"tool_choice"`
 }
 
-// wireTools is a request's tools, decoded, and marshalled again as
-// measure counts them. A session sends the same tools with every request:
-// the marshalled text is kept per raw text (toolsJSON), since marshalling
-// a dozen schemas per request under -race was a sixth of an end-to-end
-// test's own CPU.
+// wireTools is a request's tools, decoded, and their raw text.
 type wireTools struct {
 	list []openai.Tool
-	json string
+	raw  string
 }
 
-// toolsJSON maps a request's raw tools to their marshalled text.
-var toolsJSON sync.Map
-
 func (w *wireTools) UnmarshalJSON(raw []byte) error {
-	if err := json.Unmarshal(raw, &w.list); err != nil {
-		return err
+	w.raw = string(raw)
+	return json.Unmarshal(raw, &w.list)
+}
+
+// marshalledTools is a request's tools marshalled again, as measure counts
+// them, kept per raw text: a session sends the same tools with every
+// request, and marshalling a dozen schemas per request under -race was a
+// sixth of an end-to-end test's own CPU.
+func (s *Server) marshalledTools(w wireTools) string {
+	if len(w.list) == 0 {
+		return ""
 	}
-	if v, ok := toolsJSON.Load(string(raw)); ok {
-		w.json = v.(string)
-		return nil
+	s.mu.Lock()
+	text, ok := s.toolsJSON[w.raw]
+	s.mu.Unlock()
+	if ok {
+		return text
 	}
-	if b, err := json.Marshal(w.list); err == nil && len(w.list) > 0 {
-		w.json = string(b)
-		toolsJSON.Store(string(raw), w.json)
+	b, err := json.Marshal(w.list)
+	if err != nil {
+		return ""
 	}
-	return nil
+	s.mu.Lock()
+	s.toolsJSON[w.raw] = string(b)
+	s.mu.Unlock()
+	return string(b)
 }
 
 // toolChoice is tool_choice as Request holds it: a string's value, or the
@@ -144,6 +151,7 @@ type Server struct {
 	// derivedOrder their names in the order made.
 	derived      map[string]derived
 	derivedOrder []string
+	toolsJSON    map[string]string // marshalledTools, by raw text
 }
 
 // Option configures a Server.
@@ -218,9 +226,10 @@ func WithRequestHook(f func(Request)) Option {
 // (standalone use) such a request gets a 400 naming the problem.
 func NewServer(t testing.TB, opts ...Option) *Server {
 	s := &Server{
-		t:      t,
-		done:   make(chan struct{}),
-		models: []string{"gpt-4o-mini"},
+		t:         t,
+		done:      make(chan struct{}),
+		models:    []string{"gpt-4o-mini"},
+		toolsJSON: map[string]string{},
 	}
 	for _, o := range opts {
 		o(s)
@@ -331,7 +340,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		Model:               wire.Model,
 		Messages:            wire.Messages,
 		Tools:               wire.Tools.list,
-		toolsJSON:           wire.Tools.json,
+		toolsJSON:           s.marshalledTools(wire.Tools),
 		Stream:              wire.Stream,
 		IncludeUsage:        wire.StreamOptions != nil && wire.StreamOptions.IncludeUsage,
 		MaxTokens:           wire.MaxTokens,
