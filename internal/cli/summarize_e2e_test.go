@@ -21,6 +21,7 @@ import (
 	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/session/sessiontest"
 	"github.com/gencode/gencode/internal/tokens"
 )
 
@@ -88,12 +89,11 @@ func (s *sandbox) writeConfig(text string) {
 }
 
 // openStore opens the sandbox's session database (the binary must not be
-// running).
+// running); a new one is a copy of an empty store migrated once per test
+// binary (sessiontest.OpenIn), not migrated again under -race.
 func (s *sandbox) openStore() *session.Store {
 	s.t.Helper()
-	st, err := session.Open(context.Background(), filepath.Join(s.home, ".local", "share", "gencode"))
-	require.NoError(s.t, err)
-	return st
+	return sessiontest.OpenIn(s.t, filepath.Join(s.home, ".local", "share", "gencode"))
 }
 
 func isSummarizer(r openaitest.Request) bool { return r.Model == summaryModel }
@@ -126,7 +126,10 @@ func TestLongSessionStaysInsideTheWindow(t *testing.T) {
 	sb := newSandbox(t)
 	sb.useServer(srv)
 	sb.env["GENCODE_SUMMARY_MODEL"] = summaryModel
-	sb.writeConfig(fmt.Sprintf("context_window = %d\n", window))
+	// Its subject is the window: no sandbox helper (a gencode started again per
+	// Bash call) and no checkpoints, which have their own tests (sandbox_e2e,
+	// rewind_e2e).
+	sb.writeConfig(fmt.Sprintf("context_window = %d\n[sandbox]\nenabled = false\n[rewind]\nenabled = false\n", window))
 
 	var compactions int
 	for i := 1; i <= turns; i++ {

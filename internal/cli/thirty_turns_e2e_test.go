@@ -45,6 +45,10 @@ func TestThirtyTurnsThenSummarize(t *testing.T) {
 	sb := newSandbox(t)
 	sb.useServer(srv)
 	sb.env["GENCODE_SUMMARY_MODEL"] = summaryModel
+	// Its subject is the report: no sandbox helper (a gencode started again per
+	// Bash call) and no checkpoints, which have their own tests (sandbox_e2e,
+	// rewind_e2e).
+	sb.writeConfig("[sandbox]\nenabled = false\n[rewind]\nenabled = false\n")
 	for i := 1; i <= 30; i++ {
 		args := []string{"-p", fmt.Sprintf("write note %d and count its bytes", i), "--allow", "Write,Bash", "--no-summarize"}
 		if i > 1 {

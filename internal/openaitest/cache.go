@@ -165,12 +165,13 @@ func (s *Server) Accounts() []Account {
 // measured is a request with the token count of each part, as the cache
 // compares them.
 type measured struct {
-	model   string
-	tools   []openai.Tool
-	toolTok int
-	msgs    []openai.ChatCompletionMessage
-	msgTok  []int
-	priming int
+	model     string
+	tools     []openai.Tool
+	toolsJSON string // tools as the server marshalled them, "" if not
+	toolTok   int
+	msgs      []openai.ChatCompletionMessage
+	msgTok    []int
+	priming   int
 }
 
 // replyPriming is what every chat request adds for the answer's start.
@@ -221,8 +222,11 @@ func textCounter(tokenize func(string) int) func(string) int {
 }
 
 func measure(req Request, count func(string) int) measured {
-	m := measured{model: req.Model, tools: req.Tools, msgs: req.Messages, priming: replyPriming}
-	if len(req.Tools) > 0 {
+	m := measured{model: req.Model, tools: req.Tools, toolsJSON: req.toolsJSON, msgs: req.Messages, priming: replyPriming}
+	switch {
+	case req.toolsJSON != "":
+		m.toolTok = count(req.toolsJSON)
+	case len(req.Tools) > 0:
 		if b, err := json.Marshal(req.Tools); err == nil {
 			m.toolTok = count(string(b))
 		}
@@ -259,7 +263,7 @@ func (m measured) prompt() int {
 // shared is what m reuses of prev's prompt: the tools when identical, then
 // identical messages from the first.
 func (m measured) shared(prev *measured) (tokens, msgs int) {
-	if prev == nil || prev.model != m.model || !reflect.DeepEqual(prev.tools, m.tools) {
+	if prev == nil || prev.model != m.model || !sameTools(*prev, m) {
 		return 0, 0
 	}
 	tokens = m.toolTok
@@ -271,6 +275,16 @@ func (m measured) shared(prev *measured) (tokens, msgs int) {
 		msgs++
 	}
 	return tokens, msgs
+}
+
+// sameTools: a and b carry the same tools. Decoded JSON marshals again to
+// the same text exactly when it is the same, so the texts are compared when
+// both are known (cheaper than DeepEqual on every request).
+func sameTools(a, b measured) bool {
+	if a.toolsJSON != "" && b.toolsJSON != "" {
+		return a.toolsJSON == b.toolsJSON
+	}
+	return reflect.DeepEqual(a.tools, b.tools)
 }
 
 // account records what req costs and returns it; a served agent request

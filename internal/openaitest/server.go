@@ -51,13 +51,16 @@ type Request struct {
 	Dropped int                            `json:"-"`
 
 	prompt, cached int // the server's token count, and what its cache served
+	// toolsJSON is Tools marshalled again, as measure counts them (""
+	// when the request was not decoded by the server).
+	toolsJSON string
 }
 
 // wireRequest is the part of a request body the server reads.
 type wireRequest struct {
 	Model         string                         `json:"model"`
 	Messages      []openai.ChatCompletionMessage `json:"messages"`
-	Tools         []openai.Tool                  `json:"tools"`
+	Tools         wireTools                      `json:"tools"`
 	Stream        bool                           `json:"stream"`
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
@@ -65,6 +68,41 @@ type wireRequest struct {
 	MaxTokens           int             `json:"max_tokens"`
 	MaxCompletionTokens int             `json:"max_completion_tokens"`
 	ToolChoice          json.RawMessage `json:"tool_choice"`
+}
+
+// wireTools is a request's tools, decoded, and their raw text.
+type wireTools struct {
+	list []openai.Tool
+	raw  string
+}
+
+func (w *wireTools) UnmarshalJSON(raw []byte) error {
+	w.raw = string(raw)
+	return json.Unmarshal(raw, &w.list)
+}
+
+// marshalledTools is a request's tools marshalled again, as measure counts
+// them, kept per raw text: a session sends the same tools with every
+// request, and marshalling a dozen schemas per request under -race was a
+// sixth of an end-to-end test's own CPU.
+func (s *Server) marshalledTools(w wireTools) string {
+	if len(w.list) == 0 {
+		return ""
+	}
+	s.mu.Lock()
+	text, ok := s.toolsJSON[w.raw]
+	s.mu.Unlock()
+	if ok {
+		return text
+	}
+	b, err := json.Marshal(w.list)
+	if err != nil {
+		return ""
+	}
+	s.mu.Lock()
+	s.toolsJSON[w.raw] = string(b)
+	s.mu.Unlock()
+	return string(b)
 }
 
 // toolChoice is tool_choice as Request holds it: a string's value, or the
@@ -113,6 +151,7 @@ type Server struct {
 	// derivedOrder their names in the order made.
 	derived      map[string]derived
 	derivedOrder []string
+	toolsJSON    map[string]string // marshalledTools, by raw text
 }
 
 // Option configures a Server.
@@ -187,9 +226,10 @@ func WithRequestHook(f func(Request)) Option {
 // (standalone use) such a request gets a 400 naming the problem.
 func NewServer(t testing.TB, opts ...Option) *Server {
 	s := &Server{
-		t:      t,
-		done:   make(chan struct{}),
-		models: []string{"gpt-4o-mini"},
+		t:         t,
+		done:      make(chan struct{}),
+		models:    []string{"gpt-4o-mini"},
+		toolsJSON: map[string]string{},
 	}
 	for _, o := range opts {
 		o(s)
@@ -299,7 +339,8 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	req := Request{
 		Model:               wire.Model,
 		Messages:            wire.Messages,
-		Tools:               wire.Tools,
+		Tools:               wire.Tools.list,
+		toolsJSON:           s.marshalledTools(wire.Tools),
 		Stream:              wire.Stream,
 		IncludeUsage:        wire.StreamOptions != nil && wire.StreamOptions.IncludeUsage,
 		MaxTokens:           wire.MaxTokens,

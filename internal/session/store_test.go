@@ -16,11 +16,39 @@ import (
 
 func openStore(t testing.TB) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "data"))
+	raw, err := emptyStore()
+	require.NoError(t, err)
+	dir := filepath.Join(t.TempDir(), "data")
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, FileName), raw, 0o600))
+	s, err := Open(context.Background(), dir)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	return s
 }
+
+// emptyStore is the file of a new, migrated store, made once for the test
+// binary, as sessiontest.Open does for other packages (it cannot be
+// imported here): migrating is most of what opening a new store costs
+// under -race. The tests of Open and of the migrations open theirs from
+// nothing.
+var emptyStore = sync.OnceValues(func() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "gencode-empty-store-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	st, err := Open(context.Background(), dir)
+	if err != nil {
+		return nil, err
+	}
+	// Closing the last connection checkpoints the write-ahead log into
+	// the file and removes it: the file is the whole store.
+	if err := st.Close(); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(filepath.Join(dir, FileName))
+})
 
 func TestOpenIsPrivate(t *testing.T) {
 	t.Parallel()

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/session/sessiontest"
 	"github.com/gencode/gencode/internal/view"
 )
 
@@ -286,11 +287,11 @@ func TestUserAfterUserIsNotPlain(t *testing.T) {
 	require.False(t, tally.Plain, "two user messages in a row are joined by the request")
 }
 
-// openSession opens a store in dir with a new session in it.
+// openSession opens a store in dir with a new session in it (a new store
+// is a copy of one migrated once for the test binary).
 func openSession(t *testing.T, dir string) (*session.Store, session.Session) {
 	t.Helper()
-	st, err := session.Open(context.Background(), dir, session.WithClassifier(view.Classify))
-	require.NoError(t, err)
+	st := sessiontest.OpenIn(t, dir, session.WithClassifier(view.Classify))
 	sess, err := st.CreateSession(context.Background(), "/w", "m")
 	require.NoError(t, err)
 	return st, sess

@@ -56,3 +56,29 @@ func Open(t testing.TB, opts ...session.Option) *session.Store {
 	t.Cleanup(func() { _ = st.Close() })
 	return st
 }
+
+// OpenIn opens the store in dir through session.Open, for a test that
+// shares it with a gencode process; the caller closes it. Where there is
+// no store yet, dir (made private if missing, as gencode makes it) gets a
+// copy of the empty one first, as Open does.
+func OpenIn(t testing.TB, dir string, opts ...session.Option) *session.Store {
+	t.Helper()
+	path := filepath.Join(dir, session.FileName)
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		raw, err := empty()
+		if err != nil {
+			t.Fatalf("make an empty store: %v", err)
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := session.Open(context.Background(), dir, opts...)
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	return st
+}
