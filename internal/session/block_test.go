@@ -17,6 +17,14 @@ func testRenderer(form string) Renderer {
 	}}
 }
 
+// countingRenderer is testRenderer(form) counting its renders in *n.
+func countingRenderer(form string, n *int) Renderer {
+	r := testRenderer(form)
+	render := r.Render
+	r.Render = func(s Summary) string { *n++; return render(s) }
+	return r
+}
+
 // A summary's block is rendered once, when it is stored, and given with
 // the view from then on; a request's view (RequestView) carries only what
 // the request needs besides it, and the chat's and the compactor's
@@ -26,10 +34,7 @@ func TestSummaryBlockIsStoredWithTheSummary(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "data")
 	rendered := 0
-	r := testRenderer("f1")
-	render := r.Render
-	r.Render = func(s Summary) string { rendered++; return render(s) }
-	s, err := Open(ctx, dir, WithRenderer(r))
+	s, err := Open(ctx, dir, WithRenderer(countingRenderer("f1", &rendered)))
 	require.NoError(t, err)
 	defer s.Close()
 	sess := seed(t, s, 30)
@@ -80,10 +85,7 @@ func TestSummaryBlockOfAnotherBuildIsRenderedAgain(t *testing.T) {
 	require.NoError(t, other.Close())
 
 	rendered := 0
-	r := testRenderer("f1")
-	render := r.Render
-	r.Render = func(s Summary) string { rendered++; return render(s) }
-	s, err := Open(ctx, dir, WithRenderer(r))
+	s, err := Open(ctx, dir, WithRenderer(countingRenderer("f1", &rendered)))
 	require.NoError(t, err)
 	defer s.Close()
 	want := map[string]string{first.ID: "f1: one / a", second.ID: "f1: two / b"}
