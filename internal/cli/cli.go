@@ -11,10 +11,12 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/gencode/gencode/internal/config"
 	"github.com/gencode/gencode/internal/sandbox"
@@ -288,16 +290,36 @@ func loadConfig(env Env, cmd *cobra.Command, g *globalFlags) (config.Config, err
 	return config.Load(g.configFile, env.Getenv, fl)
 }
 
+// numberArg is the annotation naming the flag a number typed alone on a
+// command most likely meant (noArgs): rewind's --to, sessions' --limit.
+const numberArg = "gencode/number-arg"
+
 // noArgs is every command's argument check (none take arguments): what
 // was typed is named with what the user most likely meant. A word at the
 // top level is a misspelt command (cobra's suggestion) or a prompt (-p,
-// or the TUI); a word after a command with --session is a session ID.
-// It is a usage error (exit 2), as a bad flag is.
+// or the TUI); a word after a flag whose value is optional (--undo ID)
+// was meant as its value (--undo=ID); a number is the flag the command's
+// numberArg annotation names; a word after a command with --session is a
+// session ID. It is a usage error (exit 2), as a bad flag is.
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
 	}
 	arg := termtext.OneLine(termtext.Sanitize(args[0]), 60)
+	var optional *pflag.Flag // a flag given without its optional value
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if f.NoOptDefVal != "" && f.Value.Type() != "bool" && f.Value.String() == f.NoOptDefVal {
+			optional = f
+		}
+	})
+	if optional != nil && len(args) == 1 {
+		return &usageError{fmt.Errorf("%s: --%s takes its value after an equals sign: --%s=%s", cmd.CommandPath(), optional.Name, optional.Name, arg)}
+	}
+	if name := cmd.Annotations[numberArg]; name != "" && len(args) == 1 {
+		if _, err := strconv.Atoi(args[0]); err == nil {
+			return &usageError{fmt.Errorf("%s takes no arguments; did you mean --%s %s?", cmd.CommandPath(), name, arg)}
+		}
+	}
 	if cmd.HasSubCommands() {
 		if cmd.SuggestionsMinimumDistance <= 0 {
 			cmd.SuggestionsMinimumDistance = 2 // cobra's own default

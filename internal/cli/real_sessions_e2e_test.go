@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/openaitest"
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 // TestRealSessionsImportSummarizeReport: each recorded session from other
@@ -64,7 +64,7 @@ func TestRealSessionsImportSummarizeReport(t *testing.T) {
 			for _, f := range files {
 				require.Contains(t, out, f, "file %s", f)
 			}
-			require.Contains(t, out, fmt.Sprintf("%d files modified, %d shell commands run", len(files), truth.ShellCommands))
+			require.Contains(t, out, termtext.Count(len(files), "file", "files")+" modified, "+termtext.Count(truth.ShellCommands, "shell command", "shell commands")+" run")
 		})
 	}
 }

@@ -72,6 +72,9 @@ them) or --overwrite PATH (that one); --keep PATH leaves a file as it is.
 --summary ID takes a compaction back; --undo takes the last rewind back.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("to") && o.to < 1 {
+				return &usageError{fmt.Errorf("rewind: --to wants a turn number; turns count from 1 (see --list)")}
+			}
 			n := 0
 			for _, set := range []bool{o.list, o.to != 0, o.summary != "", o.undo != ""} {
 				if set {
@@ -80,9 +83,6 @@ them) or --overwrite PATH (that one); --keep PATH leaves a file as it is.
 			}
 			if n != 1 {
 				return &usageError{errors.New("rewind: give one of --list, --to TURN, --summary ID, --undo")}
-			}
-			if o.to < 0 {
-				return &usageError{errors.New("rewind: --to wants a turn number (see --list)")}
 			}
 			if (o.code || o.conversation) && o.to == 0 {
 				return &usageError{errors.New("rewind: --code and --conversation go with --to")}
@@ -106,6 +106,8 @@ them) or --overwrite PATH (that one); --keep PATH leaves a file as it is.
 	f.StringVar(&o.summary, "summary", "", "take the compaction `ID` back (its originals return to the view)")
 	f.StringVar(&o.undo, "undo", "", "take a rewind back (the latest, or `ID`)")
 	f.Lookup("undo").NoOptDefVal = "latest"
+	// A number typed alone is most likely a turn (noArgs).
+	cmd.Annotations = map[string]string{numberArg: "to"}
 	return cmd
 }
 
@@ -189,7 +191,7 @@ func (a *app) rewindList(ctx context.Context, o rewindOptions) error {
 	}
 	rep := commands.RewindReport(l)
 	// The card's footer names /rewind's forms; here the flags are the way.
-	rep.Footer = "gencode rewind --to N [--code|--conversation] · --summary ID · --undo [ID]"
+	rep.Footer = "gencode rewind --to N [--code|--conversation] · --summary ID · --undo[=ID]"
 	a.printReport(rep)
 	return nil
 }
@@ -246,6 +248,9 @@ func (a *app) rewindRun(ctx context.Context, o rewindOptions) error {
 	}
 	if res.Rewind.FromSeq > 0 && res.Rewind.Text != "" {
 		fmt.Fprintf(out, "The turn's request was:\n%s\n", termtext.Sanitize(res.Rewind.Text))
+	}
+	if o.to > 0 {
+		fmt.Fprintln(out, "gencode rewind --undo takes it back.")
 	}
 	return nil
 }

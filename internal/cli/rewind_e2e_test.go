@@ -143,12 +143,13 @@ func TestRewindRestoresShellChanges(t *testing.T) {
 	res = sb.run("rewind", "--list")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "+1 ~2 -1  shuffle things")
-	require.Contains(t, res.stdout, "gencode rewind --to N [--code|--conversation] · --summary ID · --undo [ID]\n",
+	require.Contains(t, res.stdout, "gencode rewind --to N [--code|--conversation] · --summary ID · --undo[=ID]\n",
 		"the way on is said in flags, not the TUI's /rewind")
 	require.NotContains(t, res.stdout, "/rewind")
 
 	res = sb.run("rewind", "--to", "2")
 	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "gencode rewind --undo takes it back.\n", "the way back is said")
 	require.Contains(t, res.stdout, "Rewound to before turn 2 (both).")
 	require.Contains(t, res.stdout, "The turn's request was:\nshuffle things")
 	require.Equal(t, tree1, treeHash(t, sb.work), "the tree as turn 1 left it")

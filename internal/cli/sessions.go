@@ -26,8 +26,10 @@ func newSessionsCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "List sessions (id, updated, messages, tokens, cost, title)",
+		Short: "List sessions (id, updated, messages, tokens, cost, directory, title)",
 		Args:  noArgs,
+		// A number typed alone is most likely how many (noArgs).
+		Annotations: map[string]string{numberArg: "limit"},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withReadApp(ctx, env, cmd, g, func(a *app) error {
 				list, err := a.store.Sessions(ctx, limit)

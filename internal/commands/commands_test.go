@@ -678,3 +678,12 @@ func TestContextPercentRounds(t *testing.T) {
 		}
 	}
 }
+
+// The session facts' counts say one file and one command in the singular.
+func TestSessionFactsCountInWords(t *testing.T) {
+	one := SessionFacts(session.Summary{FilesModified: []string{"a.go"}, CommandRuns: 1, Commands: []string{"go test"},
+		FilesRead: []string{"b.go", "c.go"}}, 4)
+	require.Equal(t, "1 file modified, 1 shell command run (1 distinct), 2 files read", one[0].Lines[0])
+	none := SessionFacts(session.Summary{}, 0)
+	require.Equal(t, "0 files modified, 0 shell commands run (0 distinct), 0 files read", none[0].Lines[0])
+}

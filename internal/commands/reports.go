@@ -72,8 +72,9 @@ func SummaryReportMax(rep summarize.Report, limit int) *Report {
 // commands ran, read off the log (no LLM).
 func SessionFacts(f session.Summary, messages int) []Section {
 	secs := []Section{{Title: fmt.Sprintf("Whole session (%d messages)", messages), Lines: []string{
-		fmt.Sprintf("%d files modified, %d shell commands run (%d distinct), %d files read",
-			len(f.FilesModified), f.CommandRuns, len(f.Commands), len(f.FilesRead)),
+		fmt.Sprintf("%s modified, %s run (%d distinct), %s read",
+			termtext.Count(len(f.FilesModified), "file", "files"), termtext.Count(f.CommandRuns, "shell command", "shell commands"),
+			len(f.Commands), termtext.Count(len(f.FilesRead), "file", "files")),
 	}}}
 	secs = appendList(secs, fmt.Sprintf("Files modified in the session (%d)", len(f.FilesModified)), f.FilesModified, 0)
 	secs = appendList(secs, fmt.Sprintf("Files created in the session (%d)", len(f.FilesCreated)), f.FilesCreated, 0)
@@ -96,7 +97,7 @@ func AutoNotice(rep summarize.Report) string {
 		kind, s.FromSeq, s.ToSeq, termtext.Thousands(s.TokensBefore), termtext.Thousands(s.TokensAfter))
 	bullets := append([]string{}, s.Topics...)
 	if n := len(s.FilesModified); n > 0 {
-		bullets = append(bullets, fmt.Sprintf("modified %d file(s): %s", n, listShort(s.FilesModified, 3)))
+		bullets = append(bullets, fmt.Sprintf("modified %s: %s", termtext.Count(n, "file", "files"), listShort(s.FilesModified, 3)))
 	}
 	if n := len(s.KeyDecisions); n > 0 {
 		bullets = append(bullets, "decided: "+s.KeyDecisions[0])

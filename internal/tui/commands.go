@@ -13,6 +13,7 @@ import (
 	"github.com/gencode/gencode/internal/facts"
 	"github.com/gencode/gencode/internal/session"
 	"github.com/gencode/gencode/internal/summarize"
+	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tui/conflicts"
 	"github.com/gencode/gencode/internal/tui/picker"
 )
@@ -271,7 +272,7 @@ func (m *Model) openConflicts(ask commands.ConflictAsk) {
 	m.cfSeq++
 	m.cf = &conflictState{dlg: conflicts.New(m.th, m.cfSeq, ask.Title, files), ask: ask}
 	m.mode = modeConflicts
-	m.chat.AddNote(fmt.Sprintf("The rewind stopped before changing anything: %d file(s) were changed outside gencode since. Choose for each below.", len(files)))
+	m.chat.AddNote(fmt.Sprintf("The rewind stopped before changing anything: %s changed outside gencode since. Choose for each below.", termtext.Count(len(files), "file was", "files were")))
 }
 
 // closeConflicts closes the conflicts dialog, if one is open.
