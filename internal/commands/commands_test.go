@@ -315,7 +315,7 @@ func TestContextReport(t *testing.T) {
 	require.Regexp(t, `System prompt \+ tool schemas\s+1,500\s+18%`, out)
 	require.Regexp(t, `Tool outputs\s+1,500`, out)
 	require.Contains(t, out, "Summaries")
-	require.Contains(t, out, "background summary starts at 4,915 tokens (60%)")
+	require.Contains(t, out, "background summary at 4,915 tokens (60%)")
 	// 5 tool results after the summary, 10 kept verbatim by default: none masked.
 	require.Contains(t, out, "0 placeholders")
 }

@@ -108,7 +108,7 @@ func runContext(ctx context.Context, r *Registry, st State, _ Invocation) (Resul
 	cfg := r.deps.Config.Summarize
 	auto := "automatic summarization is off"
 	if cfg.Enabled {
-		auto = fmt.Sprintf("background summary starts at %s tokens (%.0f%%), compaction before sending at %s (%.0f%%)",
+		auto = fmt.Sprintf("background summary at %s tokens (%.0f%%) · compaction before sending at %s (%.0f%%)",
 			termtext.Thousands(int(float64(window)*cfg.SoftRatio)), cfg.SoftRatio*100, termtext.Thousands(int(float64(window)*cfg.HardRatio)), cfg.HardRatio*100)
 	}
 	rep.Footer = fmt.Sprintf("%d messages in the view · %s", b.LogMessages, auto)
