@@ -4,7 +4,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"syscall"
 	"testing"
 	"time"
@@ -15,30 +14,8 @@ import (
 	"github.com/gencode/gencode/internal/llm"
 	"github.com/gencode/gencode/internal/openaitest"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/session/sessiontest"
 )
-
-// seedStatedLog appends n messages in which every fourth user message
-// states a value ("the port of service 12 is 7012"), as a long session's
-// user does: the sentences a summary keeps verbatim (user_constraints).
-func seedStatedLog(tb testing.TB, store *session.Store, id string, n int) {
-	tb.Helper()
-	batch := make([]session.Message, 0, 1000)
-	for i := range n {
-		m := session.Message{Role: session.RoleAssistant, Content: fmt.Sprintf("done with step %d", i), Tokens: 6}
-		if i%2 == 0 {
-			m = session.Message{Role: session.RoleUser, Content: fmt.Sprintf("go on with step %d", i), Tokens: 6}
-			if i%8 == 0 {
-				m.Content = fmt.Sprintf("The port of service %d is %d.", i, 7000+i)
-			}
-		}
-		batch = append(batch, m)
-		if len(batch) == cap(batch) || i == n-1 {
-			_, err := store.Append(context.Background(), id, batch...)
-			require.NoError(tb, err)
-			batch = batch[:0]
-		}
-	}
-}
 
 // BenchmarkCompactedSessionTurn runs a turn (the fake server answers
 // "ok") in a session of 100,000 messages whose first 99,990 are one
@@ -58,7 +35,7 @@ func BenchmarkCompactedSessionTurn(b *testing.B) {
 	b.Cleanup(func() { store.Close() })
 	long, err := store.CreateSession(ctx, "/w", "gpt-4o-mini")
 	require.NoError(b, err)
-	seedStatedLog(b, store, long.ID, n)
+	sessiontest.SeedStatedLog(b, store, long.ID, n)
 	msgs, err := store.Messages(ctx, long.ID, 1, n-10)
 	require.NoError(b, err)
 	sum := facts.Of(msgs)

@@ -19,6 +19,7 @@ import (
 	"github.com/gencode/gencode/internal/openaitest"
 	llsandbox "github.com/gencode/gencode/internal/sandbox"
 	"github.com/gencode/gencode/internal/session"
+	"github.com/gencode/gencode/internal/session/sessiontest"
 	"github.com/gencode/gencode/internal/tokens"
 	"github.com/gencode/gencode/internal/view"
 )
@@ -180,24 +181,7 @@ func BenchmarkCompactedTurnCPU(b *testing.B) {
 		require.NoError(b, err)
 		sess, err := store.CreateSession(ctx, h.work, "gpt-4o-mini")
 		require.NoError(b, err)
-		var stated []string
-		batch := make([]session.Message, 0, 1000)
-		for i := range n {
-			m := session.Message{Role: session.RoleAssistant, Content: fmt.Sprintf("done with step %d", i), Tokens: 6}
-			if i%2 == 0 {
-				m = session.Message{Role: session.RoleUser, Content: fmt.Sprintf("go on with step %d", i), Tokens: 6}
-				if i%8 == 0 {
-					m.Content = fmt.Sprintf("The port of service %d is %d.", i, 7000+i)
-					stated = append(stated, m.Content)
-				}
-			}
-			batch = append(batch, m)
-			if len(batch) == cap(batch) || i == n-1 {
-				_, err := store.Append(ctx, sess.ID, batch...)
-				require.NoError(b, err)
-				batch = batch[:0]
-			}
-		}
+		stated := sessiontest.SeedStatedLog(b, store, sess.ID, n)
 		msgs, err := store.Messages(ctx, sess.ID, 1, n-10)
 		require.NoError(b, err)
 		sum := facts.Of(msgs)
