@@ -3,8 +3,8 @@
 package cli_test
 
 import (
+	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -25,12 +25,16 @@ func TestKilledGencodeLeavesNoMCPServer(t *testing.T) {
 	sb.useServer(srv)
 	pidFile := filepath.Join(sb.home, "server.pid")
 	sb.writeConfig(fmt.Sprintf("[mcp.t]\ncommand = %q\nargs = [\"-linger\", \"-pidfile\", %q]\n", bin, pidFile))
+	killMidMCPCall(t, sb, srv, pidFile, "the MCP server")
+}
+
+// killMidMCPCall starts gencode on a turn that calls the server's slow
+// tool, kills it with SIGKILL while the call is under way, and requires
+// the server whose pid is in pidFile (what) to be gone soon after.
+func killMidMCPCall(t *testing.T, sb *sandbox, srv *openaitest.Server, pidFile, what string) {
+	t.Helper()
 	srv.Enqueue(openaitest.Calls(openaitest.ToolCall{ID: "h", Name: "mcp__t__slow", Arguments: `{"ms":0}`}))
-	cmd := exec.Command(binary, "-p", "hang", "--allow", "mcp__t")
-	cmd.Dir = sb.work
-	for k, v := range sb.env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd := sb.command(context.Background(), "-p", "hang", "--allow", "mcp__t")
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	pid := readPid(t, pidFile)
@@ -41,7 +45,7 @@ func TestKilledGencodeLeavesNoMCPServer(t *testing.T) {
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_ = cmd.Wait()
 	require.Eventually(t, func() bool { return gone(pid) }, 5*time.Second, 20*time.Millisecond,
-		"the MCP server (pid %d) outlived gencode", pid)
+		"%s (pid %d) outlived gencode", what, pid)
 }
 
 // A stdio server behind a wrapper (npx, uvx: a child that does the work)
@@ -79,22 +83,7 @@ func TestMCPServerGrandchildrenDieWithGencode(t *testing.T) {
 					"the wrapped server (pid %d) outlived gencode", pid)
 				return
 			}
-			srv.Enqueue(openaitest.Calls(openaitest.ToolCall{ID: "h", Name: "mcp__t__slow", Arguments: `{"ms":0}`}))
-			cmd := exec.Command(binary, "-p", "hang", "--allow", "mcp__t")
-			cmd.Dir = sb.work
-			for k, v := range sb.env {
-				cmd.Env = append(cmd.Env, k+"="+v)
-			}
-			require.NoError(t, cmd.Start())
-			t.Cleanup(func() { _ = cmd.Process.Kill() })
-			pid := readPid(t, pidFile)
-			require.Eventually(t, func() bool { return len(srv.Requests()) >= 1 }, 30*time.Second, 20*time.Millisecond)
-			time.Sleep(300 * time.Millisecond) // the call is under way
-			require.False(t, gone(pid), "the server runs")
-			require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
-			_ = cmd.Wait()
-			require.Eventually(t, func() bool { return gone(pid) }, 5*time.Second, 20*time.Millisecond,
-				"the wrapped server (pid %d) outlived gencode", pid)
+			killMidMCPCall(t, sb, srv, pidFile, "the wrapped server")
 		})
 	}
 }
