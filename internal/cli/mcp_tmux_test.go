@@ -73,6 +73,9 @@ func TestMCPProjectApprovalInTmux(t *testing.T) {
 	require.Contains(t, s, `server "p" is not approved`)
 	p.typeLine("/mcp approve p")
 	p.waitText("Approved MCP server p")
+	// /mcp is a snapshot: the chat says when the start the approval began
+	// has ended, and the report then shows the server ready.
+	p.waitText("MCP server p is ready: ")
 	p.typeLine("/mcp")
 	p.waitText("p  ready  stdio (.mcp.json)")
 	p.keys("C-c")

@@ -15,6 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tools"
 )
 
@@ -47,18 +48,25 @@ func (s State) String() string {
 }
 
 // Event is what a front end is told about a server: its first failure
-// in a row (a failure repeated while restarting is not told again), and
-// its recovery after one.
+// in a row (a failure repeated while restarting is not told again), its
+// recovery after one, and the end of the start a user's approval began
+// (the user was told "it is starting" and waits to hear it is ready).
 type Event struct {
 	Server string
 	State  State
 	Err    string // StateFailed: why
+	// Approved: the first start since Approve, which the user asked for.
+	Approved bool
+	Tools    int // StateReady: how many tools the server has
 }
 
 // String is the event as one line for the user.
 func (e Event) String() string {
-	if e.State == StateFailed {
+	switch {
+	case e.State == StateFailed:
 		return fmt.Sprintf("MCP server %s failed: %s; gencode restarts it (see /mcp)", e.Server, oneLine(e.Err))
+	case e.Approved:
+		return fmt.Sprintf("MCP server %s is ready: %s", e.Server, termtext.Count(e.Tools, "tool", "tools"))
 	}
 	return fmt.Sprintf("MCP server %s is running again", e.Server)
 }
@@ -133,6 +141,7 @@ type server struct {
 	ready     chan struct{} // closed when a start attempt ends (ready or failed)
 	changed   chan struct{} // the server said its tool list changed (buffered 1)
 	reported  bool          // the current run of failures was told
+	approved  bool          // started by Approve: its first start is told
 	restarts  int
 	since     time.Time
 	ctx       context.Context    // the run's; ends at Close or Stop
@@ -221,7 +230,7 @@ func (m *Manager) Approve(name string) error {
 	if m.ctx == nil {
 		return fmt.Errorf("mcp server %s: the servers are not started", name)
 	}
-	s.state, s.ready = StateStarting, make(chan struct{})
+	s.state, s.ready, s.approved = StateStarting, make(chan struct{}), true
 	m.launch(s)
 	return nil
 }
@@ -243,7 +252,7 @@ func (m *Manager) Unapprove(name string) error {
 		_ = cs.Close() // ends its process; the run loop sees its context ended
 	}
 	s.mu.Lock()
-	s.state, s.session, s.tools, s.prompts, s.resources = StateUnapproved, nil, nil, nil, false
+	s.state, s.session, s.tools, s.prompts, s.resources, s.approved = StateUnapproved, nil, nil, nil, false, false
 	select {
 	case <-s.ready:
 	default:
@@ -409,13 +418,13 @@ func (m *Manager) connect(runCtx context.Context, s *server) (*sdk.ClientSession
 	}
 	s.session, s.tools, s.prompts, s.guard = cs, listed, prompts, guard
 	s.resources = caps != nil && caps.Resources != nil
-	recovered := s.reported
-	s.state, s.lastErr, s.reported, s.since = StateReady, "", false, time.Now()
+	recovered, approved := s.reported, s.approved
+	s.state, s.lastErr, s.reported, s.approved, s.since = StateReady, "", false, false, time.Now()
 	close(s.ready)
 	s.mu.Unlock()
 	m.opts.Logger.Info("mcp server ready", "server", s.cfg.Name, "tools", len(listed))
-	if recovered && m.opts.Notify != nil {
-		m.opts.Notify(Event{Server: s.cfg.Name, State: StateReady})
+	if (recovered || approved) && m.opts.Notify != nil {
+		m.opts.Notify(Event{Server: s.cfg.Name, State: StateReady, Approved: approved, Tools: len(listed)})
 	}
 	return cs, nil
 }

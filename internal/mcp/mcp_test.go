@@ -404,7 +404,9 @@ func TestProjectServerNeedsApproval(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := &inProcess{}
-			m := start(t, p, mcp.ServerConfig{Project: true}, mcp.Options{Approved: func(mcp.ServerConfig) bool { return tt.approved }})
+			told := make(chan string, 4)
+			m := start(t, p, mcp.ServerConfig{Project: true}, mcp.Options{Approved: func(mcp.ServerConfig) bool { return tt.approved },
+				Notify: func(e mcp.Event) { told <- e.String() }})
 			require.Equal(t, tt.wantState, m.Status().Servers[0].State)
 			if !tt.approved {
 				require.Zero(t, p.startCount())
@@ -414,10 +416,18 @@ func TestProjectServerNeedsApproval(t *testing.T) {
 				require.True(t, r.IsError)
 				require.Contains(t, r.Text, "not approved")
 				require.NoError(t, m.Approve("t"), "approving starts it")
+				// The user was told it is starting: its readiness is told too.
+				select {
+				case got := <-told:
+					require.Regexp(t, `^MCP server t is ready: \d+ tools$`, got)
+				case <-time.After(10 * time.Second):
+					t.Fatal("the approved server's start was never told")
+				}
 				got, isErr := call(t, m, context.Background(), "mcp__t__echo", `{"text":"now"}`)
 				require.False(t, isErr, got)
 				require.NoError(t, m.Unapprove("t"), "revoking stops it")
 				require.Equal(t, "needs approval", m.Status().Servers[0].State)
+				require.Empty(t, told, "nothing else is told")
 				require.Error(t, m.Approve("nope"))
 			}
 		})
