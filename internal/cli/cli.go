@@ -190,7 +190,8 @@ func Run(ctx context.Context, env Env) int {
 	defer sc.flush()
 	var g globalFlags
 	root := newRootCmd(ctx, env, &g)
-	root.SetArgs(env.Args)
+	// cobra reads os.Args itself when given nil: Env is the whole input.
+	root.SetArgs(append([]string{}, env.Args...))
 	root.SetIn(env.Stdin)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
