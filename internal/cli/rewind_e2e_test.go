@@ -277,6 +277,54 @@ func TestRewindConflict(t *testing.T) {
 	require.NotContains(t, out.Facts.Modified, "n.txt")
 }
 
+// TestRewindAsksAgainAfterUndo: a hand edit overwritten by a rewind (as
+// the user chose) and brought back by --undo is still the user's: the same
+// rewind refuses again, naming it with its diff, and changes nothing; the
+// file gencode created, which the undo put back too, rewinds without a
+// question once the hand edit is kept.
+func TestRewindAsksAgainAfterUndo(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.NewServer(t)
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	rewindProject(t, sb.work)
+	srv.Enqueue(
+		openaitest.Calls(openaitest.ToolCall{ID: "b", Name: "Bash", Arguments: args(t, map[string]any{"command": "echo more >> keep.txt && echo new > n.txt"})}),
+		openaitest.Text("Done."),
+	)
+	res := sb.run("-p", "touch keep.txt", "--allow", "Bash")
+	require.Equal(t, 0, res.code, res.stderr)
+	mine := "keep me\nmore\nby hand\n"
+	require.NoError(t, os.WriteFile(filepath.Join(sb.work, "keep.txt"), []byte(mine), 0o644))
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(sb.work, name))
+		require.NoError(t, err)
+		return string(b)
+	}
+
+	first := sb.run("rewind", "--to", "1", "--code")
+	require.Equal(t, 1, first.code, first.stdout)
+	require.Contains(t, first.stderr, "+by hand")
+	res = sb.run("rewind", "--to", "1", "--code", "--overwrite", "keep.txt")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, "keep me\n", read("keep.txt"))
+	res = sb.run("rewind", "--undo")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, mine, read("keep.txt"), "the undo brings the hand edit back")
+	require.FileExists(t, filepath.Join(sb.work, "n.txt"))
+
+	res = sb.run("rewind", "--to", "1", "--code")
+	require.Equal(t, 1, res.code, "the hand edit is still the user's:\n%s", res.stdout)
+	require.Equal(t, first.stderr, res.stderr, "asked as the first rewind asked")
+	require.Equal(t, mine, read("keep.txt"), "nothing changed")
+	require.FileExists(t, filepath.Join(sb.work, "n.txt"), "nothing changed")
+
+	res = sb.run("rewind", "--to", "1", "--code", "--keep", "keep.txt")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.NoFileExists(t, filepath.Join(sb.work, "n.txt"), "gencode's file rewinds without a question")
+	require.Equal(t, mine, read("keep.txt"))
+}
+
 // TestRewindCompactionUndoneAndRedone: a compaction taken back puts the
 // view back as it was before it (messages and tokens); undoing that puts
 // the summary back, and the view matches what the compaction left.

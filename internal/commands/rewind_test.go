@@ -102,3 +102,71 @@ func TestConflictAskLineParsesBack(t *testing.T) {
 	require.Equal(t, []string{`my "notes" \ v2.md`}, in.All["overwrite"])
 	require.False(t, in.Flag("force"))
 }
+
+// TestRewindAsksAgainAfterUndo: the conflicts dialog's "overwrite" for a
+// hand-edited file, then "/rewind undo" brings the hand edit back; the
+// same /rewind asks again about that file, with the same diff, and
+// changes nothing until answered.
+func TestRewindAsksAgainAfterUndo(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	proj := t.TempDir()
+	st, err := session.Open(ctx, t.TempDir())
+	require.NoError(t, err)
+	defer st.Close()
+	files := checkpoint.New(t.TempDir(), proj, checkpoint.Options{})
+	sess, err := st.CreateSession(ctx, proj, "m")
+	require.NoError(t, err)
+	for _, name := range []string{"a.txt", "b.txt"} {
+		before, err := files.Checkpoint(ctx)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(proj, name), []byte("gencode's\n"), 0o644))
+		after, err := files.Checkpoint(ctx)
+		require.NoError(t, err)
+		_, err = st.Append(ctx, sess.ID,
+			session.Message{Role: session.RoleUser, Content: "make " + name, Tokens: 3},
+			session.Message{Role: session.RoleAssistant, Tokens: 5, ToolCalls: []session.ToolCall{{ID: name, Name: "Write", Arguments: `{}`}}},
+			session.Message{Role: session.RoleTool, ToolCallID: name, Name: "Write", Content: "Created " + name, Tokens: 3,
+				Meta: session.Meta{Tool: "Write", FilePath: name, Checkpoint: &session.Checkpoint{Before: before, After: after}}},
+			session.Message{Role: session.RoleAssistant, Content: "Done.", Tokens: 2})
+		require.NoError(t, err)
+	}
+	mine := "gencode's\nby hand\n"
+	require.NoError(t, os.WriteFile(filepath.Join(proj, "a.txt"), []byte(mine), 0o644))
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(proj, name))
+		if os.IsNotExist(err) {
+			return "(none)"
+		}
+		require.NoError(t, err)
+		return string(b)
+	}
+	r := New(Deps{Store: st, Rewinder: func(_ context.Context, id string) (rewind.Rewinder, error) {
+		return rewind.Rewinder{Store: st, Files: files, SessionID: id}, nil
+	}})
+	state := State{SessionID: sess.ID}
+
+	first, err := r.Run(ctx, state, "/rewind 2 code")
+	require.NoError(t, err)
+	require.NotNil(t, first.Conflicts, "the hand edit is asked about")
+	require.Len(t, first.Conflicts.Files, 1)
+	require.Equal(t, "a.txt", first.Conflicts.Files[0].Path)
+	res, err := r.Run(ctx, state, first.Conflicts.Line([]bool{false}))
+	require.NoError(t, err)
+	require.Nil(t, res.Conflicts)
+	require.Equal(t, "gencode's\n", read("a.txt"), "overwritten, as answered")
+	require.Equal(t, "(none)", read("b.txt"))
+
+	res, err = r.Run(ctx, state, "/rewind undo")
+	require.NoError(t, err)
+	require.Nil(t, res.Conflicts)
+	require.Equal(t, mine, read("a.txt"), "the undo brings the hand edit back")
+	require.Equal(t, "gencode's\n", read("b.txt"))
+
+	again, err := r.Run(ctx, state, "/rewind 2 code")
+	require.NoError(t, err)
+	require.NotNil(t, again.Conflicts, "the hand edit is still the user's: asked about again")
+	require.Equal(t, first.Conflicts.Files, again.Conflicts.Files)
+	require.Equal(t, mine, read("a.txt"), "nothing changed")
+	require.Equal(t, "gencode's\n", read("b.txt"), "nothing changed")
+}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"path/filepath"
 	"slices"
 
@@ -243,37 +244,109 @@ type restored struct {
 	lines         []string
 }
 
-// known is the state gencode last left the files in: the last checkpoint
-// after a call (base), and over it, for each path a code rewind or undo
-// since wrote, the state that rewind left (over: path -> checkpoint). A
-// file a rewind left alone (one the user kept, or not among its changes)
-// keeps base's: a hand edit kept through a rewind and its undo is still
-// outside gencode, and a later rewind asks before it overwrites it.
-func (r Rewinder) known(ctx context.Context, turns []session.Turn) (base string, over map[string]string, err error) {
-	var seq int64
-	for _, t := range turns {
-		for _, cp := range t.Checkpoints {
-			if cp.After != "" {
-				base, seq = cp.After, t.LastCheckpointSeq
-			}
+// gencodes says, for each path, which checkpoint holds the path as gencode
+// left it: base for every path but those in over. A path is gencode's when
+// it is as its checkpoint here holds it; any difference was made outside
+// gencode (a conflict, if a rewind would overwrite it).
+type gencodes struct {
+	base string
+	over map[string]string // shared between states: replaced, never written
+}
+
+func (g gencodes) of(path string) string {
+	if id, ok := g.over[path]; ok {
+		return id
+	}
+	return g.base
+}
+
+// restoredFrom is g once a restore wrote paths with what a checkpoint taken
+// when src was gencode's state holds: each path is then gencode's as it was
+// in src. A restore does not make content gencode's: what the user had
+// written (a hand edit, anything no gencode call wrote) is theirs again
+// where a rewind or an undo puts it back, and is compared with what gencode
+// had left, as it was before.
+func (g gencodes) restoredFrom(src gencodes, changes []string) gencodes {
+	over := make(map[string]string, len(g.over)+len(changes))
+	maps.Copy(over, g.over)
+	for _, line := range changes {
+		if len(line) > 2 {
+			p := line[2:] // changeLines: "~ path", "+ path", "- path"
+			over[p] = src.of(p)
 		}
 	}
+	return gencodes{base: g.base, over: over}
+}
+
+// known is gencode's state of the files now, from the session's history in
+// order: a call's checkpoint after it makes the whole tree gencode's (the
+// first call's before, the files as gencode found them, until then); a code
+// rewind or undo then gives each path it wrote the state of gencode's that
+// held when its source was taken: for a rewind, when the checkpoint before
+// the turn's first call was kept; for an undo, just before the rewind it
+// takes back. A file a rewind left alone (one the user kept, or not among
+// its changes) keeps its state.
+func (r Rewinder) known(ctx context.Context, turns []session.Turn) (gencodes, error) {
 	rws, err := r.Store.Rewinds(ctx, r.SessionID)
 	if err != nil {
-		return "", nil, err
+		return gencodes{}, err
 	}
-	over = map[string]string{}
-	for _, x := range rws {
-		if x.CodeAfter == "" || x.LogSeq < seq {
-			continue
+	type call struct {
+		turn int
+		seq  int64
+		cp   session.Checkpoint
+	}
+	var calls []call
+	for _, t := range turns {
+		for i, cp := range t.Checkpoints {
+			calls = append(calls, call{turn: t.N, seq: t.CheckpointSeqs[i], cp: cp})
 		}
-		for _, line := range x.Changes {
-			if len(line) > 2 {
-				over[line[2:]] = x.CodeAfter // changeLines: "~ path", "+ path", "- path"
+	}
+	var g gencodes
+	atCall := make([]gencodes, len(calls))          // gencode's state just before each call
+	atRewind := make(map[string]gencodes, len(rws)) // and just before each rewind
+	next := 0
+	upTo := func(seq int64) {
+		for ; next < len(calls) && calls[next].seq <= seq; next++ {
+			c := calls[next]
+			if g.base == "" && g.over == nil {
+				g.base = c.cp.Before
+			}
+			atCall[next] = g
+			if c.cp.After != "" {
+				g = gencodes{base: c.cp.After}
 			}
 		}
 	}
-	return base, over, nil
+	for _, x := range rws {
+		upTo(x.LogSeq) // a rewind follows the messages up to its LogSeq
+		atRewind[x.ID] = g
+		if !x.Code {
+			continue
+		}
+		src, found := gencodes{}, false
+		switch x.Kind {
+		case session.RewindUndo:
+			src, found = atRewind[x.Undoes]
+		case session.RewindTurn:
+			// The target is the first checkpoint before a call in turns
+			// from x.Turn on (ToTurn).
+			for i, c := range calls[:next] {
+				if c.turn >= x.Turn && c.cp.Before == x.CodeTarget {
+					src, found = atCall[i], true
+					break
+				}
+			}
+		}
+		if !found {
+			// Where the content came from is not known: the paths keep
+			// their state, so a later rewind asks rather than overwrites.
+			continue
+		}
+		g = g.restoredFrom(src, x.Changes)
+	}
+	upTo(1 << 62)
+	return g, nil
 }
 
 // restore puts the files back as checkpoint target keeps them, after a
@@ -307,7 +380,7 @@ func (r Rewinder) restore(ctx context.Context, target string, turns []session.Tu
 			return restored{}, fmt.Errorf("rewind: %s is not among the files this rewind changes", p)
 		}
 	}
-	base, over, err := r.known(ctx, turns)
+	known, err := r.known(ctx, turns)
 	if err != nil {
 		return restored{}, err
 	}
@@ -339,11 +412,7 @@ func (r Rewinder) restore(ctx context.Context, target string, turns []session.Tu
 		return c, nil
 	}
 	for _, c := range cs {
-		id := base
-		if o, ok := over[c.Path]; ok {
-			id = o
-		}
-		ch, err := since(id)
+		ch, err := since(known.of(c.Path))
 		if err != nil {
 			return restored{}, err
 		}

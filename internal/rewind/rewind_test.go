@@ -229,3 +229,111 @@ func TestChoicePathsAsTheUserTypesThem(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "a1", f.read("a.txt"), "overwritten, named by its absolute path")
 }
+
+// TestOverwrittenHandEditStaysTheUsersAfterUndo: a hand edit a rewind
+// overwrote (as chosen) comes back with the undo, and is still the user's:
+// a later rewind asks before overwriting it again, with the same diff as
+// the first. A file the undo put back as gencode wrote it rewinds without a
+// question. Both ways of choosing: --overwrite for the file, and --force.
+func TestOverwrittenHandEditStaysTheUsersAfterUndo(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		choice Choices
+	}{
+		{"overwrite", Choices{Overwrite: []string{"notes.txt"}}},
+		{"force", Force},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			f.turn("one", "notes.txt", "gencode's\n")
+			f.turn("two", "second.txt", "2\n")
+			require.NoError(t, os.WriteFile(filepath.Join(f.proj, "notes.txt"), []byte("gencode's\nby hand\n"), 0o644))
+			rw := Rewinder{Store: f.st, Files: f.files, SessionID: f.sess.ID}
+
+			first, err := rw.ToTurn(f.ctx, 2, Mode{Code: true}, Choices{})
+			require.ErrorIs(t, err, ErrConflict)
+			require.Len(t, first.Conflicts, 1)
+			require.Equal(t, "notes.txt", first.Conflicts[0].Path)
+
+			_, err = rw.ToTurn(f.ctx, 2, Mode{Code: true}, tt.choice)
+			require.NoError(t, err)
+			require.Equal(t, "gencode's\n", f.read("notes.txt"), "overwritten as chosen")
+			require.Equal(t, "(none)", f.read("second.txt"))
+			_, err = rw.Undo(f.ctx, "", Choices{})
+			require.NoError(t, err, "the undo puts back what the rewind itself changed: no question")
+			require.Equal(t, "gencode's\nby hand\n", f.read("notes.txt"))
+			require.Equal(t, "2\n", f.read("second.txt"))
+
+			res, err := rw.ToTurn(f.ctx, 2, Mode{Code: true}, Choices{})
+			require.ErrorIs(t, err, ErrConflict, "the hand edit the undo brought back is the user's")
+			require.Equal(t, first.Conflicts, res.Conflicts, "asked as the first rewind asked")
+			require.Equal(t, "gencode's\nby hand\n", f.read("notes.txt"), "nothing changed")
+			require.Equal(t, "2\n", f.read("second.txt"), "nothing changed")
+
+			res, err = rw.ToTurn(f.ctx, 2, Mode{Code: true}, Choices{Keep: []string{"notes.txt"}})
+			require.NoError(t, err, "second.txt, as gencode wrote it, rewinds without a question")
+			require.Equal(t, []string{"- second.txt"}, res.Rewind.Changes)
+			require.Equal(t, "gencode's\nby hand\n", f.read("notes.txt"))
+		})
+	}
+}
+
+// TestRestoredHandEditStaysTheUsers: a hand edit made between two turns
+// is kept in the checkpoint before the second; a rewind to that turn puts
+// it back, and a rewind further back asks before overwriting it, as it
+// would have before gencode's second turn changed it. Files as gencode
+// left them rewind without a question.
+func TestRestoredHandEditStaysTheUsers(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "old.txt"), []byte("before gencode\n"), 0o644))
+	f.turn("one", "a.txt", "a1\n")
+	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "a.txt"), []byte("a1\nby hand\n"), 0o644))
+	f.turn("two", "a.txt", "a2\n")
+	f.turn("three", "old.txt", "changed\n")
+	rw := Rewinder{Store: f.st, Files: f.files, SessionID: f.sess.ID}
+
+	_, err := rw.ToTurn(f.ctx, 2, Mode{Code: true}, Choices{})
+	require.NoError(t, err, "a2 and changed are gencode's")
+	require.Equal(t, "a1\nby hand\n", f.read("a.txt"), "the checkpoint before turn 2 holds the hand edit")
+	require.Equal(t, "before gencode\n", f.read("old.txt"))
+
+	res, err := rw.ToTurn(f.ctx, 1, Mode{Code: true}, Choices{})
+	require.ErrorIs(t, err, ErrConflict, "the hand edit the rewind put back is the user's")
+	require.Len(t, res.Conflicts, 1)
+	require.Equal(t, "a.txt", res.Conflicts[0].Path)
+	require.Contains(t, res.Conflicts[0].Diff, "+by hand")
+	require.Equal(t, "a1\nby hand\n", f.read("a.txt"), "nothing changed")
+
+}
+
+// TestFilesAsGencodeFoundThemAreNotAConflict: a rewind to the first turn
+// puts a file back as it was before gencode changed it; that is not a
+// conflict for the undo, a hand edit of it since is.
+func TestFilesAsGencodeFoundThemAreNotAConflict(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "old.txt"), []byte("before gencode\n"), 0o644))
+	f.turn("one", "old.txt", "changed\n")
+	f.turn("two", "b.txt", "b\n")
+	rw := Rewinder{Store: f.st, Files: f.files, SessionID: f.sess.ID}
+
+	_, err := rw.ToTurn(f.ctx, 1, Mode{Code: true}, Choices{})
+	require.NoError(t, err)
+	require.Equal(t, "before gencode\n", f.read("old.txt"))
+	_, err = rw.Undo(f.ctx, "", Choices{})
+	require.NoError(t, err)
+	require.Equal(t, "changed\n", f.read("old.txt"))
+
+	_, err = rw.ToTurn(f.ctx, 1, Mode{Code: true}, Choices{})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "old.txt"), []byte("before gencode\nby hand\n"), 0o644))
+	res, err := rw.Undo(f.ctx, "", Choices{})
+	require.ErrorIs(t, err, ErrConflict)
+	require.Len(t, res.Conflicts, 1)
+	require.Equal(t, "old.txt", res.Conflicts[0].Path)
+	require.Contains(t, res.Conflicts[0].Diff, "+by hand")
+	require.Equal(t, "before gencode\nby hand\n", f.read("old.txt"), "nothing changed")
+}

@@ -267,8 +267,9 @@ type Turn struct {
 	// cannot restore what they did.
 	Unkept []string
 	// Checkpoints are the kept states around the turn's change-capable
-	// calls, in order.
-	Checkpoints []Checkpoint
+	// calls, in order; CheckpointSeqs the seq of the message holding each.
+	Checkpoints    []Checkpoint
+	CheckpointSeqs []int64
 }
 
 // Turns lists a session's user turns, oldest first. A user message that
@@ -288,7 +289,7 @@ func (s *Store) Turns(ctx context.Context, sessionID string) ([]Turn, error) {
 			t := Turn{N: len(out) + 1, Seq: m.Seq, LastSeq: m.Seq, Text: m.Content, Time: m.Time, Rewound: hidden(m.Seq)}
 			// The "!commands" run before it, whose output it carries.
 			if cp := m.Meta.Checkpoint; cp != nil && cp.Err == "" {
-				t.Checkpoints, t.LastCheckpointSeq = []Checkpoint{*cp}, m.Seq
+				t.Checkpoints, t.CheckpointSeqs, t.LastCheckpointSeq = []Checkpoint{*cp}, []int64{m.Seq}, m.Seq
 			} else if cp != nil {
 				t.Unkept = append(t.Unkept, fmt.Sprintf("!command (message %d): %s", m.Seq, cp.Err))
 			}
@@ -302,6 +303,7 @@ func (s *Store) Turns(ctx context.Context, sessionID string) ([]Turn, error) {
 		t.LastSeq = m.Seq
 		if cp := m.Meta.Checkpoint; cp != nil && cp.Err == "" {
 			t.Checkpoints = append(t.Checkpoints, *cp)
+			t.CheckpointSeqs = append(t.CheckpointSeqs, m.Seq)
 			t.LastCheckpointSeq = m.Seq
 		} else if why := unkept(m); why != "" {
 			t.Unkept = append(t.Unkept, fmt.Sprintf("%s (message %d): %s", m.Name, m.Seq, why))

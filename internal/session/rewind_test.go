@@ -115,6 +115,7 @@ func TestTurnsKeepTheShellCheckpoints(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, turns, 2)
 	require.Equal(t, []session.Checkpoint{{Before: "c1", After: "c2"}, {Before: "c2", After: "c3"}}, turns[0].Checkpoints)
+	require.Equal(t, []int64{1, 3}, turns[0].CheckpointSeqs, "the messages holding them: a rewind's place among them is its LogSeq")
 	require.Equal(t, int64(3), turns[0].LastCheckpointSeq)
 	require.Empty(t, turns[1].Checkpoints)
 	require.Equal(t, []string{"!command (message 4): too large"}, turns[1].Unkept)
