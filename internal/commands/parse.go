@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 // Invocation is a parsed command line: "/name arg 'quoted arg' --flag --key value".
@@ -117,7 +119,7 @@ func splitWords(s string) ([]word, error) {
 func closest(s string, candidates []string) (string, bool) {
 	best, bestD := "", 1<<30
 	for _, c := range candidates {
-		d := editDistance(s, c)
+		d := termtext.EditDistance(s, c)
 		if strings.HasPrefix(c, s) && len(s) > 0 {
 			d = 0
 		}
@@ -141,7 +143,7 @@ func closeMatches(s string, candidates []string, n int) []string {
 	var out []scored
 	for _, c := range candidates {
 		lc := strings.ToLower(c)
-		d := editDistance(ls, lc)
+		d := termtext.EditDistance(ls, lc)
 		switch {
 		case ls != "" && (strings.Contains(lc, ls) || strings.Contains(ls, lc)):
 			d = min(d, 1)
@@ -161,29 +163,4 @@ func closeMatches(s string, candidates []string, n int) []string {
 		names = append(names, o.c)
 	}
 	return names
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1) // transposition
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }

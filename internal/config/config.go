@@ -18,6 +18,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
+
+	"github.com/gencode/gencode/internal/termtext"
 )
 
 // Config is the effective configuration.
@@ -474,33 +476,12 @@ func nearestKey(key string) (string, bool) {
 				continue
 			}
 			seen[c] = true
-			if d := editDistance(key, c); d < bestD {
+			if d := termtext.EditDistance(key, c); d < bestD {
 				best, bestD = c, d
 			}
 		}
 	}
 	return best, best != "" && bestD > 0 && bestD <= max(2, len(key)/4)
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // assignment is a key a TOML document assigns (or a table it opens), with

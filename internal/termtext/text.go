@@ -147,3 +147,44 @@ func Count(n int, one, many string) string {
 	}
 	return strconv.Itoa(n) + " " + many
 }
+
+// EditDistance is how many single-rune edits (insert, delete, replace, or
+// swap two neighbours) turn a into b: the measure every "did you mean"
+// hint uses (a command, a config key, a tool, a model).
+func EditDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1) // transposition
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
+
+// Typo is the candidate s is most likely a typo of, case aside: the
+// nearest by EditDistance, when it is at most max(2, len(s)/3) edits away.
+func Typo(s string, candidates []string) (string, bool) {
+	ls := strings.ToLower(s)
+	best, bestD := "", 1<<30
+	for _, c := range candidates {
+		if d := EditDistance(ls, strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best, best != "" && bestD <= max(2, len([]rune(s))/3)
+}

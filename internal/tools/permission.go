@@ -62,7 +62,7 @@ func (p Permissions) Allow(names ...string) error {
 			}
 			c, ok := canonicalName(part)
 			if !ok {
-				return fmt.Errorf("allow %q: unknown tool (tools: %s)", part, strings.Join(Names(), ", "))
+				return fmt.Errorf("allow %q: %s", part, unknownTool(part))
 			}
 			canon = append(canon, c)
 		}
@@ -83,6 +83,16 @@ func canonicalName(name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// unknownTool says that name is none of the tools: the one it is a typo
+// of, if any, then the list.
+func unknownTool(name string) string {
+	hint := ""
+	if near, ok := termtext.Typo(name, Names()); ok {
+		hint = fmt.Sprintf("did you mean %s? ", near)
+	}
+	return fmt.Sprintf("unknown tool (%stools: %s)", hint, strings.Join(Names(), ", "))
 }
 
 // Decision is the Asker's answer.

@@ -207,10 +207,18 @@ func TestPrintModePermissions(t *testing.T) {
 }
 
 func TestPermissionsAllowRejectsUnknownTools(t *testing.T) {
-	perms := DefaultPermissions()
-	err := perms.Allow("Write,Wrte")
-	require.EqualError(t, err, `allow "Wrte": unknown tool (tools: Read, Write, Edit, Bash, Glob, Grep, LS)`)
-	assert.Equal(t, ModeAsk, perms[ToolWrite], "nothing changed")
+	tests := []struct{ allow, want string }{
+		{"Write,Wrte", `allow "Wrte": unknown tool (did you mean Write? tools: Read, Write, Edit, Bash, Glob, Grep, LS)`},
+		{"Bassh", `allow "Bassh": unknown tool (did you mean Bash? tools: Read, Write, Edit, Bash, Glob, Grep, LS)`},
+		{"grpe", `allow "grpe": unknown tool (did you mean Grep? tools: Read, Write, Edit, Bash, Glob, Grep, LS)`},
+		{"WebFetch", `allow "WebFetch": unknown tool (tools: Read, Write, Edit, Bash, Glob, Grep, LS)`},
+	}
+	for _, tt := range tests {
+		perms := DefaultPermissions()
+		err := perms.Allow(tt.allow)
+		require.EqualError(t, err, tt.want)
+		assert.Equal(t, ModeAsk, perms[ToolWrite], "nothing changed")
+	}
 }
 
 func TestInteractivePermissions(t *testing.T) {

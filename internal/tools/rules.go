@@ -61,7 +61,7 @@ func (r Rule) Validate(dir string) error {
 		return nil // an MCP tool, allowed whatever its arguments
 	}
 	if !slices.Contains(Names(), r.Tool) {
-		return fmt.Errorf("rule for %q: unknown tool (tools: %s)", r.Tool, strings.Join(Names(), ", "))
+		return fmt.Errorf("rule for %q: %s", r.Tool, unknownTool(r.Tool))
 	}
 	switch {
 	case r.Tool == ToolBash && len(r.Command) == 0:
