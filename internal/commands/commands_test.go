@@ -466,6 +466,30 @@ func TestBriefSaysWhatACallIsAbout(t *testing.T) {
 	assert.Equal(t, `#5 assistant: → Glob *.go in internal → Write {"file_path":"cut.go","content":"pa`, Brief(m, 200))
 }
 
+// A command's result in /history says its exit code once: first, as the
+// chat does, not again from the trailer the model reads.
+func TestBriefSaysTheExitCodeOnce(t *testing.T) {
+	t.Parallel()
+	two, zero := 2, 0
+	tests := []struct {
+		name string
+		m    session.Message
+		want string
+	}{
+		{"failed", session.Message{Seq: 3, Role: session.RoleTool, Name: "Bash", Content: "ls: cannot access 'x': No such file or directory\n[exit code 2]",
+			Meta: session.Meta{ExitCode: &two}}, "#3 tool: ← Bash exit 2: ls: cannot access 'x': No such file or directory"},
+		{"ok", session.Message{Seq: 4, Role: session.RoleTool, Name: "Bash", Content: "a.go\n[exit code 0]\n",
+			Meta: session.Meta{ExitCode: &zero}}, "#4 tool: ← Bash exit 0: a.go"},
+		{"killed keeps its note", session.Message{Seq: 5, Role: session.RoleTool, Name: "Bash", Content: "[killed by SIGKILL; exit code 137]",
+			Meta: session.Meta{ExitCode: &two}}, "#5 tool: ← Bash exit 2: [killed by SIGKILL; exit code 137]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, Brief(tt.m, 200))
+		})
+	}
+}
+
 // TestCost: /cost adds up what the providers counted, for the last turn
 // and the session, gives the summarizer's share, and prices each model
 // (the config's price over the built-in one); a model without a price is

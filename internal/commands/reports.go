@@ -401,13 +401,16 @@ func Brief(m session.Message, width int) string {
 	var body string
 	switch {
 	case m.Role == session.RoleTool:
-		status := ""
+		status, text := "", m.Text()
 		if m.Meta.ExitCode != nil {
+			// The code is said first; the trailer the model reads is not
+			// said again.
 			status = fmt.Sprintf(" exit %d", *m.Meta.ExitCode)
+			text = strings.TrimSuffix(strings.TrimRight(text, "\n"), tools.ExitTrailer(*m.Meta.ExitCode))
 		} else if m.Meta.Failed {
 			status = " failed"
 		}
-		body = "← " + m.Name + status + ": " + m.Text()
+		body = "← " + m.Name + status + ": " + text
 	case len(m.ToolCalls) > 0:
 		var calls []string
 		for _, c := range m.ToolCalls {

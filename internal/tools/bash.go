@@ -106,7 +106,7 @@ func runBash(ctx context.Context, s *Set, raw json.RawMessage, progress func(Pro
 	case res.signal != "":
 		fmt.Fprintf(&b, "[killed by %s; exit code %d]", res.signal, code)
 	default:
-		fmt.Fprintf(&b, "[exit code %d]", code)
+		b.WriteString(ExitTrailer(code))
 	}
 	if blocked := s.sandbox.Blocked(text, code, lim); blocked != "" {
 		b.WriteString("\n" + blocked)
@@ -295,3 +295,8 @@ func bashEnv(env []string) []string {
 	}
 	return append(out, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 }
+
+// ExitTrailer is the line that ends the output of a command that exited
+// by itself: what the model reads of its exit code. A display that shows
+// the code by other means (a brief, a user command's output) leaves it out.
+func ExitTrailer(code int) string { return fmt.Sprintf("[exit code %d]", code) }
