@@ -153,13 +153,3 @@ func o200kNext(s string, i int) int {
 	}
 	return spaces(s, i)
 }
-
-// isASCII reports whether s is all ASCII.
-func isASCII(s string) bool {
-	for i := range len(s) {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}

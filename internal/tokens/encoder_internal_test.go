@@ -90,7 +90,9 @@ func TestHeapMergeMatchesScan(t *testing.T) {
 }
 
 // TestSafeCutExact checks safeCut's claim directly: at every safe cut of
-// a text, the counts of the two sides add up to the count of the whole.
+// a text, the counts of the two sides add up to the count of the whole,
+// each counted by the pattern itself (countRegexp: countSegment relies on
+// the claim).
 func TestSafeCutExact(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 8))
@@ -111,20 +113,70 @@ func TestSafeCutExact(t *testing.T) {
 	for _, name := range []string{O200KBase, CL100KBase} {
 		e := testEncoder(t, name)
 		for _, text := range texts {
-			whole := e.countSegment(text, &st)
+			whole := e.countRegexp(text, &st)
 			cuts := 0
 			for p := 1; p < len(text); p++ {
 				if !safeCut(text, p) {
 					continue
 				}
 				cuts++
-				if got := e.countSegment(text[:p], &st) + e.countSegment(text[p:], &st); got != whole {
-					t.Errorf("%s: cut at %d of %q: %d + ... = %d, whole text %d", name, p, text, e.countSegment(text[:p], &st), got, whole)
+				if got := e.countRegexp(text[:p], &st) + e.countRegexp(text[p:], &st); got != whole {
+					t.Errorf("%s: cut at %d of %q: %d + ... = %d, whole text %d", name, p, text, e.countRegexp(text[:p], &st), got, whole)
 				}
 			}
 			require.Positive(t, cuts, "no safe cut in %q", text)
 		}
 	}
+}
+
+// mixedText is about n bytes of ASCII words, code and whitespace with
+// other characters at random places, one in every `every` pieces on
+// average: the texts where countSegment sends stretches to the pattern.
+func mixedText(r *rand.Rand, n, every int) string {
+	ascii := []string{"a", "Word", "HTTPServer", "x1", "42", "12345", " ", "  ", "\t", "\n", "\r\n", "\n\n", " \n",
+		"'s", "'LL", "'", "\"", "/", ",", ".", "{", "}", "(", ")", "-", "_", "!?", "func main() {", "err != nil"}
+	other := []string{"é", "日本語", "Привет", "e\u0301", "\u0300", "😀", "👩\u200d💻", "\u00a0", "\u2003", "\ufeff", "\xff", "\xe2\x82", "—", "…", "✓"}
+	var b strings.Builder
+	for b.Len() < n {
+		if r.IntN(every) == 0 {
+			b.WriteString(other[r.IntN(len(other))])
+		} else {
+			b.WriteString(ascii[r.IntN(len(ascii))])
+		}
+	}
+	return b.String()
+}
+
+// TestStretchesCountAsThePattern: counting ASCII by hand and only the
+// stretches around other characters with the pattern gives the pattern's
+// count of the whole text, at any density of such characters.
+func TestStretchesCountAsThePattern(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(13, 14))
+	var st scratch
+	for _, name := range []string{O200KBase, CL100KBase} {
+		e := testEncoder(t, name)
+		for i := range sample(60, 600) {
+			text := mixedText(r, 64+r.IntN(600), 1+i%40)
+			require.Equal(t, e.countRegexp(text, &st), e.countSegment(text, &st), "%s: %q", name, text)
+		}
+	}
+}
+
+func FuzzStretchesCountAsThePattern(f *testing.F) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for i := range 20 {
+		f.Add(mixedText(r, 200, 1+i))
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var st scratch
+		for _, name := range []string{O200KBase, CL100KBase} {
+			e := testEncoder(t, name)
+			if want, got := e.countRegexp(text, &st), e.countSegment(text, &st); got != want {
+				t.Fatalf("%s: countSegment(%q) = %d, the pattern says %d", name, text, got, want)
+			}
+		}
+	})
 }
 
 // TestHardCutError measures the one approximation: a run longer than

@@ -329,6 +329,40 @@ func BenchmarkCount(b *testing.B) {
 	}
 }
 
+// BenchmarkCountSparseUnicode counts 16 KB of Go source with one
+// non-ASCII character (an em dash in a comment) every `every` bytes: what
+// code, logs and prose written in English hold. "none" is the ASCII
+// baseline; "cjk" is text of other characters only.
+func BenchmarkCountSparseUnicode(b *testing.B) {
+	line := "\tif err := s.Append(ctx, id, msg); err != nil { // keep the order\n"
+	src := strings.Repeat(line, 16<<10/len(line))
+	withDashes := func(every int) string {
+		var sb strings.Builder
+		for i := 0; i < len(src); i += every {
+			sb.WriteString(src[i:min(len(src), i+every)])
+			sb.WriteString(" — ")
+		}
+		return sb.String()
+	}
+	texts := []struct{ name, text string }{
+		{"none", src},
+		{"every-4KB", withDashes(4 << 10)},
+		{"every-1KB", withDashes(1 << 10)},
+		{"every-100B", withDashes(100)},
+		{"cjk", strings.Repeat("日本語のテキストと中文文本。", 16<<10/39)},
+	}
+	c := tokens.New("gpt-4o")
+	require.NoError(b, c.Err())
+	for _, tt := range texts {
+		b.Run(tt.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tt.text)))
+			for b.Loop() {
+				c.Count(tt.text)
+			}
+		})
+	}
+}
+
 // noSpaceText returns n bytes drawn from alphabet, without spaces or
 // newlines: the texts that made counting quadratic.
 func noSpaceText(alphabet string, n int) string {
