@@ -419,14 +419,7 @@ func (s *Store) Diff(ctx context.Context, from, to Snapshot) ([]Change, error) {
 	f := strings.Split(string(out), "\x00")
 	var cs []Change
 	for i := 0; i+1 < len(f); i += 2 {
-		op := "modify"
-		switch f[i] {
-		case "A":
-			op = "create"
-		case "D":
-			op = "delete"
-		}
-		cs = append(cs, Change{Path: f[i+1], Op: op})
+		cs = append(cs, Change{Path: f[i+1], Op: opOf(f[i])})
 	}
 	return cs, nil
 }

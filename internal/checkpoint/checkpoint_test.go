@@ -3,9 +3,11 @@ package checkpoint
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -284,5 +286,108 @@ func TestFollowedSnapshotsMatchWholeTree(t *testing.T) {
 	// follows the change.
 	if st.Full != 3 || st.Changed != len(steps) {
 		t.Errorf("Stats = %+v, want 3 whole-tree snapshots and %d from the changes", st, len(steps))
+	}
+}
+
+// TestDiffPairsMatchesDiff: DiffPairs says for each pair what Diff says
+// (creates, deletes, modes, nested paths, a name with a newline, a pair
+// with nothing between, the same pair twice), and for a pair whose
+// checkpoint is gone, ErrPruned for that pair only. Differ says of each
+// path what Diff says (a mode changed, a directory become a file too).
+func TestDiffPairsMatchesDiff(t *testing.T) {
+	ctx := context.Background()
+	proj := t.TempDir()
+	s := New(t.TempDir(), proj, Options{})
+	defer s.Close()
+	var snaps []Snapshot
+	take := func() {
+		t.Helper()
+		snap, err := s.Take(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snaps = append(snaps, snap)
+	}
+	write(t, proj, "a.txt", "a\n", 0o644)
+	write(t, proj, "d/e/f.txt", "f\n", 0o644)
+	take()
+	write(t, proj, "a.txt", "a2\n", 0o644)
+	write(t, proj, "d/e/g.txt", "g\n", 0o644)
+	write(t, proj, "odd\nname.txt", "odd\n", 0o644)
+	take()
+	os.Remove(filepath.Join(proj, "d", "e", "f.txt"))
+	write(t, proj, "run.sh", "echo\n", 0o755)
+	take()
+	take()
+	pairs := []Pair{
+		{snaps[0].ID, snaps[1].ID}, {snaps[1].ID, snaps[2].ID}, {snaps[2].ID, snaps[0].ID},
+		{snaps[2].ID, snaps[3].ID}, {snaps[0].ID, snaps[1].ID},
+		{"0123456789abcdef0123456789abcdef01234567", snaps[0].ID}, {snaps[0].ID, ""},
+	}
+	got, err := s.DiffPairs(ctx, pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(pairs) {
+		t.Fatalf("DiffPairs gave %d answers to %d pairs", len(got), len(pairs))
+	}
+	load := map[string]Snapshot{}
+	for _, snap := range snaps {
+		load[snap.ID] = snap
+	}
+	for i, p := range pairs[:5] {
+		want, err := s.Diff(ctx, load[p.From], load[p.To])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[i].Err != nil || fmt.Sprint(got[i].Changes) != fmt.Sprint(want) {
+			t.Errorf("DiffPairs pair %d = %v, %v; want %v (Diff)", i, got[i].Changes, got[i].Err, want)
+		}
+	}
+	if len(got[0].Changes) != 3 || len(got[3].Changes) != 0 {
+		t.Errorf("DiffPairs = %v, %v; want 3 changes, then none", got[0].Changes, got[3].Changes)
+	}
+	for _, i := range []int{5, 6} {
+		if !errors.Is(got[i].Err, ErrPruned) {
+			t.Errorf("DiffPairs pair %d: err %v, want ErrPruned", i, got[i].Err)
+		}
+	}
+
+	// Differ: each path compared in a checkpoint of its own with the
+	// last one says what Diff says of it; a gone checkpoint's paths are
+	// gone.
+	write(t, proj, "a.txt", "a2\n", 0o755) // the mode alone
+	if err := os.RemoveAll(filepath.Join(proj, "d", "e")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, proj, "d/e", "now a file\n", 0o644)
+	take()
+	last := snaps[len(snaps)-1]
+	paths := []string{"a.txt", "d/e/f.txt", "d/e/g.txt", "d/e", "odd\nname.txt", "run.sh", "never.txt"}
+	for _, from := range snaps {
+		at := map[string]string{}
+		for _, p := range paths {
+			at[p] = from.ID
+		}
+		differ, gone, err := s.Differ(ctx, last, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := s.Diff(ctx, from, last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wantPaths []string
+		for _, c := range want {
+			wantPaths = append(wantPaths, c.Path)
+		}
+		sort.Strings(wantPaths)
+		if fmt.Sprint(differ) != fmt.Sprint(wantPaths) || len(gone) != 0 {
+			t.Errorf("Differ from %s = %q (gone %q), want %q (Diff)", from.ID[:8], differ, gone, wantPaths)
+		}
+	}
+	differ, gone, err := s.Differ(ctx, last, map[string]string{"a.txt": "0123456789abcdef0123456789abcdef01234567", "run.sh": snaps[0].ID})
+	if err != nil || fmt.Sprint(differ) != "[run.sh]" || fmt.Sprint(gone) != "[a.txt]" {
+		t.Errorf("Differ = %q, gone %q, %v; want run.sh differing, a.txt gone", differ, gone, err)
 	}
 }

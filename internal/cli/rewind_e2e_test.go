@@ -325,6 +325,56 @@ func TestRewindAsksAgainAfterUndo(t *testing.T) {
 	require.Equal(t, mine, read("keep.txt"))
 }
 
+// TestRewindAsksAboutHandEditsBeforeACall: files the user changed by hand
+// between two turns, which the second turn's call did not touch, stay the
+// user's: a rewind to before the first turn refuses, naming each (the one
+// it would overwrite, the one it would delete) with its diff, and changes
+// nothing; with both kept, what gencode wrote rewinds without a question.
+func TestRewindAsksAboutHandEditsBeforeACall(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.NewServer(t)
+	sb := newSandbox(t)
+	sb.useServer(srv)
+	rewindProject(t, sb.work)
+	bash := func(command string, flags ...string) {
+		t.Helper()
+		srv.Enqueue(
+			openaitest.Calls(openaitest.ToolCall{ID: "b", Name: "Bash", Arguments: args(t, map[string]any{"command": command})}),
+			openaitest.Text("Done."),
+		)
+		res := sb.run(append(flags, "-p", "run "+command, "--allow", "Bash")...)
+		require.Equal(t, 0, res.code, res.stderr)
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(sb.work, name))
+		require.NoError(t, err)
+		return string(b)
+	}
+	bash("echo more >> keep.txt && echo new > n.txt")
+	mine := "keep me\nmore\nby hand\n"
+	require.NoError(t, os.WriteFile(filepath.Join(sb.work, "keep.txt"), []byte(mine), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(sb.work, "mine.txt"), []byte("mine, by hand\n"), 0o644))
+	bash("echo two > two.txt", "-c")
+
+	res := sb.run("rewind", "--to", "1", "--code")
+	require.Equal(t, 1, res.code, "the hand edits are the user's:\n%s", res.stdout)
+	require.Contains(t, res.stderr, "2 files changed outside gencode")
+	require.Contains(t, res.stderr, "keep.txt")
+	require.Contains(t, res.stderr, "+by hand")
+	require.Contains(t, res.stderr, "mine.txt")
+	require.Contains(t, res.stderr, "+mine, by hand")
+	require.Equal(t, mine, read("keep.txt"), "nothing changed")
+	require.Equal(t, "mine, by hand\n", read("mine.txt"), "nothing changed")
+	require.FileExists(t, filepath.Join(sb.work, "two.txt"), "nothing changed")
+
+	res = sb.run("rewind", "--to", "1", "--code", "--keep", "keep.txt", "--keep", "mine.txt")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.NoFileExists(t, filepath.Join(sb.work, "two.txt"), "gencode's files rewind without a question")
+	require.NoFileExists(t, filepath.Join(sb.work, "n.txt"))
+	require.Equal(t, mine, read("keep.txt"))
+	require.Equal(t, "mine, by hand\n", read("mine.txt"))
+}
+
 // TestRewindCompactionUndoneAndRedone: a compaction taken back puts the
 // view back as it was before it (messages and tokens); undoing that puts
 // the summary back, and the view matches what the compaction left.

@@ -250,7 +250,7 @@ type restored struct {
 // gencode (a conflict, if a rewind would overwrite it).
 type gencodes struct {
 	base string
-	over map[string]string // shared between states: replaced, never written
+	over map[string]string // never written once shared (known's copy on write)
 }
 
 func (g gencodes) of(path string) string {
@@ -260,32 +260,22 @@ func (g gencodes) of(path string) string {
 	return g.base
 }
 
-// restoredFrom is g once a restore wrote paths with what a checkpoint taken
-// when src was gencode's state holds: each path is then gencode's as it was
-// in src. A restore does not make content gencode's: what the user had
-// written (a hand edit, anything no gencode call wrote) is theirs again
-// where a rewind or an undo puts it back, and is compared with what gencode
-// had left, as it was before.
-func (g gencodes) restoredFrom(src gencodes, changes []string) gencodes {
-	over := make(map[string]string, len(g.over)+len(changes))
-	maps.Copy(over, g.over)
-	for _, line := range changes {
-		if len(line) > 2 {
-			p := line[2:] // changeLines: "~ path", "+ path", "- path"
-			over[p] = src.of(p)
-		}
-	}
-	return gencodes{base: g.base, over: over}
-}
-
 // known is gencode's state of the files now, from the session's history in
-// order: a call's checkpoint after it makes the whole tree gencode's (the
-// first call's before, the files as gencode found them, until then); a code
-// rewind or undo then gives each path it wrote the state of gencode's that
-// held when its source was taken: for a rewind, when the checkpoint before
-// the turn's first call was kept; for an undo, just before the rewind it
-// takes back. A file a rewind left alone (one the user kept, or not among
-// its changes) keeps its state.
+// order. The files as gencode found them (the first call's checkpoint
+// before) are the start. A call makes gencode's only the paths it changed
+// (those that differ between its checkpoints before and after), each as
+// its after holds it; every other path keeps whose it was, so a change
+// made by hand before a call (which that call's checkpoints hold too) stays
+// the user's. A code rewind or undo gives each path it wrote the state of
+// gencode's that held when its source was taken: for a rewind, when the
+// checkpoint before the turn's first call was kept; for an undo, just
+// before the rewind it takes back. A restore does not make content
+// gencode's: a hand edit it puts back is the user's again. A file a rewind
+// left alone (one the user kept, or not among its changes) keeps its state.
+//
+// Its cost: one DiffPairs for every call at once (two git processes; each
+// pair costs what the call changed), and a map of the paths the calls and
+// rewinds wrote.
 func (r Rewinder) known(ctx context.Context, turns []session.Turn) (gencodes, error) {
 	rws, err := r.Store.Rewinds(ctx, r.SessionID)
 	if err != nil {
@@ -297,30 +287,59 @@ func (r Rewinder) known(ctx context.Context, turns []session.Turn) (gencodes, er
 		cp   session.Checkpoint
 	}
 	var calls []call
+	var pairs []checkpoint.Pair
 	for _, t := range turns {
 		for i, cp := range t.Checkpoints {
 			calls = append(calls, call{turn: t.N, seq: t.CheckpointSeqs[i], cp: cp})
+			pairs = append(pairs, checkpoint.Pair{From: cp.Before, To: cp.After})
+		}
+	}
+	// What each call changed. One whose checkpoints are gone (pruned)
+	// makes nothing gencode's: the paths keep their state, so a later
+	// rewind asks rather than overwrites.
+	wrote, err := r.Files.DiffPairs(ctx, pairs)
+	if err != nil {
+		return gencodes{}, fmt.Errorf("rewind: what each call changed: %w", err)
+	}
+	targets := map[string]bool{} // the checkpoints code rewinds restored
+	for _, x := range rws {
+		if x.Code && x.Kind == session.RewindTurn {
+			targets[x.CodeTarget] = true
 		}
 	}
 	var g gencodes
-	atCall := make([]gencodes, len(calls))          // gencode's state just before each call
+	owned := false // g.over is g's alone: written in place, not copied
+	set := func(path, id string) {
+		if !owned {
+			over := make(map[string]string, len(g.over)+1)
+			maps.Copy(over, g.over)
+			g.over, owned = over, true
+		}
+		g.over[path] = id
+	}
+	save := func() gencodes { owned = false; return g }
+	atCall := make([]gencodes, len(calls))          // gencode's state just before each call a rewind restored
 	atRewind := make(map[string]gencodes, len(rws)) // and just before each rewind
 	next := 0
 	upTo := func(seq int64) {
 		for ; next < len(calls) && calls[next].seq <= seq; next++ {
 			c := calls[next]
-			if g.base == "" && g.over == nil {
+			if g.base == "" {
 				g.base = c.cp.Before
 			}
-			atCall[next] = g
-			if c.cp.After != "" {
-				g = gencodes{base: c.cp.After}
+			if targets[c.cp.Before] {
+				atCall[next] = save()
+			}
+			if wrote[next].Err == nil {
+				for _, ch := range wrote[next].Changes {
+					set(ch.Path, c.cp.After)
+				}
 			}
 		}
 	}
 	for _, x := range rws {
 		upTo(x.LogSeq) // a rewind follows the messages up to its LogSeq
-		atRewind[x.ID] = g
+		atRewind[x.ID] = save()
 		if !x.Code {
 			continue
 		}
@@ -343,10 +362,15 @@ func (r Rewinder) known(ctx context.Context, turns []session.Turn) (gencodes, er
 			// their state, so a later rewind asks rather than overwrites.
 			continue
 		}
-		g = g.restoredFrom(src, x.Changes)
+		for _, line := range x.Changes {
+			if len(line) > 2 {
+				p := line[2:] // changeLines: "~ path", "+ path", "- path"
+				set(p, src.of(p))
+			}
+		}
 	}
 	upTo(1 << 62)
-	return g, nil
+	return save(), nil
 }
 
 // restore puts the files back as checkpoint target keeps them, after a
@@ -384,41 +408,38 @@ func (r Rewinder) restore(ctx context.Context, target string, turns []session.Tu
 	if err != nil {
 		return restored{}, err
 	}
-	// outside[id] are the paths that differ between checkpoint id, as
-	// gencode left them, and now (nil: id could not be read).
-	type changed struct {
-		snap  checkpoint.Snapshot
-		paths map[string]bool
-	}
-	outside := map[string]*changed{}
-	since := func(id string) (*changed, error) {
-		if c, ok := outside[id]; ok || id == "" {
-			return c, nil
-		}
-		last, err := r.Files.Load(ctx, id)
-		if err != nil {
-			outside[id] = nil
-			return nil, nil
-		}
-		diff, err := r.Files.Diff(ctx, last, cur)
-		if err != nil {
-			return nil, err
-		}
-		c := &changed{snap: last, paths: map[string]bool{}}
-		for _, o := range diff {
-			c.paths[o.Path] = true
-		}
-		outside[id] = c
-		return c, nil
-	}
+	// A path this rewind changes that differs from its checkpoint in
+	// known was changed outside gencode since. A path whose checkpoint is
+	// gone (pruned) has nothing to compare with: it passes.
+	at := make(map[string]string, len(cs))
 	for _, c := range cs {
-		ch, err := since(known.of(c.Path))
-		if err != nil {
-			return restored{}, err
+		if id := known.of(c.Path); id != "" {
+			at[c.Path] = id
 		}
-		if ch != nil && ch.paths[c.Path] {
-			res.Conflicts = append(res.Conflicts, Conflict{Path: c.Path, Diff: r.Files.FileDiff(ctx, ch.snap, cur, c.Path)})
+	}
+	differ, _, err := r.Files.Differ(ctx, cur, at)
+	if err != nil {
+		return restored{}, err
+	}
+	outside := make(map[string]bool, len(differ))
+	for _, p := range differ {
+		outside[p] = true
+	}
+	loaded := map[string]checkpoint.Snapshot{}
+	for _, c := range cs { // in the order of the rewind's changes
+		p := c.Path
+		if !outside[p] {
+			continue
 		}
+		id := at[p]
+		snap, ok := loaded[id]
+		if !ok {
+			if snap, err = r.Files.Load(ctx, id); err != nil {
+				return restored{}, err
+			}
+			loaded[id] = snap
+		}
+		res.Conflicts = append(res.Conflicts, Conflict{Path: p, Diff: r.Files.FileDiff(ctx, snap, cur, p)})
 	}
 	for _, c := range res.Conflicts {
 		if !ch.keeps(c.Path) && !ch.overwrites(c.Path) {

@@ -16,7 +16,7 @@ import (
 // fixture is a session whose turns write files with checkpoints around
 // each write, as the tools keep them.
 type fixture struct {
-	t     *testing.T
+	t     testing.TB
 	ctx   context.Context
 	proj  string
 	st    *session.Store
@@ -24,7 +24,7 @@ type fixture struct {
 	sess  session.Session
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	st, err := session.Open(ctx, t.TempDir())
@@ -336,4 +336,65 @@ func TestFilesAsGencodeFoundThemAreNotAConflict(t *testing.T) {
 	require.Equal(t, "old.txt", res.Conflicts[0].Path)
 	require.Contains(t, res.Conflicts[0].Diff, "+by hand")
 	require.Equal(t, "before gencode\nby hand\n", f.read("old.txt"), "nothing changed")
+}
+
+// TestHandEditBeforeACallStaysTheUsers: files changed by hand between two
+// turns, which the later turn's call does not touch, are the user's: a
+// rewind to before the first turn asks before it overwrites or deletes
+// them, as it would have before the second turn ran (its checkpoint after
+// holds the hand edits, but the call did not write them). The file the
+// second turn wrote rewinds without a question.
+func TestHandEditBeforeACallStaysTheUsers(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "old.txt"), []byte("before gencode\n"), 0o644))
+	f.turn("one", "a.txt", "a1\n")
+	f.turn("one more", "old.txt", "changed\n")
+	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "a.txt"), []byte("a1\nby hand\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "old.txt"), []byte("changed\nby hand\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "mine.txt"), []byte("mine, by hand\n"), 0o644))
+	f.turn("two", "b.txt", "b1\n")
+	rw := Rewinder{Store: f.st, Files: f.files, SessionID: f.sess.ID}
+
+	res, err := rw.ToTurn(f.ctx, 1, Mode{Code: true}, Choices{})
+	require.ErrorIs(t, err, ErrConflict, "the hand edits are the user's")
+	var paths []string
+	for _, c := range res.Conflicts {
+		paths = append(paths, c.Path)
+		require.Contains(t, c.Diff, "by hand", c.Path)
+	}
+	require.Equal(t, []string{"a.txt", "mine.txt", "old.txt"}, paths, "deleted, deleted, overwritten: each asked")
+	require.Equal(t, "a1\nby hand\n", f.read("a.txt"), "nothing changed")
+	require.Equal(t, "changed\nby hand\n", f.read("old.txt"), "nothing changed")
+	require.Equal(t, "mine, by hand\n", f.read("mine.txt"), "nothing changed")
+	require.Equal(t, "b1\n", f.read("b.txt"), "nothing changed")
+
+	res, err = rw.ToTurn(f.ctx, 1, Mode{Code: true}, Choices{Keep: []string{"a.txt", "old.txt", "mine.txt"}})
+	require.NoError(t, err, "b.txt, as gencode wrote it, rewinds without a question")
+	require.Equal(t, []string{"- b.txt"}, res.Rewind.Changes)
+	require.Equal(t, "a1\nby hand\n", f.read("a.txt"))
+	require.Equal(t, "changed\nby hand\n", f.read("old.txt"))
+	require.Equal(t, "mine, by hand\n", f.read("mine.txt"))
+	_, err = rw.Undo(f.ctx, "", Choices{})
+	require.NoError(t, err)
+	require.Equal(t, "b1\n", f.read("b.txt"))
+}
+
+// TestCallOverAHandEditMakesItGencodes: a call that writes a file the user
+// had edited by hand makes the file gencode's as the call left it (the
+// model worked on it knowingly): a rewind to before that call puts the
+// hand edit back without a question.
+func TestCallOverAHandEditMakesItGencodes(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.turn("one", "a.txt", "a1\n")
+	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "a.txt"), []byte("a1\nby hand\n"), 0o644))
+	f.turn("two", "a.txt", "a2\n")
+	f.turn("three", "b.txt", "b1\n")
+	rw := Rewinder{Store: f.st, Files: f.files, SessionID: f.sess.ID}
+
+	res, err := rw.ToTurn(f.ctx, 2, Mode{Code: true}, Choices{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"~ a.txt", "- b.txt"}, res.Rewind.Changes)
+	require.Equal(t, "a1\nby hand\n", f.read("a.txt"))
 }
