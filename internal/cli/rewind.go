@@ -275,7 +275,13 @@ func printRewindResult(out, errOut io.Writer, res rewind.Result, err error) {
 		return
 	}
 	if errors.Is(err, rewind.ErrConflict) {
-		fmt.Fprintf(errOut, "gencode: %s changed outside gencode since it last wrote them; not overwritten (--force overwrites them all; --keep PATH or --overwrite PATH for each):\n", termtext.Count(len(res.Conflicts), "file", "files"))
+		what, all := "1 file changed outside gencode since it last wrote it; not overwritten (--force overwrites it", ""
+		if n := len(res.Conflicts); n != 1 {
+			what, all = fmt.Sprintf("%d files changed outside gencode since it last wrote them; not overwritten (--force overwrites them all", n), "; --keep PATH or --overwrite PATH for each"
+		} else {
+			all = "; --keep PATH keeps it"
+		}
+		fmt.Fprintf(errOut, "gencode: %s%s):\n", what, all)
 		for _, c := range res.Conflicts {
 			fmt.Fprintf(errOut, "  %s\n", c.Path)
 			if c.Diff != "" {

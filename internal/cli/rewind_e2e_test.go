@@ -234,7 +234,7 @@ func TestRewindConflict(t *testing.T) {
 
 	res = sb.run("rewind", "--to", "1", "--code")
 	require.Equal(t, 1, res.code, res.stdout)
-	require.Contains(t, res.stderr, "changed outside gencode")
+	require.Contains(t, res.stderr, "gencode: 1 file changed outside gencode since it last wrote it; not overwritten (--force overwrites it; --keep PATH keeps it):")
 	require.Contains(t, res.stderr, "keep.txt")
 	require.Contains(t, res.stderr, "+by hand")
 	require.Equal(t, 1, strings.Count(res.stderr, "changed outside gencode"), "the conflict is said once:\n%s", res.stderr)
@@ -358,7 +358,7 @@ func TestRewindAsksAboutHandEditsBeforeACall(t *testing.T) {
 
 	res := sb.run("rewind", "--to", "1", "--code")
 	require.Equal(t, 1, res.code, "the hand edits are the user's:\n%s", res.stdout)
-	require.Contains(t, res.stderr, "2 files changed outside gencode")
+	require.Contains(t, res.stderr, "gencode: 2 files changed outside gencode since it last wrote them; not overwritten (--force overwrites them all; --keep PATH or --overwrite PATH for each):")
 	require.Contains(t, res.stderr, "keep.txt")
 	require.Contains(t, res.stderr, "+by hand")
 	require.Contains(t, res.stderr, "mine.txt")
