@@ -1,6 +1,7 @@
 package input_test
 
 import (
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -25,6 +26,19 @@ func BenchmarkTypeInLongDraft(b *testing.B) {
 			for range 4 {
 				m.SetWidth(60)
 			}
+		}
+	}
+}
+
+// BenchmarkTypeInLongLine is a key typed at the end of a one-line draft
+// three rows long and taken back, each followed by the layout.
+func BenchmarkTypeInLongLine(b *testing.B) {
+	m := newInput()
+	m = typ(m, strings.Repeat("a long line of a draft that wraps ", 5))
+	for b.Loop() {
+		for _, k := range []tea.KeyPressMsg{runes("x"), backspace} {
+			m, _ = m.Update(k)
+			m.SetWidth(60)
 		}
 	}
 }

@@ -569,6 +569,14 @@ func (m *Model) scrollToTop() (moved bool) {
 		// On the first row the view already shows it.
 		return false
 	}
+	if line == 0 && m.ta.LineCount() == 1 && m.ta.ScrollYOffset() == 0 && li.RowOffset < m.ta.Height() {
+		// One line, shown from its first row with the cursor in view:
+		// the moves below would end where they start, but for the column
+		// kept for Up and Down, which SetCursorColumn resets. (A key typed
+		// in a long line: two renders of the editor fewer.)
+		m.ta.SetCursorColumn(col)
+		return true
+	}
 	for i := 0; i < maxLines && (m.ta.Line() > 0 || m.ta.LineInfo().RowOffset > 0); i++ {
 		m.ta.CursorUp()
 	}
