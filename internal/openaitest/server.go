@@ -58,10 +58,10 @@ type Request struct {
 
 // wireRequest is the part of a request body the server reads.
 type wireRequest struct {
-	Model         string                         `json:"model"`
-	Messages      []openai.ChatCompletionMessage `json:"messages"`
-	Tools         wireTools                      `json:"tools"`
-	Stream        bool                           `json:"stream"`
+	Model         string            `json:"model"`
+	Messages      []json.RawMessage `json:"messages"`
+	Tools         json.RawMessage   `json:"tools"`
+	Stream        bool              `json:"stream"`
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
@@ -70,39 +70,68 @@ type wireRequest struct {
 	ToolChoice          json.RawMessage `json:"tool_choice"`
 }
 
-// wireTools is a request's tools, decoded, and their raw text.
+// decodeMessages decodes a request's messages, each kept decoded per raw
+// text: a session's requests repeat the messages of the one before, and
+// decoding every message of every request again (go-openai decodes each
+// twice) under -race was a third of the fake server's CPU. The messages
+// of two requests may share their slices (ToolCalls, MultiContent):
+// nothing changes them.
+func (s *Server) decodeMessages(raws []json.RawMessage) ([]openai.ChatCompletionMessage, error) {
+	if raws == nil {
+		return nil, nil
+	}
+	msgs := make([]openai.ChatCompletionMessage, len(raws))
+	for i, raw := range raws {
+		s.mu.Lock()
+		m, ok := s.decoded[string(raw)]
+		s.mu.Unlock()
+		if !ok {
+			if err := json.Unmarshal(raw, &m); err != nil {
+				return nil, err
+			}
+			s.mu.Lock()
+			s.decoded[string(raw)] = m
+			s.mu.Unlock()
+		}
+		msgs[i] = m
+	}
+	return msgs, nil
+}
+
+// wireTools is a request's tools decoded, and marshalled again as measure
+// counts them (the text a provider is given), kept per raw text: a
+// session sends the same tools with every request, and decoding and
+// marshalling a dozen schemas per request under -race was a sixth of an
+// end-to-end test's own CPU.
 type wireTools struct {
 	list []openai.Tool
-	raw  string
+	json string
 }
 
-func (w *wireTools) UnmarshalJSON(raw []byte) error {
-	w.raw = string(raw)
-	return json.Unmarshal(raw, &w.list)
-}
-
-// marshalledTools is a request's tools marshalled again, as measure counts
-// them, kept per raw text: a session sends the same tools with every
-// request, and marshalling a dozen schemas per request under -race was a
-// sixth of an end-to-end test's own CPU.
-func (s *Server) marshalledTools(w wireTools) string {
-	if len(w.list) == 0 {
-		return ""
+func (s *Server) decodeTools(raw json.RawMessage) ([]openai.Tool, string, error) {
+	if len(raw) == 0 {
+		return nil, "", nil
 	}
 	s.mu.Lock()
-	text, ok := s.toolsJSON[w.raw]
+	w, ok := s.tools[string(raw)]
 	s.mu.Unlock()
-	if ok {
-		return text
+	if !ok {
+		if err := json.Unmarshal(raw, &w.list); err != nil {
+			return nil, "", err
+		}
+		if len(w.list) > 0 {
+			if b, err := json.Marshal(w.list); err == nil {
+				w.json = string(b)
+			}
+		}
+		s.mu.Lock()
+		s.tools[string(raw)] = w
+		s.mu.Unlock()
 	}
-	b, err := json.Marshal(w.list)
-	if err != nil {
-		return ""
+	if w.list == nil {
+		return nil, w.json, nil
 	}
-	s.mu.Lock()
-	s.toolsJSON[w.raw] = string(b)
-	s.mu.Unlock()
-	return string(b)
+	return append([]openai.Tool(nil), w.list...), w.json, nil
 }
 
 // toolChoice is tool_choice as Request holds it: a string's value, or the
@@ -151,7 +180,8 @@ type Server struct {
 	// derivedOrder their names in the order made.
 	derived      map[string]derived
 	derivedOrder []string
-	toolsJSON    map[string]string // marshalledTools, by raw text
+	decoded      map[string]openai.ChatCompletionMessage // decodeMessages, by raw text
+	tools        map[string]wireTools                    // decodeTools, by raw text
 }
 
 // Option configures a Server.
@@ -226,10 +256,11 @@ func WithRequestHook(f func(Request)) Option {
 // (standalone use) such a request gets a 400 naming the problem.
 func NewServer(t testing.TB, opts ...Option) *Server {
 	s := &Server{
-		t:         t,
-		done:      make(chan struct{}),
-		models:    []string{"gpt-4o-mini"},
-		toolsJSON: map[string]string{},
+		t:       t,
+		done:    make(chan struct{}),
+		models:  []string{"gpt-4o-mini"},
+		decoded: map[string]openai.ChatCompletionMessage{},
+		tools:   map[string]wireTools{},
 	}
 	for _, o := range opts {
 		o(s)
@@ -331,16 +362,26 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return // the client went away
 	}
 	var wire wireRequest
-	if err := json.Unmarshal(body, &wire); err != nil {
+	var msgs []openai.ChatCompletionMessage
+	var tools []openai.Tool
+	var toolsJSON string
+	err = json.Unmarshal(body, &wire)
+	if err == nil {
+		msgs, err = s.decodeMessages(wire.Messages)
+	}
+	if err == nil {
+		tools, toolsJSON, err = s.decodeTools(wire.Tools)
+	}
+	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "", nil,
 			fmt.Sprintf("We could not parse the JSON body of your request. (%v)", err))
 		return
 	}
 	req := Request{
 		Model:               wire.Model,
-		Messages:            wire.Messages,
-		Tools:               wire.Tools.list,
-		toolsJSON:           s.marshalledTools(wire.Tools),
+		Messages:            msgs,
+		Tools:               tools,
+		toolsJSON:           toolsJSON,
 		Stream:              wire.Stream,
 		IncludeUsage:        wire.StreamOptions != nil && wire.StreamOptions.IncludeUsage,
 		MaxTokens:           wire.MaxTokens,
@@ -348,7 +389,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		ToolChoice:          wire.toolChoice(),
 		Header:              r.Header.Clone(),
 		Body:                body,
-		Seen:                wire.Messages,
+		Seen:                msgs,
 	}
 	m := measure(req, textCounter(s.tokenize))
 	req.prompt = m.prompt()

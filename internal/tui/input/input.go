@@ -75,6 +75,23 @@ type Model struct {
 
 	dir       string   // where "@" mentions are completed; "" for none
 	pathHints []string // the names the last Tab on a mention left to choose from
+
+	fitted fitState // the editor as the last fitHeight left it
+}
+
+// fitState is what fitHeight's outcome depends on, as it left it: the
+// same state again needs no fitting (the TUI lays the editor out after
+// every message, a streamed chunk or a tick as well as a key).
+type fitState struct {
+	value                          string
+	width, height, line, col, yoff int
+	scrolled                       bool // scrollToTop moved the cursor
+	ok                             bool
+}
+
+func (m *Model) fitNow(scrolled bool) fitState {
+	return fitState{value: m.ta.Value(), width: m.ta.Width(), height: m.ta.Height(),
+		line: m.ta.Line(), col: m.ta.Column(), yoff: m.ta.ScrollYOffset(), scrolled: scrolled, ok: true}
 }
 
 // New returns an editor drawn with th; complete may be nil (no
@@ -517,6 +534,15 @@ func (m Model) onLastRow() bool {
 // fits, it is shown from its first line: the textarea scrolls when a line
 // is added at the old height, and growing it does not scroll it back.
 func (m *Model) fitHeight() {
+	if now := m.fitNow(m.fitted.scrolled); now == m.fitted {
+		// Fitting it again would give the same editor (scrolling to the
+		// top and back is idempotent); only its reset of the column kept
+		// for Up and Down is redone.
+		if now.scrolled {
+			m.ta.SetCursorColumn(now.col)
+		}
+		return
+	}
 	w := max(m.width-2, 1)
 	rows := 0
 	for _, l := range strings.Split(m.ta.Value(), "\n") {
@@ -526,20 +552,30 @@ func (m *Model) fitHeight() {
 		}
 	}
 	m.ta.SetHeight(min(max(rows, 1), maxRows))
+	scrolled := false
 	if rows <= maxRows {
-		m.scrollToTop()
+		scrolled = m.scrollToTop()
 	}
+	m.fitted = m.fitNow(scrolled)
 }
 
 // scrollToTop scrolls the textarea to its first line and puts the cursor
 // back where it was. The textarea has no call for it: its view follows
 // the cursor, so the cursor goes to the top and comes back.
-func (m *Model) scrollToTop() {
+func (m *Model) scrollToTop() (moved bool) {
 	line, li := m.ta.Line(), m.ta.LineInfo()
 	col := li.StartColumn + li.ColumnOffset
 	if line == 0 && li.RowOffset == 0 {
 		// On the first row the view already shows it.
-		return
+		return false
+	}
+	if line == 0 && m.ta.LineCount() == 1 && m.ta.ScrollYOffset() == 0 && li.RowOffset < m.ta.Height() {
+		// One line, shown from its first row with the cursor in view:
+		// the moves below would end where they start, but for the column
+		// kept for Up and Down, which SetCursorColumn resets. (A key typed
+		// in a long line: two renders of the editor fewer.)
+		m.ta.SetCursorColumn(col)
+		return true
 	}
 	for i := 0; i < maxLines && (m.ta.Line() > 0 || m.ta.LineInfo().RowOffset > 0); i++ {
 		m.ta.CursorUp()
@@ -550,6 +586,7 @@ func (m *Model) scrollToTop() {
 	}
 	m.ta.SetCursorColumn(col)
 	m.ta, _ = m.ta.Update(nil)
+	return true
 }
 
 // View draws a rule, the editor and, while a slash command is typed, the

@@ -329,6 +329,39 @@ func TestNewLineKeepsTheFirstLineInView(t *testing.T) {
 	}
 }
 
+// TestLongLineKeepsItsFirstRowInView: a line typed past the editor's
+// width wraps; every row shows, the first one included, while it is
+// typed, and Up and Down move between its rows.
+func TestLongLineKeepsItsFirstRowInView(t *testing.T) {
+	t.Parallel()
+	m := newInput()
+	words := strings.Fields(strings.Repeat("a long line of a draft that wraps ", 5))
+	for i, w := range words {
+		m = typ(m, w+" ")
+		if view := m.View(); !strings.Contains(view, "❯ a") || !strings.Contains(view, w) {
+			t.Fatalf("after %d words the first row or the last word is hidden:\n%s", i+1, view)
+		}
+	}
+	if rows := strings.Count(m.View(), "\n"); rows < 3 {
+		t.Fatalf("the line does not wrap (%d rows):\n%s", rows, m.View())
+	}
+	end := m.Value()
+	m, _ = m.Update(up)
+	m = typ(m, "X")
+	i := strings.Index(m.Value(), "X")
+	if i <= 0 || i >= len(end)-10 {
+		t.Fatalf("Up then X: X at %d of %q", i, m.Value())
+	}
+	m, _ = m.Update(down)
+	m = typ(m, "Y")
+	if j := strings.Index(m.Value(), "Y"); j <= i {
+		t.Fatalf("Down then Y: Y at %d, before X at %d: %q", j, i, m.Value())
+	}
+	if view := m.View(); !strings.Contains(view, "❯ a long line") || !strings.Contains(view, "X") || !strings.Contains(view, "Y") {
+		t.Fatalf("after Up and Down a row is hidden:\n%s", view)
+	}
+}
+
 // TestSubmitSaysWhereThePastesLie: the message sent carries, beside the
 // whole text, where each placeholder's text lies in it, so the log can
 // show the placeholder again later.
