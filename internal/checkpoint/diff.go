@@ -6,7 +6,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,7 +40,7 @@ func (s *Store) DiffPairs(ctx context.Context, pairs []Pair) ([]PairDiff, error)
 	for _, p := range pairs {
 		ids = append(ids, p.From, p.To)
 	}
-	tree, err := s.Trees(ctx, ids)
+	tree, err := s.trees(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -102,11 +105,46 @@ func (s *Store) DiffPairs(ctx context.Context, pairs []Pair) ([]PairDiff, error)
 	return out, nil
 }
 
-// Trees says, for each checkpoint in ids, the ID of its tree, "" when it
+// Kept says which checkpoints of ids are still kept (not pruned), as
+// DiffPairs finds them: a pair it can compare is a pair of kept ones. A
+// checkpoint is a loose commit (Prune drops them by age, and a kept
+// commit keeps the trees it reaches), so a look at its object file
+// answers without git; one not there as a file is asked of git (`cat-file
+// --batch-check`: packed by hand, or gone).
+func (s *Store) Kept(ctx context.Context, ids []string) (map[string]bool, error) {
+	kept := map[string]bool{}
+	var ask []string
+	for _, id := range ids {
+		if _, ok := kept[id]; ok {
+			continue
+		}
+		if !isHex(id) || len(id) < 3 {
+			kept[id] = false
+			continue
+		}
+		_, err := os.Stat(filepath.Join(s.gitDir, "objects", id[:2], id[2:]))
+		kept[id] = err == nil
+		if err != nil {
+			ask = append(ask, id)
+		}
+	}
+	if len(ask) > 0 {
+		tree, err := s.trees(ctx, ask)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ask {
+			kept[id] = tree[id] != ""
+		}
+	}
+	return kept, nil
+}
+
+// trees says, for each checkpoint in ids, the ID of its tree, "" when it
 // is no longer kept (pruned, or not a checkpoint): one `cat-file
 // --batch-check`. A pair of checkpoints DiffPairs can compare is a pair
 // whose trees are both here.
-func (s *Store) Trees(ctx context.Context, ids []string) (map[string]string, error) {
+func (s *Store) trees(ctx context.Context, ids []string) (map[string]string, error) {
 	tree := map[string]string{}
 	var ask []string
 	for _, id := range ids {
@@ -294,18 +332,27 @@ func reqOf(id, dir string) string {
 
 // Changed lists the paths that differ between checkpoints from and to (by
 // ID): the paths of Diff for their snapshots, or of DiffPairs for the
-// pair, in diff-tree's order. A call's checkpoints before and after are
+// pair (sorted). A call's checkpoints before and after are
 // compared once, when the after one is taken, so that a rewind reads what
 // each call changed from the session log rather than diffing every call
-// again (rewind's known). It costs one `diff-tree` (none when the IDs are
-// the same), which passes over a subtree both hold alike by its hash. An
-// error wrapping ErrPruned says either checkpoint is gone.
+// again (rewind's known). When to is the snapshot the Store followed
+// from from (the snapshot just before it), the paths are those it found
+// rebuilding the trees on the way to the changes: no git. Otherwise it
+// costs one `diff-tree` (none when the IDs are the same), which passes
+// over a subtree both hold alike by its hash. An error wrapping ErrPruned
+// says either checkpoint is gone.
 func (s *Store) Changed(ctx context.Context, from, to string) ([]string, error) {
 	if !isHex(from) || !isHex(to) {
 		return nil, fmt.Errorf("checkpoint %s or %s: %w", short(from), short(to), ErrPruned)
 	}
 	if from == to {
 		return []string{}, nil
+	}
+	s.mu.Lock()
+	d := s.lastDiff
+	s.mu.Unlock()
+	if d.from == from && d.to == to {
+		return slices.Clone(d.paths), nil
 	}
 	out, err := s.git(ctx, nil, "diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to)
 	if err != nil {
@@ -317,5 +364,6 @@ func (s *Store) Changed(ctx context.Context, from, to string) ([]string, error) 
 			paths = append(paths, p)
 		}
 	}
+	sort.Strings(paths)
 	return paths, nil
 }
