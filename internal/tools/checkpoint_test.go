@@ -60,8 +60,9 @@ func TestCheckpointsAroundChangeCapableCalls(t *testing.T) {
 // rewind would find by comparing its checkpoints before and after
 // (checkpoint.DiffPairs), for a session of calls that create, edit,
 // delete and rename files, change a .gitignore, make and remove a nested
-// directory, turn a file into a directory, and change nothing; with a
-// hand edit between calls, which is in neither.
+// directory, turn a file into a directory, make a nested repository and
+// change files in it, and change nothing; with a hand edit between calls,
+// which is in neither.
 func TestRecordedChangesAreWhatTheCheckpointsDiffer(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -86,6 +87,8 @@ func TestRecordedChangesAreWhatTheCheckpointsDiffer(t *testing.T) {
 		{ToolBash, bash("ls"), ""},
 		{ToolWrite, `{"file_path":"a.txt","content":"a2\n"}`, ""},
 		{ToolBash, bash("rm -r d && echo now a file > d"), ""},
+		{ToolBash, bash("mkdir sub && cd sub && git init -q && echo s > s.txt && git add s.txt && git -c user.name=t -c user.email=t@t commit -qm s"), ""},
+		{ToolBash, bash("echo t > sub/t.txt && echo s2 > sub/s.txt && echo e > e.txt"), ""},
 	}
 	ctx := context.Background()
 	for i, st := range steps {
