@@ -849,7 +849,7 @@ func checkpoint(c *tools.Checkpoint) *session.Checkpoint {
 	if c == nil {
 		return nil
 	}
-	return &session.Checkpoint{Before: c.Before, After: c.After, Err: c.Err}
+	return &session.Checkpoint{Before: c.Before, After: c.After, Err: c.Err, Changed: c.Changed, ChangedKnown: c.ChangedKnown}
 }
 
 // Title makes a session title from the first request.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -81,6 +82,7 @@ func (s *Store) takeChanged(ctx context.Context, c fschange.Changes) (Snapshot, 
 		}
 	}
 	snap := Snapshot{Tree: s.last.Tree}
+	diff, exact := []string{}, true // what differs from s.last, when known
 	for p := range skipped {
 		snap.Skipped = append(snap.Skipped, p)
 	}
@@ -105,17 +107,28 @@ func (s *Store) takeChanged(ctx context.Context, c fschange.Changes) (Snapshot, 
 				now[p] = e
 			}
 		}
-		tree, err := s.rebuild(ctx, s.last.Tree, changed, now)
+		tree, paths, ok, err := s.rebuild(ctx, s.last.Tree, changed, now)
 		if err != nil {
 			return Snapshot{}, false
 		}
-		snap.Tree = tree
+		snap.Tree, diff, exact = tree, paths, ok
 	}
 	if err := s.commit(ctx, &snap); err != nil {
 		return Snapshot{}, false
 	}
 	s.stats.Changed++
+	s.lastDiff = lastDiff{}
+	if exact {
+		s.lastDiff = lastDiff{from: s.last.ID, to: snap.ID, paths: diff}
+	}
 	return snap, true
+}
+
+// lastDiff is what differs between the last two snapshots, as the
+// followed one found it (Changed answers from it, without git).
+type lastDiff struct {
+	from, to string
+	paths    []string
 }
 
 // entry is one entry of a git tree: its mode as git writes it ("100644",
@@ -131,8 +144,11 @@ func (e entry) isTree() bool { return e.mode == "40000" }
 var errNested = errors.New("a changed path is inside a nested repository")
 
 // rebuild returns the tree that is old with the changed paths as now says
-// (a path absent from now is not in the tree).
-func (s *Store) rebuild(ctx context.Context, old string, changed map[string]bool, now map[string]entry) (string, error) {
+// (a path absent from now is not in the tree), and the paths that differ
+// between the two as `diff-tree -r` lists them (sorted), when the trees it
+// read and built say (exact; not when a subtree it did not read is
+// gone or replaced by a file: its files are not known here).
+func (s *Store) rebuild(ctx context.Context, old string, changed map[string]bool, now map[string]entry) (tree string, diff []string, exact bool, err error) {
 	// Every directory on the way to a changed path, the root ("") first.
 	dirs := map[string]bool{"": true}
 	for p := range changed {
@@ -147,8 +163,13 @@ func (s *Store) rebuild(ctx context.Context, old string, changed map[string]bool
 	sort.Strings(order)
 	trees, err := s.readTrees(ctx, old, order)
 	if err != nil {
-		return "", err
+		return "", nil, false, err
 	}
+	olds := make(map[string]map[string]entry, len(trees)) // as read, before the changes
+	for d, ents := range trees {
+		olds[d] = maps.Clone(ents)
+	}
+	news := map[string]map[string]entry{} // as built
 	// Deepest first, so that a directory's new tree is known before its
 	// parent's is built.
 	sort.Slice(order, func(i, j int) bool {
@@ -180,7 +201,7 @@ func (s *Store) rebuild(ctx context.Context, old string, changed map[string]bool
 			}
 			name := path.Base(c)
 			if ents[name].mode == "160000" {
-				return "", errNested
+				return "", nil, false, errNested
 			}
 			if _, isFile := now[c]; isFile {
 				continue // a file where the directory was
@@ -193,21 +214,77 @@ func (s *Store) rebuild(ctx context.Context, old string, changed map[string]bool
 				delete(ents, name)
 			}
 		}
+		news[d] = ents
 		if len(ents) == 0 {
 			built[d] = ""
 			continue
 		}
 		oid, err := s.writeObject("tree", treeBody(ents))
 		if err != nil {
-			return "", err
+			return "", nil, false, err
 		}
 		raw, _ := hex.DecodeString(oid)
 		built[d] = string(raw)
 	}
+	diff, exact = treeDiff(dirs, olds, news)
 	if built[""] == "" {
-		return s.writeObject("tree", nil)
+		tree, err = s.writeObject("tree", nil)
+		return tree, diff, exact, err
 	}
-	return hex.EncodeToString([]byte(built[""])), nil
+	return hex.EncodeToString([]byte(built[""])), diff, exact, nil
+}
+
+// treeDiff is what differs between two trees as `diff-tree -r` lists it
+// (each file, symlink or gitlink added, removed or changed; sorted), from
+// the directories on the way to the changes: olds as they were, news as
+// rebuilt. A subtree outside those that differs (removed whole, or
+// replaced by a file: its files are not read here) makes it not exact.
+func treeDiff(dirs map[string]bool, olds, news map[string]map[string]entry) ([]string, bool) {
+	out := []string{}
+	var walk func(d string, o, n map[string]entry) bool
+	walk = func(d string, o, n map[string]entry) bool {
+		names := map[string]bool{}
+		for name := range o {
+			names[name] = true
+		}
+		for name := range n {
+			names[name] = true
+		}
+		for name := range names {
+			oe, inOld := o[name]
+			ne, inNew := n[name]
+			if inOld == inNew && oe == ne {
+				continue // the same, subtrees by their hash
+			}
+			p := name
+			if d != "" {
+				p = d + "/" + name
+			}
+			if inOld && !oe.isTree() || inNew && !ne.isTree() {
+				out = append(out, p) // listed once, a change of kind too
+			}
+			var oSub, nSub map[string]entry
+			if inOld && oe.isTree() {
+				if oSub = olds[p]; !dirs[p] || oSub == nil {
+					return false
+				}
+			}
+			if inNew && ne.isTree() {
+				if nSub = news[p]; !dirs[p] || nSub == nil {
+					return false
+				}
+			}
+			if (oSub != nil || nSub != nil) && !walk(p, oSub, nSub) {
+				return false
+			}
+		}
+		return true
+	}
+	if !walk("", olds[""], news[""]) {
+		return nil, false
+	}
+	sort.Strings(out)
+	return out, true
 }
 
 // parentDir is p's directory, "" at the top.

@@ -91,6 +91,9 @@ type Store struct {
 	// with it. A zero last means the next snapshot looks at the whole tree.
 	obs  *fschange.Observer
 	last Snapshot
+	// lastDiff is what differs between the two snapshots before last
+	// and last, when a followed snapshot found it.
+	lastDiff lastDiff
 	// Stats counts how snapshots were taken (for tests and benchmarks).
 	stats Stats
 }
@@ -287,6 +290,7 @@ func (s *Store) take(ctx context.Context) (Snapshot, error) {
 			}
 		}
 	}
+	s.lastDiff = lastDiff{}
 	snap, err := s.takeAll(ctx)
 	if err == nil && s.obs != nil {
 		s.last = snap

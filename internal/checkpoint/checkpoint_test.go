@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -199,9 +200,12 @@ func TestRestoreFileOverDirectory(t *testing.T) {
 // the same state holds, byte for byte and mode for mode, through creates,
 // deletes, chmods, a file replaced by a directory and back, a symlink, a
 // file growing past the size limit and shrinking again, a .gitignore
-// change, and a change made by a restore.
+// change, and a change made by a restore. What each step changed, as
+// Changed says it (a call's record), is the diff of the two snapshots;
+// after a followed snapshot it is known without git.
 func TestFollowedSnapshotsMatchWholeTree(t *testing.T) {
 	ctx := context.Background()
+	path := os.Getenv("PATH")
 	proj := t.TempDir()
 	write(t, proj, ".gitignore", "*.log\n", 0o644)
 	write(t, proj, "keep.txt", "keep\n", 0o644)
@@ -245,8 +249,10 @@ func TestFollowedSnapshotsMatchWholeTree(t *testing.T) {
 		{"a log changes after", func() { write(t, proj, "x.log", "kept now\n", 0o644) }},
 		{"renamed directory", func() { os.Rename(filepath.Join(proj, "b"), filepath.Join(proj, "b2")) }},
 	}
+	prev := first
 	for _, st := range steps {
 		st.do()
+		before := followed.Stats()
 		got, err := followed.Take(ctx)
 		if err != nil {
 			t.Fatalf("%s: %v", st.name, err)
@@ -260,6 +266,26 @@ func TestFollowedSnapshotsMatchWholeTree(t *testing.T) {
 			t.Fatalf("%s: followed snapshot %s (skipped %v) differs from the whole tree's %s (skipped %v):\n%s",
 				st.name, got.Tree, got.Skipped, want.Tree, want.Skipped, out)
 		}
+		// What the snapshot changed, as a call records it, is the
+		// diff of the two; a followed one says it without git.
+		wantPaths := []string{}
+		cs, err := followed.Diff(ctx, prev, got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cs {
+			wantPaths = append(wantPaths, c.Path)
+		}
+		sort.Strings(wantPaths)
+		if followed.Stats().Changed > before.Changed {
+			t.Setenv("PATH", "")
+		}
+		paths, err := followed.Changed(ctx, prev.ID, got.ID)
+		t.Setenv("PATH", path)
+		if err != nil || !slices.Equal(paths, wantPaths) {
+			t.Fatalf("%s: Changed = %q, %v; want %q", st.name, paths, err, wantPaths)
+		}
+		prev = got
 	}
 	// A restore's own writes are seen like any other change.
 	cur, err := followed.Take(ctx)
@@ -389,5 +415,20 @@ func TestDiffPairsMatchesDiff(t *testing.T) {
 	differ, gone, err := s.Differ(ctx, last, map[string]string{"a.txt": "0123456789abcdef0123456789abcdef01234567", "run.sh": snaps[0].ID})
 	if err != nil || fmt.Sprint(differ) != "[run.sh]" || fmt.Sprint(gone) != "[a.txt]" {
 		t.Errorf("Differ = %q, gone %q, %v; want run.sh differing, a.txt gone", differ, gone, err)
+	}
+
+	// Kept: the pairs DiffPairs can compare are those of kept
+	// checkpoints, loose or packed (by hand: gencode never packs them).
+	gone0 := "0123456789abcdef0123456789abcdef01234567"
+	if _, err := s.git(ctx, []byte(snaps[1].ID+"\n"), "pack-objects", "-q", filepath.Join(s.GitDir(), "objects", "pack", "pack")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(s.GitDir(), "objects", snaps[1].ID[:2], snaps[1].ID[2:])); err != nil {
+		t.Fatal(err)
+	}
+	kept, err := s.Kept(ctx, []string{snaps[0].ID, snaps[1].ID, gone0, "", snaps[0].ID})
+	want := map[string]bool{snaps[0].ID: true, snaps[1].ID: true, gone0: false, "": false}
+	if err != nil || fmt.Sprint(kept) != fmt.Sprint(want) {
+		t.Errorf("Kept = %v, %v; want %v", kept, err, want)
 	}
 }

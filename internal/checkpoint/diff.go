@@ -6,7 +6,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,35 +36,13 @@ func (s *Store) DiffPairs(ctx context.Context, pairs []Pair) ([]PairDiff, error)
 	if len(pairs) == 0 {
 		return out, nil
 	}
-	// The tree of each checkpoint, "" if it is gone.
 	var ids []string
-	tree := map[string]string{}
 	for _, p := range pairs {
-		for _, id := range []string{p.From, p.To} {
-			if _, ok := tree[id]; !ok && isHex(id) {
-				tree[id] = ""
-				ids = append(ids, id)
-			}
-		}
+		ids = append(ids, p.From, p.To)
 	}
-	if len(ids) > 0 {
-		var in strings.Builder
-		for _, id := range ids {
-			in.WriteString(id + "^{tree}\n")
-		}
-		res, err := s.git(ctx, []byte(in.String()), "cat-file", "--batch-check")
-		if err != nil {
-			return nil, fmt.Errorf("checkpoint trees: %w", err)
-		}
-		lines := strings.Split(strings.TrimSuffix(string(res), "\n"), "\n")
-		if len(lines) != len(ids) {
-			return nil, fmt.Errorf("checkpoint trees: %d answers to %d checkpoints", len(lines), len(ids))
-		}
-		for i, l := range lines {
-			if f := strings.Fields(l); len(f) == 3 && f[1] == "tree" {
-				tree[ids[i]] = f[0]
-			}
-		}
+	tree, err := s.trees(ctx, ids)
+	if err != nil {
+		return nil, err
 	}
 	// One line per distinct pair of different trees; diff-tree answers
 	// each it can read with a line "FROM TO" and the changes, and skips
@@ -122,6 +103,79 @@ func (s *Store) DiffPairs(ctx context.Context, pairs []Pair) ([]PairDiff, error)
 		b = rest[end+1:]
 	}
 	return out, nil
+}
+
+// Kept says which checkpoints of ids are still kept (not pruned), as
+// DiffPairs finds them: a pair it can compare is a pair of kept ones. A
+// checkpoint is a loose commit (Prune drops them by age, and a kept
+// commit keeps the trees it reaches), so a look at its object file
+// answers without git; one not there as a file is asked of git (`cat-file
+// --batch-check`: packed by hand, or gone).
+func (s *Store) Kept(ctx context.Context, ids []string) (map[string]bool, error) {
+	kept := map[string]bool{}
+	var ask []string
+	for _, id := range ids {
+		if _, ok := kept[id]; ok {
+			continue
+		}
+		if !isHex(id) || len(id) < 3 {
+			kept[id] = false
+			continue
+		}
+		_, err := os.Stat(filepath.Join(s.gitDir, "objects", id[:2], id[2:]))
+		kept[id] = err == nil
+		if err != nil {
+			ask = append(ask, id)
+		}
+	}
+	if len(ask) > 0 {
+		tree, err := s.trees(ctx, ask)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ask {
+			kept[id] = tree[id] != ""
+		}
+	}
+	return kept, nil
+}
+
+// trees says, for each checkpoint in ids, the ID of its tree, "" when it
+// is no longer kept (pruned, or not a checkpoint): one `cat-file
+// --batch-check`. A pair of checkpoints DiffPairs can compare is a pair
+// whose trees are both here.
+func (s *Store) trees(ctx context.Context, ids []string) (map[string]string, error) {
+	tree := map[string]string{}
+	var ask []string
+	for _, id := range ids {
+		if _, ok := tree[id]; !ok {
+			tree[id] = ""
+			if isHex(id) {
+				ask = append(ask, id)
+			}
+		}
+	}
+	if len(ask) == 0 {
+		return tree, nil
+	}
+	var in strings.Builder
+	for _, id := range ask {
+		in.WriteString(id + "^{tree}\n")
+	}
+	res, err := s.git(ctx, []byte(in.String()), "cat-file", "--batch-check")
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint trees: %w", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(res), "\n"), "\n")
+	if len(lines) != len(ask) {
+		return nil, fmt.Errorf("checkpoint trees: %d answers to %d checkpoints", len(lines), len(ask))
+	}
+	for i, l := range lines {
+		if f := strings.Fields(l); len(f) == 3 && f[1] == "tree" {
+			tree[ask[i]] = f[0]
+		}
+	}
+	return tree, nil
 }
 
 func isHex(id string) bool {
@@ -274,4 +328,42 @@ func reqOf(id, dir string) string {
 		return id + "^{tree}"
 	}
 	return id + ":" + dir
+}
+
+// Changed lists the paths that differ between checkpoints from and to (by
+// ID): the paths of Diff for their snapshots, or of DiffPairs for the
+// pair (sorted). A call's checkpoints before and after are
+// compared once, when the after one is taken, so that a rewind reads what
+// each call changed from the session log rather than diffing every call
+// again (rewind's known). When to is the snapshot the Store followed
+// from from (the snapshot just before it), the paths are those it found
+// rebuilding the trees on the way to the changes: no git. Otherwise it
+// costs one `diff-tree` (none when the IDs are the same), which passes
+// over a subtree both hold alike by its hash. An error wrapping ErrPruned
+// says either checkpoint is gone.
+func (s *Store) Changed(ctx context.Context, from, to string) ([]string, error) {
+	if !isHex(from) || !isHex(to) {
+		return nil, fmt.Errorf("checkpoint %s or %s: %w", short(from), short(to), ErrPruned)
+	}
+	if from == to {
+		return []string{}, nil
+	}
+	s.mu.Lock()
+	d := s.lastDiff
+	s.mu.Unlock()
+	if d.from == from && d.to == to {
+		return slices.Clone(d.paths), nil
+	}
+	out, err := s.git(ctx, nil, "diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s or %s: %w (%v)", short(from), short(to), ErrPruned, err)
+	}
+	paths := []string{}
+	for p := range strings.SplitSeq(string(out), "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	return paths, nil
 }

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -16,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gencode/gencode/internal/openaitest"
+	"github.com/gencode/gencode/internal/session"
 )
 
 // treeHash hashes every path, mode and content under dir, .git and
@@ -355,6 +357,25 @@ func TestRewindAsksAboutHandEditsBeforeACall(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(sb.work, "keep.txt"), []byte(mine), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(sb.work, "mine.txt"), []byte("mine, by hand\n"), 0o644))
 	bash("echo two > two.txt", "-c")
+
+	// Each call recorded in the log what it changed, which the check
+	// reads rather than comparing every call's checkpoints again.
+	ctx := context.Background()
+	st, err := session.Open(ctx, filepath.Join(sb.home, ".local", "share", "gencode"))
+	require.NoError(t, err)
+	list, err := st.Sessions(ctx, 1)
+	require.NoError(t, err)
+	turns, err := st.Turns(ctx, list[0].ID)
+	require.NoError(t, err)
+	var recorded [][]string
+	for _, turn := range turns {
+		for _, cp := range turn.Checkpoints {
+			require.True(t, cp.ChangedKnown, "turn %d", turn.N)
+			recorded = append(recorded, cp.Changed)
+		}
+	}
+	require.NoError(t, st.Close())
+	require.Equal(t, [][]string{{"keep.txt", "n.txt"}, {"two.txt"}}, recorded)
 
 	res := sb.run("rewind", "--to", "1", "--code")
 	require.Equal(t, 1, res.code, "the hand edits are the user's:\n%s", res.stdout)

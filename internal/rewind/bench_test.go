@@ -18,7 +18,9 @@ import (
 // the whole refused rewind as /rewind and `gencode rewind` run it (a
 // snapshot of now, the diff to the target, the conflict check with its
 // diff); op=known is the replay of the calls and rewinds alone (gencode's
-// state of each path).
+// state of each path). record=paths is a session whose calls recorded the
+// paths they changed; record=none the same session as an older build
+// logged it (each call's checkpoints compared at the rewind).
 func BenchmarkConflictCheck(b *testing.B) {
 	const calls = 300
 	for _, n := range []int{1000, 100000} {
@@ -44,26 +46,34 @@ func BenchmarkConflictCheck(b *testing.B) {
 		if err := os.WriteFile(filepath.Join(f.proj, "d0000", "f0.go"), []byte("package p // by hand\n"), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		rw := Rewinder{Store: f.st, Files: f.files, SessionID: f.sess.ID}
-		turns, err := f.st.Turns(f.ctx, f.sess.ID)
-		if err != nil {
-			b.Fatal(err)
+		// record=paths: each call recorded the paths it changed, as the
+		// tools do; record=none: the same session as an older build
+		// logged it, whose calls the rewind compares itself (DiffPairs).
+		for _, rec := range []struct {
+			name string
+			sess string
+		}{{"paths", f.sess.ID}, {"none", unrecordedTwin(b, f).ID}} {
+			rw := Rewinder{Store: f.st, Files: f.files, SessionID: rec.sess}
+			turns, err := f.st.Turns(f.ctx, rec.sess)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(fmt.Sprintf("files=%d/calls=%d/record=%s/op=refused", n, calls, rec.name), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					res, err := rw.ToTurn(f.ctx, 1, Mode{Code: true}, Choices{})
+					if err == nil || len(res.Conflicts) != 1 {
+						b.Fatalf("ToTurn = %v, %d conflicts; want the hand edit refused", err, len(res.Conflicts))
+					}
+				}
+			})
+			b.Run(fmt.Sprintf("files=%d/calls=%d/record=%s/op=known", n, calls, rec.name), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					if _, err := rw.known(f.ctx, turns); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
-		b.Run(fmt.Sprintf("files=%d/calls=%d/op=refused", n, calls), func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				res, err := rw.ToTurn(f.ctx, 1, Mode{Code: true}, Choices{})
-				if err == nil || len(res.Conflicts) != 1 {
-					b.Fatalf("ToTurn = %v, %d conflicts; want the hand edit refused", err, len(res.Conflicts))
-				}
-			}
-		})
-		b.Run(fmt.Sprintf("files=%d/calls=%d/op=known", n, calls), func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				if _, err := rw.known(f.ctx, turns); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
 		f.files.Close()
 	}
 }

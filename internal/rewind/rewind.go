@@ -273,9 +273,11 @@ func (g gencodes) of(path string) string {
 // gencode's: a hand edit it puts back is the user's again. A file a rewind
 // left alone (one the user kept, or not among its changes) keeps its state.
 //
-// Its cost: one DiffPairs for every call at once (two git processes; each
-// pair costs what the call changed), and a map of the paths the calls and
-// rewinds wrote.
+// Its cost: a read of what each call changed, recorded beside its
+// checkpoints when the call ended (Checkpoint.Changed); one DiffPairs for
+// the calls that have no record (made by an older build, or whose
+// comparison failed: two git processes, each pair costing what the call
+// changed); and a map of the paths the calls and rewinds wrote.
 func (r Rewinder) known(ctx context.Context, turns []session.Turn) (gencodes, error) {
 	rws, err := r.Store.Rewinds(ctx, r.SessionID)
 	if err != nil {
@@ -287,19 +289,52 @@ func (r Rewinder) known(ctx context.Context, turns []session.Turn) (gencodes, er
 		cp   session.Checkpoint
 	}
 	var calls []call
+	var wrote [][]string // the paths each call changed
 	var pairs []checkpoint.Pair
+	var unrecorded []int // the calls of pairs
+	var recorded []string
 	for _, t := range turns {
 		for i, cp := range t.Checkpoints {
+			if cp.ChangedKnown {
+				if len(cp.Changed) > 0 {
+					recorded = append(recorded, cp.Before, cp.After)
+				}
+			} else {
+				pairs = append(pairs, checkpoint.Pair{From: cp.Before, To: cp.After})
+				unrecorded = append(unrecorded, len(calls))
+			}
 			calls = append(calls, call{turn: t.N, seq: t.CheckpointSeqs[i], cp: cp})
-			pairs = append(pairs, checkpoint.Pair{From: cp.Before, To: cp.After})
+			wrote = append(wrote, cp.Changed)
 		}
 	}
 	// What each call changed. One whose checkpoints are gone (pruned)
-	// makes nothing gencode's: the paths keep their state, so a later
-	// rewind asks rather than overwrites.
-	wrote, err := r.Files.DiffPairs(ctx, pairs)
-	if err != nil {
-		return gencodes{}, fmt.Errorf("rewind: what each call changed: %w", err)
+	// makes nothing gencode's, recorded or not (as DiffPairs has it): the
+	// paths keep their state, so a later rewind asks rather than
+	// overwrites.
+	if len(recorded) > 0 {
+		kept, err := r.Files.Kept(ctx, recorded)
+		if err != nil {
+			return gencodes{}, fmt.Errorf("rewind: the checkpoints kept: %w", err)
+		}
+		for i, c := range calls {
+			if c.cp.ChangedKnown && !(kept[c.cp.Before] && kept[c.cp.After]) {
+				wrote[i] = nil
+			}
+		}
+	}
+	if len(pairs) > 0 {
+		ds, err := r.Files.DiffPairs(ctx, pairs)
+		if err != nil {
+			return gencodes{}, fmt.Errorf("rewind: what each call changed: %w", err)
+		}
+		for j, i := range unrecorded {
+			wrote[i] = nil
+			if ds[j].Err == nil {
+				for _, ch := range ds[j].Changes {
+					wrote[i] = append(wrote[i], ch.Path)
+				}
+			}
+		}
 	}
 	targets := map[string]bool{} // the checkpoints code rewinds restored
 	for _, x := range rws {
@@ -330,10 +365,8 @@ func (r Rewinder) known(ctx context.Context, turns []session.Turn) (gencodes, er
 			if targets[c.cp.Before] {
 				atCall[next] = save()
 			}
-			if wrote[next].Err == nil {
-				for _, ch := range wrote[next].Changes {
-					set(ch.Path, c.cp.After)
-				}
+			for _, p := range wrote[next] {
+				set(p, c.cp.After)
 			}
 		}
 	}

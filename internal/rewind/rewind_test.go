@@ -22,6 +22,9 @@ type fixture struct {
 	st    *session.Store
 	files *checkpoint.Store
 	sess  session.Session
+	// unrecorded writes each call's checkpoints as an older build did,
+	// without the paths it changed (the rewind compares them itself).
+	unrecorded bool
 }
 
 func newFixture(t testing.TB) *fixture {
@@ -44,11 +47,17 @@ func (f *fixture) turn(text, name, content string) {
 	require.NoError(f.t, os.WriteFile(filepath.Join(f.proj, name), []byte(content), 0o644))
 	after, err := f.files.Checkpoint(f.ctx)
 	require.NoError(f.t, err)
+	cp := &session.Checkpoint{Before: before, After: after}
+	if !f.unrecorded { // as the tools record it
+		cp.Changed, err = f.files.Changed(f.ctx, before, after)
+		require.NoError(f.t, err)
+		cp.ChangedKnown = true
+	}
 	_, err = f.st.Append(f.ctx, f.sess.ID,
 		session.Message{Role: session.RoleUser, Content: text, Tokens: 1},
 		session.Message{Role: session.RoleAssistant, Tokens: 1, ToolCalls: []session.ToolCall{{ID: name, Name: "Write", Arguments: `{"file_path":"` + name + `","content":"x"}`}}},
 		session.Message{Role: session.RoleTool, ToolCallID: name, Name: "Write", Content: "Wrote " + name, Tokens: 1,
-			Meta: session.Meta{Tool: "Write", FilePath: name, Checkpoint: &session.Checkpoint{Before: before, After: after}}},
+			Meta: session.Meta{Tool: "Write", FilePath: name, Checkpoint: cp}},
 		session.Message{Role: session.RoleAssistant, Content: "ok", Tokens: 1})
 	require.NoError(f.t, err)
 }
@@ -346,13 +355,42 @@ func TestFilesAsGencodeFoundThemAreNotAConflict(t *testing.T) {
 // second turn wrote rewinds without a question.
 func TestHandEditBeforeACallStaysTheUsers(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
+	handEditBeforeACall(t, newFixture(t), nil)
+}
+
+// TestOlderSessionsReplayAsBefore: calls an older build recorded, without
+// the paths each changed, are compared by the rewind itself, with the
+// same answers; so are those of a session older and newer builds took
+// turns in (an older build's calls, this one's, an older one's again).
+func TestOlderSessionsReplayAsBefore(t *testing.T) {
+	t.Parallel()
+	for name, older := range map[string]func(f *fixture){
+		"older build":  func(f *fixture) { f.unrecorded = true },
+		"mixed builds": func(f *fixture) { f.unrecorded = !f.unrecorded },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			f.unrecorded = true
+			handEditBeforeACall(t, f, older)
+		})
+	}
+}
+
+// handEditBeforeACall is TestHandEditBeforeACallStaysTheUsers; between
+// the turns, between(f) may change how the fixture records them.
+func handEditBeforeACall(t *testing.T, f *fixture, between func(*fixture)) {
+	if between == nil {
+		between = func(*fixture) {}
+	}
 	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "old.txt"), []byte("before gencode\n"), 0o644))
 	f.turn("one", "a.txt", "a1\n")
+	between(f)
 	f.turn("one more", "old.txt", "changed\n")
 	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "a.txt"), []byte("a1\nby hand\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "old.txt"), []byte("changed\nby hand\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "mine.txt"), []byte("mine, by hand\n"), 0o644))
+	between(f)
 	f.turn("two", "b.txt", "b1\n")
 	rw := Rewinder{Store: f.st, Files: f.files, SessionID: f.sess.ID}
 
@@ -397,4 +435,60 @@ func TestCallOverAHandEditMakesItGencodes(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"~ a.txt", "- b.txt"}, res.Rewind.Changes)
 	require.Equal(t, "a1\nby hand\n", f.read("a.txt"))
+}
+
+// unrecordedTwin is a copy of f's session as an older build would have
+// logged it: each call's checkpoints without the paths it changed.
+func unrecordedTwin(t testing.TB, f *fixture) session.Session {
+	t.Helper()
+	twin, err := f.st.CreateSession(f.ctx, f.proj, "m")
+	require.NoError(t, err)
+	var msgs []session.Message
+	for m, err := range f.st.Each(f.ctx, f.sess.ID, 1, 0) {
+		require.NoError(t, err)
+		if cp := m.Meta.Checkpoint; cp != nil {
+			old := *cp
+			old.Changed, old.ChangedKnown = nil, false
+			m.Meta.Checkpoint = &old
+		}
+		msgs = append(msgs, m)
+	}
+	_, err = f.st.Append(f.ctx, twin.ID, msgs...)
+	require.NoError(t, err)
+	return twin
+}
+
+// TestRecordedChangesReplayAsCompared: gencode's state of each path, from
+// the paths each call recorded, is what comparing each call's checkpoints
+// says (an older build's session), through creates, edits, deletes, a
+// hand edit, a call that changed nothing, and a call whose checkpoint
+// after is pruned since (it makes nothing gencode's either way).
+func TestRecordedChangesReplayAsCompared(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "old.txt"), []byte("before gencode\n"), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(f.proj, "d"), 0o755))
+	f.turn("one", "a.txt", "a1\n")
+	f.turn("two", "d/b.txt", "b1\n")
+	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "old.txt"), []byte("by hand\n"), 0o644))
+	f.turn("three", "a.txt", "a2\n")
+	f.turn("same", "a.txt", "a2\n")
+	f.turn("four", "old.txt", "by gencode\n")
+	f.turn("five", "d/c.txt", "c1\n")
+	turns, err := f.st.Turns(f.ctx, f.sess.ID)
+	require.NoError(t, err)
+	pruned := turns[4].Checkpoints[0].After // four's
+	require.NoError(t, os.Remove(filepath.Join(f.files.GitDir(), "objects", pruned[:2], pruned[2:])))
+
+	twin := unrecordedTwin(t, f)
+	twinTurns, err := f.st.Turns(f.ctx, twin.ID)
+	require.NoError(t, err)
+	got, err := Rewinder{Store: f.st, Files: f.files, SessionID: f.sess.ID}.known(f.ctx, turns)
+	require.NoError(t, err)
+	want, err := Rewinder{Store: f.st, Files: f.files, SessionID: twin.ID}.known(f.ctx, twinTurns)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	require.NotContains(t, got.over, "old.txt", "four's checkpoint is gone: old.txt stays as it was")
+	require.Equal(t, turns[2].Checkpoints[0].After, got.of("a.txt"), "three's, as the same content written again changed nothing")
+	require.Equal(t, turns[1].Checkpoints[0].After, got.of("d/b.txt"))
 }

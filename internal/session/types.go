@@ -161,6 +161,13 @@ type Checkpoint struct {
 	Before string `json:"before,omitempty"`
 	After  string `json:"after,omitempty"`
 	Err    string `json:"err,omitempty"`
+	// Changed are the paths that differ between Before and After,
+	// compared when After was taken; ChangedKnown says they were (a call
+	// recorded by an older build, or whose comparison failed, has none:
+	// a rewind compares its checkpoints itself). An older build reading
+	// the log ignores both.
+	Changed      []string `json:"changed,omitempty"`
+	ChangedKnown bool     `json:"changed_known,omitempty"`
 }
 
 // FileChanges is what one shell command did to files. Observed changes

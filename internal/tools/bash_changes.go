@@ -53,9 +53,11 @@ func observeAfter(ctx context.Context, snap *fschange.Snapshot, err error) *File
 }
 
 // Checkpointer keeps a restorable state of WorkDir (a rewind's way back):
-// Checkpoint returns an ID for the state of the files now.
+// Checkpoint returns an ID for the state of the files now; Changed lists
+// the paths that differ between two of its states (by ID).
 type Checkpointer interface {
 	Checkpoint(ctx context.Context) (string, error)
+	Changed(ctx context.Context, from, to string) ([]string, error)
 }
 
 // Checkpoint is the state of WorkDir kept before and after a call that may
@@ -64,6 +66,13 @@ type Checkpointer interface {
 type Checkpoint struct {
 	Before, After string
 	Err           string
+	// Changed are the paths that differ between Before and After, as the
+	// Checkpointer compared them when After was taken (what a rewind
+	// takes as the call's own work); ChangedKnown says they were
+	// compared (false: the comparison failed, and a rewind compares them
+	// itself).
+	Changed      []string
+	ChangedKnown bool
 }
 
 // checkpointBefore keeps WorkDir's state before a change-capable call;
@@ -85,7 +94,7 @@ func (s *Set) checkpointBefore(ctx context.Context) *Checkpoint {
 func (s *Set) checkpointAfterChanges(ctx context.Context, cp *Checkpoint, ch *FileChanges) *Checkpoint {
 	if cp != nil && cp.Err == "" && ch != nil && ch.Observed &&
 		len(ch.Created)+len(ch.Modified)+len(ch.Deleted)+len(ch.Reverted) == 0 {
-		cp.After = cp.Before
+		cp.After, cp.Changed, cp.ChangedKnown = cp.Before, []string{}, true
 		return cp
 	}
 	return s.checkpointAfter(ctx, cp)
@@ -102,5 +111,8 @@ func (s *Set) checkpointAfter(ctx context.Context, cp *Checkpoint) *Checkpoint {
 		return cp
 	}
 	cp.After = id
+	if paths, err := s.checkpoints.Changed(context.WithoutCancel(ctx), cp.Before, id); err == nil {
+		cp.Changed, cp.ChangedKnown = paths, true
+	}
 	return cp
 }

@@ -213,17 +213,29 @@ func (m *Model) userMessage(s input.SubmitMsg) agent.UserMessage {
 // joinCheckpoints adds a "!command"'s checkpoint to those of the commands
 // run before it since the last message: the state before the first and
 // after the last, which a rewind restores as a turn's own calls'. A
-// command that kept none (an error) leaves the whole span unkept.
+// command that kept none (an error) leaves the whole span unkept. What
+// the span changed is known when one side changed nothing and the two
+// follow each other (then it is the other side's); otherwise it is not
+// the union of the two (a file changed and changed back is in neither
+// state), so it is left to the rewind to compare.
 func joinCheckpoints(acc *session.Checkpoint, c *tools.Checkpoint) *session.Checkpoint {
 	switch {
 	case c == nil:
 		return acc
 	case acc == nil:
-		return &session.Checkpoint{Before: c.Before, After: c.After, Err: c.Err}
+		return &session.Checkpoint{Before: c.Before, After: c.After, Err: c.Err, Changed: c.Changed, ChangedKnown: c.ChangedKnown}
 	case acc.Err != "":
 		return acc
 	case c.Err != "":
 		return &session.Checkpoint{Before: acc.Before, After: acc.After, Err: c.Err}
 	}
-	return &session.Checkpoint{Before: acc.Before, After: c.After}
+	j := &session.Checkpoint{Before: acc.Before, After: c.After}
+	switch {
+	case acc.After != c.Before:
+	case acc.Before == acc.After && c.ChangedKnown:
+		j.Changed, j.ChangedKnown = c.Changed, true
+	case c.Before == c.After && acc.ChangedKnown:
+		j.Changed, j.ChangedKnown = acc.Changed, true
+	}
+	return j
 }

@@ -144,7 +144,8 @@ func TestEscEscOpensRewindPicker(t *testing.T) {
 // TestShellCommandKeepsItsCheckpoint: a "!command"'s checkpoint goes
 // with its output into the stored message, the next one sent or the one
 // kept on quitting, so a rewind sees its changes as gencode's own: two
-// commands join into the state before the first and after the second.
+// commands join into the state before the first and after the second. A
+// command's record of the paths it changed goes with it.
 func TestShellCommandKeepsItsCheckpoint(t *testing.T) {
 	t.Parallel()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
@@ -175,6 +176,8 @@ func TestShellCommandKeepsItsCheckpoint(t *testing.T) {
 	require.NotNil(t, kept, "the output kept on quitting carries it too")
 	require.Empty(t, kept.Err)
 	require.NotEmpty(t, kept.After)
+	require.True(t, kept.ChangedKnown, "with what the command changed")
+	require.Equal(t, []string{"f.txt"}, kept.Changed)
 }
 
 // TestRewindConflictDialogHonoursEachChoice: a rewind over two files
@@ -245,4 +248,36 @@ func TestRewindConflictDialogHonoursEachChoice(t *testing.T) {
 	require.Equal(t, "a\nmine a\n", read("a.txt"), "kept")
 	require.Equal(t, "(none)", read("b.txt"), "overwritten with the checkpoint's state: b.txt did not exist")
 	require.Contains(t, h.view(), "Kept as you left them: a.txt")
+}
+
+// TestJoinedCommandsKeepAnExactRecord: "!commands" joined into one span
+// keep the paths it changed only where that is exact: one of them changed
+// nothing and they follow each other. Two that changed files have none
+// (the union is not what the span's checkpoints differ in when a file is
+// changed and changed back): the rewind compares the checkpoints itself.
+func TestJoinedCommandsKeepAnExactRecord(t *testing.T) {
+	t.Parallel()
+	rec := func(before, after string, paths ...string) *tools.Checkpoint {
+		return &tools.Checkpoint{Before: before, After: after, Changed: append([]string{}, paths...), ChangedKnown: true}
+	}
+	tests := []struct {
+		name   string
+		first  *tools.Checkpoint
+		second *tools.Checkpoint
+		want   *session.Checkpoint
+	}{
+		{"one command", nil, rec("a", "b", "x"), &session.Checkpoint{Before: "a", After: "b", Changed: []string{"x"}, ChangedKnown: true}},
+		{"nothing, then a change", rec("a", "a"), rec("a", "b", "x"), &session.Checkpoint{Before: "a", After: "b", Changed: []string{"x"}, ChangedKnown: true}},
+		{"a change, then nothing", rec("a", "b", "x"), rec("b", "b"), &session.Checkpoint{Before: "a", After: "b", Changed: []string{"x"}, ChangedKnown: true}},
+		{"two changes", rec("a", "b", "x"), rec("b", "c", "x"), &session.Checkpoint{Before: "a", After: "c"}},
+		{"a hand edit between", rec("a", "a"), rec("h", "c", "x"), &session.Checkpoint{Before: "a", After: "c"}},
+		{"an older record", &tools.Checkpoint{Before: "a", After: "a"}, rec("a", "b", "x"), &session.Checkpoint{Before: "a", After: "b", Changed: []string{"x"}, ChangedKnown: true}},
+		{"no record", rec("a", "a"), &tools.Checkpoint{Before: "a", After: "b"}, &session.Checkpoint{Before: "a", After: "b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			acc := joinCheckpoints(nil, tt.first)
+			require.Equal(t, tt.want, joinCheckpoints(acc, tt.second))
+		})
+	}
 }
