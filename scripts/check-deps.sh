@@ -7,7 +7,7 @@
 set -euo pipefail
 mod=$(go list -m)
 declare -A may=(
-  [cmd/gencode]="cli sandbox"
+  [cmd/gencode]="cli sandbox sandbox/confine"
   [internal/cli]="agent checkpoint commands config crash facts hooks instructions llm logfile mcp models permstore pricing recall redact rewind sandbox session summarize termtext tokens tools transcript tui tui/report tui/theme view window"
   [internal/tui]="agent commands facts session summarize termtext tools tui/chat tui/conflicts tui/dialog tui/input tui/keys tui/markdown tui/paste tui/picker tui/status tui/theme view"
   [internal/tui/picker]="termtext tui/keys tui/theme"
@@ -54,6 +54,7 @@ declare -A may=(
   [internal/rewind]="checkpoint session"
   [internal/shellfx]=""
   [internal/sandbox]=""
+  [internal/sandbox/confine]="sandbox"
   [internal/termtext]=""
   [internal/termtext/termtexttest]=""
   [internal/openaitest]=""

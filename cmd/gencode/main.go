@@ -11,13 +11,14 @@ import (
 
 	"github.com/gencode/gencode/internal/cli"
 	"github.com/gencode/gencode/internal/sandbox"
+	"github.com/gencode/gencode/internal/sandbox/confine"
 )
 
 func main() {
 	// Before anything else: the sandbox helper confines itself and
-	// becomes the shell of one command (see sandbox.Main).
+	// becomes the shell of one command (see confine.Main).
 	if sandbox.IsHelper(os.Args[1:]) {
-		os.Exit(sandbox.Main(os.Args[1:], os.Stderr))
+		os.Exit(confine.Main(os.Args[1:], os.Stderr))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	code := cli.Run(ctx, testEnv(cli.OSEnv()))

@@ -56,7 +56,7 @@ type Env struct {
 	// In-process tests on a loaded machine give their fake servers longer.
 	LocalProbeTimeout time.Duration
 	// Executable is the gencode binary, which runs shell commands under
-	// the sandbox (see sandbox.Main); "": this process's own executable.
+	// the sandbox (see confine.Main); "": this process's own executable.
 	Executable string
 	// WindowProbeTimeout bounds asking the server for the model's window
 	// (0: window.DefaultTimeout).

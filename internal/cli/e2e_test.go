@@ -21,6 +21,7 @@ import (
 	"github.com/gencode/gencode/internal/gencodetest"
 	"github.com/gencode/gencode/internal/openaitest"
 	llsandbox "github.com/gencode/gencode/internal/sandbox"
+	"github.com/gencode/gencode/internal/sandbox/confine"
 )
 
 // binary is the gencode binary built once for the end-to-end tests.
@@ -29,7 +30,7 @@ var binary string
 func TestMain(m *testing.M) {
 	// In-process runs start their shell commands through this binary.
 	if llsandbox.IsHelper(os.Args[1:]) {
-		os.Exit(llsandbox.Main(os.Args[1:], os.Stderr))
+		os.Exit(confine.Main(os.Args[1:], os.Stderr))
 	}
 	flag.Parse()
 	waitBound()

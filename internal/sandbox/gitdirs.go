@@ -23,9 +23,9 @@ import (
 // auto-allowed command asks instead.
 const maxGitWalkDirs = 20000
 
-// maxGrants bounds the rules one command is given: the walk around the
+// MaxGrants bounds the rules one command is given: the walk around the
 // protected paths grants each entry on the way on its own.
-const maxGrants = 10000
+const MaxGrants = 10000
 
 // GitDirs returns the git directories beneath root (absolute, clean,
 // symbolic links resolved) that git may run code from: root/.git always,

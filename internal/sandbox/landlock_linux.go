@@ -3,16 +3,11 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"slices"
 	"syscall"
 
-	"github.com/landlock-lsm/go-landlock/landlock"
-	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // openNoBlock opens a FIFO without waiting for a writer.
@@ -23,9 +18,17 @@ const openNoBlock = syscall.O_NONBLOCK
 // from a session of it).
 func Self() string { return "/proc/self/exe" }
 
-// Probe asks the kernel which Landlock ABI it offers.
+// Probe asks the kernel which Landlock ABI it offers
+// (landlock_create_ruleset with LANDLOCK_CREATE_RULESET_VERSION). It is
+// the one Landlock call the parent makes: go-landlock, which restricts
+// every thread through libcap's psx, is linked by the helper's package
+// alone (sandbox/confine).
 func Probe() Support {
-	v, err := ll.LandlockGetABIVersion()
+	r, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	v, err := int(r), error(nil)
+	if e != 0 {
+		err = e
+	}
 	switch {
 	case err != nil && (errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.EOPNOTSUPP)):
 		return Support{Why: "this Linux kernel has no Landlock, or it is off (needs 5.13+ with landlock in the lsm= list)"}
@@ -35,104 +38,4 @@ func Probe() Support {
 		return Support{Why: "this Linux kernel has no Landlock"}
 	}
 	return Support{ABI: v}
-}
-
-// configFor is go-landlock's configuration of an ABI version: what that
-// version can restrict. A version newer than go-landlock knows is its
-// newest.
-func configFor(abi int) landlock.Config {
-	all := []landlock.Config{{}, landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5,
-		landlock.V6, landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
-	return all[min(max(abi, 0), len(all)-1)]
-}
-
-// writeRights are the filesystem rights the sandbox handles: every kind of
-// write. Reading, listing and executing are not handled, so they stay open.
-const writeRights landlock.AccessFSSet = ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile |
-	ll.AccessFSMakeChar | ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo |
-	ll.AccessFSMakeBlock | ll.AccessFSMakeSym | ll.AccessFSRefer | ll.AccessFSTruncate
-
-// fileRights are those of writeRights that apply to a file itself.
-const fileRights landlock.AccessFSSet = ll.AccessFSWriteFile | ll.AccessFSTruncate
-
-// devices are always writable: what ordinary commands write to that is
-// not a file on disk (files, then directories).
-func devices() (files, dirs []string) {
-	return []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"},
-		[]string{"/dev/pts", "/dev/shm"}
-}
-
-// ruleset is the Landlock configuration and rules for sp, exactly at
-// sp.ABI: nothing is dropped to fit the kernel (no best effort); a kernel
-// that cannot enforce it makes Restrict fail and the command is not run.
-func ruleset(sp spec) (landlock.Config, []landlock.Rule, error) {
-	if sp.ABI < 1 {
-		return landlock.Config{}, nil, fmt.Errorf("no Landlock ABI to enforce (%d)", sp.ABI)
-	}
-	all := configFor(sp.ABI)
-	fsRights := writeRights & all.HandledAccessFS
-	cfg := landlock.Config{HandledAccessFS: fsRights}
-	if !sp.Network {
-		cfg.HandledAccessNet = all.HandledAccessNet
-		// Pathname UNIX sockets of daemons outside the sandbox (ABI 9+).
-		cfg.HandledAccessFS |= all.HandledAccessFS & ll.AccessFSResolveUnix
-		cfg.Scoped = all.Scoped // abstract UNIX sockets and signals out (ABI 6+)
-	} else {
-		cfg.Scoped = all.Scoped & ll.ScopeSignal
-	}
-	grants, _, err := Plan(sp.Writable, append(slices.Clone(sp.Protected), sp.GitDirs...))
-	if err != nil {
-		return landlock.Config{}, nil, err
-	}
-	if len(grants) > maxGrants {
-		return landlock.Config{}, nil, fmt.Errorf("the plan takes %d rules, more than %d", len(grants), maxGrants)
-	}
-	var rules []landlock.Rule
-	for _, g := range grants {
-		r := fsRights & fileRights
-		if g.Dir {
-			r = fsRights
-		}
-		// Gone since the plan: nothing to grant there (never more access).
-		rules = append(rules, landlock.PathAccess(r, g.Path).IgnoreIfMissing())
-	}
-	files, dirs := devices()
-	rules = append(rules, landlock.PathAccess(fsRights&fileRights, files...).IgnoreIfMissing(),
-		landlock.PathAccess(fsRights, dirs...).IgnoreIfMissing())
-	return cfg, rules, nil
-}
-
-// Main is the helper: args are what follows HelperArg (SPEC PATH ARGV0
-// ARGS...). It restricts its own process (and so everything the command
-// starts) with Landlock, with no_new_privs, then executes PATH in its
-// place. It returns only when that fails, with the exit status to use;
-// the reason goes to stderr, which is the command's output.
-func Main(args []string, stderr io.Writer) int {
-	if IsHelper(args) {
-		args = args[1:]
-	}
-	if len(args) < 3 {
-		fmt.Fprintln(stderr, "gencode sandbox: usage: gencode "+HelperArg+" SPEC PATH ARGV0 [ARGS...]")
-		return 126
-	}
-	var sp spec
-	if err := json.Unmarshal([]byte(args[0]), &sp); err != nil {
-		fmt.Fprintf(stderr, "gencode sandbox: bad spec: %v; the command was not run\n", err)
-		return 126
-	}
-	if got := Probe(); got.ABI < sp.ABI {
-		fmt.Fprintf(stderr, "gencode sandbox: the kernel offers Landlock ABI %d, not the %d gencode announced; the command was not run\n", got.ABI, sp.ABI)
-		return 126
-	}
-	cfg, rules, err := ruleset(sp)
-	if err == nil {
-		err = cfg.Restrict(rules...)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "gencode sandbox: cannot confine the command: %v; it was not run\n", err)
-		return 126
-	}
-	err = syscall.Exec(args[1], args[2:], os.Environ())
-	fmt.Fprintf(stderr, "gencode sandbox: run %s: %v\n", args[1], err)
-	return 127
 }

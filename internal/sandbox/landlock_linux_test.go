@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox
+package sandbox_test
 
 import (
 	"fmt"
@@ -13,15 +13,33 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+
+	"github.com/gencode/gencode/internal/sandbox"
+	"github.com/gencode/gencode/internal/sandbox/confine"
 )
 
 // TestMain makes the test binary the sandbox helper when it is run as one
 // (gencode's main does the same), so the tests confine real commands.
 func TestMain(m *testing.M) {
-	if IsHelper(os.Args[1:]) {
-		os.Exit(Main(os.Args[1:], os.Stderr))
+	if sandbox.IsHelper(os.Args[1:]) {
+		os.Exit(confine.Main(os.Args[1:], os.Stderr))
 	}
 	os.Exit(m.Run())
+}
+
+// TestProbeIsTheKernelsABI: the parent asks the kernel itself (no
+// go-landlock, no psx) and hears what go-landlock, which the helper
+// enforces with, hears.
+func TestProbeIsTheKernelsABI(t *testing.T) {
+	t.Parallel()
+	want, err := ll.LandlockGetABIVersion()
+	if err != nil {
+		require.Zero(t, sandbox.Probe().ABI, "no Landlock: %v", err)
+		return
+	}
+	require.Equal(t, want, sandbox.Probe().ABI)
 }
 
 // TestCommandsAreConfined runs shell commands through the helper, as the
@@ -31,7 +49,7 @@ func TestMain(m *testing.M) {
 // the kernel.
 func TestCommandsAreConfined(t *testing.T) {
 	t.Parallel()
-	sup := Probe()
+	sup := sandbox.Probe()
 	if sup.ABI == 0 {
 		t.Skip("no sandbox to test: " + sup.Why)
 	}
@@ -39,10 +57,10 @@ func TestCommandsAreConfined(t *testing.T) {
 	require.NoError(t, err)
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
-	tree(t, dir, "proj/a.txt", "proj/sub/", "proj/.config/gencode/config.toml", "proj/.config/git/config",
+	sandbox.Tree(t, dir, "proj/a.txt", "proj/sub/", "proj/.config/gencode/config.toml", "proj/.config/git/config",
 		"tmp/", "outside/", "data/gencode/sessions.db")
 	proj := filepath.Join(dir, "proj")
-	sb := New(Config{Enabled: true, WorkDir: proj, TempDir: filepath.Join(dir, "tmp"), Executable: exe,
+	sb := sandbox.New(sandbox.Config{Enabled: true, WorkDir: proj, TempDir: filepath.Join(dir, "tmp"), Executable: exe,
 		Protected: []string{filepath.Join(proj, ".config", "gencode"), filepath.Join(dir, "data", "gencode")}}, sup)
 	require.True(t, sb.Active())
 
@@ -91,7 +109,7 @@ func TestCommandsAreConfined(t *testing.T) {
 			if sup.ABI < tt.needABI {
 				t.Skipf("needs Landlock ABI %d, the kernel has %d", tt.needABI, sup.ABI)
 			}
-			path, args, err := sb.Command([]string{"bash", "-c", tt.command}, Limits{Network: tt.network})
+			path, args, err := sb.Command([]string{"bash", "-c", tt.command}, sandbox.Limits{Network: tt.network})
 			require.NoError(t, err)
 			cmd := &exec.Cmd{Path: path, Args: args, Dir: proj, Env: []string{"PATH=" + os.Getenv("PATH"), "TMPDIR=" + filepath.Join(dir, "tmp")}}
 			out, err := cmd.CombinedOutput()
@@ -102,7 +120,7 @@ func TestCommandsAreConfined(t *testing.T) {
 			require.Error(t, err, "%s ran unconfined: %s", tt.command, out)
 			assert.Regexp(t, "(?i)permission denied|operation not permitted", string(out))
 			code := cmd.ProcessState.ExitCode()
-			assert.Contains(t, sb.Blocked(string(out), code, Limits{Network: tt.network}), "blocked by the sandbox")
+			assert.Contains(t, sb.Blocked(string(out), code, sandbox.Limits{Network: tt.network}), "blocked by the sandbox")
 		})
 	}
 	b, err := os.ReadFile(filepath.Join(proj, ".config", "gencode", "config.toml"))
@@ -116,7 +134,7 @@ func TestCommandsAreConfined(t *testing.T) {
 // kernel offers is not run weaker; the helper says so and runs nothing.
 func TestHelperRefusesWhatItCannotEnforce(t *testing.T) {
 	t.Parallel()
-	sup := Probe()
+	sup := sandbox.Probe()
 	if sup.ABI == 0 {
 		t.Skip("no sandbox to test: " + sup.Why)
 	}
@@ -124,7 +142,7 @@ func TestHelperRefusesWhatItCannotEnforce(t *testing.T) {
 	require.NoError(t, err)
 	marker := filepath.Join(t.TempDir(), "ran")
 	spec := fmt.Sprintf(`{"abi":%d,"writable":["/"],"network":true}`, sup.ABI+1)
-	cmd := exec.Command(exe, HelperArg, spec, "/bin/sh", "sh", "-c", "touch "+marker)
+	cmd := exec.Command(exe, sandbox.HelperArg, spec, "/bin/sh", "sh", "-c", "touch "+marker)
 	out, err := cmd.CombinedOutput()
 	require.Error(t, err)
 	assert.Equal(t, 126, cmd.ProcessState.ExitCode())
@@ -139,7 +157,7 @@ func TestHelperRefusesWhatItCannotEnforce(t *testing.T) {
 // approved command writes .git.
 func TestGitDirsReadOnlyForAutoAllowed(t *testing.T) {
 	t.Parallel()
-	sup := Probe()
+	sup := sandbox.Probe()
 	if sup.ABI == 0 {
 		t.Skip("no sandbox to test: " + sup.Why)
 	}
@@ -148,12 +166,12 @@ func TestGitDirsReadOnlyForAutoAllowed(t *testing.T) {
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	proj := filepath.Join(dir, "proj")
-	writeRepoTree(t, proj)
-	tree(t, dir, "tmp/")
-	sb := New(Config{Enabled: true, AutoAllow: true, Network: true, WorkDir: proj, TempDir: filepath.Join(dir, "tmp"), Executable: exe}, sup)
+	sandbox.WriteRepoTree(t, proj)
+	sandbox.Tree(t, dir, "tmp/")
+	sb := sandbox.New(sandbox.Config{Enabled: true, AutoAllow: true, Network: true, WorkDir: proj, TempDir: filepath.Join(dir, "tmp"), Executable: exe}, sup)
 	auto, err := sb.AutoLimits()
 	require.NoError(t, err)
-	run := func(command string, lim Limits) (string, error) {
+	run := func(command string, lim sandbox.Limits) (string, error) {
 		path, args, err := sb.Command([]string{"bash", "-c", command}, lim)
 		require.NoError(t, err)
 		cmd := &exec.Cmd{Path: path, Args: args, Dir: proj, Env: []string{"PATH=" + os.Getenv("PATH"), "TMPDIR=" + filepath.Join(dir, "tmp")}}
@@ -184,7 +202,7 @@ func TestGitDirsReadOnlyForAutoAllowed(t *testing.T) {
 		out, err := run(c, auto)
 		require.NoError(t, err, "%s: %s", c, out)
 	}
-	out, err := run("echo '# approved' >> .git/config && touch .git/hooks/x nested/.git/x new-at-the-top", Approved())
+	out, err := run("echo '# approved' >> .git/config && touch .git/hooks/x nested/.git/x new-at-the-top", sandbox.Approved())
 	require.NoError(t, err, "approved: %s", out)
 	b, err := os.ReadFile(filepath.Join(proj, ".git", "config"))
 	require.NoError(t, err)
@@ -222,7 +240,7 @@ func TestSubmodulesNotInitialised(t *testing.T) {
 			args, id = append(args, "--object-format=sha256"), strings.Repeat("1", 64)
 		}
 		git(dir, append(args, p)...)
-		tree(t, p, "mod/", "src/a.go", "g")
+		sandbox.Tree(t, p, "mod/", "src/a.go", "g")
 		git(p, "add", "src/a.go")
 		git(p, "add", "-N", "g") // an extended flag: index version 3
 		git(p, "update-index", "--add", "--cacheinfo", "160000,"+id+",mod")
@@ -244,7 +262,7 @@ func TestSubmodulesNotInitialised(t *testing.T) {
 		{name: "sha256", sha256: true},
 	} {
 		p := repo(strings.ReplaceAll(tt.name, " ", "-"), tt.sha256, tt.then...)
-		got, err := GitDirs(p, 1000)
+		got, err := sandbox.GitDirs(p, 1000)
 		require.NoError(t, err, tt.name)
 		assert.Contains(t, got, filepath.Join(p, "mod", ".git"), tt.name)
 		assert.Contains(t, got, filepath.Join(p, "libs", "sub", ".git"), tt.name)
@@ -255,18 +273,18 @@ func TestSubmodulesNotInitialised(t *testing.T) {
 	}
 	broken := repo("broken", false)
 	require.NoError(t, os.WriteFile(filepath.Join(broken, ".git", "index"), []byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x05garbage"), 0o644))
-	_, err = GitDirs(broken, 1000)
+	_, err = sandbox.GitDirs(broken, 1000)
 	assert.ErrorContains(t, err, "for its submodules")
 
-	sup := Probe()
+	sup := sandbox.Probe()
 	if sup.ABI == 0 {
 		t.Skip("no sandbox to test: " + sup.Why)
 	}
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	p := filepath.Join(dir, "version-3")
-	tree(t, dir, "tmp/")
-	sb := New(Config{Enabled: true, AutoAllow: true, Network: true, WorkDir: p, TempDir: filepath.Join(dir, "tmp"), Executable: exe}, sup)
+	sandbox.Tree(t, dir, "tmp/")
+	sb := sandbox.New(sandbox.Config{Enabled: true, AutoAllow: true, Network: true, WorkDir: p, TempDir: filepath.Join(dir, "tmp"), Executable: exe}, sup)
 	auto, err := sb.AutoLimits()
 	require.NoError(t, err)
 	for _, c := range []string{"mkdir mod/.git", "mkdir -p libs/sub/.git", "git init -q mod"} {

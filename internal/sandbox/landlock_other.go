@@ -3,8 +3,6 @@
 package sandbox
 
 import (
-	"fmt"
-	"io"
 	"os"
 	"runtime"
 )
@@ -26,10 +24,4 @@ func Self() string {
 // on Linux only.
 func Probe() Support {
 	return Support{Why: "gencode has a sandbox on Linux only (Landlock), not on " + runtime.GOOS}
-}
-
-// Main is the helper; there is none here.
-func Main(_ []string, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "gencode sandbox: no sandbox on "+runtime.GOOS+"; the command was not run")
-	return 126
 }

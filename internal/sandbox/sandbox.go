@@ -8,7 +8,7 @@
 // The sandbox restricts the command's process only, never gencode: the
 // command is started through a helper, the gencode binary itself run with
 // the hidden first argument HelperArg, which restricts itself and then
-// executes the shell (see Main). A Sandbox says which sandbox is in force,
+// executes the shell (see confine.Main). A Sandbox says which sandbox is in force,
 // in words, and what a command line to run becomes (Command).
 package sandbox
 
@@ -48,7 +48,7 @@ type Config struct {
 	// (and a --config file): never writable from a command.
 	Protected []string
 	// Executable is the helper: the gencode binary (or a test binary
-	// whose TestMain calls Main).
+	// whose TestMain calls confine.Main).
 	Executable string
 }
 
@@ -173,8 +173,8 @@ func (s *Sandbox) AutoLimits() (Limits, error) {
 	if err != nil {
 		return Limits{}, fmt.Errorf("its git directories cannot be kept read-only: %w", err)
 	}
-	if len(grants) > maxGrants {
-		return Limits{}, fmt.Errorf("keeping its git directories read-only takes %d rules, more than the %d gencode gives one command", len(grants), maxGrants)
+	if len(grants) > MaxGrants {
+		return Limits{}, fmt.Errorf("keeping its git directories read-only takes %d rules, more than the %d gencode gives one command", len(grants), MaxGrants)
 	}
 	return Limits{Auto: true, Network: s.cfg.Network, GitDirs: gits}, nil
 }
@@ -302,9 +302,9 @@ func (s *Sandbox) netWords() string {
 	return "TCP connect and bind refused by the kernel; UDP stays open below ABI 10"
 }
 
-// spec is what the helper is told: the restriction to apply before it
-// runs the command.
-type spec struct {
+// Spec is what the helper (sandbox/confine) is told: the restriction to
+// apply before it runs the command.
+type Spec struct {
 	ABI       int      `json:"abi"`
 	Writable  []string `json:"writable"`
 	Protected []string `json:"protected"`
@@ -324,7 +324,7 @@ func (s *Sandbox) Command(argv []string, lim Limits) (path string, args []string
 	if !s.Active() {
 		return bin, argv, nil
 	}
-	b, err := json.Marshal(spec{ABI: s.abi, Writable: s.roots, Protected: s.prot, Network: lim.Network, GitDirs: lim.GitDirs})
+	b, err := json.Marshal(Spec{ABI: s.abi, Writable: s.roots, Protected: s.prot, Network: lim.Network, GitDirs: lim.GitDirs})
 	if err != nil {
 		return "", nil, fmt.Errorf("sandbox spec: %w", err)
 	}
