@@ -113,6 +113,24 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestMistypedAllowLeavesNoSession: a usage error in --allow is found
+// before a session is made, in print mode and in the TUI, so -c still
+// continues the session the user had.
+func TestMistypedAllowLeavesNoSession(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	env := map[string]string{"HOME": home, "GENCODE_HOME": filepath.Join(home, "data"), "OPENAI_API_KEY": "k",
+		"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}
+	for _, args := range [][]string{{"-p", "x", "--allow", "Bassh"}, {"--allow", "Bassh"}} {
+		_, errOut, code := runIn(t, home, env, args...)
+		require.Equal(t, ExitUsage, code, "%q: %s", args, errOut)
+		require.Contains(t, errOut, `allow "Bassh": unknown tool (did you mean Bash?`)
+	}
+	out, errOut, code := runIn(t, home, env, "sessions")
+	require.Equal(t, 0, code, errOut)
+	require.NotRegexp(t, `[0-9a-f]{12}`, out, "no session was made")
+}
+
 // runIn runs gencode in-process in dir with a map environment.
 func runIn(t *testing.T, dir string, env map[string]string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
