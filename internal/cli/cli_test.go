@@ -220,7 +220,7 @@ func TestStrayArgumentSaysWhatWasMeant(t *testing.T) {
 		{[]string{"export", "a1b2c3"}, "gencode: gencode export takes no arguments; for session a1b2c3, use --session a1b2c3"},
 		{[]string{"rewind", "3"}, "gencode: gencode rewind takes no arguments; did you mean --to 3?"},
 		{[]string{"rewind", "a1b2c3"}, "gencode: gencode rewind takes no arguments; for session a1b2c3, use --session a1b2c3"},
-		{[]string{"rewind", "--undo", "r1"}, "gencode: gencode rewind: --undo takes its value after an equals sign: --undo=r1"},
+		{[]string{"rewind", "--undo", "r1"}, "gencode: --undo takes its value after an equals sign: gencode rewind --undo=r1"},
 		{[]string{"sessions", "5"}, "gencode: gencode sessions takes no arguments; did you mean --limit 5?"},
 		{[]string{"sessions", "x"}, `gencode: gencode sessions takes no arguments (got "x"); see gencode sessions --help`},
 		{[]string{"rewind", "--to", "0"}, "gencode: rewind: --to wants a turn number; turns count from 1 (see --list)"},
