@@ -395,8 +395,10 @@ func TestRewindAsksAboutHandEditsBeforeACall(t *testing.T) {
 	require.NotContains(t, res.stderr, "keep.txt")
 	require.FileExists(t, filepath.Join(sb.work, "two.txt"), "nothing changed")
 
-	res = sb.run("rewind", "--to", "1", "--code", "--keep", "keep.txt", "--keep", "mine.txt")
+	// Named by --session, the session is named in the way back too.
+	res = sb.run("rewind", "--session", list[0].ID, "--to", "1", "--code", "--keep", "keep.txt", "--keep", "mine.txt")
 	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "gencode rewind --session "+list[0].ID+" --undo takes it back.\n")
 	require.NoFileExists(t, filepath.Join(sb.work, "two.txt"), "gencode's files rewind without a question")
 	require.NoFileExists(t, filepath.Join(sb.work, "n.txt"))
 	require.Equal(t, mine, read("keep.txt"))
