@@ -424,11 +424,23 @@ func (a *app) pickSession(ctx context.Context, cont bool, resume, model string) 
 	}
 }
 
-// newAgent wires an agent of model for a session's working directory.
-func (a *app) newAgent(model string, client *llm.Client, asker tools.Asker, allow []string, yolo bool) (*agent.Agent, *tools.Set, error) {
+// permissions are the tool modes of this run: the defaults, then [tools]
+// allow and --allow. A name that is no tool is a usage error, which print
+// mode and the TUI find before they start or store anything (a typo must
+// not leave an empty session that -c would then take as the latest).
+func (a *app) permissions(allow []string) (tools.Permissions, error) {
 	perms := tools.DefaultPermissions()
 	if err := perms.Allow(append(append([]string{}, a.cfg.Tools.Allow...), allow...)...); err != nil {
-		return nil, nil, &usageError{err}
+		return nil, &usageError{err}
+	}
+	return perms, nil
+}
+
+// newAgent wires an agent of model for a session's working directory.
+func (a *app) newAgent(model string, client *llm.Client, asker tools.Asker, allow []string, yolo bool) (*agent.Agent, *tools.Set, error) {
+	perms, err := a.permissions(allow)
+	if err != nil {
+		return nil, nil, err
 	}
 	counter := a.tokens.Counter(model)
 	topts := tools.Options{
@@ -516,6 +528,9 @@ func (a *app) windowProbe(model string) agent.WindowProbe {
 // user message read from stdin.
 func (a *app) printMode(ctx context.Context, o rootOptions) error {
 	if err := checkFormats(o); err != nil {
+		return err
+	}
+	if _, err := a.permissions(o.allow); err != nil {
 		return err
 	}
 	streamIn := o.inputFormat == formatStreamJSON
@@ -869,11 +884,8 @@ func (a *app) bashMayRun(o rootOptions) bool {
 	if o.yolo || a.cfg.Sandbox.AutoAllow {
 		return true
 	}
-	perms := tools.DefaultPermissions()
-	if err := perms.Allow(append(append([]string{}, a.cfg.Tools.Allow...), o.allow...)...); err != nil {
-		return false
-	}
-	return perms[tools.ToolBash] == tools.ModeAllow
+	perms, err := a.permissions(o.allow)
+	return err == nil && perms[tools.ToolBash] == tools.ModeAllow
 }
 
 // printModeSummaryWait bounds how long print mode waits, after printing

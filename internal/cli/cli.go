@@ -314,7 +314,7 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		}
 	})
 	if optional != nil && len(args) == 1 {
-		return &usageError{fmt.Errorf("%s: --%s takes its value after an equals sign: --%s=%s", cmd.CommandPath(), optional.Name, optional.Name, arg)}
+		return &usageError{fmt.Errorf("--%s takes its value after an equals sign: %s --%s=%s", optional.Name, cmd.CommandPath(), optional.Name, arg)}
 	}
 	if name := cmd.Annotations[numberArg]; name != "" && len(args) == 1 {
 		if _, err := strconv.Atoi(args[0]); err == nil {

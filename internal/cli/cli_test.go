@@ -113,6 +113,24 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestMistypedAllowLeavesNoSession: a usage error in --allow is found
+// before a session is made, in print mode and in the TUI, so -c still
+// continues the session the user had.
+func TestMistypedAllowLeavesNoSession(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	env := map[string]string{"HOME": home, "GENCODE_HOME": filepath.Join(home, "data"), "OPENAI_API_KEY": "k",
+		"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}
+	for _, args := range [][]string{{"-p", "x", "--allow", "Bassh"}, {"--allow", "Bassh"}} {
+		_, errOut, code := runIn(t, home, env, args...)
+		require.Equal(t, ExitUsage, code, "%q: %s", args, errOut)
+		require.Contains(t, errOut, `allow "Bassh": unknown tool (did you mean Bash?`)
+	}
+	out, errOut, code := runIn(t, home, env, "sessions")
+	require.Equal(t, 0, code, errOut)
+	require.NotRegexp(t, `[0-9a-f]{12}`, out, "no session was made")
+}
+
 // runIn runs gencode in-process in dir with a map environment.
 func runIn(t *testing.T, dir string, env map[string]string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
@@ -202,7 +220,7 @@ func TestStrayArgumentSaysWhatWasMeant(t *testing.T) {
 		{[]string{"export", "a1b2c3"}, "gencode: gencode export takes no arguments; for session a1b2c3, use --session a1b2c3"},
 		{[]string{"rewind", "3"}, "gencode: gencode rewind takes no arguments; did you mean --to 3?"},
 		{[]string{"rewind", "a1b2c3"}, "gencode: gencode rewind takes no arguments; for session a1b2c3, use --session a1b2c3"},
-		{[]string{"rewind", "--undo", "r1"}, "gencode: gencode rewind: --undo takes its value after an equals sign: --undo=r1"},
+		{[]string{"rewind", "--undo", "r1"}, "gencode: --undo takes its value after an equals sign: gencode rewind --undo=r1"},
 		{[]string{"sessions", "5"}, "gencode: gencode sessions takes no arguments; did you mean --limit 5?"},
 		{[]string{"sessions", "x"}, `gencode: gencode sessions takes no arguments (got "x"); see gencode sessions --help`},
 		{[]string{"rewind", "--to", "0"}, "gencode: rewind: --to wants a turn number; turns count from 1 (see --list)"},

@@ -187,6 +187,16 @@ func TestMCPProjectServerNeedsApproval(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stderr, `server "p" is not approved, so it is not started`)
 	require.Contains(t, toolResults(srv)["m"], "not approved")
+	// Without --allow the call is refused as unapproved, not denied with
+	// a hint that --allow would run it (it would not).
+	srv.Enqueue(
+		openaitest.Calls(openaitest.ToolCall{ID: "m2", Name: "mcp__p__anything", Arguments: `{}`}),
+		openaitest.Text("Could not."),
+	)
+	res = sb.run("-p", "use the project server")
+	require.Equal(t, 0, res.code, "a tool error, not a denial: %s", res.stderr)
+	require.NotContains(t, res.stderr, "--allow")
+	require.Contains(t, toolResults(srv)["m2"], "not approved; the user can approve it in the TUI with /mcp approve p")
 	_, err := os.Stat(marker)
 	require.True(t, os.IsNotExist(err), "the unapproved server never ran")
 }
@@ -196,14 +206,14 @@ func TestMCPListJSON(t *testing.T) {
 	bin := buildMCPServer(t)
 	sb := newSandbox(t)
 	sb.writeConfig(fmt.Sprintf("[mcp.t]\ncommand = %q\n\n[mcp.off]\ncommand = \"nope\"\nenabled = false\n", bin))
-	require.NoError(t, os.WriteFile(filepath.Join(sb.work, ".mcp.json"), []byte(`{"mcpServers":{"p":{"command":"x"}}}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(sb.work, ".mcp.json"), []byte(`{"mcpServers":{"p":{"command":"x","args":["--db","my notes.db"],"env":{"TOKEN":"sk-secret"}}}}`), 0o644))
 	res := sb.run("mcp", "list", "--json")
 	require.Equal(t, 0, res.code, res.stderr)
 	var got struct {
 		Servers []struct {
-			Name, State, Transport, Source string
-			Tools                          int
-			SchemaTokens                   int `json:"schema_tokens"`
+			Name, State, Transport, Source, Runs string
+			Tools                                int
+			SchemaTokens                         int `json:"schema_tokens"`
 		}
 	}
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &got), res.stdout)
@@ -218,10 +228,15 @@ func TestMCPListJSON(t *testing.T) {
 	require.Equal(t, "p", got.Servers[2].Name)
 	require.Equal(t, "needs approval", got.Servers[2].State)
 	require.Equal(t, ".mcp.json", got.Servers[2].Source)
+	// What the user would approve, never its environment.
+	require.Equal(t, `x --db "my notes.db"`, got.Servers[2].Runs)
+	require.Empty(t, got.Servers[1].Runs, "only a server waiting for approval says it")
 
 	res = sb.run("mcp", "list")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "t  ready  stdio (config)  8 tools")
+	require.Contains(t, res.stdout, "p  needs approval  stdio (.mcp.json)\n  runs: x --db \"my notes.db\"\n")
+	require.NotContains(t, res.stdout, "sk-secret")
 }
 
 // TestMCPSlowServerNeverHoldsATurn: a server that never finishes starting

@@ -217,7 +217,7 @@ func (a *app) rewindRun(ctx context.Context, o rewindOptions) error {
 		}
 		res, err = rw.ToTurn(ctx, o.to, mode, o.choices())
 		if err == nil {
-			fmt.Fprintf(out, "Rewound to before turn %d (%s).\n", o.to, mode)
+			fmt.Fprintf(out, "Rewound %s to before turn %d.\n", mode.Words(), o.to)
 		}
 	case o.summary != "":
 		res, err = rw.UndoSummary(ctx, o.summary)
@@ -250,7 +250,13 @@ func (a *app) rewindRun(ctx context.Context, o rewindOptions) error {
 		fmt.Fprintf(out, "The turn's request was:\n%s\n", termtext.Sanitize(res.Rewind.Text))
 	}
 	if o.to > 0 {
-		fmt.Fprintln(out, "gencode rewind --undo takes it back.")
+		// The way back names the session when the user named one: the
+		// directory's latest may be another.
+		undo := "gencode rewind --undo"
+		if o.id != "" {
+			undo = "gencode rewind --session " + rw.SessionID + " --undo"
+		}
+		fmt.Fprintln(out, undo+" takes it back.")
 	}
 	return nil
 }
@@ -275,15 +281,33 @@ func printRewindResult(out, errOut io.Writer, res rewind.Result, err error) {
 		return
 	}
 	if errors.Is(err, rewind.ErrConflict) {
-		what, all := "1 file changed outside gencode since it last wrote it; not overwritten (--force overwrites it", ""
-		if n := len(res.Conflicts); n != 1 {
-			what, all = fmt.Sprintf("%d files changed outside gencode since it last wrote them; not overwritten (--force overwrites them all", n), "; --keep PATH or --overwrite PATH for each"
+		// The files the user has not decided about yet (--keep and
+		// --overwrite decide some): nothing was changed.
+		var open []rewind.Conflict
+		for _, c := range res.Conflicts {
+			if !c.Decided {
+				open = append(open, c)
+			}
+		}
+		what, all := "1 file changed outside gencode since it last wrote it; nothing was changed (--force overwrites it", ""
+		if n := len(open); n != 1 {
+			what, all = fmt.Sprintf("%d files changed outside gencode since it last wrote them; nothing was changed (--force overwrites them all", n), "; --keep PATH or --overwrite PATH for each"
 		} else {
 			all = "; --keep PATH keeps it"
 		}
 		fmt.Fprintf(errOut, "gencode: %s%s):\n", what, all)
-		for _, c := range res.Conflicts {
-			fmt.Fprintf(errOut, "  %s\n", c.Path)
+		deletes := map[string]bool{} // the checkpoint has none of these
+		for _, c := range res.Changes {
+			if c.Op == "delete" {
+				deletes[c.Path] = true
+			}
+		}
+		for _, c := range open {
+			if deletes[c.Path] {
+				fmt.Fprintf(errOut, "  %s (not in the checkpoint: overwriting it deletes it)\n", c.Path)
+			} else {
+				fmt.Fprintf(errOut, "  %s\n", c.Path)
+			}
 			if c.Diff != "" {
 				fmt.Fprint(errOut, indent(termtext.Sanitize(c.Diff), "    "))
 			}

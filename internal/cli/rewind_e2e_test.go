@@ -152,7 +152,7 @@ func TestRewindRestoresShellChanges(t *testing.T) {
 	res = sb.run("rewind", "--to", "2")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "gencode rewind --undo takes it back.\n", "the way back is said")
-	require.Contains(t, res.stdout, "Rewound to before turn 2 (both).")
+	require.Contains(t, res.stdout, "Rewound code and conversation to before turn 2.")
 	require.Contains(t, res.stdout, "The turn's request was:\nshuffle things")
 	require.Equal(t, tree1, treeHash(t, sb.work), "the tree as turn 1 left it")
 	require.NoDirExists(t, filepath.Join(sb.work, "b"))
@@ -236,7 +236,7 @@ func TestRewindConflict(t *testing.T) {
 
 	res = sb.run("rewind", "--to", "1", "--code")
 	require.Equal(t, 1, res.code, res.stdout)
-	require.Contains(t, res.stderr, "gencode: 1 file changed outside gencode since it last wrote it; not overwritten (--force overwrites it; --keep PATH keeps it):")
+	require.Contains(t, res.stderr, "gencode: 1 file changed outside gencode since it last wrote it; nothing was changed (--force overwrites it; --keep PATH keeps it):")
 	require.Contains(t, res.stderr, "keep.txt")
 	require.Contains(t, res.stderr, "+by hand")
 	require.Equal(t, 1, strings.Count(res.stderr, "changed outside gencode"), "the conflict is said once:\n%s", res.stderr)
@@ -259,7 +259,7 @@ func TestRewindConflict(t *testing.T) {
 	res = sb.run("rewind", "--to", "1", "--code", "--overwrite", "keep.txt")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Equal(t, tree0, treeHash(t, sb.work))
-	require.Contains(t, res.stdout, "Rewound to before turn 1 (code).")
+	require.Contains(t, res.stdout, "Rewound code to before turn 1.")
 
 	// A code-only rewind keeps the conversation: the facts count what it
 	// restored where it happened, so n.txt, created then removed, is in
@@ -379,7 +379,7 @@ func TestRewindAsksAboutHandEditsBeforeACall(t *testing.T) {
 
 	res := sb.run("rewind", "--to", "1", "--code")
 	require.Equal(t, 1, res.code, "the hand edits are the user's:\n%s", res.stdout)
-	require.Contains(t, res.stderr, "gencode: 2 files changed outside gencode since it last wrote them; not overwritten (--force overwrites them all; --keep PATH or --overwrite PATH for each):")
+	require.Contains(t, res.stderr, "gencode: 2 files changed outside gencode since it last wrote them; nothing was changed (--force overwrites them all; --keep PATH or --overwrite PATH for each):")
 	require.Contains(t, res.stderr, "keep.txt")
 	require.Contains(t, res.stderr, "+by hand")
 	require.Contains(t, res.stderr, "mine.txt")
@@ -388,8 +388,17 @@ func TestRewindAsksAboutHandEditsBeforeACall(t *testing.T) {
 	require.Equal(t, "mine, by hand\n", read("mine.txt"), "nothing changed")
 	require.FileExists(t, filepath.Join(sb.work, "two.txt"), "nothing changed")
 
-	res = sb.run("rewind", "--to", "1", "--code", "--keep", "keep.txt", "--keep", "mine.txt")
+	// One decided: only the other is listed.
+	res = sb.run("rewind", "--to", "1", "--code", "--keep", "keep.txt")
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stderr, "gencode: 1 file changed outside gencode since it last wrote it; nothing was changed (--force overwrites it; --keep PATH keeps it):\n  mine.txt (not in the checkpoint: overwriting it deletes it)\n")
+	require.NotContains(t, res.stderr, "keep.txt")
+	require.FileExists(t, filepath.Join(sb.work, "two.txt"), "nothing changed")
+
+	// Named by --session, the session is named in the way back too.
+	res = sb.run("rewind", "--session", list[0].ID, "--to", "1", "--code", "--keep", "keep.txt", "--keep", "mine.txt")
 	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "gencode rewind --session "+list[0].ID+" --undo takes it back.\n")
 	require.NoFileExists(t, filepath.Join(sb.work, "two.txt"), "gencode's files rewind without a question")
 	require.NoFileExists(t, filepath.Join(sb.work, "n.txt"))
 	require.Equal(t, mine, read("keep.txt"))
@@ -481,7 +490,7 @@ func TestRewindSaysWhatItCannotRestore(t *testing.T) {
 
 	res = sb.run("rewind", "--to", "1", "--conversation")
 	require.Equal(t, 0, res.code, res.stderr)
-	require.Contains(t, res.stdout, "Rewound to before turn 1 (conversation).")
+	require.Contains(t, res.stdout, "Rewound conversation to before turn 1.")
 	require.FileExists(t, filepath.Join(sb.work, "x.txt"))
 }
 
@@ -511,7 +520,7 @@ func TestRewindInTmux(t *testing.T) {
 	p.keys("Enter")
 	p.waitText("Restore conversation only")
 	p.keys("Enter")
-	p.waitText("Rewound to before turn 1 (both).")
+	p.waitText("Rewound code and conversation to before turn 1.")
 	p.waitText("removed b/c.txt")
 	p.waitText("takes the rewind back")
 	require.NoDirExists(t, filepath.Join(sb.work, "b"))

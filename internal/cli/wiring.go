@@ -212,6 +212,9 @@ func (a *app) interactive(ctx context.Context, o rootOptions) error {
 	if a.env.IsTerminal != nil && !a.env.IsTerminal() {
 		return &usageError{errors.New("the terminal UI needs a terminal; use print mode: gencode -p \"PROMPT\"")}
 	}
+	if _, err := a.permissions(o.allow); err != nil {
+		return err
+	}
 	client, err := a.client(ctx)
 	if err != nil {
 		return err

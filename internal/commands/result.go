@@ -70,6 +70,7 @@ type ConflictAsk struct {
 // gencode (a unified diff, sanitized).
 type ConflictFile struct {
 	Path, Diff string
+	Deletes    bool // the checkpoint has no such file: overwriting deletes it
 }
 
 // Line is the command that applies the choices: keep[i] leaves Files[i]

@@ -97,7 +97,7 @@ func runRewind(ctx context.Context, r *Registry, st State, in Invocation) (Resul
 	if err != nil {
 		return conflictResult(res, err, fmt.Sprintf("/rewind %d %s", n, mode))
 	}
-	text := fmt.Sprintf("Rewound to before turn %d (%s).%s", n, mode, changesText(res))
+	text := fmt.Sprintf("Rewound %s to before turn %d.%s", mode.Words(), n, changesText(res))
 	if !mode.Conversation {
 		return Result{Text: text}, nil
 	}
@@ -173,11 +173,17 @@ func conflictResult(res rewind.Result, err error, line string) (Result, error) {
 		return Result{}, err
 	}
 	rep := &Report{Title: "Rewind: files changed outside gencode", Footer: "nothing was changed; add --force to overwrite them, or --keep PATH / --overwrite PATH for each"}
-	ask := &ConflictAsk{Title: "Rewind: files changed outside gencode since", line: line}
+	ask := &ConflictAsk{Title: "Rewind: " + termtext.Count(len(res.Conflicts), "file", "files") + " changed outside gencode", line: line}
+	deletes := map[string]bool{} // the checkpoint has none of these
+	for _, c := range res.Changes {
+		if c.Op == "delete" {
+			deletes[c.Path] = true
+		}
+	}
 	for _, c := range res.Conflicts {
 		diff := strings.TrimRight(termtext.Sanitize(c.Diff), "\n")
 		rep.Sections = append(rep.Sections, Section{Title: termtext.Sanitize(c.Path), Lines: strings.Split(diff, "\n")})
-		ask.Files = append(ask.Files, ConflictFile{Path: c.Path, Diff: diff})
+		ask.Files = append(ask.Files, ConflictFile{Path: c.Path, Diff: diff, Deletes: deletes[c.Path]})
 	}
 	return Result{Report: rep, Conflicts: ask}, nil
 }

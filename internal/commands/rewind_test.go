@@ -66,7 +66,7 @@ func TestRewindCommand(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, ActionRewound, res.Action, "the front end reloads the view")
 	require.Equal(t, "make a.txt", res.Draft, "the turn's text goes back in the editor")
-	require.Contains(t, res.Text, "Rewound to before turn 1 (both).\n\n- removed a.txt")
+	require.Contains(t, res.Text, "Rewound code and conversation to before turn 1.\n\n- removed a.txt")
 	require.Contains(t, res.Text, "/rewind undo")
 	require.Contains(t, res.Text, "The view holds 0 summaries and 0 messages (0 tokens) now.")
 	require.NoFileExists(t, filepath.Join(proj, "a.txt"))

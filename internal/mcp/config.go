@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -95,6 +96,23 @@ func (c ServerConfig) Validate() error {
 		return fmt.Errorf("mcp server %s: unknown transport %q (stdio, http, sse)", c.Name, c.Transport)
 	}
 	return nil
+}
+
+// runs is what c runs, as the user reads it before approving it: the
+// command and its arguments (quoted where they hold spaces), or the URL.
+// Its environment and headers are not shown (they may hold tokens).
+func (c ServerConfig) runs() string {
+	if c.URL != "" {
+		return c.URL
+	}
+	words := []string{c.Command}
+	for _, a := range c.Args {
+		if a == "" || strings.ContainsAny(a, " \t'\"") {
+			a = strconv.Quote(a)
+		}
+		words = append(words, a)
+	}
+	return strings.Join(words, " ")
 }
 
 // Fingerprint identifies what an approval of a project server covers: its

@@ -548,13 +548,20 @@ func (s *server) awaitReady(ctx context.Context) (*sdk.ClientSession, error) {
 	switch s.state {
 	case StateReady:
 		return s.session, nil
-	case StateDisabled:
-		return nil, fmt.Errorf("mcp server %s is disabled in the config", s.cfg.Name)
-	case StateUnapproved:
-		return nil, fmt.Errorf("mcp server %s comes from the project's %s and is not approved; the user can approve it with /mcp approve %s", s.cfg.Name, ProjectFile, s.cfg.Name)
+	case StateDisabled, StateUnapproved:
+		return nil, errors.New(s.refusal(s.state))
 	default:
 		return nil, fmt.Errorf("mcp server %s is not running (%s); gencode restarts it", s.cfg.Name, s.lastErr)
 	}
+}
+
+// refusal says why s's tools do not run in state (disabled or
+// unapproved), and what would make them.
+func (s *server) refusal(state State) string {
+	if state == StateDisabled {
+		return fmt.Sprintf("mcp server %s is disabled in the config", s.cfg.Name)
+	}
+	return fmt.Sprintf("mcp server %s comes from the project's %s and is not approved; the user can approve it in the TUI with /mcp approve %s", s.cfg.Name, ProjectFile, s.cfg.Name)
 }
 
 // restartWait is how long a call to a failed server waits for its

@@ -26,6 +26,9 @@ type ServerStatus struct {
 	Resources    bool     `json:"resources"`
 	Restarts     int      `json:"restarts"`
 	LastError    string   `json:"last_error,omitempty"`
+	// Runs is what a project server waiting for approval would run (its
+	// command and arguments, or its URL): what the user approves.
+	Runs string `json:"runs,omitempty"`
 }
 
 // Report is the state of all servers.
@@ -58,6 +61,9 @@ func (m *Manager) Status() Report {
 		s.mu.Unlock()
 		if s.cfg.Project {
 			st.Source = ProjectFile
+			if st.State == StateUnapproved.String() {
+				st.Runs = s.cfg.runs()
+			}
 		}
 		r.Servers = append(r.Servers, st)
 	}
@@ -103,6 +109,9 @@ func (r Report) Text() string {
 			fmt.Fprintf(&b, "  restarts: %d", s.Restarts)
 		}
 		b.WriteString("\n")
+		if s.Runs != "" {
+			fmt.Fprintf(&b, "  runs: %s\n", termtext.OneLine(termtext.Sanitize(s.Runs), 200))
+		}
 		if s.LastError != "" {
 			fmt.Fprintf(&b, "  last error: %s\n", s.LastError)
 		}

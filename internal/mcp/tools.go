@@ -307,8 +307,14 @@ func (m *Manager) Lookup(ctx context.Context, name string) (tools.ExtDefinition,
 		s.mu.Unlock()
 		if state != StateReady {
 			// Its tools are not known: the call gets the server's state.
-			return tools.ExtDefinition{Definition: tools.Definition{Name: name}, Group: GroupName(s.cfg.Name),
-				Summary: fmt.Sprintf("MCP server %s (%s: %s)", s.cfg.Name, state, last)}, true
+			// One the user has not approved (or turned off) is refused
+			// before any permission is asked: allowing it changes nothing.
+			d := tools.ExtDefinition{Definition: tools.Definition{Name: name}, Group: GroupName(s.cfg.Name),
+				Summary: fmt.Sprintf("MCP server %s (%s: %s)", s.cfg.Name, state, last)}
+			if state == StateUnapproved || state == StateDisabled {
+				d.Refused = s.refusal(state)
+			}
+			return d, true
 		}
 	}
 	return tools.ExtDefinition{}, false

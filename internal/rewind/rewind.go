@@ -57,6 +57,15 @@ func (m Mode) String() string {
 	}
 }
 
+// Words is what m rewinds, for a sentence: "code and conversation",
+// "code", "conversation".
+func (m Mode) Words() string {
+	if m.Code && m.Conversation {
+		return "code and conversation"
+	}
+	return m.String()
+}
+
 // Turn is one user turn as a listing shows it.
 type Turn struct {
 	session.Turn
@@ -130,6 +139,9 @@ func (r Rewinder) List(ctx context.Context) (Listing, error) {
 type Conflict struct {
 	Path string
 	Diff string // what changed outside gencode (unified diff)
+	// Decided: the Choices say what to do with it (keep or overwrite);
+	// the rewind stopped for the others.
+	Decided bool
 }
 
 // Choices say what a code rewind does with the files it would change that
@@ -472,10 +484,11 @@ func (r Rewinder) restore(ctx context.Context, target string, turns []session.Tu
 			}
 			loaded[id] = snap
 		}
-		res.Conflicts = append(res.Conflicts, Conflict{Path: p, Diff: r.Files.FileDiff(ctx, snap, cur, p)})
+		res.Conflicts = append(res.Conflicts, Conflict{Path: p, Diff: r.Files.FileDiff(ctx, snap, cur, p),
+			Decided: ch.keeps(p) || ch.overwrites(p)})
 	}
 	for _, c := range res.Conflicts {
-		if !ch.keeps(c.Path) && !ch.overwrites(c.Path) {
+		if !c.Decided {
 			res.Changes = cs
 			return restored{}, ErrConflict
 		}

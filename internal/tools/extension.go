@@ -95,6 +95,10 @@ type ExtDefinition struct {
 	Observe bool
 	// Summary is the one line the permission dialog shows.
 	Summary string
+	// Refused says why the tool cannot run now whatever the user allows
+	// (its server is not approved for the project, or disabled): the
+	// call's tool error, before any permission is asked.
+	Refused string
 }
 
 // ExtResult is what an extension tool returned, before sanitizing and
@@ -177,6 +181,9 @@ func (s *Set) runExt(ctx context.Context, d ExtDefinition, args string) output {
 	}
 	if s.modeOf(d.Name) == ModeDeny {
 		return denied(fmt.Sprintf("permission denied: %s is disabled by configuration", d.Name), meta)
+	}
+	if d.Refused != "" {
+		return meta.failf("%s: not run: %s", d.Name, d.Refused)
 	}
 	summary := d.Summary
 	if summary == "" {

@@ -266,13 +266,14 @@ func (m *Model) openPicker(p commands.Pick, line string) {
 func (m *Model) openConflicts(ask commands.ConflictAsk) {
 	files := make([]conflicts.File, len(ask.Files))
 	for i, f := range ask.Files {
-		files[i] = conflicts.File{Path: f.Path, Diff: f.Diff}
+		files[i] = conflicts.File{Path: f.Path, Diff: f.Diff, Deletes: f.Deletes}
 	}
 	m.closePicker()
 	m.cfSeq++
 	m.cf = &conflictState{dlg: conflicts.New(m.th, m.cfSeq, ask.Title, files), ask: ask}
 	m.mode = modeConflicts
-	m.chat.AddNote(fmt.Sprintf("The rewind stopped before changing anything: %s changed outside gencode since. Choose for each below.", termtext.Count(len(files), "file was", "files were")))
+	m.chat.AddNote(fmt.Sprintf("The rewind stopped before changing anything: %s. Choose for each below.",
+		termtext.Count(len(files), "file was changed outside gencode since gencode last wrote it", "files were changed outside gencode since gencode last wrote them")))
 }
 
 // closeConflicts closes the conflicts dialog, if one is open.

@@ -21,6 +21,9 @@ import (
 // gencode (a unified diff, sanitized).
 type File struct {
 	Path, Diff string
+	// Deletes: the checkpoint has no such file, so overwriting it with
+	// the checkpoint's version deletes it (shown as "[delete]").
+	Deletes bool
 }
 
 // AppliedMsg says the user applied the choices of dialog ID: Keep[i]
@@ -107,6 +110,9 @@ func (m Model) View() string {
 	}
 	for i, f := range m.files {
 		choice := "[overwrite]"
+		if f.Deletes {
+			choice = "[delete]"
+		}
 		if m.keep[i] {
 			choice = "[keep mine]"
 		}

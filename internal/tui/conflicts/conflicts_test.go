@@ -23,14 +23,19 @@ func files() []conflicts.File {
 }
 
 // TestGoldenConflicts: the dialog at 40, 80 and 120 columns, the second
-// file selected and set to overwrite; no line wider than the screen.
+// and third files set to overwrite (the third, not in the checkpoint, says
+// it is deleted), the third selected; no line wider than the screen.
 func TestGoldenConflicts(t *testing.T) {
 	t.Parallel()
 	for _, w := range []int{40, 80, 120} {
 		t.Run(fmt.Sprint(w), func(t *testing.T) {
 			t.Parallel()
-			m := conflicts.New(theme.New(true, colorprofile.NoTTY), 1, "Rewind: files changed outside gencode since", files())
+			m := conflicts.New(theme.New(true, colorprofile.NoTTY), 1, "Rewind: 3 files changed outside gencode", append(files(),
+				// Not in the checkpoint: overwriting it deletes it, and says so.
+				conflicts.File{Path: "scratch.txt", Diff: "--- a/scratch.txt\n+++ b/scratch.txt\n@@ -1 +1 @@\n-made by gencode\n+edited by hand", Deletes: true}))
 			m.SetSize(w, 14)
+			m, _ = m.Update(tea.KeyPressMsg{Code: tea.KeyDown})
+			m, _ = m.Update(tea.KeyPressMsg{Code: tea.KeySpace, Text: " "})
 			m, _ = m.Update(tea.KeyPressMsg{Code: tea.KeyDown})
 			m, _ = m.Update(tea.KeyPressMsg{Code: tea.KeySpace, Text: " "})
 			view := m.View()
