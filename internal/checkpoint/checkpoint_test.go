@@ -387,9 +387,12 @@ func TestDiffPairsMatchesDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, proj, "d/e", "now a file\n", 0o644)
+	// A directory whose name holds a space, missing in the older ones:
+	// git answers "<id>:my docs missing".
+	write(t, proj, "my docs/x.md", "x\n", 0o644)
 	take()
 	last := snaps[len(snaps)-1]
-	paths := []string{"a.txt", "d/e/f.txt", "d/e/g.txt", "d/e", "odd\nname.txt", "run.sh", "never.txt"}
+	paths := []string{"a.txt", "d/e/f.txt", "d/e/g.txt", "d/e", "odd\nname.txt", "run.sh", "never.txt", "my docs/x.md", "my docs/none.md"}
 	for _, from := range snaps {
 		at := map[string]string{}
 		for _, p := range paths {

@@ -249,10 +249,13 @@ func (s *Store) Differ(ctx context.Context, snap Snapshot, at map[string]string)
 			if err != nil {
 				return nil, nil, fmt.Errorf("checkpoint directories: %w", err)
 			}
-			f := strings.Fields(head)
-			if len(f) == 2 && f[1] == "missing" {
+			// "<what was asked> missing": the name may hold spaces
+			// ("id:my docs"); a found object's "<oid> <type> <size>"
+			// never ends in that word.
+			if strings.HasSuffix(strings.TrimRight(head, "\n"), " missing") {
 				continue
 			}
+			f := strings.Fields(head)
 			if len(f) != 3 {
 				return nil, nil, fmt.Errorf("checkpoint directories: unexpected %q", head)
 			}
