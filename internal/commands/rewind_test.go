@@ -18,14 +18,7 @@ import (
 // next request is built from; "/rewind undo" brings both back.
 func TestRewindCommand(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	proj := t.TempDir()
-	st, err := session.Open(ctx, t.TempDir())
-	require.NoError(t, err)
-	defer st.Close()
-	files := checkpoint.New(t.TempDir(), proj, checkpoint.Options{})
-	sess, err := st.CreateSession(ctx, proj, "m")
-	require.NoError(t, err)
+	ctx, proj, st, files, sess := rewindSetup(t)
 
 	before, err := files.Checkpoint(ctx)
 	require.NoError(t, err)
@@ -109,14 +102,7 @@ func TestConflictAskLineParsesBack(t *testing.T) {
 // changes nothing until answered.
 func TestRewindAsksAgainAfterUndo(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	proj := t.TempDir()
-	st, err := session.Open(ctx, t.TempDir())
-	require.NoError(t, err)
-	defer st.Close()
-	files := checkpoint.New(t.TempDir(), proj, checkpoint.Options{})
-	sess, err := st.CreateSession(ctx, proj, "m")
-	require.NoError(t, err)
+	ctx, proj, st, files, sess := rewindSetup(t)
 	for _, name := range []string{"a.txt", "b.txt"} {
 		before, err := files.Checkpoint(ctx)
 		require.NoError(t, err)
@@ -169,4 +155,19 @@ func TestRewindAsksAgainAfterUndo(t *testing.T) {
 	require.Equal(t, first.Conflicts.Files, again.Conflicts.Files)
 	require.Equal(t, mine, read("a.txt"), "nothing changed")
 	require.Equal(t, "gencode's\n", read("b.txt"), "nothing changed")
+}
+
+// rewindSetup is a project, a store with one session in it, and the
+// project's checkpoints.
+func rewindSetup(t *testing.T) (context.Context, string, *session.Store, *checkpoint.Store, session.Session) {
+	t.Helper()
+	ctx := context.Background()
+	proj := t.TempDir()
+	st, err := session.Open(ctx, t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	files := checkpoint.New(t.TempDir(), proj, checkpoint.Options{})
+	sess, err := st.CreateSession(ctx, proj, "m")
+	require.NoError(t, err)
+	return ctx, proj, st, files, sess
 }
