@@ -296,14 +296,8 @@ func printRewindResult(out, errOut io.Writer, res rewind.Result, err error) {
 			all = "; --keep PATH keeps it"
 		}
 		fmt.Fprintf(errOut, "gencode: %s%s):\n", what, all)
-		deletes := map[string]bool{} // the checkpoint has none of these
-		for _, c := range res.Changes {
-			if c.Op == "delete" {
-				deletes[c.Path] = true
-			}
-		}
 		for _, c := range open {
-			if deletes[c.Path] {
+			if c.Deletes {
 				fmt.Fprintf(errOut, "  %s (not in the checkpoint: overwriting it deletes it)\n", c.Path)
 			} else {
 				fmt.Fprintf(errOut, "  %s\n", c.Path)

@@ -47,7 +47,7 @@ func expander(ts *tools.Set) commands.Expander {
 			// A command that succeeded is its output; a failure keeps the
 			// exit code, which the model should see.
 			if r.ExitCode != nil && *r.ExitCode == 0 {
-				return strings.TrimSuffix(strings.TrimRight(r.Content, "\n"), tools.ExitTrailer(0)), nil
+				return tools.TrimExitTrailer(r.Content, 0), nil
 			}
 			return r.Content, nil
 		},

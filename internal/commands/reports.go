@@ -406,7 +406,7 @@ func Brief(m session.Message, width int) string {
 			// The code is said first; the trailer the model reads is not
 			// said again.
 			status = fmt.Sprintf(" exit %d", *m.Meta.ExitCode)
-			text = strings.TrimSuffix(strings.TrimRight(text, "\n"), tools.ExitTrailer(*m.Meta.ExitCode))
+			text = tools.TrimExitTrailer(text, *m.Meta.ExitCode)
 		} else if m.Meta.Failed {
 			status = " failed"
 		}

@@ -174,16 +174,10 @@ func conflictResult(res rewind.Result, err error, line string) (Result, error) {
 	}
 	rep := &Report{Title: "Rewind: files changed outside gencode", Footer: "nothing was changed; add --force to overwrite them, or --keep PATH / --overwrite PATH for each"}
 	ask := &ConflictAsk{Title: "Rewind: " + termtext.Count(len(res.Conflicts), "file", "files") + " changed outside gencode", line: line}
-	deletes := map[string]bool{} // the checkpoint has none of these
-	for _, c := range res.Changes {
-		if c.Op == "delete" {
-			deletes[c.Path] = true
-		}
-	}
 	for _, c := range res.Conflicts {
 		diff := strings.TrimRight(termtext.Sanitize(c.Diff), "\n")
 		rep.Sections = append(rep.Sections, Section{Title: termtext.Sanitize(c.Path), Lines: strings.Split(diff, "\n")})
-		ask.Files = append(ask.Files, ConflictFile{Path: c.Path, Diff: diff, Deletes: deletes[c.Path]})
+		ask.Files = append(ask.Files, ConflictFile{Path: c.Path, Diff: diff, Deletes: c.Deletes})
 	}
 	return Result{Report: rep, Conflicts: ask}, nil
 }

@@ -142,6 +142,9 @@ type Conflict struct {
 	// Decided: the Choices say what to do with it (keep or overwrite);
 	// the rewind stopped for the others.
 	Decided bool
+	// Deletes: the checkpoint has no such file, so overwriting it with
+	// the checkpoint's version deletes it.
+	Deletes bool
 }
 
 // Choices say what a code rewind does with the files it would change that
@@ -485,7 +488,7 @@ func (r Rewinder) restore(ctx context.Context, target string, turns []session.Tu
 			loaded[id] = snap
 		}
 		res.Conflicts = append(res.Conflicts, Conflict{Path: p, Diff: r.Files.FileDiff(ctx, snap, cur, p),
-			Decided: ch.keeps(p) || ch.overwrites(p)})
+			Decided: ch.keeps(p) || ch.overwrites(p), Deletes: c.Op == "delete"})
 	}
 	for _, c := range res.Conflicts {
 		if !c.Decided {

@@ -300,3 +300,9 @@ func bashEnv(env []string) []string {
 // by itself: what the model reads of its exit code. A display that shows
 // the code by other means (a brief, a user command's output) leaves it out.
 func ExitTrailer(code int) string { return fmt.Sprintf("[exit code %d]", code) }
+
+// TrimExitTrailer is output without the ExitTrailer of code that ends it
+// (and the newlines after it), for a display that says the code itself.
+func TrimExitTrailer(output string, code int) string {
+	return strings.TrimSuffix(strings.TrimRight(output, "\n"), ExitTrailer(code))
+}

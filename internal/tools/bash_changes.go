@@ -111,8 +111,14 @@ func (s *Set) checkpointAfter(ctx context.Context, cp *Checkpoint) *Checkpoint {
 		return cp
 	}
 	cp.After = id
-	if paths, err := s.checkpoints.Changed(context.WithoutCancel(ctx), cp.Before, id); err == nil {
+	// A call that changed more than maxRecordedPaths (an install, a
+	// branch switch) keeps no record: the log's meta is decoded at every
+	// read, and a rewind compares such a call's checkpoints itself.
+	if paths, err := s.checkpoints.Changed(context.WithoutCancel(ctx), cp.Before, id); err == nil && len(paths) <= maxRecordedPaths {
 		cp.Changed, cp.ChangedKnown = paths, true
 	}
 	return cp
 }
+
+// maxRecordedPaths bounds the paths a call's checkpoint records.
+const maxRecordedPaths = 2000

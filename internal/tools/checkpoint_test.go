@@ -117,4 +117,13 @@ func TestRecordedChangesAreWhatTheCheckpointsDiffer(t *testing.T) {
 	st := cps.Stats()
 	require.Positive(t, st.Changed, "followed snapshots among them")
 	require.Greater(t, st.Full, 1, "whole-tree ones too (the .gitignore)")
+
+	// A call that changes more than maxRecordedPaths keeps no record (the
+	// log's meta stays small; a rewind compares its checkpoints itself).
+	r := s.Run(ctx, Call{ID: "many", Name: ToolBash, Arguments: bash(fmt.Sprintf("mkdir many && cd many && touch $(seq 0 %d)", maxRecordedPaths))})
+	require.False(t, r.IsError, r.Content)
+	require.NotNil(t, r.Meta.Checkpoint)
+	require.NotEmpty(t, r.Meta.Checkpoint.After)
+	require.False(t, r.Meta.Checkpoint.ChangedKnown, "no record past the bound")
+	require.Empty(t, r.Meta.Checkpoint.Changed)
 }
