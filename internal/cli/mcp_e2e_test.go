@@ -229,13 +229,13 @@ func TestMCPListJSON(t *testing.T) {
 	require.Equal(t, "needs approval", got.Servers[2].State)
 	require.Equal(t, ".mcp.json", got.Servers[2].Source)
 	// What the user would approve, never its environment.
-	require.Equal(t, `x --db "my notes.db"`, got.Servers[2].Runs)
+	require.Equal(t, `x --db "my notes.db" (env: TOKEN)`, got.Servers[2].Runs)
 	require.Empty(t, got.Servers[1].Runs, "only a server waiting for approval says it")
 
 	res = sb.run("mcp", "list")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "t  ready  stdio (config)  8 tools")
-	require.Contains(t, res.stdout, "p  needs approval  stdio (.mcp.json)\n  runs: x --db \"my notes.db\"\n")
+	require.Contains(t, res.stdout, "p  needs approval  stdio (.mcp.json)\n  runs: x --db \"my notes.db\" (env: TOKEN)\n")
 	require.NotContains(t, res.stdout, "sk-secret")
 }
 

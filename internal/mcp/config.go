@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -99,8 +100,10 @@ func (c ServerConfig) Validate() error {
 }
 
 // runs is what c runs, as the user reads it before approving it: the
-// command and its arguments (quoted where they hold spaces), or the URL.
-// Its environment and headers are not shown (they may hold tokens).
+// command and its arguments (quoted where they hold spaces), or the URL,
+// and the names of the variables it sets (which can change what runs:
+// LD_PRELOAD, NODE_OPTIONS, PATH), never their values or its headers
+// (they may hold tokens).
 func (c ServerConfig) runs() string {
 	if c.URL != "" {
 		return c.URL
@@ -112,7 +115,11 @@ func (c ServerConfig) runs() string {
 		}
 		words = append(words, a)
 	}
-	return strings.Join(words, " ")
+	out := strings.Join(words, " ")
+	if len(c.Env) > 0 {
+		out += " (env: " + strings.Join(slices.Sorted(maps.Keys(c.Env)), ", ") + ")"
+	}
+	return out
 }
 
 // Fingerprint identifies what an approval of a project server covers: its
