@@ -309,7 +309,7 @@ func (r Rewinder) known(ctx context.Context, turns []session.Turn) (gencodes, er
 	var unrecorded []int // the calls of pairs
 	var recorded []string
 	for _, t := range turns {
-		for i, cp := range t.Checkpoints {
+		for _, cp := range t.Checkpoints {
 			if cp.ChangedKnown {
 				if len(cp.Changed) > 0 {
 					recorded = append(recorded, cp.Before, cp.After)
@@ -318,7 +318,7 @@ func (r Rewinder) known(ctx context.Context, turns []session.Turn) (gencodes, er
 				pairs = append(pairs, checkpoint.Pair{From: cp.Before, To: cp.After})
 				unrecorded = append(unrecorded, len(calls))
 			}
-			calls = append(calls, call{turn: t.N, seq: t.CheckpointSeqs[i], cp: cp})
+			calls = append(calls, call{turn: t.N, seq: cp.Seq, cp: cp})
 			wrote = append(wrote, cp.Changed)
 		}
 	}

@@ -259,17 +259,13 @@ type Turn struct {
 	Text    string
 	Time    time.Time
 	Rewound bool // out of the view (a conversation rewind)
-	// LastCheckpointSeq is the seq of the turn's last message with a
-	// checkpoint (0: none).
-	LastCheckpointSeq int64
 	// Unkept lists the turn's calls that may have changed files but kept
 	// no checkpoint, each with why ("Bash (seq 12): ..."): a rewind
 	// cannot restore what they did.
 	Unkept []string
 	// Checkpoints are the kept states around the turn's change-capable
-	// calls, in order; CheckpointSeqs the seq of the message holding each.
-	Checkpoints    []Checkpoint
-	CheckpointSeqs []int64
+	// calls, in order, each with the seq of the message holding it.
+	Checkpoints []Checkpoint
 }
 
 // Turns lists a session's user turns, oldest first. A user message that
@@ -289,7 +285,9 @@ func (s *Store) Turns(ctx context.Context, sessionID string) ([]Turn, error) {
 			t := Turn{N: len(out) + 1, Seq: m.Seq, LastSeq: m.Seq, Text: m.Content, Time: m.Time, Rewound: hidden(m.Seq)}
 			// The "!commands" run before it, whose output it carries.
 			if cp := m.Meta.Checkpoint; cp != nil && cp.Err == "" {
-				t.Checkpoints, t.CheckpointSeqs, t.LastCheckpointSeq = []Checkpoint{*cp}, []int64{m.Seq}, m.Seq
+				c := *cp
+				c.Seq = m.Seq
+				t.Checkpoints = []Checkpoint{c}
 			} else if cp != nil {
 				t.Unkept = append(t.Unkept, fmt.Sprintf("!command (message %d): %s", m.Seq, cp.Err))
 			}
@@ -302,9 +300,9 @@ func (s *Store) Turns(ctx context.Context, sessionID string) ([]Turn, error) {
 		t := &out[len(out)-1]
 		t.LastSeq = m.Seq
 		if cp := m.Meta.Checkpoint; cp != nil && cp.Err == "" {
-			t.Checkpoints = append(t.Checkpoints, *cp)
-			t.CheckpointSeqs = append(t.CheckpointSeqs, m.Seq)
-			t.LastCheckpointSeq = m.Seq
+			c := *cp
+			c.Seq = m.Seq
+			t.Checkpoints = append(t.Checkpoints, c)
 		} else if why := unkept(m); why != "" {
 			t.Unkept = append(t.Unkept, fmt.Sprintf("%s (message %d): %s", m.Name, m.Seq, why))
 		}

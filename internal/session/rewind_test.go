@@ -33,7 +33,7 @@ func TestRewindConversationHidesAndUndoBringsBack(t *testing.T) {
 	turns, err := st.Turns(ctx, sess.ID)
 	require.NoError(t, err)
 	require.Len(t, turns, 2)
-	require.Equal(t, []session.Checkpoint{{Before: "c1", After: "c2"}}, turns[0].Checkpoints)
+	require.Equal(t, []session.Checkpoint{{Before: "c1", After: "c2", Seq: 3}}, turns[0].Checkpoints)
 	require.Equal(t, int64(5), turns[1].Seq)
 
 	r, err := st.RecordRewind(ctx, session.Rewind{SessionID: sess.ID, Kind: session.RewindTurn, Turn: 2, FromSeq: 5})
@@ -114,9 +114,8 @@ func TestTurnsKeepTheShellCheckpoints(t *testing.T) {
 	turns, err := st.Turns(ctx, sess.ID)
 	require.NoError(t, err)
 	require.Len(t, turns, 2)
-	require.Equal(t, []session.Checkpoint{{Before: "c1", After: "c2"}, {Before: "c2", After: "c3"}}, turns[0].Checkpoints)
-	require.Equal(t, []int64{1, 3}, turns[0].CheckpointSeqs, "the messages holding them: a rewind's place among them is its LogSeq")
-	require.Equal(t, int64(3), turns[0].LastCheckpointSeq)
+	// Each with the message holding it: a rewind's place among them is its LogSeq.
+	require.Equal(t, []session.Checkpoint{{Before: "c1", After: "c2", Seq: 1}, {Before: "c2", After: "c3", Seq: 3}}, turns[0].Checkpoints)
 	require.Empty(t, turns[1].Checkpoints)
 	require.Equal(t, []string{"!command (message 4): too large"}, turns[1].Unkept)
 }

@@ -168,6 +168,9 @@ type Checkpoint struct {
 	// the log ignores both.
 	Changed      []string `json:"changed,omitempty"`
 	ChangedKnown bool     `json:"changed_known,omitempty"`
+	// Seq is the message holding it, set where the log is read (Turns),
+	// never stored: a rewind's place among a turn's calls is its LogSeq.
+	Seq int64 `json:"-"`
 }
 
 // FileChanges is what one shell command did to files. Observed changes
