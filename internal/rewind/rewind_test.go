@@ -98,10 +98,7 @@ func TestCodeRewindUndoAndConflicts(t *testing.T) {
 	// A hand edit since: the next rewind refuses, names it, changes nothing.
 	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "a.txt"), []byte("by hand"), 0o644))
 	res, err = rw.ToTurn(f.ctx, 1, Mode{Code: true}, Choices{})
-	require.ErrorIs(t, err, ErrConflict)
-	require.Len(t, res.Conflicts, 1)
-	require.Equal(t, "a.txt", res.Conflicts[0].Path)
-	require.Contains(t, res.Conflicts[0].Diff, "+by hand")
+	oneConflict(t, res, err, "a.txt", "+by hand")
 	require.Equal(t, "by hand", f.read("a.txt"))
 	_, err = rw.ToTurn(f.ctx, 1, Mode{Code: true}, Force)
 	require.NoError(t, err)
@@ -202,10 +199,7 @@ func TestKeptHandEditStaysOutsideAfterUndo(t *testing.T) {
 	require.Equal(t, "by hand", f.read("notes.txt"))
 
 	res, err = rw.ToTurn(f.ctx, 1, Mode{Code: true}, Choices{})
-	require.ErrorIs(t, err, ErrConflict, "the kept hand edit is not gencode's")
-	require.Len(t, res.Conflicts, 1)
-	require.Equal(t, "notes.txt", res.Conflicts[0].Path)
-	require.Contains(t, res.Conflicts[0].Diff, "+by hand")
+	oneConflict(t, res, err, "notes.txt", "+by hand", "the kept hand edit is not gencode's")
 	require.Equal(t, "by hand", f.read("notes.txt"), "nothing changed")
 	require.Equal(t, "2", f.read("second.txt"), "nothing changed")
 }
@@ -310,10 +304,7 @@ func TestRestoredHandEditStaysTheUsers(t *testing.T) {
 	require.Equal(t, "before gencode\n", f.read("old.txt"))
 
 	res, err := rw.ToTurn(f.ctx, 1, Mode{Code: true}, Choices{})
-	require.ErrorIs(t, err, ErrConflict, "the hand edit the rewind put back is the user's")
-	require.Len(t, res.Conflicts, 1)
-	require.Equal(t, "a.txt", res.Conflicts[0].Path)
-	require.Contains(t, res.Conflicts[0].Diff, "+by hand")
+	oneConflict(t, res, err, "a.txt", "+by hand", "the hand edit the rewind put back is the user's")
 	require.Equal(t, "a1\nby hand\n", f.read("a.txt"), "nothing changed")
 
 }
@@ -340,10 +331,7 @@ func TestFilesAsGencodeFoundThemAreNotAConflict(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(f.proj, "old.txt"), []byte("before gencode\nby hand\n"), 0o644))
 	res, err := rw.Undo(f.ctx, "", Choices{})
-	require.ErrorIs(t, err, ErrConflict)
-	require.Len(t, res.Conflicts, 1)
-	require.Equal(t, "old.txt", res.Conflicts[0].Path)
-	require.Contains(t, res.Conflicts[0].Diff, "+by hand")
+	oneConflict(t, res, err, "old.txt", "+by hand")
 	require.Equal(t, "before gencode\nby hand\n", f.read("old.txt"), "nothing changed")
 }
 
@@ -491,4 +479,14 @@ func TestRecordedChangesReplayAsCompared(t *testing.T) {
 	require.NotContains(t, got.over, "old.txt", "four's checkpoint is gone: old.txt stays as it was")
 	require.Equal(t, turns[2].Checkpoints[0].After, got.of("a.txt"), "three's, as the same content written again changed nothing")
 	require.Equal(t, turns[1].Checkpoints[0].After, got.of("d/b.txt"))
+}
+
+// oneConflict checks that a rewind stopped on one conflict, path, whose
+// diff shows added.
+func oneConflict(t *testing.T, res Result, err error, path, added string, why ...any) {
+	t.Helper()
+	require.ErrorIs(t, err, ErrConflict, why...)
+	require.Len(t, res.Conflicts, 1)
+	require.Equal(t, path, res.Conflicts[0].Path)
+	require.Contains(t, res.Conflicts[0].Diff, added)
 }
