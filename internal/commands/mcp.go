@@ -46,7 +46,7 @@ func mcpContextSection(m MCPServers, window int) Section {
 	for _, s := range servers {
 		sec.Lines = append(sec.Lines, fmt.Sprintf("%-28s %9s  %5s  %s", termtext.Sanitize(s.Name), termtext.Thousands(s.Tokens), pct(s.Tokens, window), s.State))
 	}
-	how := "all of the ready servers' tools"
+	how := "the MCP tools given this run (a list that only grows)"
 	if deferred {
 		how = "deferred: SearchMcpTools, CallMcpTool, resources"
 	}
@@ -72,7 +72,7 @@ func runMCP(_ context.Context, r *Registry, _ State, in Invocation) (Result, err
 		if err := m.Revoke(in.Args[1]); err != nil {
 			return Result{}, err
 		}
-		return Result{Text: fmt.Sprintf("Revoked MCP server %s: it is stopped and will ask again.", in.Args[1])}, nil
+		return Result{Text: fmt.Sprintf("Revoked MCP server %s: it is stopped and will not start again until /mcp approve %s.", in.Args[1], in.Args[1])}, nil
 	default:
 		return Result{}, errors.New("usage: /mcp [approve NAME | revoke NAME]")
 	}

@@ -59,7 +59,7 @@ func TestMCPCommand(t *testing.T) {
 		{name: "report", line: "/mcp", wantLines: []string{"github  ready  http (config)  12 tools, 4100 schema tokens", "fs  needs approval  stdio (.mcp.json)"}},
 		{name: "approve", line: "/mcp approve fs", wantText: "Approved MCP server fs"},
 		{name: "approve unknown", line: "/mcp approve web", wantErr: "no server \"web\""},
-		{name: "revoke", line: "/mcp revoke fs", wantText: "Revoked MCP server fs"},
+		{name: "revoke", line: "/mcp revoke fs", wantText: "Revoked MCP server fs: it is stopped and will not start again until /mcp approve fs."},
 		{name: "usage", line: "/mcp frobnicate", wantErr: "usage: /mcp"},
 		{name: "none configured", line: "/mcp", noServers: true, wantText: "No MCP servers configured"},
 		{name: "prompt", line: "/mcp__fs__review main.go", wantPrompt: "Please review main.go"},
