@@ -588,7 +588,7 @@ func (a *app) printMode(ctx context.Context, o rootOptions) error {
 		a.stderrMu.Lock()
 		fmt.Fprintln(a.stderr, "gencode: "+termtext.OneLine(e.String(), 0))
 		a.stderrMu.Unlock()
-	})
+	}, nil)
 	defer stopMCP()
 	for _, n := range unapprovedNotice(a.mcp) {
 		fmt.Fprintln(a.stderr, "gencode: "+n)

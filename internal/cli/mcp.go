@@ -50,7 +50,7 @@ func (a *app) mcpConfigs() []mcp.ServerConfig {
 // and starts its servers in the background; stop closes them and waits.
 // model is the one whose window the deferral is a share of; notify hears
 // of failures and recoveries (nil: logged only).
-func (a *app) newMCP(ctx context.Context, model string, notify func(mcp.Event)) (m *mcp.Manager, stop func()) {
+func (a *app) newMCP(ctx context.Context, model string, notify func(mcp.Event), changed func()) (m *mcp.Manager, stop func()) {
 	cfgs := a.mcpConfigs()
 	if len(cfgs) == 0 {
 		return nil, func() {}
@@ -63,6 +63,7 @@ func (a *app) newMCP(ctx context.Context, model string, notify func(mcp.Event)) 
 		DeferRatio: a.cfg.Tools.MCPDeferRatio,
 		Count:      counter.Count,
 		Notify:     notify,
+		Changed:    changed,
 		Logger:     a.log,
 		Getenv: func(k string) (string, bool) {
 			v := a.env.Getenv(k)
@@ -169,7 +170,7 @@ func newMCPCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withReadApp(ctx, env, cmd, g, func(a *app) error {
-				m, stop := a.newMCP(ctx, a.cfg.Model, nil)
+				m, stop := a.newMCP(ctx, a.cfg.Model, nil, nil)
 				defer stop()
 				if m == nil {
 					m = mcp.New(mcp.Options{})

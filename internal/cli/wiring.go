@@ -362,6 +362,14 @@ func (a *app) newTUIWiring(ctx context.Context, client *llm.Client, o rootOption
 		default:
 			a.log.Debug("mcp note dropped: the UI's queue is full", "server", e.Server)
 		}
+	}, func() {
+		// An empty note says nothing; the TUI measures the context again
+		// (a server's tools are in the next request: the status bar says
+		// what /context says).
+		select {
+		case w.notes <- "":
+		default:
+		}
 	})
 	if a.mcp != nil {
 		w.mcpCmds = mcpControl{m: a.mcp, perms: a.perms, cfgs: a.mcp.Configs()}

@@ -87,6 +87,10 @@ type Options struct {
 	// Notify is told of failures and recoveries (nil: nobody). It must not
 	// block.
 	Notify func(Event)
+	// Changed is called, silently, when what a server offers changed (it
+	// started, or was revoked): a front end measures its figures again
+	// (nil: nobody). It must not block.
+	Changed func()
 	// Logger logs starts, failures and recovered panics (nil: discard).
 	Logger *slog.Logger
 	// Getenv expands ${VAR} in commands, env, URLs and headers (nil:
@@ -259,6 +263,9 @@ func (m *Manager) Unapprove(name string) error {
 		close(s.ready)
 	}
 	s.mu.Unlock()
+	if m.opts.Changed != nil {
+		m.opts.Changed()
+	}
 	return nil
 }
 
@@ -425,6 +432,9 @@ func (m *Manager) connect(runCtx context.Context, s *server) (*sdk.ClientSession
 	m.opts.Logger.Info("mcp server ready", "server", s.cfg.Name, "tools", len(listed))
 	if (recovered || approved) && m.opts.Notify != nil {
 		m.opts.Notify(Event{Server: s.cfg.Name, State: StateReady, Approved: approved, Tools: len(listed)})
+	}
+	if m.opts.Changed != nil {
+		m.opts.Changed()
 	}
 	return cs, nil
 }

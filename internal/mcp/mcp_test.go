@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -405,8 +406,9 @@ func TestProjectServerNeedsApproval(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := &inProcess{}
 			told := make(chan string, 4)
+			var changed atomic.Int32
 			m := start(t, p, mcp.ServerConfig{Project: true}, mcp.Options{Approved: func(mcp.ServerConfig) bool { return tt.approved },
-				Notify: func(e mcp.Event) { told <- e.String() }})
+				Notify: func(e mcp.Event) { told <- e.String() }, Changed: func() { changed.Add(1) }})
 			require.Equal(t, tt.wantState, m.Status().Servers[0].State)
 			if !tt.approved {
 				require.Zero(t, p.startCount())
@@ -425,7 +427,9 @@ func TestProjectServerNeedsApproval(t *testing.T) {
 				}
 				got, isErr := call(t, m, context.Background(), "mcp__t__echo", `{"text":"now"}`)
 				require.False(t, isErr, got)
+				require.Eventually(t, func() bool { return changed.Load() == 1 }, 10*time.Second, 5*time.Millisecond, "the start changed what the model is given")
 				require.NoError(t, m.Unapprove("t"), "revoking stops it")
+				require.Equal(t, int32(2), changed.Load(), "and so did the revoke")
 				require.Equal(t, "needs approval", m.Status().Servers[0].State)
 				require.Empty(t, told, "nothing else is told")
 				require.Error(t, m.Approve("nope"))

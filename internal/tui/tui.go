@@ -510,8 +510,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case noteMsg:
-		m.chat.AddInfo(string(msg))
-		return waitNote(m.o.Notes)
+		// A note, or an empty one that only says what the next request
+		// carries changed (an MCP server started or stopped): the context
+		// figure is measured again either way.
+		if msg != "" {
+			m.chat.AddInfo(string(msg))
+		}
+		return tea.Batch(waitNote(m.o.Notes), m.loadContext(m.sessionID))
 	case quitExpiredMsg:
 		if msg.seq == m.quitSeq {
 			m.quitArm = false

@@ -1300,3 +1300,19 @@ func TestBackgroundNotesShowLive(t *testing.T) {
 	require.Equal(t, 1, strings.Count(h.view(), "MCP server gh failed"))
 	require.Equal(t, 1, strings.Count(h.view(), "MCP server gh is running again"))
 }
+
+// TestEmptyNoteMeasuresTheContextAgain: what the next request carries
+// changed beside the turns (an MCP server's tools came or went): the
+// status bar measures again, idle, and says what /context would; the
+// chat shows nothing for it.
+func TestEmptyNoteMeasuresTheContextAgain(t *testing.T) {
+	t.Parallel()
+	notes := make(chan string, 4)
+	h := newHarness(t, 120, 24, func(o *harnessSetup) { o.Notes = notes })
+	h.until("the first figure", func(v string) bool { return strings.Contains(v, "ctx 0/128k") })
+	before := h.m.chat.View()
+	h.agent.setFixed(1860, 128000, false) // a server's schemas are in the next request
+	notes <- ""
+	h.until("the figure measured again", func(v string) bool { return strings.Contains(v, "ctx 1.9k/128k") })
+	require.Equal(t, before, h.m.chat.View(), "nothing said in the chat")
+}
