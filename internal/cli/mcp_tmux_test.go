@@ -69,8 +69,10 @@ func TestMCPProjectApprovalInTmux(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(sb.work, ".mcp.json"), []byte(fmt.Sprintf(`{"mcpServers":{"p":{"command":%q}}}`, bin)), 0o644))
 
 	p := startTUI(t, sb)
-	s := p.waitText("Message gencode")
-	require.Contains(t, s, `server "p" is not approved`)
+	// The start notices reach the chat after the first frame (they count
+	// tokens off it): wait for the notice itself, not the editor.
+	p.waitText("Message gencode")
+	p.waitText(`server "p" is not approved`)
 	p.typeLine("/mcp approve p")
 	p.waitText("Approved MCP server p")
 	// /mcp is a snapshot: the chat says when the start the approval began
