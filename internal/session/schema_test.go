@@ -37,12 +37,32 @@ func TestFreshSchemaIsTheMigratedOne(t *testing.T) {
 	require.NoError(t, err)
 	defer migrated.Close()
 
+	// The script itself, run on an empty database as Open runs it.
+	script, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), FileName)+"?_pragma=journal_mode(WAL)")
+	require.NoError(t, err)
+	defer script.Close()
+	_, err = script.Exec(freshSchema + fmt.Sprintf(`; PRAGMA user_version = %d`, freshVersion))
+	require.NoError(t, err)
+
 	require.Equal(t, len(migrations), freshVersion,
 		"freshVersion is not the last migration: put migrations %d-%d's changes in freshSchema and move freshVersion up",
 		freshVersion+1, len(migrations))
-	want, got := schemaOf(t, migrated.DB()), schemaOf(t, fresh.DB())
-	require.Equal(t, want, got, "a new store (freshSchema, got) differs from one migrated from version 1 (want)")
-	require.Contains(t, got, fmt.Sprintf("user_version %d", len(migrations)))
+	want := schemaOf(t, migrated.DB())
+	require.Equal(t, want, schemaOf(t, script), "freshSchema (+) differs from the schema migrated from version 1 (-)")
+	require.Equal(t, want, schemaOf(t, fresh.DB()), "a new store (+) differs from one migrated from version 1 (-)")
+	require.Contains(t, want, fmt.Sprintf("user_version %d", len(migrations)))
+	// Open made the new store with the script (the migrations word its
+	// tables' SQL otherwise).
+	require.Equal(t, tableSQL(t, script), tableSQL(t, fresh.DB()), "Open did not create the new store with freshSchema")
+	require.NotEqual(t, tableSQL(t, migrated.DB()), tableSQL(t, fresh.DB()))
+}
+
+// tableSQL is the SQL sqlite_schema holds for the messages table.
+func tableSQL(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	var text string
+	require.NoError(t, db.QueryRow(`SELECT sql FROM sqlite_schema WHERE name = 'messages'`).Scan(&text))
+	return text
 }
 
 // TestNewStoreOpenedAtOnce: gencodes started together on a new data dir
