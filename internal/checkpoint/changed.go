@@ -113,7 +113,7 @@ func (s *Store) takeChanged(ctx context.Context, c fschange.Changes) (Snapshot, 
 		}
 		snap.Tree, diff, exact = tree, paths, ok
 	}
-	if err := s.commit(ctx, &snap); err != nil {
+	if err := s.commit(&snap); err != nil {
 		return Snapshot{}, false
 	}
 	s.stats.Changed++

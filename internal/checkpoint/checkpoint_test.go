@@ -116,6 +116,68 @@ func TestTakeRestoreLeavesUserRepoAlone(t *testing.T) {
 	}
 }
 
+// TestCommitIsGitsCommitTree: the commit a snapshot records (written by
+// gencode, not by a git process) is the object `git commit-tree` makes of
+// the same tree, message and time, byte for byte, and git's strictest
+// check of the shadow directory finds nothing wrong; a followed snapshot's
+// (trees written by gencode too) and a whole-tree one's alike.
+func TestCommitIsGitsCommitTree(t *testing.T) {
+	ctx := context.Background()
+	proj := t.TempDir()
+	write(t, proj, "keep.txt", "keep\n", 0o644)
+	write(t, proj, "big.bin", strings.Repeat("x", 200), 0o644) // skipped: named in the message
+	s := New(t.TempDir(), proj, Options{MaxFileBytes: 100})
+	defer s.Close()
+	whole, err := s.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, proj, "d/new.txt", "new\n", 0o644)
+	followed, err := s.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shadow := func(stdin string, env []string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Env = append(os.Environ(), "GIT_DIR="+s.GitDir(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+		cmd.Env = append(cmd.Env, env...)
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+		return string(out)
+	}
+	for _, snap := range []Snapshot{whole, followed} {
+		body := shadow("", nil, "cat-file", "commit", snap.ID)
+		head, msg, ok := strings.Cut(body, "\n\n")
+		if !ok {
+			t.Fatalf("commit %s: no message: %q", snap.ID, body)
+		}
+		var date string
+		for _, l := range strings.Split(head, "\n") {
+			if rest, ok := strings.CutPrefix(l, "committer gencode <checkpoint@gencode.local> "); ok {
+				date = rest
+			}
+		}
+		if date == "" {
+			t.Fatalf("commit %s: no committer: %q", snap.ID, head)
+		}
+		id := strings.TrimSpace(shadow(msg, []string{
+			"GIT_AUTHOR_NAME=gencode", "GIT_AUTHOR_EMAIL=checkpoint@gencode.local", "GIT_AUTHOR_DATE=" + date,
+			"GIT_COMMITTER_NAME=gencode", "GIT_COMMITTER_EMAIL=checkpoint@gencode.local", "GIT_COMMITTER_DATE=" + date,
+		}, "commit-tree", snap.Tree))
+		if id != snap.ID {
+			t.Errorf("snapshot commit %s, git commit-tree of the same: %s\nours:\n%s", snap.ID, id, body)
+		}
+	}
+	if !strings.Contains(shadow("", nil, "cat-file", "commit", whole.ID), "\nskipped:\nbig.bin\n") {
+		t.Error("the skipped file is not in the commit's message")
+	}
+	shadow("", nil, "fsck", "--strict", "--no-dangling")
+}
+
 func TestTakeTooSlowIsTooLarge(t *testing.T) {
 	ctx := context.Background()
 	proj := t.TempDir()
