@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gencode/gencode/internal/fschange"
@@ -385,6 +386,13 @@ func treeBody(ents map[string]entry) []byte {
 	return b.Bytes()
 }
 
+// zlibWriters are writeObject's compressors, kept from one object to the
+// next: a new one allocates ~800 kB of tables (zeroed, then faulted in)
+// to compress a tree or commit of a few hundred bytes, which was most of
+// a snapshot's own CPU and the garbage collections of a tool call. Reset
+// keeps the level: the same bytes on disk.
+var zlibWriters = sync.Pool{New: func() any { return zlib.NewWriter(nil) }}
+
 // writeObject stores a loose object in the shadow directory (as git does:
 // zlib of "kind size\0body", under objects/xx/), or freshens it when it is
 // there already, so that pruning by age counts from its latest use. It
@@ -409,7 +417,9 @@ func (s *Store) writeObject(kind string, body []byte) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("checkpoint: %w", err)
 	}
-	zw := zlib.NewWriter(tmp)
+	zw := zlibWriters.Get().(*zlib.Writer)
+	defer zlibWriters.Put(zw)
+	zw.Reset(tmp)
 	_, err = zw.Write([]byte(hdr))
 	if err == nil {
 		_, err = zw.Write(body)
