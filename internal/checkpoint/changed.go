@@ -297,9 +297,19 @@ func parentDir(p string) string {
 	return d
 }
 
-// readTrees reads the trees of dirs in the tree old (one `cat-file
-// --batch`); a directory missing there, or not a directory, has none.
+// readTrees reads the trees of dirs in the tree old; a directory missing
+// there, or not a directory, has none. They are read from their loose
+// objects (a snapshot's trees are loose: the shadow directory is never
+// packed), else with one `cat-file --batch`.
 func (s *Store) readTrees(ctx context.Context, old string, dirs []string) (map[string]map[string]entry, error) {
+	if trees, ok := s.readLooseTrees(old, dirs); ok {
+		return trees, nil
+	}
+	return s.catFileTrees(ctx, old, dirs)
+}
+
+// catFileTrees is readTrees through git (`cat-file --batch`).
+func (s *Store) catFileTrees(ctx context.Context, old string, dirs []string) (map[string]map[string]entry, error) {
 	var in bytes.Buffer
 	for _, d := range dirs {
 		if d == "" {
@@ -344,6 +354,71 @@ func (s *Store) readTrees(ctx context.Context, old string, dirs []string) (map[s
 		trees[d] = ents
 	}
 	return trees, nil
+}
+
+// readLooseTrees is readTrees from the loose objects, without a git
+// process (two objects per tool call's "after" snapshot, most often); false
+// when an object on the way is not a loose object of the shadow directory
+// or does not read as one.
+func (s *Store) readLooseTrees(old string, dirs []string) (map[string]map[string]entry, bool) {
+	root, ok := s.looseTree(old)
+	if !ok {
+		return nil, false
+	}
+	read := map[string]map[string]entry{"": root} // trees by directory, as read on the way
+	trees := map[string]map[string]entry{}
+	for _, d := range dirs {
+		t, at := root, ""
+		if d != "" {
+			for _, name := range strings.Split(d, "/") {
+				e, found := t[name]
+				if !found || !e.isTree() {
+					t = nil // missing, or a file where the directory is now
+					break
+				}
+				at = path.Join(at, name)
+				if t, found = read[at]; !found {
+					if t, ok = s.looseTree(hex.EncodeToString([]byte(e.oid))); !ok {
+						return nil, false
+					}
+					read[at] = t
+				}
+			}
+		}
+		if t != nil {
+			trees[d] = t
+		}
+	}
+	return trees, true
+}
+
+// looseTree reads the tree object oid (hex) from its loose file.
+func (s *Store) looseTree(oid string) (map[string]entry, bool) {
+	if len(oid) != 40 {
+		return nil, false
+	}
+	f, err := os.Open(filepath.Join(s.gitDir, "objects", oid[:2], oid[2:]))
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	zr, err := zlib.NewReader(bufio.NewReader(f))
+	if err != nil {
+		return nil, false
+	}
+	b, err := io.ReadAll(io.LimitReader(zr, 64<<20))
+	if err != nil {
+		return nil, false
+	}
+	hdr, body, found := bytes.Cut(b, []byte{0})
+	if !found || string(hdr) != "tree "+strconv.Itoa(len(body)) {
+		return nil, false
+	}
+	ents, err := parseTree(body)
+	if err != nil {
+		return nil, false
+	}
+	return ents, true
 }
 
 // parseTree reads a tree object's body: entries "mode name\0<20 bytes>".

@@ -178,6 +178,88 @@ func TestCommitIsGitsCommitTree(t *testing.T) {
 	shadow("", nil, "fsck", "--strict", "--no-dangling")
 }
 
+// TestLooseTreesAreCatFiles: a followed snapshot reads the old trees of
+// the changed directories from their loose objects, not through a git
+// process, and finds what `git cat-file --batch` finds: the root, nested
+// directories, a missing one, a file where a directory is looked for,
+// and a path through a file. Once the shadow directory is packed (a user's
+// `git gc` there) it reads them through git, and the snapshots still
+// match the whole tree's.
+func TestLooseTreesAreCatFiles(t *testing.T) {
+	ctx := context.Background()
+	proj := t.TempDir()
+	write(t, proj, "keep.txt", "keep\n", 0o644)
+	write(t, proj, "d/e/f.txt", "f\n", 0o644)
+	write(t, proj, "d/g.txt", "g\n", 0o644)
+	s := New(t.TempDir(), proj, Options{})
+	defer s.Close()
+	snap, err := s.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{"", "d", "d/e", "missing", "d/missing", "keep.txt", "d/e/f.txt", "keep.txt/x"}
+	loose, ok := s.readLooseTrees(snap.Tree, dirs)
+	if !ok {
+		t.Fatal("the snapshot's trees are not read from their loose objects")
+	}
+	git, err := s.catFileTrees(ctx, snap.Tree, dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(loose) != fmt.Sprint(git) {
+		t.Fatalf("loose objects read:\n%v\ncat-file read:\n%v", loose, git)
+	}
+	if len(loose) != 3 {
+		t.Errorf("read %d trees, want 3 (the root, d, d/e): %v", len(loose), loose)
+	}
+
+	whole := New(t.TempDir(), proj, Options{NoFollow: true})
+	for _, step := range []string{"loose", "packed"} {
+		if step == "packed" {
+			// Every object into a pack (no ref names a checkpoint: repack
+			// would leave them loose), then the loose copies removed.
+			var ids []string
+			dirs, _ := filepath.Glob(filepath.Join(s.GitDir(), "objects", "??"))
+			for _, d := range dirs {
+				names, _ := os.ReadDir(d)
+				for _, n := range names {
+					ids = append(ids, filepath.Base(d)+n.Name())
+				}
+			}
+			cmd := exec.Command("git", "pack-objects", "-q", filepath.Join(s.GitDir(), "objects", "pack", "pack"))
+			cmd.Env = append(os.Environ(), "GIT_DIR="+s.GitDir(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+			cmd.Stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("pack-objects: %v: %s", err, out)
+			}
+			cmd = exec.Command("git", "prune-packed")
+			cmd.Env = append(os.Environ(), "GIT_DIR="+s.GitDir())
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("prune-packed: %v: %s", err, out)
+			}
+			if _, ok := s.readLooseTrees(s.last.Tree, []string{"d/e"}); ok {
+				t.Fatal("packed trees read as loose")
+			}
+		}
+		write(t, proj, "d/e/f.txt", "f "+step+"\n", 0o644)
+		before := s.Stats()
+		got, err := s.Take(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := whole.Take(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Tree != want.Tree {
+			t.Fatalf("%s: followed snapshot %s, whole tree %s", step, got.Tree, want.Tree)
+		}
+		if s.Stats().Changed != before.Changed+1 {
+			t.Fatalf("%s: the snapshot was not a followed one: %+v", step, s.Stats())
+		}
+	}
+}
+
 func TestTakeTooSlowIsTooLarge(t *testing.T) {
 	ctx := context.Background()
 	proj := t.TempDir()
