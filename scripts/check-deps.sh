@@ -63,12 +63,13 @@ declare -A may=(
   [internal/sessionbench]="openaitest tokens"
   [internal/sessionbench/cmd/benchsession]="openaitest sessionbench"
   [scripts/testreport]=""
-  [third_party/glamour]="third_party/glamour/ansi third_party/glamour/styles"
+  [third_party/glamour]="third_party/glamour/ansi third_party/glamour/styles third_party/goldmark/extension"
   [third_party/glamour/ansi]="third_party/chroma/lexers third_party/chroma/styles third_party/glamour/internal/autolink"
   [third_party/glamour/styles]="third_party/glamour/ansi"
   [third_party/glamour/internal/autolink]=""
   [third_party/chroma/lexers]=""
   [third_party/chroma/styles]=""
+  [third_party/goldmark/extension]=""
 )
 ui='^(charm.land/(bubbletea|lipgloss|glamour|bubbles)|github.com/charmbracelet/(bubbletea|lipgloss|glamour|bubbles|colorprofile)|github.com/gencode/gencode/third_party/glamour)'
 fail=0
@@ -103,10 +104,11 @@ done < <(go list -f '{{.ImportPath}} {{join .Imports " "}}' ./...)
 # (or glamour, which imports them) would parse all of them again at the
 # start of every process, --help and the sandbox helper included, and
 # bluemonday compile its CSS patterns (third_party/glamour strips HTML
-# without it).
-eager=$(go list -deps ./cmd/gencode | grep -E '^(github.com/alecthomas/chroma/v2/(lexers|styles|quick)|charm.land/glamour/|github.com/microcosm-cc/bluemonday)' || true)
+# without it), and goldmark's extension package compile its linkify,
+# table and task-list patterns (third_party/goldmark/extension).
+eager=$(go list -deps ./cmd/gencode | grep -E '^(github.com/alecthomas/chroma/v2/(lexers|styles|quick)|charm.land/glamour/|github.com/microcosm-cc/bluemonday|github.com/yuin/goldmark/extension$)' || true)
 if [[ -n $eager ]]; then
-  echo "cmd/gencode links" $eager "(parsed at every start): use third_party/glamour and third_party/chroma"
+  echo "cmd/gencode links" $eager "(parsed at every start): use third_party/glamour, third_party/chroma and third_party/goldmark"
   fail=1
 fi
 exit $fail

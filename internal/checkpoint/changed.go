@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gencode/gencode/internal/fschange"
@@ -113,7 +114,7 @@ func (s *Store) takeChanged(ctx context.Context, c fschange.Changes) (Snapshot, 
 		}
 		snap.Tree, diff, exact = tree, paths, ok
 	}
-	if err := s.commit(ctx, &snap); err != nil {
+	if err := s.commit(&snap); err != nil {
 		return Snapshot{}, false
 	}
 	s.stats.Changed++
@@ -296,9 +297,19 @@ func parentDir(p string) string {
 	return d
 }
 
-// readTrees reads the trees of dirs in the tree old (one `cat-file
-// --batch`); a directory missing there, or not a directory, has none.
+// readTrees reads the trees of dirs in the tree old; a directory missing
+// there, or not a directory, has none. They are read from their loose
+// objects (a snapshot's trees are loose: the shadow directory is never
+// packed), else with one `cat-file --batch`.
 func (s *Store) readTrees(ctx context.Context, old string, dirs []string) (map[string]map[string]entry, error) {
+	if trees, ok := s.readLooseTrees(old, dirs); ok {
+		return trees, nil
+	}
+	return s.catFileTrees(ctx, old, dirs)
+}
+
+// catFileTrees is readTrees through git (`cat-file --batch`).
+func (s *Store) catFileTrees(ctx context.Context, old string, dirs []string) (map[string]map[string]entry, error) {
 	var in bytes.Buffer
 	for _, d := range dirs {
 		if d == "" {
@@ -345,6 +356,71 @@ func (s *Store) readTrees(ctx context.Context, old string, dirs []string) (map[s
 	return trees, nil
 }
 
+// readLooseTrees is readTrees from the loose objects, without a git
+// process (two objects per tool call's "after" snapshot, most often); false
+// when an object on the way is not a loose object of the shadow directory
+// or does not read as one.
+func (s *Store) readLooseTrees(old string, dirs []string) (map[string]map[string]entry, bool) {
+	root, ok := s.looseTree(old)
+	if !ok {
+		return nil, false
+	}
+	read := map[string]map[string]entry{"": root} // trees by directory, as read on the way
+	trees := map[string]map[string]entry{}
+	for _, d := range dirs {
+		t, at := root, ""
+		if d != "" {
+			for _, name := range strings.Split(d, "/") {
+				e, found := t[name]
+				if !found || !e.isTree() {
+					t = nil // missing, or a file where the directory is now
+					break
+				}
+				at = path.Join(at, name)
+				if t, found = read[at]; !found {
+					if t, ok = s.looseTree(hex.EncodeToString([]byte(e.oid))); !ok {
+						return nil, false
+					}
+					read[at] = t
+				}
+			}
+		}
+		if t != nil {
+			trees[d] = t
+		}
+	}
+	return trees, true
+}
+
+// looseTree reads the tree object oid (hex) from its loose file.
+func (s *Store) looseTree(oid string) (map[string]entry, bool) {
+	if len(oid) != 40 {
+		return nil, false
+	}
+	f, err := os.Open(filepath.Join(s.gitDir, "objects", oid[:2], oid[2:]))
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	zr, err := zlib.NewReader(bufio.NewReader(f))
+	if err != nil {
+		return nil, false
+	}
+	b, err := io.ReadAll(io.LimitReader(zr, 64<<20))
+	if err != nil {
+		return nil, false
+	}
+	hdr, body, found := bytes.Cut(b, []byte{0})
+	if !found || string(hdr) != "tree "+strconv.Itoa(len(body)) {
+		return nil, false
+	}
+	ents, err := parseTree(body)
+	if err != nil {
+		return nil, false
+	}
+	return ents, true
+}
+
 // parseTree reads a tree object's body: entries "mode name\0<20 bytes>".
 func parseTree(b []byte) (map[string]entry, error) {
 	ents := map[string]entry{}
@@ -385,6 +461,13 @@ func treeBody(ents map[string]entry) []byte {
 	return b.Bytes()
 }
 
+// zlibWriters are writeObject's compressors, kept from one object to the
+// next: a new one allocates ~800 kB of tables (zeroed, then faulted in)
+// to compress a tree or commit of a few hundred bytes, which was most of
+// a snapshot's own CPU and the garbage collections of a tool call. Reset
+// keeps the level: the same bytes on disk.
+var zlibWriters = sync.Pool{New: func() any { return zlib.NewWriter(nil) }}
+
 // writeObject stores a loose object in the shadow directory (as git does:
 // zlib of "kind size\0body", under objects/xx/), or freshens it when it is
 // there already, so that pruning by age counts from its latest use. It
@@ -409,7 +492,9 @@ func (s *Store) writeObject(kind string, body []byte) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("checkpoint: %w", err)
 	}
-	zw := zlib.NewWriter(tmp)
+	zw := zlibWriters.Get().(*zlib.Writer)
+	defer zlibWriters.Put(zw)
+	zw.Reset(tmp)
 	_, err = zw.Write([]byte(hdr))
 	if err == nil {
 		_, err = zw.Write(body)

@@ -116,6 +116,150 @@ func TestTakeRestoreLeavesUserRepoAlone(t *testing.T) {
 	}
 }
 
+// TestCommitIsGitsCommitTree: the commit a snapshot records (written by
+// gencode, not by a git process) is the object `git commit-tree` makes of
+// the same tree, message and time, byte for byte, and git's strictest
+// check of the shadow directory finds nothing wrong; a followed snapshot's
+// (trees written by gencode too) and a whole-tree one's alike.
+func TestCommitIsGitsCommitTree(t *testing.T) {
+	ctx := context.Background()
+	proj := t.TempDir()
+	write(t, proj, "keep.txt", "keep\n", 0o644)
+	write(t, proj, "big.bin", strings.Repeat("x", 200), 0o644) // skipped: named in the message
+	s := New(t.TempDir(), proj, Options{MaxFileBytes: 100})
+	defer s.Close()
+	whole, err := s.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, proj, "d/new.txt", "new\n", 0o644)
+	followed, err := s.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shadow := func(stdin string, env []string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Env = append(os.Environ(), "GIT_DIR="+s.GitDir(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+		cmd.Env = append(cmd.Env, env...)
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+		return string(out)
+	}
+	for _, snap := range []Snapshot{whole, followed} {
+		body := shadow("", nil, "cat-file", "commit", snap.ID)
+		head, msg, ok := strings.Cut(body, "\n\n")
+		if !ok {
+			t.Fatalf("commit %s: no message: %q", snap.ID, body)
+		}
+		var date string
+		for _, l := range strings.Split(head, "\n") {
+			if rest, ok := strings.CutPrefix(l, "committer gencode <checkpoint@gencode.local> "); ok {
+				date = rest
+			}
+		}
+		if date == "" {
+			t.Fatalf("commit %s: no committer: %q", snap.ID, head)
+		}
+		id := strings.TrimSpace(shadow(msg, []string{
+			"GIT_AUTHOR_NAME=gencode", "GIT_AUTHOR_EMAIL=checkpoint@gencode.local", "GIT_AUTHOR_DATE=" + date,
+			"GIT_COMMITTER_NAME=gencode", "GIT_COMMITTER_EMAIL=checkpoint@gencode.local", "GIT_COMMITTER_DATE=" + date,
+		}, "commit-tree", snap.Tree))
+		if id != snap.ID {
+			t.Errorf("snapshot commit %s, git commit-tree of the same: %s\nours:\n%s", snap.ID, id, body)
+		}
+	}
+	if !strings.Contains(shadow("", nil, "cat-file", "commit", whole.ID), "\nskipped:\nbig.bin\n") {
+		t.Error("the skipped file is not in the commit's message")
+	}
+	shadow("", nil, "fsck", "--strict", "--no-dangling")
+}
+
+// TestLooseTreesAreCatFiles: a followed snapshot reads the old trees of
+// the changed directories from their loose objects, not through a git
+// process, and finds what `git cat-file --batch` finds: the root, nested
+// directories, a missing one, a file where a directory is looked for,
+// and a path through a file. Once the shadow directory is packed (a user's
+// `git gc` there) it reads them through git, and the snapshots still
+// match the whole tree's.
+func TestLooseTreesAreCatFiles(t *testing.T) {
+	ctx := context.Background()
+	proj := t.TempDir()
+	write(t, proj, "keep.txt", "keep\n", 0o644)
+	write(t, proj, "d/e/f.txt", "f\n", 0o644)
+	write(t, proj, "d/g.txt", "g\n", 0o644)
+	s := New(t.TempDir(), proj, Options{})
+	defer s.Close()
+	snap, err := s.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{"", "d", "d/e", "missing", "d/missing", "keep.txt", "d/e/f.txt", "keep.txt/x"}
+	loose, ok := s.readLooseTrees(snap.Tree, dirs)
+	if !ok {
+		t.Fatal("the snapshot's trees are not read from their loose objects")
+	}
+	git, err := s.catFileTrees(ctx, snap.Tree, dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(loose) != fmt.Sprint(git) {
+		t.Fatalf("loose objects read:\n%v\ncat-file read:\n%v", loose, git)
+	}
+	if len(loose) != 3 {
+		t.Errorf("read %d trees, want 3 (the root, d, d/e): %v", len(loose), loose)
+	}
+
+	whole := New(t.TempDir(), proj, Options{NoFollow: true})
+	for _, step := range []string{"loose", "packed"} {
+		if step == "packed" {
+			// Every object into a pack (no ref names a checkpoint: repack
+			// would leave them loose), then the loose copies removed.
+			var ids []string
+			dirs, _ := filepath.Glob(filepath.Join(s.GitDir(), "objects", "??"))
+			for _, d := range dirs {
+				names, _ := os.ReadDir(d)
+				for _, n := range names {
+					ids = append(ids, filepath.Base(d)+n.Name())
+				}
+			}
+			cmd := exec.Command("git", "pack-objects", "-q", filepath.Join(s.GitDir(), "objects", "pack", "pack"))
+			cmd.Env = append(os.Environ(), "GIT_DIR="+s.GitDir(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+			cmd.Stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("pack-objects: %v: %s", err, out)
+			}
+			cmd = exec.Command("git", "prune-packed")
+			cmd.Env = append(os.Environ(), "GIT_DIR="+s.GitDir())
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("prune-packed: %v: %s", err, out)
+			}
+			if _, ok := s.readLooseTrees(s.last.Tree, []string{"d/e"}); ok {
+				t.Fatal("packed trees read as loose")
+			}
+		}
+		write(t, proj, "d/e/f.txt", "f "+step+"\n", 0o644)
+		before := s.Stats()
+		got, err := s.Take(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := whole.Take(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Tree != want.Tree {
+			t.Fatalf("%s: followed snapshot %s, whole tree %s", step, got.Tree, want.Tree)
+		}
+		if s.Stats().Changed != before.Changed+1 {
+			t.Fatalf("%s: the snapshot was not a followed one: %+v", step, s.Stats())
+		}
+	}
+}
+
 func TestTakeTooSlowIsTooLarge(t *testing.T) {
 	ctx := context.Background()
 	proj := t.TempDir()

@@ -257,7 +257,7 @@ func newApp(ctx context.Context, env Env, cmd *cobra.Command, g *globalFlags, op
 	log.Info("start", "command", cmd.CommandPath(), "cwd", cwd, "data_dir", cfg.DataDir, "model", cfg.Model)
 	return &app{env: env, cfg: cfg, store: store, cwd: cwd, tokens: &tokens.Cache{}, stderr: env.Stderr,
 		log: log, logFile: logFile, perms: permstore.Open(filepath.Dir(config.DefaultPath(env.Getenv)), cwd), redact: redact,
-		sandbox: newSandbox(env, cfg, cwd), windows: window.New(nil, env.WindowProbeTimeout)}, nil
+		sandbox: newSandbox(env, cfg, cwd), windows: window.New(&http.Client{Transport: llm.Transport()}, env.WindowProbeTimeout)}, nil
 }
 
 // Close reports damage, closes the store, then the log.

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -138,7 +139,7 @@ func parseUserCommand(name, text string) (UserCommand, error) {
 }
 
 // argRef is $ARGUMENTS or $1..$9.
-var argRef = regexp.MustCompile(`\$(ARGUMENTS|[1-9])`)
+var argRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$(ARGUMENTS|[1-9])`) })
 
 // Substitute puts the arguments into the command's text: $ARGUMENTS is
 // all of them as typed, $1..$9 each word (quotes group words), missing
@@ -153,7 +154,7 @@ func (c UserCommand) Substitute(args string) string {
 			words = append(words, word{text: f})
 		}
 	}
-	body := argRef.ReplaceAllStringFunc(c.Body, func(m string) string {
+	body := argRef().ReplaceAllStringFunc(c.Body, func(m string) string {
 		if m == "$ARGUMENTS" {
 			return args
 		}
@@ -163,17 +164,17 @@ func (c UserCommand) Substitute(args string) string {
 		}
 		return ""
 	})
-	if args != "" && !strings.Contains(c.Body, "$ARGUMENTS") && !argRef.MatchString(c.Body) {
+	if args != "" && !strings.Contains(c.Body, "$ARGUMENTS") && !argRef().MatchString(c.Body) {
 		body = strings.TrimRight(body, "\n") + "\n\n" + args
 	}
 	return body
 }
 
 // shellRef is a "!`cmd`" in a command's text.
-var shellRef = regexp.MustCompile("!`([^`\n]+)`")
+var shellRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("!`([^`\n]+)`") })
 
 // mentionRef is an "@path" word.
-var mentionRef = regexp.MustCompile(`(?:^|\s)@([^\s@]+)`)
+var mentionRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)@([^\s@]+)`) })
 
 // Expander runs what a command's text asks for on the user's behalf.
 type Expander struct {
@@ -192,11 +193,11 @@ type Expander struct {
 func (c UserCommand) Expand(ctx context.Context, args string, x Expander) (string, error) {
 	text := c.Substitute(args)
 	var shellErr error
-	text = shellRef.ReplaceAllStringFunc(text, func(m string) string {
+	text = shellRef().ReplaceAllStringFunc(text, func(m string) string {
 		if shellErr != nil {
 			return m
 		}
-		cmd := shellRef.FindStringSubmatch(m)[1]
+		cmd := shellRef().FindStringSubmatch(m)[1]
 		if x.Shell == nil {
 			shellErr = fmt.Errorf("/%s: cannot run !`%s` here", c.Name, cmd)
 			return m
@@ -216,7 +217,7 @@ func (c UserCommand) Expand(ctx context.Context, args string, x Expander) (strin
 	}
 	var b strings.Builder
 	done := map[string]bool{}
-	for _, m := range mentionRef.FindAllStringSubmatch(text, -1) {
+	for _, m := range mentionRef().FindAllStringSubmatch(text, -1) {
 		p := strings.TrimRight(m[1], ".,;:!?)")
 		if done[p] {
 			continue

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sashabaranov/go-openai"
 
@@ -151,20 +152,23 @@ func newAPIError(status int, body []byte) *APIError {
 
 // windowWordings are how providers name their window when they refuse a
 // request as too large: OpenAI, vLLM, DeepSeek and OpenRouter; llama.cpp;
-// LM Studio; Mistral; Anthropic; Gemini; Hugging Face TGI.
-var windowWordings = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)maximum context length is (\d[\d,]*) tokens`),
-	regexp.MustCompile(`(?i)available context size \((\d+) tokens\)`),
-	regexp.MustCompile(`(?i)context length of only (\d+) tokens`),
-	regexp.MustCompile(`(?i)too large for model with (\d+) maximum context length`),
-	regexp.MustCompile(`(?i)tokens > (\d+) maximum`),
-	regexp.MustCompile(`(?i)maximum number of tokens allowed \((\d+)\)`),
-	regexp.MustCompile(`(?i)must be <= (\d+)`),
-}
+// LM Studio; Mistral; Anthropic; Gemini; Hugging Face TGI. Compiled on the
+// first refusal read, not in every process's initialisation.
+var windowWordings = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`(?i)maximum context length is (\d[\d,]*) tokens`),
+		regexp.MustCompile(`(?i)available context size \((\d+) tokens\)`),
+		regexp.MustCompile(`(?i)context length of only (\d+) tokens`),
+		regexp.MustCompile(`(?i)too large for model with (\d+) maximum context length`),
+		regexp.MustCompile(`(?i)tokens > (\d+) maximum`),
+		regexp.MustCompile(`(?i)maximum number of tokens allowed \((\d+)\)`),
+		regexp.MustCompile(`(?i)must be <= (\d+)`),
+	}
+})
 
 // windowIn reads the window a provider named in an overflow message.
 func windowIn(msg string) int {
-	for _, re := range windowWordings {
+	for _, re := range windowWordings() {
 		if m := re.FindStringSubmatch(msg); m != nil {
 			if n, err := strconv.Atoi(strings.ReplaceAll(m[1], ",", "")); err == nil && n > 0 {
 				return n

@@ -27,6 +27,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"syscall"
 	"time"
 
@@ -135,7 +136,7 @@ func New(cfg Config) *Client {
 		rt.base = hc.Transport
 	}
 	if rt.base == nil {
-		rt.base = defaultTransport()
+		rt.base = Transport()
 	}
 	hc.Transport = extraTransport{base: rt}
 
@@ -168,7 +169,12 @@ func timeout(d, def time.Duration) time.Duration {
 	return d
 }
 
-func defaultTransport() http.RoundTripper {
+// Transport is the process's one HTTP transport to model servers: every
+// Client made without Config.HTTPClient sends through it, and the window
+// probe asks through it (window.New), so the first request of a run reuses
+// a connection the probe left open instead of dialing the server again.
+// It is http.DefaultTransport's settings with a 10 s dial timeout.
+var Transport = sync.OnceValue(func() http.RoundTripper {
 	dt, ok := http.DefaultTransport.(*http.Transport)
 	if !ok {
 		return http.DefaultTransport
@@ -176,7 +182,7 @@ func defaultTransport() http.RoundTripper {
 	t := dt.Clone()
 	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	return t
-}
+})
 
 // Request is one chat completion request.
 type Request struct {

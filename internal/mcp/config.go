@@ -27,6 +27,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -186,14 +187,14 @@ func expandVars(s string, lookup func(string) (string, bool)) string {
 	})
 }
 
-var invalidName = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
+var invalidName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]+`) })
 
 // maxName is OpenAI's bound on a function name.
 const maxName = 64
 
 // sanitize makes s a valid part of a function name.
 func sanitize(s string) string {
-	s = invalidName.ReplaceAllString(s, "_")
+	s = invalidName().ReplaceAllString(s, "_")
 	if s == "" {
 		s = "_"
 	}

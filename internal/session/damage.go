@@ -187,11 +187,12 @@ func (s *Store) readMessages(ctx context.Context, sessionID string, from, to int
 	return s.salvageMessages(ctx, sessionID, from, to)
 }
 
-// neverUsed matches a quick_check line about a page no table uses.
-var neverUsed = regexp.MustCompile(`^Page \d+:? (is )?never used$`)
+// neverUsed matches a quick_check line about a page no table uses
+// (compiled when a check finds something: not at every process's start).
+var neverUsed = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Page \d+:? (is )?never used$`) })
 
 // treeRef matches the b-tree a quick_check line is about.
-var treeRef = regexp.MustCompile(`Tree (\d+) page`)
+var treeRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Tree (\d+) page`) })
 
 // checkAtOpen checks a small database whole; a damaged search index is
 // rebuilt (when the store can be written), other damage is recorded.
@@ -214,7 +215,7 @@ func (s *Store) checkAtOpen(ctx context.Context) {
 		for _, l := range strings.Split(line, "\n") {
 			// "Page N: never used" is space lost (a rebuilt index leaves
 			// its old pages so), not data.
-			if l != "ok" && l != "*** in database main ***" && !neverUsed.MatchString(l) {
+			if l != "ok" && l != "*** in database main ***" && !neverUsed().MatchString(l) {
 				lines = append(lines, l)
 			}
 		}
@@ -249,7 +250,7 @@ func (s *Store) noteCheck(what string) {
 func (s *Store) onlyIndexDamaged(ctx context.Context, lines []string) bool {
 	roots := map[int]bool{}
 	for _, l := range lines {
-		for _, m := range treeRef.FindAllStringSubmatch(l, -1) {
+		for _, m := range treeRef().FindAllStringSubmatch(l, -1) {
 			n, _ := strconv.Atoi(m[1])
 			roots[n] = true
 		}

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Ollama is an Ollama server's native API (/api/...), beside the OpenAI
@@ -256,7 +257,7 @@ func RaiseTo(loaded, trained int) int {
 
 // trailingK is a tag's "-32k" (or a whole tag "32k"): the window a derived
 // name already carries.
-var trailingK = regexp.MustCompile(`(^|-)\d+k$`)
+var trailingK = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|-)\d+k$`) })
 
 // DerivedName is the name of the model derived from model with a window
 // of tokens: the same name with the window in its tag, so the family
@@ -273,7 +274,7 @@ func DerivedName(model string, tokens int) string {
 	if i := strings.LastIndexByte(model, ':'); i >= 0 && !strings.Contains(model[i:], "/") {
 		name, tag = model[:i], model[i+1:]
 	}
-	tag = trailingK.ReplaceAllString(tag, "")
+	tag = trailingK().ReplaceAllString(tag, "")
 	if tag == "" || tag == "latest" {
 		return name + ":" + size
 	}

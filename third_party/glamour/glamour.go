@@ -10,9 +10,9 @@ import (
 	"io"
 	"os"
 
+	"github.com/gencode/gencode/third_party/goldmark/extension"
 	"github.com/yuin/goldmark"
 	emoji "github.com/yuin/goldmark-emoji"
-	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/util"

@@ -96,9 +96,9 @@ func (r *Renderer) put(width int, tr *glamour.TermRenderer) {
 
 var (
 	// trailingPad matches the styled spaces glamour pads each line with.
-	trailingPad = regexp.MustCompile(`(?:\x1b\[[0-9;]*m| )+$`)
+	trailingPad = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:\x1b\[[0-9;]*m| )+$`) })
 	// emptyStyle matches a style set and reset with nothing between.
-	emptyStyle = regexp.MustCompile(`(?:\x1b\[[0-9;]*m\x1b\[0m)+`)
+	emptyStyle = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:\x1b\[[0-9;]*m\x1b\[0m)+`) })
 )
 
 // Tidy splits glamour output into lines, drops the padding glamour adds to
@@ -107,9 +107,9 @@ var (
 func Tidy(out string) []string {
 	lines := strings.Split(out, "\n")
 	for i, l := range lines {
-		t := trailingPad.ReplaceAllString(l, "")
+		t := trailingPad().ReplaceAllString(l, "")
 		if strings.IndexByte(t, '\x1b') >= 0 {
-			t = emptyStyle.ReplaceAllString(t, "\x1b[0m") + "\x1b[0m"
+			t = emptyStyle().ReplaceAllString(t, "\x1b[0m") + "\x1b[0m"
 		}
 		lines[i] = t
 	}
@@ -123,7 +123,7 @@ func Tidy(out string) []string {
 }
 
 func isBlank(l string) bool {
-	return strings.TrimSpace(trailingPad.ReplaceAllString(l, "")) == ""
+	return strings.TrimSpace(trailingPad().ReplaceAllString(l, "")) == ""
 }
 
 // Plain wraps src as plain text at width: the cheap stand-in shown until

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -252,11 +253,11 @@ func keepsColumns(s string, width int) bool {
 // indentation becomes one.
 func unpad(s string) string {
 	body := strings.TrimLeft(s, " ")
-	return s[:len(s)-len(body)] + padding.ReplaceAllString(body, " ")
+	return s[:len(s)-len(body)] + padding().ReplaceAllString(body, " ")
 }
 
 // padding is a run of spaces that lays out columns.
-var padding = regexp.MustCompile(`  +`)
+var padding = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`  +`) })
 
 // column is the cell where the last column of s that starts at or before
 // limit begins (0: none). A column starts after a run of two or more
