@@ -7,7 +7,7 @@ import (
 )
 
 // decoded keeps what the store decoded of messages' tool_calls and meta
-// texts, by the text: every request loads its view again (RequestView,
+// texts and of summaries' records, by the text: every request loads its view again (RequestView,
 // Tally, the status bar's meter, compaction's plan), and decoding the
 // same JSON of the same messages each time was most of what reading a
 // message cost (~65% of scanMessage under the race detector). Keyed by
@@ -19,6 +19,7 @@ type decoded struct {
 	mu    sync.Mutex
 	calls map[string][]ToolCall
 	metas map[string]Meta
+	sums  map[string]Summary
 	size  int // bytes of the texts kept
 }
 
@@ -37,7 +38,7 @@ func (d *decoded) keep(n int) bool {
 		return false
 	}
 	if d.size+n > decodedMax {
-		d.calls, d.metas, d.size = nil, nil, 0
+		d.calls, d.metas, d.sums, d.size = nil, nil, nil, 0
 	}
 	d.size += n
 	return true
@@ -85,6 +86,44 @@ func (d *decoded) meta(text string) (Meta, error) {
 	}
 	d.mu.Unlock()
 	return m, nil
+}
+
+// summary decodes a summary's record.
+func (d *decoded) summary(text []byte) (Summary, error) {
+	d.mu.Lock()
+	sum, ok := d.sums[string(text)]
+	d.mu.Unlock()
+	if ok {
+		return sum.clone(), nil
+	}
+	if err := json.Unmarshal(text, &sum); err != nil {
+		return Summary{}, err
+	}
+	d.mu.Lock()
+	if d.keep(len(text)) {
+		if d.sums == nil {
+			d.sums = map[string]Summary{}
+		}
+		d.sums[string(text)] = sum.clone()
+	}
+	d.mu.Unlock()
+	return sum, nil
+}
+
+// clone is s with nothing shared: its slices copied
+// (TestSummaryCloneSharesNothing names them; a field added to Summary
+// with a pointer, slice or map must be copied here).
+func (s Summary) clone() Summary {
+	for _, l := range []*[]string{&s.KeyDecisions, &s.Topics, &s.NextSteps, &s.FilesModified, &s.FilesCreated,
+		&s.FilesDeleted, &s.FilesReverted, &s.FilesRead, &s.Commands, &s.UserConstraints, &s.CommandsNotRun,
+		&s.Merged, &s.UserRequests, &s.SystemNotes} {
+		*l = slices.Clone(*l)
+	}
+	s.ToolsUsed = slices.Clone(s.ToolsUsed)
+	for i := range s.ToolsUsed {
+		s.ToolsUsed[i].NotableUses = slices.Clone(s.ToolsUsed[i].NotableUses)
+	}
+	return s
 }
 
 // clone is m with nothing shared: its pointers and slices copied

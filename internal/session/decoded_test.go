@@ -4,14 +4,15 @@ import (
 	"context"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
 
-// TestLoadsDoNotShareWhatTheyDecoded: a caller changing the messages it
-// loaded (Turns numbers checkpoints, the view renames call ids) does not
-// change what the next load returns: each load gets its own tool calls
-// and meta, though the store decodes each text once.
+// TestLoadsDoNotShareWhatTheyDecoded: a caller changing the messages or
+// summaries it loaded (Turns numbers checkpoints, the view renames call
+// ids) does not change what the next load returns: each load gets its own
+// tool calls, meta and summaries, though the store decodes each text once.
 func TestLoadsDoNotShareWhatTheyDecoded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -25,16 +26,26 @@ func TestLoadsDoNotShareWhatTheyDecoded(t *testing.T) {
 			Pastes: []Paste{{Start: 1, End: 2, N: 3}}, Changes: &FileChanges{Observed: true, Created: []string{"a.go"}},
 			Imported: &Imported{Format: "codex"}, Checkpoint: &Checkpoint{Before: "b", Changed: []string{"a.go"}}}},
 	}
+	_, err = s.Append(ctx, sess.ID, Message{Role: RoleUser, Content: "build it"})
+	require.NoError(t, err)
+	sum, err := s.ApplySummary(ctx, Summary{SessionID: sess.ID, FromSeq: 1, ToSeq: 1, Commands: []string{"make"},
+		ToolsUsed: []ToolUsage{{Tool: "Bash", Count: 1, NotableUses: []string{"make"}}}}, nil, false)
+	require.NoError(t, err)
 	_, err = s.Append(ctx, sess.ID, stored...)
 	require.NoError(t, err)
+	var sums []Summary
 	load := func() []Message {
 		v, err := s.LoadView(ctx, sess.ID)
 		require.NoError(t, err)
 		require.Len(t, v.Messages, 2)
+		require.Len(t, v.Summaries, 1)
+		sums = v.Summaries
 		return v.Messages
 	}
 	load() // decoded, kept
 	first := load()
+	sums[0].Commands[0] = "rm -rf /"
+	sums[0].ToolsUsed[0].NotableUses[0] = "rm -rf /"
 	first[0].ToolCalls[0].ID = "changed"
 	m := &first[1].Meta
 	*m.ExitCode = 7
@@ -47,6 +58,8 @@ func TestLoadsDoNotShareWhatTheyDecoded(t *testing.T) {
 	require.Equal(t, stored[0].ToolCalls, got[0].ToolCalls)
 	require.Equal(t, stored[1].Meta, got[1].Meta)
 	require.Equal(t, 1, *got[1].Meta.ExitCode)
+	require.Equal(t, sum.Commands, sums[0].Commands)
+	require.Equal(t, sum.ToolsUsed, sums[0].ToolsUsed)
 }
 
 // TestMetaCloneSharesNothing: Meta.clone copies every pointer and slice
@@ -58,6 +71,17 @@ func TestMetaCloneSharesNothing(t *testing.T) {
 	c := m.clone()
 	require.Equal(t, m, c)
 	shared(t, "Meta", reflect.ValueOf(m), reflect.ValueOf(c))
+}
+
+// TestSummaryCloneSharesNothing: Summary.clone copies every slice of a
+// Summary with all its fields set, those of fields added later too.
+func TestSummaryCloneSharesNothing(t *testing.T) {
+	t.Parallel()
+	var s Summary
+	fillAll(reflect.ValueOf(&s).Elem())
+	c := s.clone()
+	require.Equal(t, s, c)
+	shared(t, "Summary", reflect.ValueOf(s), reflect.ValueOf(c))
 }
 
 // fillAll sets every field of v, pointers and slices with one element.
@@ -88,6 +112,9 @@ func fillAll(v reflect.Value) {
 
 // shared fails when a and b share memory through a pointer or a slice.
 func shared(t *testing.T, path string, a, b reflect.Value) {
+	if a.Type() == reflect.TypeFor[time.Time]() {
+		return // its location is shared, and never changed
+	}
 	switch a.Kind() {
 	case reflect.Pointer:
 		require.NotEqual(t, a.Pointer(), b.Pointer(), "%s is shared", path)

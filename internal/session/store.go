@@ -741,7 +741,7 @@ func (s *Store) summaries(ctx context.Context, q string, sessionID string, how l
 				return nil, nil, s.errorf("decode summary of session %s: %w", sessionID, err)
 			}
 			sum = h.summary()
-		} else if err := json.Unmarshal(data, &sum); err != nil {
+		} else if sum, err = s.decoded.summary(data); err != nil {
 			return nil, nil, s.errorf("decode summary of session %s: %w", sessionID, err)
 		}
 		sum.SupersededBy = sup.String
