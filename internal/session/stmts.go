@@ -81,6 +81,9 @@ func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 
 // inTx runs a transaction's queries with the store's prepared statements
 // (tx.StmtContext uses the one prepared on the transaction's connection).
+// A statement first met in a transaction is prepared on another
+// connection of the pool, which is not limited (a pool of one would wait
+// on the transaction's own connection here).
 type inTx struct {
 	s  *Store
 	tx *sql.Tx
