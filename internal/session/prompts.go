@@ -68,7 +68,7 @@ func (s *Store) Prompts(ctx context.Context, cwd string, n, limit int) ([]Messag
 	byID := make(map[int64]Message, len(order))
 	for rows.Next() {
 		var id int64
-		m, err := scanMessage(withID{rows, &id})
+		m, err := s.scanMessage(withID{rows, &id})
 		if err != nil {
 			return nil, s.errorf("load the prompts sent in %s: %w", cwd, err)
 		}

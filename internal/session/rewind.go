@@ -351,7 +351,7 @@ func (s *Store) ViewMessages(ctx context.Context, sessionID string, from, to int
 // dropRewound removes from msgs what the session's active rewinds hide.
 func (s *Store) dropRewound(ctx context.Context, sessionID string, msgs []Message) ([]Message, error) {
 	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM rewinds WHERE session_id = ? AND undone_at IS NULL
+	if err := s.queryRow(ctx, `SELECT count(*) FROM rewinds WHERE session_id = ? AND undone_at IS NULL
 		AND from_seq > 0`, sessionID).Scan(&n); err != nil {
 		return nil, s.errorf("load rewinds of session %s: %w", sessionID, err)
 	}

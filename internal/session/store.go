@@ -38,6 +38,10 @@ type Store struct {
 	classifier Classifier
 	// renderer renders summary blocks (WithRenderer).
 	renderer Renderer
+	// stmts are the statements it runs often, prepared once (stmts.go).
+	stmts stmts
+	// decoded: the messages' JSON columns decoded (decoded.go).
+	decoded decoded
 }
 
 // Option configures a Store.
@@ -198,6 +202,7 @@ func (s *Store) DB() *sql.DB { return s.db }
 // Close releases the leases the Store holds and closes the database.
 func (s *Store) Close() error {
 	s.releaseAll()
+	s.closeStmts()
 	return s.db.Close()
 }
 
@@ -388,7 +393,7 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	}
 	// A whole id (every turn's lookups) is found by the primary key; only
 	// a prefix is looked for among all the sessions.
-	sess, err := scanSession(s.db.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))
+	sess, err := scanSession(s.queryRow(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))
 	switch {
 	case err == nil:
 		return sess, nil
@@ -514,8 +519,9 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...Message) (
 		return nil, s.errorf("append to session %s: %w", sessionID, err)
 	}
 	defer func() { _ = tx.Rollback() }()
+	q := inTx{s, tx}
 	var last int64
-	if err := tx.QueryRowContext(ctx, `SELECT last_seq FROM sessions WHERE id = ?`, sessionID).Scan(&last); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT last_seq FROM sessions WHERE id = ?`, sessionID).Scan(&last); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, s.errorf("append to session %s: %w", sessionID, ErrNotFound)
 		}
@@ -523,18 +529,17 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...Message) (
 	}
 	// How each message pairs with those before it (tally.go): unknown
 	// while the log holds messages not classified yet.
-	l, known, err := linkAfter(ctx, tx, sessionID, last)
+	l, known, err := linkAfter(ctx, q, sessionID, last)
 	if err != nil {
 		return nil, s.errorf("append to session %s: %w", sessionID, err)
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO messages
+	stmt, err := s.txStmt(ctx, tx, `INSERT INTO messages
 		(session_id, seq, role, content, full_content, tool_calls, tool_call_id, name, tokens, created_at, meta,
 		`+tallyCols+`)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
 	if err != nil {
 		return nil, s.errorf("append to session %s: %w", sessionID, err)
 	}
-	defer stmt.Close()
 	now := s.now()
 	out := make([]Message, len(msgs))
 	for i, m := range msgs {
@@ -553,7 +558,7 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...Message) (
 		}
 		var c classification
 		if known && s.classifier != nil {
-			if c, err = l.classify(ctx, tx, s.classifier, sessionID, m.Seq, m); err != nil {
+			if c, err = l.classify(ctx, q, s.classifier, sessionID, m.Seq, m); err != nil {
 				return nil, s.errorf("append message %d to session %s: %w", m.Seq, sessionID, err)
 			}
 		}
@@ -565,7 +570,7 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...Message) (
 		}
 		out[i] = m
 	}
-	if _, err := tx.ExecContext(ctx,
+	if _, err := q.ExecContext(ctx,
 		`UPDATE sessions SET last_seq = ?, message_count = message_count + ?, updated_at = ? WHERE id = ?`,
 		last, len(msgs), unixMilli(now), sessionID); err != nil {
 		return nil, s.errorf("append to session %s: %w", sessionID, err)
@@ -596,7 +601,7 @@ func encodeExtras(m Message) (calls, meta any, err error) {
 
 const messageCols = `seq, role, content, full_content, tool_calls, tool_call_id, name, tokens, created_at, meta, mask_tokens`
 
-func scanMessage(row interface{ Scan(...any) error }) (Message, error) {
+func (s *Store) scanMessage(row interface{ Scan(...any) error }) (Message, error) {
 	var m Message
 	var role string
 	var full, calls, meta sql.NullString
@@ -609,13 +614,14 @@ func scanMessage(row interface{ Scan(...any) error }) (Message, error) {
 	m.Role = Role(role)
 	m.Full = full.String
 	m.Time = fromMilli(created)
+	var err error
 	if calls.Valid && calls.String != "" {
-		if err := json.Unmarshal([]byte(calls.String), &m.ToolCalls); err != nil {
+		if m.ToolCalls, err = s.decoded.toolCalls(calls.String); err != nil {
 			return Message{}, fmt.Errorf("decode tool calls of message %d: %w", m.Seq, err)
 		}
 	}
 	if meta.Valid && meta.String != "" {
-		if err := json.Unmarshal([]byte(meta.String), &m.Meta); err != nil {
+		if m.Meta, err = s.decoded.meta(meta.String); err != nil {
 			return Message{}, fmt.Errorf("decode meta of message %d: %w", m.Seq, err)
 		}
 	}
@@ -623,14 +629,14 @@ func scanMessage(row interface{ Scan(...any) error }) (Message, error) {
 }
 
 func (s *Store) queryMessages(ctx context.Context, query string, args ...any) ([]Message, error) {
-	rows, err := s.db.QueryContext(ctx, query, args...)
+	rows, err := s.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []Message
 	for rows.Next() {
-		m, err := scanMessage(rows)
+		m, err := s.scanMessage(rows)
 		if err != nil {
 			return nil, err
 		}
@@ -731,7 +737,7 @@ func (h summaryHead) summary() Summary {
 // rendered again otherwise). With heads, a summary whose block is stored
 // is decoded without its facts (summaryHead).
 func (s *Store) summaries(ctx context.Context, q string, sessionID string, how loading, args ...any) ([]Summary, map[string]string, error) {
-	rows, err := s.db.QueryContext(ctx, q, append([]any{sessionID}, args...)...)
+	rows, err := s.query(ctx, q, append([]any{sessionID}, args...)...)
 	if err != nil {
 		return nil, nil, s.errorf("load summaries of session %s: %w", sessionID, err)
 	}
@@ -754,7 +760,7 @@ func (s *Store) summaries(ctx context.Context, q string, sessionID string, how l
 				return nil, nil, s.errorf("decode summary of session %s: %w", sessionID, err)
 			}
 			sum = h.summary()
-		} else if err := json.Unmarshal(data, &sum); err != nil {
+		} else if sum, err = s.decoded.summary(data); err != nil {
 			return nil, nil, s.errorf("decode summary of session %s: %w", sessionID, err)
 		}
 		sum.SupersededBy = sup.String

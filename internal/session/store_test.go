@@ -299,6 +299,32 @@ func BenchmarkLoadView(b *testing.B) {
 	}
 }
 
+// BenchmarkLoadViewOfCalls loads the view of a 2,000-message session of
+// tool calls and their results, as the agent does before each request:
+// each message's calls or meta is JSON the store decodes.
+func BenchmarkLoadViewOfCalls(b *testing.B) {
+	s := openStore(b)
+	ctx := context.Background()
+	sess, err := s.CreateSession(ctx, "/w", "m")
+	require.NoError(b, err)
+	for i := range 1000 {
+		id := fmt.Sprintf("call_%d", i)
+		exit := i % 2
+		_, err := s.Append(ctx, sess.ID,
+			Message{Role: RoleAssistant, Tokens: 40, ToolCalls: []ToolCall{{ID: id, Name: "Bash",
+				Arguments: fmt.Sprintf(`{"command":"go test ./pkg%d/...","timeout":120}`, i)}}},
+			Message{Role: RoleTool, ToolCallID: id, Name: "Bash", Tokens: 200, Content: strings.Repeat("ok ", 200),
+				Meta: Meta{Tool: "Bash", Command: fmt.Sprintf("go test ./pkg%d/...", i), ExitCode: &exit,
+					Changes: &FileChanges{Observed: true, Modified: []string{fmt.Sprintf("pkg%d/a.go", i)}}}})
+		require.NoError(b, err)
+	}
+	for b.Loop() {
+		if _, err := s.LoadView(ctx, sess.ID); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // TestPromptsOfAProject: the messages the user sent in a working
 // directory's sessions, across sessions, oldest first, the last n; other
 // directories' and other roles' are left out; pastes keep their spans.

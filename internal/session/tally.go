@@ -388,7 +388,7 @@ type tallyRow struct {
 
 func (s *Store) tallyRow(ctx context.Context, where string, args ...any) (tallyRow, bool, error) {
 	var r tallyRow
-	err := s.db.QueryRowContext(ctx, `SELECT seq, role, pending, coalesce(cum_tokens, 0), coalesce(cum_tools, 0),
+	err := s.queryRow(ctx, `SELECT seq, role, pending, coalesce(cum_tokens, 0), coalesce(cum_tools, 0),
 		coalesce(cum_tool_tokens, 0), coalesce(cum_user_tokens, 0), coalesce(cum_assistant_tokens, 0), cum_mask, mask_tokens
 		FROM messages `+where, args...).Scan(&r.seq, &r.role, &r.pending, &r.cum.tokens, &r.cum.tools, &r.cum.toolTokens,
 		&r.cum.userTokens, &r.cum.assistantTokens, &r.cumMask, &r.maskTok)
@@ -401,7 +401,7 @@ func (s *Store) tallyRow(ctx context.Context, where string, args ...any) (tallyR
 // exists runs a query that returns a row when something is there.
 func (s *Store) exists(ctx context.Context, query string, args ...any) (bool, error) {
 	var one int
-	err := s.db.QueryRowContext(ctx, query, args...).Scan(&one)
+	err := s.queryRow(ctx, query, args...).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -553,7 +553,7 @@ func (s *Store) maskedSum(ctx context.Context, t *Tally, base sums) (tallyRow, e
 		return m, err
 	}
 	var frontier int64
-	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM messages INDEXED BY messages_masked
+	if err := s.queryRow(ctx, `SELECT coalesce(max(seq), 0) FROM messages INDEXED BY messages_masked
 		WHERE session_id = ? AND role = 'tool' AND cum_mask IS NOT NULL`, id).Scan(&frontier); err != nil {
 		return m, err
 	}

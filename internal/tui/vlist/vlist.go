@@ -38,6 +38,13 @@ type Model struct {
 
 	frame []string
 	ids   []int // row ID of each frame line
+	// fitted are the lines of the last frame as setFrame got them and as
+	// it drew them, at fitWidth: a layout after a streamed chunk, a tick
+	// or a key draws nearly the same lines again, and measuring each one
+	// (grapheme by grapheme) again was most of what a layout cost. Built
+	// anew by each setFrame, never changed: copies of the Model share it.
+	fitted   map[string]string
+	fitWidth int
 }
 
 // SetEmpty sets the line shown when the list has no row.
@@ -229,10 +236,20 @@ func (m *Model) layoutFrom(r Rows, a Anchor) {
 }
 
 func (m *Model) setFrame(frame []string, ids []int) {
+	last := m.fitted
+	if m.fitWidth != m.width {
+		last = nil
+	}
+	fitted := make(map[string]string, len(frame))
 	for i, l := range frame {
 		// Lines drawn at another width (a row before its redraw).
-		frame[i] = Fit(l, m.width)
+		f, ok := last[l]
+		if !ok {
+			f = Fit(l, m.width)
+		}
+		fitted[l], frame[i] = f, f
 	}
+	m.fitted, m.fitWidth = fitted, m.width
 	for len(frame) < m.height {
 		frame = append(frame, "")
 		ids = append(ids, 0)

@@ -74,3 +74,21 @@ func TestEmptyAndNarrow(t *testing.T) {
 	m.Layout(newRows(0))
 	require.Equal(t, "nothing h…\n", m.View())
 }
+
+// TestNarrowedWindowCutsLinesAgain: lines drawn again after the window
+// narrows (the terminal resized, nothing else changed) are cut to the new
+// width, and back to whole when it widens again.
+func TestNarrowedWindowCutsLinesAgain(t *testing.T) {
+	t.Parallel()
+	r := newRows(3)
+	m := New("empty")
+	m.SetSize(40, 2)
+	m.Layout(r)
+	require.Equal(t, "row 2\n  more of 2", m.View())
+	m.SetSize(6, 2)
+	m.Layout(r)
+	require.Equal(t, "row 2\n  mor…", m.View())
+	m.SetSize(40, 2)
+	m.Layout(r)
+	require.Equal(t, "row 2\n  more of 2", m.View())
+}
