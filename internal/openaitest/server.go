@@ -361,16 +361,26 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // the client went away
 	}
-	var wire wireRequest
 	var msgs []openai.ChatCompletionMessage
 	var tools []openai.Tool
 	var toolsJSON string
-	err = json.Unmarshal(body, &wire)
+	wire, fast := splitRequest(body)
+	if !fast {
+		err = json.Unmarshal(body, &wire)
+	}
 	if err == nil {
 		msgs, err = s.decodeMessages(wire.Messages)
 	}
 	if err == nil {
 		tools, toolsJSON, err = s.decodeTools(wire.Tools)
+	}
+	if err != nil && fast {
+		// Say what json.Unmarshal says of a body that is not JSON, as
+		// without splitRequest; of a JSON body it is the error above.
+		var full wireRequest
+		if uerr := json.Unmarshal(body, &full); uerr != nil {
+			err = uerr
+		}
 	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "", nil,
