@@ -46,7 +46,7 @@ func sameAsUnmarshal(t *testing.T, body []byte) bool {
 
 func TestSplitRequestReadsWhatUnmarshalReads(t *testing.T) {
 	real, err := json.Marshal(openai.ChatCompletionRequest{
-		Model: "gpt-4o-mini", Stream: true, MaxTokens: 100,
+		Model: "gpt-4o-mini", Stream: true, MaxCompletionTokens: 100,
 		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
 		Messages: []openai.ChatCompletionMessage{
 			{Role: "system", Content: "You are \"gencode\" {a [coding] agent}\\ \u2028 <b>&</b> ❯"},
@@ -64,7 +64,7 @@ func TestSplitRequestReadsWhatUnmarshalReads(t *testing.T) {
 		string(real),
 		`{}`,
 		" \t\r\n{ \"model\" : \"m\" , \"messages\" : [ { \"role\" : \"user\" , \"content\" : \"x\" } ] } \n",
-		`{"model":"m","messages":[]}`,
+		`{"model":"m","messages":[],"max_tokens":7}`,
 		`{"model":"m","messages":[{"role":"user","content":"a\\"},{"role":"user","content":"b\\\"c"}]}`,
 		`{"model":"m","temperature":0.5,"n":1,"user":"u","parallel_tool_calls":false,"messages":[{"role":"user"}]}`,
 		`{"model":null,"stream":null,"max_tokens":null,"stream_options":null,"tools":null,"tool_choice":null}`,
