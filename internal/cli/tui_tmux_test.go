@@ -27,13 +27,15 @@ import (
 
 var tmuxSeq atomic.Int64
 
-// tmuxPane is one gencode run in its own tmux server.
+// tmuxPane is one gencode run in its own tmux server, driven through a
+// tmux client in control mode (tmuxControl).
 type tmuxPane struct {
 	t      *testing.T
 	tmux   string
 	socket string
 	exit   string // file the wrapper writes the exit status to
 	stderr string
+	ctl    *tmuxControl
 }
 
 func needTmux(t *testing.T) string {
@@ -49,7 +51,8 @@ func needTmux(t *testing.T) string {
 }
 
 // startTUI runs gencode with args in a 120x40 tmux pane, in the sandbox's
-// environment only.
+// environment only. The tmux server reads no configuration file (-f
+// /dev/null): the pane is the same whatever the user's tmux.conf says.
 func startTUI(t *testing.T, sb *sandbox, args ...string) *tmuxPane {
 	t.Helper()
 	p := &tmuxPane{t: t, tmux: needTmux(t), socket: fmt.Sprintf("gencode-e2e-%d-%d", os.Getpid(), tmuxSeq.Add(1))}
@@ -71,9 +74,14 @@ func startTUI(t *testing.T, sb *sandbox, args ...string) *tmuxPane {
 	}
 	run := filepath.Join(dir, "run.sh")
 	require.NoError(t, os.WriteFile(run, []byte(script.String()+"\n"), 0o700))
-	p.cmd("new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e", "sh "+shellQuote(run))
+	ctl, err := startTmuxControl(p.tmux, "-L", p.socket, "-f", "/dev/null", "-C",
+		"new-session", "-x", "120", "-y", "40", "-s", "e2e", "-f", "no-output", "sh "+shellQuote(run))
+	if err != nil {
+		t.Fatalf("tmux new-session: %v", err)
+	}
+	p.ctl = ctl
 	t.Cleanup(func() {
-		_ = exec.Command(p.tmux, "-L", p.socket, "kill-server").Run()
+		ctl.close()
 		if t.Failed() {
 			b, _ := os.ReadFile(p.stderr)
 			t.Logf("gencode stderr:\n%s", b)
@@ -86,26 +94,26 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 
 func (p *tmuxPane) cmd(args ...string) string {
 	p.t.Helper()
-	out, err := exec.Command(p.tmux, append([]string{"-L", p.socket}, args...)...).CombinedOutput()
+	out, err := p.ctl.run(args...)
 	if err != nil {
-		p.t.Fatalf("tmux %s: %v: %s", strings.Join(args, " "), err, out)
+		p.t.Fatalf("tmux %s: %v", strings.Join(args, " "), err)
 	}
-	return string(out)
+	return out
 }
 
 // styled is the screen with its escape sequences.
 func (p *tmuxPane) styled() string {
-	out, _ := exec.Command(p.tmux, "-L", p.socket, "capture-pane", "-p", "-e", "-t", "e2e").Output()
-	return string(out)
+	out, _ := p.ctl.run("capture-pane", "-p", "-e", "-t", "e2e")
+	return out
 }
 
 // screen is what the pane shows now ("" once gencode has exited).
 func (p *tmuxPane) screen() string {
-	out, err := exec.Command(p.tmux, "-L", p.socket, "capture-pane", "-p", "-t", "e2e").Output()
+	out, err := p.ctl.run("capture-pane", "-p", "-t", "e2e")
 	if err != nil {
 		return ""
 	}
-	return string(out)
+	return out
 }
 
 // waitFor polls the screen until cond holds, failing after a deadline.

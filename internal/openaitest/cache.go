@@ -222,20 +222,27 @@ func textCounter(tokenize func(string) int) func(string) int {
 }
 
 func measure(req Request, count func(string) int) measured {
-	m := measured{model: req.Model, tools: req.Tools, toolsJSON: req.toolsJSON, msgs: req.Messages, priming: replyPriming}
-	switch {
-	case req.toolsJSON != "":
-		m.toolTok = count(req.toolsJSON)
-	case len(req.Tools) > 0:
-		if b, err := json.Marshal(req.Tools); err == nil {
-			m.toolTok = count(string(b))
-		}
-	}
+	m := measured{model: req.Model, tools: req.Tools, toolsJSON: req.toolsJSON, msgs: req.Messages, priming: replyPriming,
+		toolTok: toolTokens(req.Tools, req.toolsJSON, count)}
 	m.msgTok = make([]int, len(req.Messages))
 	for i, msg := range req.Messages {
 		m.msgTok[i] = messageTokens(msg, count)
 	}
 	return m
+}
+
+// toolTokens counts tools as their JSON (toolsJSON when the server
+// marshalled it already).
+func toolTokens(tools []openai.Tool, toolsJSON string, count func(string) int) int {
+	switch {
+	case toolsJSON != "":
+		return count(toolsJSON)
+	case len(tools) > 0:
+		if b, err := json.Marshal(tools); err == nil {
+			return count(string(b))
+		}
+	}
+	return 0
 }
 
 func messageTokens(msg openai.ChatCompletionMessage, count func(string) int) int {

@@ -75,63 +75,76 @@ type wireRequest struct {
 // decoding every message of every request again (go-openai decodes each
 // twice) under -race was a third of the fake server's CPU. The messages
 // of two requests may share their slices (ToolCalls, MultiContent):
-// nothing changes them.
-func (s *Server) decodeMessages(raws []json.RawMessage) ([]openai.ChatCompletionMessage, error) {
+// nothing changes them. With each message it keeps its tokens as measure
+// counts them with the server's tokenizer (which gives a text the same
+// count every time), and returns them: counting looked every message's
+// text up again in MemoTokenizer's map for every request.
+func (s *Server) decodeMessages(raws []json.RawMessage) ([]openai.ChatCompletionMessage, []int, error) {
 	if raws == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	msgs := make([]openai.ChatCompletionMessage, len(raws))
+	toks := make([]int, len(raws))
 	for i, raw := range raws {
 		s.mu.Lock()
-		m, ok := s.decoded[string(raw)]
+		d, ok := s.decoded[string(raw)]
 		s.mu.Unlock()
 		if !ok {
-			if err := json.Unmarshal(raw, &m); err != nil {
-				return nil, err
+			if err := json.Unmarshal(raw, &d.msg); err != nil {
+				return nil, nil, err
 			}
+			d.tokens = messageTokens(d.msg, textCounter(s.tokenize))
 			s.mu.Lock()
-			s.decoded[string(raw)] = m
+			s.decoded[string(raw)] = d
 			s.mu.Unlock()
 		}
-		msgs[i] = m
+		msgs[i], toks[i] = d.msg, d.tokens
 	}
-	return msgs, nil
+	return msgs, toks, nil
+}
+
+// decodedMessage is a message as decodeMessages keeps it.
+type decodedMessage struct {
+	msg    openai.ChatCompletionMessage
+	tokens int
 }
 
 // wireTools is a request's tools decoded, and marshalled again as measure
-// counts them (the text a provider is given), kept per raw text: a
-// session sends the same tools with every request, and decoding and
-// marshalling a dozen schemas per request under -race was a sixth of an
-// end-to-end test's own CPU.
+// counts them (the text a provider is given), kept per raw text with
+// their tokens: a session sends the same tools with every request, and
+// decoding and marshalling a dozen schemas per request under -race was a
+// sixth of an end-to-end test's own CPU.
 type wireTools struct {
-	list []openai.Tool
-	json string
+	list   []openai.Tool
+	json   string
+	tokens int
 }
 
-func (s *Server) decodeTools(raw json.RawMessage) ([]openai.Tool, string, error) {
+func (s *Server) decodeTools(raw json.RawMessage) (wireTools, error) {
 	if len(raw) == 0 {
-		return nil, "", nil
+		return wireTools{}, nil
 	}
 	s.mu.Lock()
 	w, ok := s.tools[string(raw)]
 	s.mu.Unlock()
 	if !ok {
 		if err := json.Unmarshal(raw, &w.list); err != nil {
-			return nil, "", err
+			return wireTools{}, err
 		}
 		if len(w.list) > 0 {
 			if b, err := json.Marshal(w.list); err == nil {
 				w.json = string(b)
 			}
 		}
+		w.tokens = toolTokens(w.list, w.json, textCounter(s.tokenize))
 		s.mu.Lock()
 		s.tools[string(raw)] = w
 		s.mu.Unlock()
 	}
-	if w.list == nil {
-		return nil, w.json, nil
+	if w.list != nil {
+		w.list = append([]openai.Tool(nil), w.list...)
 	}
-	return append([]openai.Tool(nil), w.list...), w.json, nil
+	return w, nil
 }
 
 // toolChoice is tool_choice as Request holds it: a string's value, or the
@@ -180,8 +193,8 @@ type Server struct {
 	// derivedOrder their names in the order made.
 	derived      map[string]derived
 	derivedOrder []string
-	decoded      map[string]openai.ChatCompletionMessage // decodeMessages, by raw text
-	tools        map[string]wireTools                    // decodeTools, by raw text
+	decoded      map[string]decodedMessage // decodeMessages, by raw text
+	tools        map[string]wireTools      // decodeTools, by raw text
 }
 
 // Option configures a Server.
@@ -259,7 +272,7 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 		t:       t,
 		done:    make(chan struct{}),
 		models:  []string{"gpt-4o-mini"},
-		decoded: map[string]openai.ChatCompletionMessage{},
+		decoded: map[string]decodedMessage{},
 		tools:   map[string]wireTools{},
 	}
 	for _, o := range opts {
@@ -361,16 +374,26 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // the client went away
 	}
-	var wire wireRequest
 	var msgs []openai.ChatCompletionMessage
-	var tools []openai.Tool
-	var toolsJSON string
-	err = json.Unmarshal(body, &wire)
-	if err == nil {
-		msgs, err = s.decodeMessages(wire.Messages)
+	var msgTok []int
+	var tools wireTools
+	wire, fast := splitRequest(body)
+	if !fast {
+		err = json.Unmarshal(body, &wire)
 	}
 	if err == nil {
-		tools, toolsJSON, err = s.decodeTools(wire.Tools)
+		msgs, msgTok, err = s.decodeMessages(wire.Messages)
+	}
+	if err == nil {
+		tools, err = s.decodeTools(wire.Tools)
+	}
+	if err != nil && fast {
+		// Say what json.Unmarshal says of a body that is not JSON, as
+		// without splitRequest; of a JSON body it is the error above.
+		var full wireRequest
+		if uerr := json.Unmarshal(body, &full); uerr != nil {
+			err = uerr
+		}
 	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "", nil,
@@ -380,8 +403,8 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	req := Request{
 		Model:               wire.Model,
 		Messages:            msgs,
-		Tools:               tools,
-		toolsJSON:           toolsJSON,
+		Tools:               tools.list,
+		toolsJSON:           tools.json,
 		Stream:              wire.Stream,
 		IncludeUsage:        wire.StreamOptions != nil && wire.StreamOptions.IncludeUsage,
 		MaxTokens:           wire.MaxTokens,
@@ -391,7 +414,8 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		Body:                body,
 		Seen:                msgs,
 	}
-	m := measure(req, textCounter(s.tokenize))
+	m := measured{model: req.Model, tools: req.Tools, toolsJSON: req.toolsJSON, toolTok: tools.tokens,
+		msgs: req.Messages, msgTok: msgTok, priming: replyPriming} // as measure counts them
 	req.prompt = m.prompt()
 	rejected := s.reject(w, req, wire)
 	if rejected == "" && s.emulateWindow(w, &req, m) {
