@@ -120,7 +120,10 @@ func TestSummarizeSilentSummarizer(t *testing.T) {
 	}))
 	sb := newSandbox(t)
 	sb.useServer(srv)
-	sb.writeConfig("request_header_timeout = \"300ms\"\nrequest_idle_timeout = \"300ms\"\n")
+	// The stall under test is mid-answer (the idle timeout); the headers'
+	// timeout is long enough that a loaded machine's slow first bytes do
+	// not end the request before it.
+	sb.writeConfig("request_header_timeout = \"10s\"\nrequest_idle_timeout = \"300ms\"\n")
 	sb.seedSession(12, 3)
 	res := sb.run("summarize")
 	require.Equal(t, 0, res.code, "stderr: %s", res.stderr)

@@ -35,6 +35,11 @@ func killMidMCPCall(t *testing.T, sb *sandbox, srv *openaitest.Server, pidFile, 
 	t.Helper()
 	srv.Enqueue(openaitest.Calls(openaitest.ToolCall{ID: "h", Name: "mcp__t__slow", Arguments: `{"ms":0}`}))
 	cmd := sb.command(context.Background(), "-p", "hang", "--allow", "mcp__t")
+	// gencode leads a group of its own, so that what it started besides
+	// the server (a checkpoint's git) can be ended before the sandbox is
+	// removed: a killed gencode's git still writing there failed the
+	// cleanup. The kill under test is gencode's alone.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	pid := readPid(t, pidFile)
@@ -46,6 +51,10 @@ func killMidMCPCall(t *testing.T, sb *sandbox, srv *openaitest.Server, pidFile, 
 	_ = cmd.Wait()
 	require.Eventually(t, func() bool { return gone(pid) }, 20*time.Second, 20*time.Millisecond, // soon, on a loaded machine too
 		"%s (pid %d) outlived gencode", what, pid)
+	group := cmd.Process.Pid
+	_ = syscall.Kill(-group, syscall.SIGKILL)
+	require.Eventually(t, func() bool { return syscall.Kill(-group, 0) == syscall.ESRCH }, 20*time.Second, 20*time.Millisecond,
+		"gencode's other children outlived it")
 }
 
 // A stdio server behind a wrapper (npx, uvx: a child that does the work)
