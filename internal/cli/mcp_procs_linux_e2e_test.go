@@ -53,7 +53,7 @@ func killMidMCPCall(t *testing.T, sb *sandbox, srv *openaitest.Server, pidFile, 
 		"%s (pid %d) outlived gencode", what, pid)
 	group := cmd.Process.Pid
 	_ = syscall.Kill(-group, syscall.SIGKILL)
-	require.Eventually(t, func() bool { return syscall.Kill(-group, 0) == syscall.ESRCH }, 20*time.Second, 20*time.Millisecond,
+	require.Eventually(t, func() bool { return groupGone(group) }, 20*time.Second, 20*time.Millisecond,
 		"gencode's other children outlived it")
 }
 

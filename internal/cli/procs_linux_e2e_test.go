@@ -29,6 +29,38 @@ func gone(pid int) bool {
 	return i >= 0 && len(s) > i+2 && (s[i+2] == 'Z' || s[i+2] == 'X')
 }
 
+// groupGone reports whether no process of process group pgrp runs. A
+// zombie counts as gone (as in gone): a killed process's orphans go to
+// PID 1, which does not reap them on every machine (this one's does not),
+// and kill(-pgrp, 0) still finds a zombie.
+func groupGone(pgrp int) bool {
+	dirs, err := os.ReadDir("/proc")
+	if err != nil {
+		return false
+	}
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + d.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(stat)
+		i := strings.LastIndexByte(s, ')')
+		// after the name: state, ppid, pgrp
+		f := strings.Fields(s[i+1:])
+		if len(f) < 3 || f[2] != strconv.Itoa(pgrp) {
+			continue
+		}
+		if !gone(pid) {
+			return false
+		}
+	}
+	return true
+}
+
 // readPid waits for a command to write its pid to path.
 func readPid(t *testing.T, path string) int {
 	t.Helper()

@@ -31,6 +31,9 @@ type tmuxControl struct {
 	blocks chan tmuxBlock // each command's output block, in order
 	exited chan struct{}  // closed once the client's output ends
 	gone   atomic.Bool    // the client said %exit: the server is going away
+	// lost is set when a command went unanswered: its answer may still
+	// come and would be taken for the next command's, so none is sent.
+	lost atomic.Bool
 }
 
 // tmuxBlock is one command's output; failed when tmux ended it with
@@ -40,7 +43,10 @@ type tmuxBlock struct {
 	failed bool
 }
 
-var errTmuxGone = errors.New("the tmux server has exited")
+var (
+	errTmuxGone = errors.New("the tmux server has exited")
+	errTmuxLost = errors.New("tmux did not answer a command in 30s (later answers would be out of step)")
+)
 
 // startTmuxControl starts tmux with args (a command, run by the new
 // client in control mode) and waits for that command's answer.
@@ -113,7 +119,8 @@ func (c *tmuxControl) answer() (string, error) {
 			return "", errTmuxGone
 		}
 	case <-timeout.C:
-		return "", errors.New("tmux did not answer in 30s")
+		c.lost.Store(true)
+		return "", errTmuxLost
 	}
 }
 
@@ -131,6 +138,9 @@ func (c *tmuxControl) run(args ...string) (string, error) {
 	defer c.mu.Unlock()
 	if c.gone.Load() {
 		return "", errTmuxGone
+	}
+	if c.lost.Load() {
+		return "", errTmuxLost
 	}
 	if _, err := io.WriteString(c.in, tmuxCommandLine(args)+"\n"); err != nil {
 		return "", errTmuxGone
