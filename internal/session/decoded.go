@@ -46,68 +46,42 @@ func (d *decoded) keep(n int) bool {
 
 // toolCalls decodes a tool_calls text.
 func (d *decoded) toolCalls(text string) ([]ToolCall, error) {
-	d.mu.Lock()
-	calls, ok := d.calls[text]
-	d.mu.Unlock()
-	if ok {
-		return slices.Clone(calls), nil
-	}
-	if err := json.Unmarshal([]byte(text), &calls); err != nil {
-		return nil, err
-	}
-	d.mu.Lock()
-	if d.keep(len(text)) {
-		if d.calls == nil {
-			d.calls = map[string][]ToolCall{}
-		}
-		d.calls[text] = slices.Clone(calls)
-	}
-	d.mu.Unlock()
-	return calls, nil
+	return decodeOnce(d, &d.calls, text, slices.Clone[[]ToolCall])
 }
 
 // meta decodes a meta text.
 func (d *decoded) meta(text string) (Meta, error) {
-	d.mu.Lock()
-	m, ok := d.metas[text]
-	d.mu.Unlock()
-	if ok {
-		return m.clone(), nil
-	}
-	if err := json.Unmarshal([]byte(text), &m); err != nil {
-		return Meta{}, err
-	}
-	d.mu.Lock()
-	if d.keep(len(text)) {
-		if d.metas == nil {
-			d.metas = map[string]Meta{}
-		}
-		d.metas[text] = m.clone()
-	}
-	d.mu.Unlock()
-	return m, nil
+	return decodeOnce(d, &d.metas, text, Meta.clone)
 }
 
 // summary decodes a summary's record.
 func (d *decoded) summary(text []byte) (Summary, error) {
+	return decodeOnce(d, &d.sums, string(text), Summary.clone)
+}
+
+// decodeOnce decodes text into a T, or copies (clone) what one of d's
+// maps (kept) holds for it from an earlier call, and keeps a copy of a
+// new one when keep allows.
+func decodeOnce[T any](d *decoded, kept *map[string]T, text string, clone func(T) T) (T, error) {
 	d.mu.Lock()
-	sum, ok := d.sums[string(text)]
+	v, ok := (*kept)[text]
 	d.mu.Unlock()
 	if ok {
-		return sum.clone(), nil
+		return clone(v), nil
 	}
-	if err := json.Unmarshal(text, &sum); err != nil {
-		return Summary{}, err
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
+		var zero T
+		return zero, err
 	}
 	d.mu.Lock()
 	if d.keep(len(text)) {
-		if d.sums == nil {
-			d.sums = map[string]Summary{}
+		if *kept == nil {
+			*kept = map[string]T{}
 		}
-		d.sums[string(text)] = sum.clone()
+		(*kept)[text] = clone(v)
 	}
 	d.mu.Unlock()
-	return sum, nil
+	return v, nil
 }
 
 // clone is s with nothing shared: its slices copied
