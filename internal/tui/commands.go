@@ -15,6 +15,7 @@ import (
 	"github.com/gencode/gencode/internal/summarize"
 	"github.com/gencode/gencode/internal/termtext"
 	"github.com/gencode/gencode/internal/tui/conflicts"
+	"github.com/gencode/gencode/internal/tui/input"
 	"github.com/gencode/gencode/internal/tui/picker"
 )
 
@@ -190,8 +191,9 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 	case commands.ActionRewound:
 		return m.rewound(r)
 	case commands.ActionPrompt:
-		if m.turn != nil {
-			m.chat.AddError("a turn is running: press esc to cancel it first", "")
+		if m.turn != nil || m.switching {
+			// Queued as a message typed now would be, resolved now.
+			m.enqueue(queued{SubmitMsg: input.SubmitMsg{Text: c.line, Display: c.line}, prompt: &agent.UserMessage{Text: r.Prompt}})
 			return nil
 		}
 		return m.runTurn(agent.UserMessage{Text: r.Prompt}, c.line)

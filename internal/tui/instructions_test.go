@@ -12,7 +12,7 @@ import (
 
 // TestInitSendsItsInstruction: /init is a normal turn whose user message is
 // the command's fixed instruction; the chat shows "/init" once, not the
-// instruction, and a running turn is not interrupted by it.
+// instruction.
 func TestInitSendsItsInstruction(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, 100, 30)
@@ -27,6 +27,38 @@ func TestInitSendsItsInstruction(t *testing.T) {
 	require.NotContains(t, v, "First look at the project", "the instruction is sent, not shown")
 	require.Contains(t, v, "Asking the model to write AGENTS.md.")
 	require.NotEmpty(t, h.m.SessionID(), "a new session was made for it")
+}
+
+// TestPromptCommandWhileRunningQueues: a command that asks the model
+// (/init, a user command), typed while a turn runs, is queued as a message
+// typed then would be: listed as queued, sent when the turn ends, and
+// given back to edit with Up.
+func TestPromptCommandWhileRunningQueues(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 100, 30)
+	h.cmds.results["/init"] = commands.Result{Action: commands.ActionPrompt, Prompt: commands.InitPrompt, Text: "Asking the model to write AGENTS.md."}
+	first := make(chan struct{})
+	h.agent.scripts = append(h.agent.scripts, gated(first, "answer one"),
+		events(assistant("AGENTS.md written."), agent.Event{Kind: agent.EventDone}))
+	h.typ("first")
+	h.key("enter")
+	h.typ("/init")
+	h.key("enter")
+	h.until("/init to be queued", func(v string) bool { return strings.Contains(v, "queued ❯ /init") })
+	require.NotContains(t, h.view(), "a turn is running")
+	// Up takes it back; Enter queues it again.
+	h.key("up")
+	require.Equal(t, "/init", h.m.input.Value())
+	require.NotContains(t, h.view(), "queued ❯ /init")
+	h.key("enter")
+	h.until("/init to be queued again", func(v string) bool { return strings.Contains(v, "queued ❯ /init") })
+	require.Equal(t, []string{"first"}, h.agent.Starts())
+
+	close(first)
+	h.until("/init to run", func(v string) bool { return strings.Contains(v, "AGENTS.md written.") && !h.m.Running() })
+	require.Equal(t, []string{"first", commands.InitPrompt}, h.agent.Starts())
+	require.NotContains(t, h.view(), "queued")
+	require.NotContains(t, h.view(), "First look at the project", "the instruction is sent, not shown")
 }
 
 // TestNoticesShowWhenTheTUIOpens: what the CLI has to say about the

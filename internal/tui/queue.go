@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/gencode/gencode/internal/agent"
 	"github.com/gencode/gencode/internal/tui/input"
 )
 
@@ -14,10 +15,20 @@ import (
 // rest are counted.
 const maxQueueShown = 3
 
+// queued is a message sent while a turn ran, or a command that asks the
+// model (/init, a user command) typed then.
+type queued struct {
+	input.SubmitMsg
+	// prompt is what the command resolved to when it was typed (its
+	// arguments read, its file loaded); nil for a message. The queue shows
+	// the command line, Up gives it back to edit, and the turn sends this.
+	prompt *agent.UserMessage
+}
+
 // enqueue keeps a message sent while a turn runs; it is sent when the
 // turn ends well.
-func (m *Model) enqueue(s input.SubmitMsg) {
-	m.queue = append(m.queue, s)
+func (m *Model) enqueue(q queued) {
+	m.queue = append(m.queue, q)
 	m.syncEscHint()
 }
 
@@ -36,7 +47,7 @@ func (m *Model) unqueue() tea.Cmd {
 func (m *Model) editQueued() {
 	last := m.queue[len(m.queue)-1]
 	m.queue = m.queue[:len(m.queue)-1]
-	m.input.Restore(last)
+	m.input.Restore(last.SubmitMsg)
 	m.syncEscHint()
 }
 
@@ -48,8 +59,8 @@ func (m *Model) sendQueued(ok bool) tea.Cmd {
 		return nil
 	}
 	if !ok {
-		for _, s := range m.queue {
-			m.input.Append(s)
+		for _, q := range m.queue {
+			m.input.Append(q.SubmitMsg)
 		}
 		m.queue = nil
 		m.syncEscHint()
@@ -59,8 +70,11 @@ func (m *Model) sendQueued(ok bool) tea.Cmd {
 	next := m.queue[0]
 	m.queue = m.queue[1:]
 	m.syncEscHint()
-	m.lastSubmit = next
-	return m.startTurn(m.userMessage(next), next.Display)
+	if next.prompt != nil {
+		return m.startTurn(*next.prompt, next.Display)
+	}
+	m.lastSubmit = next.SubmitMsg
+	return m.startTurn(m.userMessage(next.SubmitMsg), next.Display)
 }
 
 // syncEscHint tells the status bar what Esc does now: deny an open

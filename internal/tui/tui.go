@@ -267,7 +267,7 @@ type root struct {
 	switching, summarizing bool
 	// queue holds the messages sent while a turn ran, oldest first; each
 	// is sent when the turn before it ends well.
-	queue       []input.SubmitMsg
+	queue       []queued
 	lastPrompt  agent.UserMessage
 	lastDisplay string          // lastPrompt as shown (pastes as placeholders)
 	lastSubmit  input.SubmitMsg // as typed, to give back when it cannot be sent

@@ -78,7 +78,7 @@ func (m *Model) submit(s input.SubmitMsg) tea.Cmd {
 // send starts a turn on a message, or queues it while one runs.
 func (m *Model) send(s input.SubmitMsg) tea.Cmd {
 	if m.turn != nil || m.switching {
-		m.enqueue(s)
+		m.enqueue(queued{SubmitMsg: s})
 		return nil
 	}
 	m.lastSubmit = s
