@@ -64,10 +64,18 @@ PARALLEL  ?= $(shell echo $$(( 4 * $$(getconf _NPROCESSORS_ONLN 2>/dev/null || e
 # (scripts/testreport reads go test -json). SKIPS=FILE fails the run on a
 # skip FILE does not list; make ci passes .ci/skips.
 SKIPS     ?=
+#
+# go test links every test binary again on each run, even when nothing it
+# is linked from changed (0.7 CPU-s a race-built package): scripts/linkcache,
+# as -toolexec, keeps the last binary of each package and copies it back
+# when the link's action id is the same (LINKCACHE= links every one).
+LINKCACHE ?= bin/linkcache
 test: SHELL := /bin/bash
 test: vet deps-check
+	$(if $(LINKCACHE),$(GO) build -o $(LINKCACHE) ./scripts/linkcache)
 	set -o pipefail; GORACE="atexit_sleep_ms=0 clear_shadow_mmap_threshold=8388608 $$GORACE" \
-	$(GO) test -json $(RACEFLAGS) -vet=off -ldflags=-w -parallel $(PARALLEL) -count=1 -timeout 20m $(PKGS) 2>&1 | \
+	$(GO) test -json $(RACEFLAGS) -vet=off -ldflags=-w $(if $(LINKCACHE),-toolexec=$(abspath $(LINKCACHE))) \
+	-parallel $(PARALLEL) -count=1 -timeout 20m $(PKGS) 2>&1 | \
 	$(GO) run ./scripts/testreport $(if $(SKIPS),-allow $(SKIPS))
 
 test-short:
@@ -126,3 +134,4 @@ ci: fmt-check tidy-check staticcheck
 
 clean:
 	rm -rf bin bench.out
+	$(GO) run ./scripts/linkcache -clean
