@@ -29,8 +29,9 @@ import (
 // These tests inject a panic (Env.PanicAt, or a probe that panics) in each
 // goroutine gencode starts itself and check that it is recovered: the
 // stack is in the log with the session id, and the user is given an error
-// that says where the log is. (The terminal: see the tmux check in
-// docs/design/tui.md; a recovered panic never reaches Bubble Tea.)
+// that says where the log is. (The terminal: TestPanicLeavesASaneTerminalInTmux
+// runs the binary built with the hook; a recovered panic never reaches
+// Bubble Tea.)
 
 // panicAt is an Env.PanicAt that panics at where.
 func panicAt(where string) func(string) {

@@ -35,6 +35,7 @@ type tmuxPane struct {
 	socket string
 	exit   string // file the wrapper writes the exit status to
 	stderr string
+	stty   string // file the wrapper writes `stty -a` to once gencode has exited
 	ctl    *tmuxControl
 }
 
@@ -57,7 +58,7 @@ func startTUI(t *testing.T, sb *sandbox, args ...string) *tmuxPane {
 	t.Helper()
 	p := &tmuxPane{t: t, tmux: needTmux(t), socket: fmt.Sprintf("gencode-e2e-%d-%d", os.Getpid(), tmuxSeq.Add(1))}
 	dir := t.TempDir()
-	p.exit, p.stderr = filepath.Join(dir, "exit"), filepath.Join(dir, "stderr")
+	p.exit, p.stderr, p.stty = filepath.Join(dir, "exit"), filepath.Join(dir, "stderr"), filepath.Join(dir, "stty")
 	var script strings.Builder
 	script.WriteString("cd " + shellQuote(sb.work) + "\nexec env -i")
 	keys := make([]string, 0, len(sb.env))
@@ -68,7 +69,10 @@ func startTUI(t *testing.T, sb *sandbox, args ...string) *tmuxPane {
 	for _, k := range keys {
 		script.WriteString(" " + shellQuote(k+"="+sb.env[k]))
 	}
-	script.WriteString(" TERM=tmux-256color sh -c " + shellQuote(shellQuote(binary)+` "$@" 2>`+shellQuote(p.stderr)+`; echo $? >`+shellQuote(p.exit)) + " gencode")
+	// After gencode, the terminal's modes as the shell finds them, then
+	// gencode's exit status (last: exitCode waits for it).
+	script.WriteString(" TERM=tmux-256color sh -c " + shellQuote(shellQuote(sb.bin)+` "$@" 2>`+shellQuote(p.stderr)+
+		`; code=$?; stty -a >`+shellQuote(p.stty)+` 2>&1; echo $code >`+shellQuote(p.exit)) + " gencode")
 	for _, a := range args {
 		script.WriteString(" " + shellQuote(a))
 	}
@@ -167,6 +171,25 @@ func (p *tmuxPane) exitCode() int {
 	}
 }
 
+// terminalModes is `stty -a` as the shell found the terminal once gencode
+// had exited (call exitCode first).
+func (p *tmuxPane) terminalModes() string {
+	p.t.Helper()
+	b, err := os.ReadFile(p.stty)
+	require.NoError(p.t, err)
+	return string(b)
+}
+
+// requireSaneTerminal fails unless the terminal gencode left is in the
+// shell's cooked mode: lines edited by the terminal and echoed.
+func requireSaneTerminal(t *testing.T, modes string) {
+	t.Helper()
+	fields := strings.Fields(modes)
+	for _, mode := range []string{"icanon", "echo", "isig", "icrnl", "opost"} {
+		require.Contains(t, fields, mode, "the terminal gencode left:\n%s", modes)
+	}
+}
+
 func TestTUIInTmux(t *testing.T) {
 	t.Parallel()
 	needTmux(t)
@@ -231,6 +254,7 @@ func TestTUIInTmux(t *testing.T) {
 	p.waitText("press ctrl+c again to quit")
 	p.keys("C-c")
 	require.Equal(t, 0, p.exitCode())
+	requireSaneTerminal(t, p.terminalModes())
 
 	// The log holds the interrupted answer and the answered tool call.
 	st, err := session.Open(context.Background(), filepath.Join(sb.env["XDG_DATA_HOME"], "gencode"))

@@ -26,6 +26,10 @@ var (
 	mcpOnce  sync.Once
 	mcpBuilt string
 	mcpErr   error
+
+	panicOnce     sync.Once
+	panicBuilt    string
+	panicBuildErr error
 )
 
 // RaceBinary is Binary built with -race, for the end-to-end tests of what
@@ -53,6 +57,16 @@ func Binary() (string, error) {
 	return built, buildErr
 }
 
+// PanicBinary is Binary built with -tags gencode_testpanic: it panics in
+// the goroutine GENCODE_TEST_PANIC names (turn, summary, indexer, window),
+// for the test that a recovered panic leaves the terminal sane.
+func PanicBinary() (string, error) {
+	panicOnce.Do(func() {
+		panicBuilt, panicBuildErr = buildPkg("gencode-testpanic", "github.com/gencode/gencode/cmd/gencode", false, "-tags=gencode_testpanic")
+	})
+	return panicBuilt, panicBuildErr
+}
+
 // MCPTestServer returns the path of the MCP test server
 // (internal/mcp/mcptest/cmd/mcptestserver) of the checkout, built on the
 // first call of a test process, beside the gencode binary.
@@ -75,8 +89,8 @@ func build(race bool) (string, error) {
 // user's cache, under its lock. Without race it is built as `make build`
 // builds it (no cgo); with race as make test builds its packages: -race
 // needs cgo, and modernc.org's SQLite goes without checkptr nor race
-// instrumentation.
-func buildPkg(name, pkg string, race bool) (string, error) {
+// instrumentation. flags are go build's, added.
+func buildPkg(name, pkg string, race bool, flags ...string) (string, error) {
 	root, err := moduleRoot()
 	if err != nil {
 		return "", err
@@ -96,7 +110,7 @@ func buildPkg(name, pkg string, race bool) (string, error) {
 	}
 	defer unlock()
 	path := filepath.Join(dir, name)
-	args := []string{"build", "-ldflags=-w"}
+	args := append([]string{"build", "-ldflags=-w"}, flags...)
 	cgo := "CGO_ENABLED=0" // as `make build` does
 	if race {
 		cgo = "CGO_ENABLED=1"
