@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -13,7 +14,9 @@ import (
 )
 
 // TestPanicLeavesASaneTerminalInTmux: a panic in a goroutine gencode starts
-// itself (the turn, the search indexer, the window probe) is recovered in
+// itself (the turn, the search indexer, the window probe) or in the
+// compaction /summarize runs in Bubble Tea's command goroutine (which
+// would end the program) is recovered in
 // the real binary in a real terminal: the TUI goes on, the stack is in the
 // log, and after Ctrl+C twice the shell finds its terminal as it left it
 // (cooked, echoing). The binary is built with -tags gencode_testpanic, whose
@@ -31,6 +34,7 @@ func TestPanicLeavesASaneTerminalInTmux(t *testing.T) {
 		{"turn", "where=turn", "internal error in the turn (a bug in gencode): GENCODE_TEST_PANIC=turn"},
 		{"indexer", `where="search indexer"`, "Hello back."},
 		{"window", "where=\"window probe\"", "Hello back."},
+		{"summary", "where=compaction", "summarization failed; the originals are kept: internal error in the compaction"},
 	} {
 		t.Run(tc.where, func(t *testing.T) {
 			t.Parallel()
@@ -44,8 +48,16 @@ func TestPanicLeavesASaneTerminalInTmux(t *testing.T) {
 			p := startTUI(t, sb)
 			p.waitText("Message gencode")
 			p.typeLine("hello")
+			if tc.where == "summary" {
+				p.waitText("Hello back.")
+				for i := 0; i < 4; i++ {
+					p.typeLine("more")
+					time.Sleep(300 * time.Millisecond)
+				}
+				p.typeLine("/summarize")
+			}
 			s := p.waitText(tc.screen)
-			if tc.where == "turn" {
+			if tc.where == "turn" || tc.where == "summary" {
 				require.Contains(t, s, "its stack is in")
 			}
 			p.keys("C-c")

@@ -617,8 +617,14 @@ func (s *Summarizer) Compact(ctx context.Context, v session.View, reason string)
 // SummarizeNow compacts a session now, below the thresholds too (the
 // /summarize command and `gencode summarize`), and returns the report.
 // focus, if not empty, is what the summary should dwell on. It returns
-// ErrNothingToSummarize when the session has no range to summarize.
-func (s *Summarizer) SummarizeNow(ctx context.Context, sessionID, focus string) (Report, error) {
+// ErrNothingToSummarize when the session has no range to summarize. A
+// panic in the compaction (a bug) is a failed compaction, its stack
+// logged, as in the background: /summarize runs it in the TUI's command
+// goroutine, where Bubble Tea would end the program.
+func (s *Summarizer) SummarizeNow(ctx context.Context, sessionID, focus string) (rep Report, err error) {
+	defer crash.Recover(s.cfg.Logger, "compaction", sessionID, func(e *crash.Error) {
+		rep, err = Report{SessionID: sessionID, Phase: Failed, Err: e}, e
+	})
 	if s.isClosed() {
 		return Report{SessionID: sessionID, Phase: Failed, Err: ErrClosed}, ErrClosed
 	}
