@@ -23,6 +23,9 @@ type commandMsg struct {
 	line string
 	res  commands.Result
 	err  error
+	// echo: the line is not shown yet (typed during a turn: shown with
+	// its output, or not at all when it is queued, until its turn starts).
+	echo bool
 }
 
 type summarizedMsg struct {
@@ -93,13 +96,23 @@ type modelSwitchedMsg struct {
 
 // command runs a slash command in a Cmd.
 func (m *Model) command(line string) tea.Cmd {
-	m.chat.AddUser(line)
+	// During a turn the line is shown with the command's output, in the
+	// order things happen; a command that asks the model is then queued,
+	// and shown when its turn starts.
+	echo := m.turn != nil || m.switching
+	if !echo {
+		m.chat.AddUser(line)
+	}
 	if m.o.Commands == nil {
+		if echo {
+			m.chat.AddUser(line)
+		}
 		m.chat.AddError("slash commands are not available in this build", "")
 		return nil
 	}
 	if m.turn != nil && commandName(line) == "rewind" {
 		// A rewind restores files at once: never under a running turn.
+		m.chat.AddUser(line)
 		m.chat.AddError("a turn is running: press esc to cancel it first", "")
 		return nil
 	}
@@ -109,12 +122,22 @@ func (m *Model) command(line string) tea.Cmd {
 	st := commands.State{SessionID: m.sessionID, Model: m.agent.Model(), View: m.agent.Policy(), AwaitWindow: m.agent.AwaitServerWindow}
 	return func() tea.Msg {
 		res, err := run.Run(ctx, st, line)
-		return commandMsg{line: line, res: res, err: err}
+		return commandMsg{line: line, res: res, err: err, echo: echo}
 	}
 }
 
 // commandDone shows a command's output and does what it asks.
 func (m *Model) commandDone(c commandMsg) tea.Cmd {
+	if c.echo && c.err == nil && c.res.Action == commands.ActionPrompt && (m.turn != nil || m.switching) {
+		// Queued as a message typed now would be, resolved now; its line
+		// and note are shown when its turn starts.
+		m.enqueue(queued{SubmitMsg: input.SubmitMsg{Text: c.line, Display: c.line},
+			prompt: &agent.UserMessage{Text: c.res.Prompt}, note: c.res.Text})
+		return nil
+	}
+	if c.echo {
+		m.chat.AddUser(c.line)
+	}
 	if c.err != nil {
 		m.chat.AddError(m.o.ErrorText(c.err), "")
 		return nil
@@ -192,7 +215,7 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 		return m.rewound(r)
 	case commands.ActionPrompt:
 		if m.turn != nil || m.switching {
-			// Queued as a message typed now would be, resolved now.
+			// Run before the turn began (a picker's choice): queued, shown.
 			m.enqueue(queued{SubmitMsg: input.SubmitMsg{Text: c.line, Display: c.line}, prompt: &agent.UserMessage{Text: r.Prompt}})
 			return nil
 		}

@@ -57,8 +57,42 @@ func TestPromptCommandWhileRunningQueues(t *testing.T) {
 	close(first)
 	h.until("/init to run", func(v string) bool { return strings.Contains(v, "AGENTS.md written.") && !h.m.Running() })
 	require.Equal(t, []string{"first", commands.InitPrompt}, h.agent.Starts())
-	require.NotContains(t, h.view(), "queued")
-	require.NotContains(t, h.view(), "First look at the project", "the instruction is sent, not shown")
+	v := h.view()
+	require.NotContains(t, v, "queued")
+	require.NotContains(t, v, "First look at the project", "the instruction is sent, not shown")
+	// Shown once, when its turn starts: after the answer it waited for,
+	// its note under it, before its own answer.
+	require.Equal(t, 1, strings.Count(v, "❯ /init"), v)
+	require.Equal(t, 1, strings.Count(v, "Asking the model to write AGENTS.md."), v)
+	order := []string{"❯ first", "answer one", "❯ /init", "Asking the model", "AGENTS.md written."}
+	at := 0
+	for _, s := range order {
+		i := strings.Index(v[at:], s)
+		require.GreaterOrEqual(t, i, 0, "%q out of order in:\n%s", s, v)
+		at += i
+	}
+}
+
+// TestQueuedCommandAfterAFailedTurn: after a canceled turn the queued
+// messages go back into the editor, joined; a queued command among them
+// would be sent as text there, so it is named in the notice instead.
+func TestQueuedCommandAfterAFailedTurn(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 100, 30)
+	h.cmds.results["/init"] = commands.Result{Action: commands.ActionPrompt, Prompt: commands.InitPrompt, Text: "Asking the model to write AGENTS.md."}
+	h.agent.scripts = append(h.agent.scripts, gated(make(chan struct{}), "never"))
+	h.typ("first")
+	h.key("enter")
+	h.typ("second")
+	h.key("enter")
+	h.typ("/init")
+	h.key("enter")
+	h.until("/init to be queued", func(v string) bool { return strings.Contains(v, "queued ❯ /init") })
+	h.key("ctrl+c")
+	h.until("the turn to end", func(string) bool { return !h.m.Running() })
+	require.Equal(t, "second", h.m.input.Value(), "the message is back, the command is not text in it")
+	require.Contains(t, h.view(), "not run: /init")
+	require.Equal(t, []string{"first"}, h.agent.Starts())
 }
 
 // TestNoticesShowWhenTheTUIOpens: what the CLI has to say about the

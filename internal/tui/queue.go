@@ -23,6 +23,8 @@ type queued struct {
 	// arguments read, its file loaded); nil for a message. The queue shows
 	// the command line, Up gives it back to edit, and the turn sends this.
 	prompt *agent.UserMessage
+	// note is what the command says when its turn starts ("" none).
+	note string
 }
 
 // enqueue keeps a message sent while a turn runs; it is sent when the
@@ -59,19 +61,35 @@ func (m *Model) sendQueued(ok bool) tea.Cmd {
 		return nil
 	}
 	if !ok {
+		// Messages go back into the editor, joined; a command among them
+		// would be sent as text, so it is named instead (alone it goes
+		// back: Enter runs it).
+		var dropped []string
 		for _, q := range m.queue {
+			if q.prompt != nil && len(m.queue) > 1 {
+				dropped = append(dropped, q.Display)
+				continue
+			}
 			m.input.Append(q.SubmitMsg)
 		}
 		m.queue = nil
 		m.syncEscHint()
-		m.status.SetNotice("the turn did not finish: the queued messages are back in the editor")
+		notice := "the turn did not finish: the queued messages are back in the editor"
+		if len(dropped) > 0 {
+			notice += "; not run: " + strings.Join(dropped, ", ")
+		}
+		m.status.SetNotice(notice)
 		return m.expireNotice()
 	}
 	next := m.queue[0]
 	m.queue = m.queue[1:]
 	m.syncEscHint()
 	if next.prompt != nil {
-		return m.startTurn(*next.prompt, next.Display)
+		cmd := m.startTurn(*next.prompt, next.Display)
+		if next.note != "" {
+			m.chat.AddNote(next.note)
+		}
+		return cmd
 	}
 	m.lastSubmit = next.SubmitMsg
 	return m.startTurn(m.userMessage(next.SubmitMsg), next.Display)
