@@ -178,6 +178,7 @@ func TestQueuedMessageCanBeEditedOrRemoved(t *testing.T) {
 	h.key("esc")
 	require.True(t, h.m.Running(), "esc removed a queued message, not the turn")
 	require.Contains(t, h.view(), "queued message removed")
+	require.Regexp(t, `queued message removed │ \S+ working`, h.view(), "the notice shows beside the running turn, not in its place")
 	require.NotContains(t, h.view(), "queued ❯ third")
 	require.Contains(t, h.view(), "queued ❯ secnd")
 

@@ -240,10 +240,13 @@ func (m Model) View() string {
 func (m Model) line(drop int) (string, bool) {
 	sep := m.st.Dim.Render(" │ ")
 	var left []string
-	switch {
-	case m.notice != "":
+	// A notice shows beside a running turn, not in its place: what Esc
+	// does next stays in sight (the notice first: it is what just
+	// happened, and a narrow line keeps it).
+	if m.notice != "" {
 		left = append(left, m.st.Warn.Render(m.notice))
-	case m.busy:
+	}
+	if m.busy {
 		t := m.st.Busy.Render(m.spin.View() + " " + m.busyText)
 		if drop < 3 {
 			hint := m.escHint
