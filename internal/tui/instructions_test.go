@@ -64,13 +64,7 @@ func TestPromptCommandWhileRunningQueues(t *testing.T) {
 	// its note under it, before its own answer.
 	require.Equal(t, 1, strings.Count(v, "❯ /init"), v)
 	require.Equal(t, 1, strings.Count(v, "Asking the model to write AGENTS.md."), v)
-	order := []string{"❯ first", "answer one", "❯ /init", "Asking the model", "AGENTS.md written."}
-	at := 0
-	for _, s := range order {
-		i := strings.Index(v[at:], s)
-		require.GreaterOrEqual(t, i, 0, "%q out of order in:\n%s", s, v)
-		at += i
-	}
+	requireInOrder(t, v, "❯ first", "answer one", "❯ /init", "Asking the model", "AGENTS.md written.")
 }
 
 // TestQueuedCommandAfterAFailedTurn: after a canceled turn the queued

@@ -151,9 +151,14 @@ func TestEnterWhileRunningQueues(t *testing.T) {
 	view = h.view()
 	require.NotContains(t, view, "queued")
 	// The chat shows each message before its answer.
-	order := []string{"❯ first", "answer one", "❯ second", "answer two", "❯ third", "answer three"}
+	requireInOrder(t, view, "❯ first", "answer one", "❯ second", "answer two", "❯ third", "answer three")
+}
+
+// requireInOrder fails unless view holds parts in this order.
+func requireInOrder(t *testing.T, view string, parts ...string) {
+	t.Helper()
 	at := 0
-	for _, s := range order {
+	for _, s := range parts {
 		i := strings.Index(view[at:], s)
 		require.GreaterOrEqual(t, i, 0, "%q out of order in:\n%s", s, view)
 		at += i
