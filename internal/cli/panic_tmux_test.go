@@ -1,11 +1,11 @@
 package cli_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -49,11 +49,12 @@ func TestPanicLeavesASaneTerminalInTmux(t *testing.T) {
 			p.waitText("Message gencode")
 			p.typeLine("hello")
 			if tc.where == "summary" {
-				p.waitText("Hello back.")
-				for i := 0; i < 4; i++ {
+				// A few exchanges for /summarize to compact.
+				for i := 2; i <= 5; i++ {
+					p.waitFor(fmt.Sprintf("answer %d", i-1), func(s string) bool { return strings.Count(s, "Hello back.") >= i-1 })
 					p.typeLine("more")
-					time.Sleep(300 * time.Millisecond)
 				}
+				p.waitFor("answer 5", func(s string) bool { return strings.Count(s, "Hello back.") >= 5 })
 				p.typeLine("/summarize")
 			}
 			s := p.waitText(tc.screen)

@@ -96,17 +96,8 @@ type modelSwitchedMsg struct {
 
 // command runs a slash command in a Cmd.
 func (m *Model) command(line string) tea.Cmd {
-	// During a turn the line is shown with the command's output, in the
-	// order things happen; a command that asks the model is then queued,
-	// and shown when its turn starts.
-	echo := m.turn != nil || m.switching
-	if !echo {
-		m.chat.AddUser(line)
-	}
 	if m.o.Commands == nil {
-		if echo {
-			m.chat.AddUser(line)
-		}
+		m.chat.AddUser(line)
 		m.chat.AddError("slash commands are not available in this build", "")
 		return nil
 	}
@@ -115,6 +106,13 @@ func (m *Model) command(line string) tea.Cmd {
 		m.chat.AddUser(line)
 		m.chat.AddError("a turn is running: press esc to cancel it first", "")
 		return nil
+	}
+	// During a turn the line is shown with the command's output, in the
+	// order things happen; a command that asks the model is then queued,
+	// and shown when its turn starts.
+	echo := m.turn != nil || m.switching
+	if !echo {
+		m.chat.AddUser(line)
 	}
 	// The command acts on the session and model shown now, whatever is
 	// shown by the time it runs.
@@ -128,9 +126,10 @@ func (m *Model) command(line string) tea.Cmd {
 
 // commandDone shows a command's output and does what it asks.
 func (m *Model) commandDone(c commandMsg) tea.Cmd {
-	if c.echo && c.err == nil && c.res.Action == commands.ActionPrompt && (m.turn != nil || m.switching) {
+	if c.err == nil && c.res.Action == commands.ActionPrompt && (m.turn != nil || m.switching) {
 		// Queued as a message typed now would be, resolved now; its line
-		// and note are shown when its turn starts.
+		// (unless shown already: a picker's choice) and its note are
+		// shown when its turn starts.
 		m.enqueue(queued{SubmitMsg: input.SubmitMsg{Text: c.line, Display: c.line},
 			prompt: &agent.UserMessage{Text: c.res.Prompt}, note: c.res.Text})
 		return nil
@@ -214,11 +213,6 @@ func (m *Model) commandDone(c commandMsg) tea.Cmd {
 	case commands.ActionRewound:
 		return m.rewound(r)
 	case commands.ActionPrompt:
-		if m.turn != nil || m.switching {
-			// Run before the turn began (a picker's choice): queued, shown.
-			m.enqueue(queued{SubmitMsg: input.SubmitMsg{Text: c.line, Display: c.line}, prompt: &agent.UserMessage{Text: r.Prompt}})
-			return nil
-		}
 		return m.runTurn(agent.UserMessage{Text: r.Prompt}, c.line)
 	}
 	return nil
