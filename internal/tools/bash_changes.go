@@ -114,7 +114,7 @@ func (s *Set) checkpointAfter(ctx context.Context, cp *Checkpoint) *Checkpoint {
 	// A call that changed more than maxRecordedPaths (an install, a
 	// branch switch) keeps no record: the log's meta is decoded at every
 	// read, and a rewind compares such a call's checkpoints itself.
-	if paths, err := s.checkpoints.Changed(context.WithoutCancel(ctx), cp.Before, id); err == nil && len(paths) <= maxRecordedPaths {
+	if paths, err := s.checkpoints.Changed(context.WithoutCancel(ctx), cp.Before, id); err == nil && len(paths) <= s.maxRecorded {
 		cp.Changed, cp.ChangedKnown = paths, true
 	}
 	return cp

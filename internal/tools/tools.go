@@ -182,6 +182,7 @@ type Set struct {
 	ext       Extension
 
 	checkpoints Checkpointer // Options.Checkpoints
+	maxRecorded int          // maxRecordedPaths; a test lowers it
 
 	mu      sync.Mutex
 	extDefs map[string]ExtDefinition // extension tools called so far, by name
@@ -216,7 +217,7 @@ func New(opts Options) *Set {
 	// Held for the Set's life (the finalizer closes it): the directory
 	// stays the one resolved here even if its name is later taken over.
 	s.root, _ = os.OpenRoot(s.workDir)
-	s.checkpoints = opts.Checkpoints
+	s.checkpoints, s.maxRecorded = opts.Checkpoints, maxRecordedPaths
 	for name, m := range opts.Permissions {
 		s.perms[name] = m
 	}
