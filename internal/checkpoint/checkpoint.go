@@ -219,7 +219,9 @@ func (s *Store) init(ctx context.Context) error {
 		if err := os.MkdirAll(filepath.Dir(s.gitDir), 0o700); err != nil {
 			return fmt.Errorf("checkpoints: %w", err)
 		}
-		if _, err := s.git(ctx, nil, "init", "-q"); err != nil {
+		// No template: a shadow directory needs none of the sample hooks
+		// and files git would copy in (17 files, every new project).
+		if _, err := s.git(ctx, nil, "init", "-q", "--template="); err != nil {
 			return fmt.Errorf("checkpoints: %w", err)
 		}
 		_ = os.WriteFile(filepath.Join(s.gitDir, "description"), []byte("gencode checkpoints of "+s.workDir+"\n"), 0o600)
