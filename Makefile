@@ -70,11 +70,20 @@ SKIPS     ?=
 # as -toolexec, keeps the last binary of each package and copies it back
 # when the link's action id is the same (LINKCACHE= links every one).
 LINKCACHE ?= bin/linkcache
+#
+# On a CPU with x86-64-v3 the test binaries are built for it
+# (scripts/amd64level says whether the CPU runs v3 code): the race
+# runtime's v3 object needs nothing from libgcc, whose search is a quarter
+# of each test binary's link with the v1 object (37 -> 25 CPU-s for all of
+# them), and the tests run ~5% faster. make build, make bench and the
+# non-race gencode the end-to-end tests run keep Go's default level
+# (TESTAMD64= does the same for the tests).
+TESTAMD64 ?= $(shell GOAMD64=v3 $(GO) run ./scripts/amd64level 2>/dev/null)
 test: SHELL := /bin/bash
 test: vet deps-check
 	$(if $(LINKCACHE),$(GO) build -o $(LINKCACHE) ./scripts/linkcache)
 	set -o pipefail; GORACE="atexit_sleep_ms=0 clear_shadow_mmap_threshold=8388608 $$GORACE" \
-	$(GO) test -json $(RACEFLAGS) -vet=off -ldflags=-w $(if $(LINKCACHE),-toolexec=$(abspath $(LINKCACHE))) \
+	$(if $(TESTAMD64),GOAMD64=$(TESTAMD64)) $(GO) test -json $(RACEFLAGS) -vet=off -ldflags=-w $(if $(LINKCACHE),-toolexec=$(abspath $(LINKCACHE))) \
 	-parallel $(PARALLEL) -count=1 -timeout 20m $(PKGS) 2>&1 | \
 	$(GO) run ./scripts/testreport $(if $(SKIPS),-allow $(SKIPS))
 

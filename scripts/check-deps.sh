@@ -64,6 +64,7 @@ declare -A may=(
   [internal/sessionbench/cmd/benchsession]="openaitest sessionbench"
   [scripts/testreport]=""
   [scripts/linkcache]=""
+  [scripts/amd64level]=""
   [third_party/glamour]="third_party/glamour/ansi third_party/glamour/styles third_party/goldmark/extension"
   [third_party/glamour/ansi]="third_party/chroma/lexers third_party/chroma/styles third_party/glamour/internal/autolink"
   [third_party/glamour/styles]="third_party/glamour/ansi"

@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -89,7 +91,7 @@ func build(race bool) (string, error) {
 // user's cache, under its lock. Without race it is built as `make build`
 // builds it (no cgo); with race as make test builds its packages: -race
 // needs cgo, and modernc.org's SQLite goes without checkptr nor race
-// instrumentation. flags are go build's, added.
+// instrumentation (and make test's GOAMD64). flags are go build's, added.
 func buildPkg(name, pkg string, race bool, flags ...string) (string, error) {
 	root, err := moduleRoot()
 	if err != nil {
@@ -118,9 +120,15 @@ func buildPkg(name, pkg string, race bool, flags ...string) (string, error) {
 			"-gcflags=modernc.org/sqlite/lib=-d=checkptr=0 -race=false",
 			"-gcflags=modernc.org/libc/...=-d=checkptr=0 -race=false")
 	}
+	env := os.Environ()
+	if !race {
+		// make build's level: make test may build its own packages, and so
+		// the race-built binary, for the CPU's (GOAMD64, see the Makefile).
+		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "GOAMD64=") })
+	}
 	cmd := exec.Command("go", append(args, "-o", path, pkg)...)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), cgo)
+	cmd.Env = append(env, cgo)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build %s: %w\n%s", name, err, out)
 	}
