@@ -110,7 +110,7 @@ func (m *Model) command(line string) tea.Cmd {
 	// During a turn the line is shown with the command's output, in the
 	// order things happen; a command that asks the model is then queued,
 	// and shown when its turn starts.
-	echo := m.turn != nil || m.switching
+	echo := m.waits()
 	if !echo {
 		m.chat.AddUser(line)
 	}
@@ -126,10 +126,11 @@ func (m *Model) command(line string) tea.Cmd {
 
 // commandDone shows a command's output and does what it asks.
 func (m *Model) commandDone(c commandMsg) tea.Cmd {
-	if c.err == nil && c.res.Action == commands.ActionPrompt && (m.turn != nil || m.switching) {
+	if c.err == nil && c.res.Action == commands.ActionPrompt && m.waits() {
 		// Queued as a message typed now would be, resolved now; its line
-		// (unless shown already: a picker's choice) and its note are
-		// shown when its turn starts.
+		// and its note are shown when its turn starts (keys typed while a
+		// command resolves are held, so only a command typed during the
+		// turn gets here).
 		m.enqueue(queued{SubmitMsg: input.SubmitMsg{Text: c.line, Display: c.line},
 			prompt: &agent.UserMessage{Text: c.res.Prompt}, note: c.res.Text})
 		return nil

@@ -75,9 +75,13 @@ func (m *Model) submit(s input.SubmitMsg) tea.Cmd {
 	return m.send(s)
 }
 
+// waits reports whether what asks the model now is queued: a turn runs,
+// or a /model switch is under way.
+func (m *Model) waits() bool { return m.turn != nil || m.switching }
+
 // send starts a turn on a message, or queues it while one runs.
 func (m *Model) send(s input.SubmitMsg) tea.Cmd {
-	if m.turn != nil || m.switching {
+	if m.waits() {
 		m.enqueue(queued{SubmitMsg: s})
 		return nil
 	}
