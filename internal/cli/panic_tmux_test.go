@@ -65,7 +65,7 @@ func TestPanicLeavesASaneTerminalInTmux(t *testing.T) {
 			p.waitText("press ctrl+c again to quit")
 			p.keys("C-c")
 			require.Equal(t, 0, p.exitCode())
-			requireSaneTerminal(t, p.terminalModes())
+			p.requireSaneTerminal()
 
 			log, err := os.ReadFile(filepath.Join(sb.env["XDG_STATE_HOME"], "gencode", "gencode.log"))
 			require.NoError(t, err)

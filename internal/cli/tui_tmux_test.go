@@ -171,22 +171,16 @@ func (p *tmuxPane) exitCode() int {
 	}
 }
 
-// terminalModes is `stty -a` as the shell found the terminal once gencode
-// had exited (call exitCode first).
-func (p *tmuxPane) terminalModes() string {
+// requireSaneTerminal fails unless the shell found the terminal, once
+// gencode had exited, in its cooked mode: lines edited by the terminal and
+// echoed (call exitCode first: the wrapper writes `stty -a` before it).
+func (p *tmuxPane) requireSaneTerminal() {
 	p.t.Helper()
 	b, err := os.ReadFile(p.stty)
 	require.NoError(p.t, err)
-	return string(b)
-}
-
-// requireSaneTerminal fails unless the terminal gencode left is in the
-// shell's cooked mode: lines edited by the terminal and echoed.
-func requireSaneTerminal(t *testing.T, modes string) {
-	t.Helper()
-	fields := strings.Fields(modes)
+	fields := strings.Fields(string(b))
 	for _, mode := range []string{"icanon", "echo", "isig", "icrnl", "opost"} {
-		require.Contains(t, fields, mode, "the terminal gencode left:\n%s", modes)
+		require.Contains(p.t, fields, mode, "the terminal gencode left:\n%s", b)
 	}
 }
 
@@ -254,7 +248,7 @@ func TestTUIInTmux(t *testing.T) {
 	p.waitText("press ctrl+c again to quit")
 	p.keys("C-c")
 	require.Equal(t, 0, p.exitCode())
-	requireSaneTerminal(t, p.terminalModes())
+	p.requireSaneTerminal()
 
 	// The log holds the interrupted answer and the answered tool call.
 	st, err := session.Open(context.Background(), filepath.Join(sb.env["XDG_DATA_HOME"], "gencode"))
