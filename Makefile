@@ -66,7 +66,7 @@ PARALLEL  ?= $(shell echo $$(( 4 * $$(getconf _NPROCESSORS_ONLN 2>/dev/null || e
 SKIPS     ?=
 #
 # go test links every test binary again on each run, even when nothing it
-# is linked from changed (0.7 CPU-s a race-built package): scripts/linkcache,
+# is linked from changed (~0.5 CPU-s a race-built package): scripts/linkcache,
 # as -toolexec, keeps the last binary of each package and copies it back
 # when the link's action id is the same (LINKCACHE= links every one).
 LINKCACHE ?= bin/linkcache

@@ -9,7 +9,7 @@
 //
 // go test caches every compiled package but links each test binary again
 // on every run (go run and go tool executables are cached since Go 1.24,
-// test binaries are not): with -race that is ~0.7 CPU-s a package, 37 of
+// test binaries are not): with -race that is ~0.5 CPU-s a package, 25 of
 // make test's CPU-s, spent again for the packages an edit did not touch.
 // The key is the build id go gives the linker, whose first part is the
 // link's action id: a hash of everything the link reads (the compiled
@@ -19,7 +19,7 @@
 //
 // One binary is kept per package (TOOLEXEC_IMPORTPATH), the last one
 // linked, under $GENCODE_LINKCACHE or the user's cache directory
-// (gencode-linkcache): about 1.5 GB for this module's race-built tests.
+// (gencode-linkcache): about 650 MB for this module's race-built tests.
 // make clean removes it (-clean).
 package main
 
