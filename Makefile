@@ -65,6 +65,10 @@ PARALLEL  ?= $(shell echo $$(( 4 * $$(getconf _NPROCESSORS_ONLN 2>/dev/null || e
 # skip FILE does not list; make ci passes .ci/skips.
 SKIPS     ?=
 #
+# RUN=REGEXP runs only the tests it matches (go test -run; taken as it is
+# written, a $ included), e.g. make test RUN=TestMeter PKGS=./internal/view.
+RUN       ?=
+#
 # go test links every test binary again on each run, even when nothing it
 # is linked from changed (~0.5 CPU-s a race-built package): scripts/linkcache,
 # as -toolexec, keeps the last binary of each package and copies it back
@@ -84,7 +88,7 @@ test: vet deps-check
 	$(if $(LINKCACHE),$(GO) build -o $(LINKCACHE) ./scripts/linkcache)
 	set -o pipefail; GORACE="atexit_sleep_ms=0 clear_shadow_mmap_threshold=8388608 $$GORACE" \
 	$(if $(TESTAMD64),GOAMD64=$(TESTAMD64)) $(GO) test -json $(RACEFLAGS) -vet=off -ldflags=-w $(if $(LINKCACHE),-toolexec=$(abspath $(LINKCACHE))) \
-	-parallel $(PARALLEL) -count=1 -timeout 20m $(PKGS) 2>&1 | \
+	$(if $(value RUN),-run '$(value RUN)') -parallel $(PARALLEL) -count=1 -timeout 20m $(PKGS) 2>&1 | \
 	$(GO) run ./scripts/testreport $(if $(SKIPS),-allow $(SKIPS))
 
 test-short:
