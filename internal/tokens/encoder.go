@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"unicode/utf8"
-
-	"github.com/dlclark/regexp2"
 )
 
 // Pre-tokenizer patterns of the encodings, as in OpenAI's tiktoken
 // (tiktoken_ext/openai_public.py, MIT) and tiktoken-go (MIT): BPE runs on
-// each match separately.
+// each match separately. They are read by hand (ascii.go, runes.go); the
+// tests check the reading against regexp2, the engine tiktoken-go runs
+// them with.
 const (
 	o200kPattern = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
 		`|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
@@ -21,32 +21,29 @@ const (
 // encoder counts tokens of one encoding: a vocabulary and its pre-tokenizer.
 type encoder struct {
 	vocab *vocab
-	re    *regexp2.Regexp
-	// ascii is the pattern read by hand for ASCII text (ascii.go).
+	// ascii is the pattern read for ASCII text (ascii.go), runes for any
+	// text (runes.go): each returns where the pre-token at i ends.
 	ascii func(s string, i int) int
+	runes func(t *runeText, i int) int
 }
 
 func newEncoder(name string) (*encoder, error) {
-	var pattern string
-	var ascii func(string, int) int
+	e := &encoder{}
 	var table []byte
 	switch name {
 	case O200KBase:
-		pattern, ascii, table = o200kPattern, o200kNext, o200kVocab
+		e.ascii, e.runes, table = o200kNext, o200kNextRune, o200kVocab
 	case CL100KBase:
-		pattern, ascii, table = cl100kPattern, cl100kNext, cl100kVocab
+		e.ascii, e.runes, table = cl100kNext, cl100kNextRune, cl100kVocab
 	default:
 		return nil, fmt.Errorf("unknown encoding %q", name)
-	}
-	re, err := regexp2.Compile(pattern, regexp2.None)
-	if err != nil {
-		return nil, fmt.Errorf("compile pre-tokenizer: %w", err)
 	}
 	v, err := decodeVocab(table)
 	if err != nil {
 		return nil, err
 	}
-	return &encoder{vocab: v, re: re, ascii: ascii}, nil
+	e.vocab = v
+	return e, nil
 }
 
 // Long texts are counted segment by segment, so that memory stays bounded,
@@ -82,18 +79,17 @@ func (e *encoder) count(ctx context.Context, text string) (int, error) {
 
 // scratch holds buffers reused from one segment to the next.
 type scratch struct {
-	runes []rune
+	text  runeText
 	piece []byte
 }
 
 // countSegment counts one segment: pre-tokenize, then BPE each piece.
-// Invalid UTF-8 counts as U+FFFD, as in tiktoken-go. ASCII is read by the
-// hand-written pre-tokenizer (ascii.go); only the stretches around other
-// characters go through the regular expression, which costs about 1 µs a
+// Invalid UTF-8 counts as U+FFFD, as in tiktoken-go. ASCII is read byte by
+// byte (ascii.go); only the stretches around other characters are read as
+// runes (runes.go), which costs a decoding and a class lookup per
 // character: a stretch runs from the last safe cut before such a character
 // to the first one after it (safeCut: counting the two sides of a safe cut
-// apart gives the count of the whole), so one "é" or "—" in 8 KB of code
-// no longer sends all of it through the regular expression.
+// apart gives the count of the whole).
 func (e *encoder) countSegment(seg string, st *scratch) int {
 	n := 0
 	for seg != "" {
@@ -110,7 +106,7 @@ func (e *encoder) countSegment(seg string, st *scratch) int {
 		for r < len(seg) && !safeCut(seg, r) {
 			r++
 		}
-		n += e.countRegexp(seg[p:r], st)
+		n += e.countRunes(seg[p:r], st)
 		seg = seg[r:]
 	}
 	return n
@@ -138,25 +134,19 @@ func (e *encoder) countASCII(s string, st *scratch) int {
 	return n
 }
 
-// countRegexp counts s with the pattern itself (any text).
-func (e *encoder) countRegexp(s string, st *scratch) int {
-	st.runes = st.runes[:0]
-	for _, r := range s {
-		st.runes = append(st.runes, r)
-	}
+// countRunes counts any text, read as runes.
+func (e *encoder) countRunes(s string, st *scratch) int {
+	t := &st.text
+	t.reset(s)
 	n := 0
-	m, err := e.re.FindRunesMatch(st.runes)
-	for m != nil && err == nil {
+	for i := 0; i < len(t.r); {
+		j := e.runes(t, i)
 		st.piece = st.piece[:0]
-		for _, r := range st.runes[m.Index : m.Index+m.Length] {
+		for _, r := range t.r[i:j] {
 			st.piece = utf8.AppendRune(st.piece, r)
 		}
 		n += e.vocab.pieceTokens(st.piece)
-		m, err = e.re.FindNextMatch(m)
-	}
-	if err != nil {
-		// regexp2 only fails on a match timeout, and none is set.
-		panic(fmt.Sprintf("tokens: pre-tokenizer: %v", err))
+		i = j
 	}
 	return n
 }

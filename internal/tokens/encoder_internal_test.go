@@ -91,7 +91,7 @@ func TestHeapMergeMatchesScan(t *testing.T) {
 
 // TestSafeCutExact checks safeCut's claim directly: at every safe cut of
 // a text, the counts of the two sides add up to the count of the whole,
-// each counted by the pattern itself (countRegexp: countSegment relies on
+// each counted by the pattern itself (countPattern: countSegment relies on
 // the claim).
 func TestSafeCutExact(t *testing.T) {
 	t.Parallel()
@@ -109,19 +109,17 @@ func TestSafeCutExact(t *testing.T) {
 		}
 		texts = append(texts, b.String())
 	}
-	var st scratch
 	for _, name := range []string{O200KBase, CL100KBase} {
-		e := testEncoder(t, name)
 		for _, text := range texts {
-			whole := e.countRegexp(text, &st)
+			whole := countPattern(t, name, text)
 			cuts := 0
 			for p := 1; p < len(text); p++ {
 				if !safeCut(text, p) {
 					continue
 				}
 				cuts++
-				if got := e.countRegexp(text[:p], &st) + e.countRegexp(text[p:], &st); got != whole {
-					t.Errorf("%s: cut at %d of %q: %d + ... = %d, whole text %d", name, p, text, e.countRegexp(text[:p], &st), got, whole)
+				if got := countPattern(t, name, text[:p]) + countPattern(t, name, text[p:]); got != whole {
+					t.Errorf("%s: cut at %d of %q: %d + ... = %d, whole text %d", name, p, text, countPattern(t, name, text[:p]), got, whole)
 				}
 			}
 			require.Positive(t, cuts, "no safe cut in %q", text)
@@ -158,7 +156,7 @@ func TestStretchesCountAsThePattern(t *testing.T) {
 		e := testEncoder(t, name)
 		for i := range sample(60, 600) {
 			text := mixedText(r, 64+r.IntN(600), 1+i%40)
-			require.Equal(t, e.countRegexp(text, &st), e.countSegment(text, &st), "%s: %q", name, text)
+			require.Equal(t, countPattern(t, name, text), e.countSegment(text, &st), "%s: %q", name, text)
 		}
 	}
 }
@@ -172,7 +170,7 @@ func FuzzStretchesCountAsThePattern(f *testing.F) {
 		var st scratch
 		for _, name := range []string{O200KBase, CL100KBase} {
 			e := testEncoder(t, name)
-			if want, got := e.countRegexp(text, &st), e.countSegment(text, &st); got != want {
+			if want, got := countPattern(t, name, text), e.countSegment(text, &st); got != want {
 				t.Fatalf("%s: countSegment(%q) = %d, the pattern says %d", name, text, got, want)
 			}
 		}
