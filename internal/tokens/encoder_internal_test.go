@@ -252,7 +252,7 @@ func TestCountStopsWhenCanceled(t *testing.T) {
 // (GENCODE_TOKENS_EXHAUSTIVE=1): make test runs a sample of each, with a
 // fixed seed; the whole run is
 //
-//	GENCODE_TOKENS_EXHAUSTIVE=1 go test ./internal/tokens -run 'ASCIIPreTokenizer|HardCutError|SafeCutExact'
+//	GENCODE_TOKENS_EXHAUSTIVE=1 go test ./internal/tokens -run 'PreTokenizer|RuneClasses|HardCutError|SafeCutExact'
 func exhaustive() bool { return os.Getenv("GENCODE_TOKENS_EXHAUSTIVE") == "1" }
 
 // sample is n, or all when the run is exhaustive.
