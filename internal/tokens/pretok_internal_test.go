@@ -31,6 +31,35 @@ func countPattern(t testing.TB, name, text string) int {
 	return n
 }
 
+// readings are each encoding's hand-read patterns.
+var readings = []struct {
+	name  string
+	ascii func(string, int) int
+	runes func(*runeText, int) int
+}{{CL100KBase, cl100kNext, cl100kNextRune}, {O200KBase, o200kNext, o200kNextRune}}
+
+// requireRegexpPieces fails unless got are the pattern's matches in s.
+func requireRegexpPieces(t testing.TB, name, s string, got []string) {
+	t.Helper()
+	want := regexpPiecesRe(t, patterns()[name], s)
+	if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
+		t.Fatalf("%q with %s: got %q, want %q", s, name, got, want)
+	}
+}
+
+// randomTexts are texts of up to 24 pieces of pool each, drawn by r.
+func randomTexts(r *rand.Rand, pool []string) []string {
+	texts := make([]string, sample(2000, 20000))
+	for i := range texts {
+		var b strings.Builder
+		for range r.IntN(24) {
+			b.WriteString(pool[r.IntN(len(pool))])
+		}
+		texts[i] = b.String()
+	}
+	return texts
+}
+
 func asciiPieces(next func(string, int) int, s string) []string {
 	var out []string
 	for i := 0; i < len(s); {
@@ -54,27 +83,12 @@ func TestASCIIPreTokenizerMatchesRegexp(t *testing.T) {
 	}
 	pool := []string{"a", "b", "Z", "Q", "e", "l", "r", "s", "t", "v", "m", "d", "0", "7", "'", " ", " ", "  ", "\t", "\n",
 		"\r", "\r\n", "\v", "\f", "\x1c", "\x1f", "\x00", "\x7f", "/", "//", ".", "(", "_", "-", "\"", "'s", "'LL", "'re", "'Ve"}
-	r := rand.New(rand.NewPCG(7, 11))
-	for range sample(2000, 20000) {
-		var b strings.Builder
-		for range r.IntN(24) {
-			b.WriteString(pool[r.IntN(len(pool))])
-		}
-		cases = append(cases, b.String())
-	}
-	for _, enc := range []struct {
-		name  string
-		next  func(string, int) int
-		runes func(*runeText, int) int
-	}{{CL100KBase, cl100kNext, cl100kNextRune}, {O200KBase, o200kNext, o200kNextRune}} {
+	cases = append(cases, randomTexts(rand.New(rand.NewPCG(7, 11)), pool)...)
+	for _, enc := range readings {
 		for _, s := range cases {
-			want := regexpPiecesRe(t, patterns()[enc.name], s)
-			got := asciiPieces(enc.next, s)
-			if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
-				t.Fatalf("%q with %s: got %q, want %q", s, enc.name, got, want)
-			}
+			requireRegexpPieces(t, enc.name, s, asciiPieces(enc.ascii, s))
 			// The rune reading reads the ASCII around other characters.
-			require.Equal(t, want, runePieces(enc.runes, s), "%q with %s, read as runes", s, enc.name)
+			requireRegexpPieces(t, enc.name, s, runePieces(enc.runes, s))
 		}
 	}
 }
@@ -85,19 +99,14 @@ func FuzzASCIIPreTokenizer(f *testing.F) {
 	for _, s := range []string{"don't I'LL we've", "x = y+1;\r\n\r\n  z", " !!! ?.\n\n/ /// a/b//c", "\v\f\x1c mixed  \t b"} {
 		f.Add(s)
 	}
-	res := []*regexp2.Regexp{patterns()[CL100KBase], patterns()[O200KBase]}
-	nexts := []func(string, int) int{cl100kNext, o200kNext}
 	f.Fuzz(func(t *testing.T, s string) {
 		for i := range len(s) {
 			if s[i] >= 0x80 {
 				return // the ASCII pre-tokenizer's domain only
 			}
 		}
-		for i, re := range res {
-			want, got := regexpPiecesRe(t, re, s), asciiPieces(nexts[i], s)
-			if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
-				t.Fatalf("%q: got %q, want %q", s, got, want)
-			}
+		for _, enc := range readings {
+			requireRegexpPieces(t, enc.name, s, asciiPieces(enc.ascii, s))
 		}
 	})
 }
@@ -149,24 +158,10 @@ func TestPreTokenizerMatchesRegexp(t *testing.T) {
 	pool := []string{"a", "Z", "s", "l", "e", "0", "7", "'", " ", "  ", "\t", "\n", "\r", "\r\n", "\v", "/", ".", "_", "'s", "'LL", "'re",
 		"é", "É", "ǅ", "ʰ", "ー", "中", "あ", "ß", "\u0301", "\u0903", "\u20dd", "٣", "Ⅻ", "½", "\u00a0", "\u2003", "\u3000",
 		"\u2028", "\u0085", "\u200b", "\ufeff", "—", "€", "😀", "\U0001D400", "\xff", "\xe2\x82", "ſ", "\u212a", "İ"}
-	r := rand.New(rand.NewPCG(17, 19))
-	for range sample(2000, 20000) {
-		var b strings.Builder
-		for range r.IntN(24) {
-			b.WriteString(pool[r.IntN(len(pool))])
-		}
-		cases = append(cases, b.String())
-	}
-	for _, enc := range []struct {
-		name string
-		next func(*runeText, int) int
-	}{{CL100KBase, cl100kNextRune}, {O200KBase, o200kNextRune}} {
+	cases = append(cases, randomTexts(rand.New(rand.NewPCG(17, 19)), pool)...)
+	for _, enc := range readings {
 		for _, s := range cases {
-			want := regexpPiecesRe(t, patterns()[enc.name], s)
-			got := runePieces(enc.next, s)
-			if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
-				t.Fatalf("%q with %s: got %q, want %q", s, enc.name, got, want)
-			}
+			requireRegexpPieces(t, enc.name, s, runePieces(enc.runes, s))
 		}
 	}
 }
@@ -232,14 +227,8 @@ func FuzzPreTokenizer(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, enc := range []struct {
-			name string
-			next func(*runeText, int) int
-		}{{CL100KBase, cl100kNextRune}, {O200KBase, o200kNextRune}} {
-			want, got := regexpPiecesRe(t, patterns()[enc.name], s), runePieces(enc.next, s)
-			if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
-				t.Fatalf("%q with %s: got %q, want %q", s, enc.name, got, want)
-			}
+		for _, enc := range readings {
+			requireRegexpPieces(t, enc.name, s, runePieces(enc.runes, s))
 		}
 	})
 }
