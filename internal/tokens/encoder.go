@@ -21,10 +21,20 @@ const (
 // encoder counts tokens of one encoding: a vocabulary and its pre-tokenizer.
 type encoder struct {
 	vocab *vocab
-	// ascii is the pattern read for ASCII text (ascii.go), runes for any
-	// text (runes.go): each returns where the pre-token at i ends.
+	// ascii is the pattern read for ASCII text (ascii.go): where the
+	// pre-token at i ends. For any text, nextRune (runes.go).
 	ascii func(s string, i int) int
-	runes func(t *runeText, i int) int
+	o200k bool
+}
+
+// nextRune is where the pre-token at rune i of t ends (runes.go). A
+// switch, not a function value: t would escape through one, and with it
+// the scratch of every count.
+func (e *encoder) nextRune(t *runeText, i int) int {
+	if e.o200k {
+		return o200kNextRune(t, i)
+	}
+	return cl100kNextRune(t, i)
 }
 
 func newEncoder(name string) (*encoder, error) {
@@ -32,9 +42,9 @@ func newEncoder(name string) (*encoder, error) {
 	var table []byte
 	switch name {
 	case O200KBase:
-		e.ascii, e.runes, table = o200kNext, o200kNextRune, o200kVocab
+		e.ascii, e.o200k, table = o200kNext, true, o200kVocab
 	case CL100KBase:
-		e.ascii, e.runes, table = cl100kNext, cl100kNextRune, cl100kVocab
+		e.ascii, table = cl100kNext, cl100kVocab
 	default:
 		return nil, fmt.Errorf("unknown encoding %q", name)
 	}
@@ -140,7 +150,7 @@ func (e *encoder) countRunes(s string, st *scratch) int {
 	t.reset(s)
 	n := 0
 	for i := 0; i < len(t.r); {
-		j := e.runes(t, i)
+		j := e.nextRune(t, i)
 		st.piece = st.piece[:0]
 		for _, r := range t.r[i:j] {
 			st.piece = utf8.AppendRune(st.piece, r)
