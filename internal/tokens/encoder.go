@@ -21,15 +21,20 @@ const (
 // encoder counts tokens of one encoding: a vocabulary and its pre-tokenizer.
 type encoder struct {
 	vocab *vocab
-	// ascii is the pattern read for ASCII text (ascii.go): where the
-	// pre-token at i ends. For any text, nextRune (runes.go).
-	ascii func(s string, i int) int
-	o200k bool
+	o200k bool // o200k_base's pattern, else cl100k_base's
 }
 
-// nextRune is where the pre-token at rune i of t ends (runes.go). A
-// switch, not a function value: t would escape through one, and with it
-// the scratch of every count.
+// nextASCII is where the pre-token at byte i of ASCII text s ends
+// (ascii.go); nextRune the same at rune i of any text (runes.go). They
+// switch on the encoding rather than hold function values: a runeText
+// passed to a function value escapes, and with it every count's scratch.
+func (e *encoder) nextASCII(s string, i int) int {
+	if e.o200k {
+		return o200kNext(s, i)
+	}
+	return cl100kNext(s, i)
+}
+
 func (e *encoder) nextRune(t *runeText, i int) int {
 	if e.o200k {
 		return o200kNextRune(t, i)
@@ -42,9 +47,9 @@ func newEncoder(name string) (*encoder, error) {
 	var table []byte
 	switch name {
 	case O200KBase:
-		e.ascii, e.o200k, table = o200kNext, true, o200kVocab
+		e.o200k, table = true, o200kVocab
 	case CL100KBase:
-		e.ascii, table = cl100kNext, cl100kVocab
+		table = cl100kVocab
 	default:
 		return nil, fmt.Errorf("unknown encoding %q", name)
 	}
@@ -136,7 +141,7 @@ func firstNonASCII(s string) int {
 func (e *encoder) countASCII(s string, st *scratch) int {
 	n := 0
 	for i := 0; i < len(s); {
-		j := e.ascii(s, i)
+		j := e.nextASCII(s, i)
 		st.piece = append(st.piece[:0], s[i:j]...)
 		n += e.vocab.pieceTokens(st.piece)
 		i = j
